@@ -1,0 +1,3 @@
+"""bench_gui: a desktop test bench for OLTP storage and database performance."""
+
+__version__ = "0.1.0"

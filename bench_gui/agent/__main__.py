@@ -1,0 +1,184 @@
+"""Agent entry point: ``python -m bench_gui.agent --config run.json [--spool events.jsonl]``.
+
+Runs one action (build the schema, run a sweep, check consistency, report schema status) and
+writes every event as a JSON line to stdout and to the spool file. SIGTERM or SIGINT end the
+run cleanly: the step in progress is summarised with what it measured, then ``done``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import sys
+import threading
+import traceback
+from typing import Any, TextIO
+
+from bench_gui.agent import AGENT_VERSION
+from bench_gui.agent.driver import RunConfig, StepFailed, run_sweep
+from bench_gui.agent.pg.engine import EngineError, PgEngine, connect
+from bench_gui.agent.protocol import EventWriter
+
+
+def _public_config(cfg: RunConfig) -> dict[str, Any]:
+    data = dict(cfg.__dict__)
+    for key in ("conninfo", "admin_conninfo"):
+        data[key] = _redact(data[key])
+    return data
+
+
+def _redact(conninfo: str) -> str:
+    """Drop any password from a conninfo string before it is echoed in events."""
+    import re
+
+    conninfo = re.sub(r"password\s*=\s*('[^']*'|\S+)", "password=***", conninfo)
+    return re.sub(r"(postgres(?:ql)?://[^:/@]*:)[^@]*@", r"\1***@", conninfo)
+
+
+def _schema_status(engine: PgEngine) -> Any:
+    from bench_gui.agent.pg.schema import schema_status
+
+    with connect(engine.conninfo) as conn:
+        return schema_status(conn)
+
+
+def _build(cfg: RunConfig, engine: PgEngine, out: EventWriter, stop: threading.Event) -> None:
+    from bench_gui.agent.pg.loader import build
+
+    if engine.database_exists():
+        engine.drop_database(engine.database)
+    engine.create_database()
+    workers = cfg.build_workers or (os.cpu_count() or 1)
+    out.emit("log", level="info",
+             message=f"building {cfg.warehouses} warehouses with {workers} build workers")
+
+    def progress(data: dict[str, Any]) -> None:
+        data = dict(data)
+        data.setdefault("task", "build")
+        out.emit("progress", **data)
+
+    stats = build(engine.conninfo, cfg.warehouses, workers, progress, stop)
+    if stop.is_set():
+        raise EngineError("the build was stopped; the schema is incomplete")
+    out.emit("log", level="info", message=f"schema built: {json.dumps(stats, default=str)}")
+    if cfg.reset_between_steps:
+        engine.make_template()
+
+
+def _prepare_schema(cfg: RunConfig, engine: PgEngine, out: EventWriter,
+                    stop: threading.Event) -> None:
+    """Build, reuse, or refuse the schema according to the plan's build mode."""
+    if cfg.build == "always":
+        _build(cfg, engine, out, stop)
+        return
+    if not engine.database_exists():
+        if cfg.build == "never":
+            raise EngineError(f"database {cfg.database!r} does not exist and build is 'never'")
+        _build(cfg, engine, out, stop)
+        return
+    status = _schema_status(engine)
+    if status.state == "missing":
+        if cfg.build == "never":
+            raise EngineError(f"no TPROC-C schema in {cfg.database!r} and build is 'never'")
+        _build(cfg, engine, out, stop)
+    elif status.state == "partial":
+        problems = "; ".join(status.problems[:5])
+        raise EngineError(f"the TPROC-C schema in {cfg.database!r} is half built ({problems});"
+                          " rebuild it (build = \"always\")")
+    elif status.warehouses != cfg.warehouses:
+        if cfg.build == "never":
+            raise EngineError(f"the schema has {status.warehouses} warehouses, the plan asks for"
+                              f" {cfg.warehouses}, and build is 'never'")
+        out.emit("log", level="warning", message=f"the schema has {status.warehouses} warehouses,"
+                 f" the plan asks for {cfg.warehouses}: rebuilding")
+        _build(cfg, engine, out, stop)
+
+
+def _check(engine: PgEngine, out: EventWriter) -> bool:
+    from bench_gui.agent.pg.check import consistency_checks
+
+    with connect(engine.conninfo) as conn:
+        results = consistency_checks(conn)
+    for r in results:
+        out.emit("log", level="info" if r.ok else "error",
+                 message=f"{'PASS' if r.ok else 'FAIL'} {r.name}: {r.detail}")
+    checks = [{"name": r.name, "ok": r.ok, "detail": r.detail} for r in results]
+    out.emit("summary", checks=checks, status="ok" if all(r.ok for r in results) else "failed")
+    return all(r.ok for r in results)
+
+
+def run(cfg: RunConfig, out: EventWriter, stop: threading.Event) -> int:
+    """Run one action; always ends with a ``done`` event. Returns the process exit code."""
+    engine = PgEngine(cfg.conninfo, cfg.admin_conninfo or cfg.conninfo, cfg.database)
+    try:
+        info = engine.server_info()
+        out.emit("hello", agent_version=AGENT_VERSION, engine=engine.name, pid=os.getpid(),
+                 config=_public_config(cfg), **info)
+        if cfg.action == "build":
+            _build(cfg, engine, out, stop)
+            out.emit("done", status="ok", message="schema built")
+        elif cfg.action == "status":
+            if not engine.database_exists():
+                out.emit("summary", schema={"state": "missing", "warehouses": 0,
+                                            "problems": [f"database {cfg.database} missing"]})
+            else:
+                st = _schema_status(engine)
+                out.emit("summary", schema={"state": st.state, "warehouses": st.warehouses,
+                                            "problems": list(st.problems)})
+            out.emit("done", status="ok", message="")
+        elif cfg.action == "check":
+            ok = _check(engine, out)
+            out.emit("done", status="ok" if ok else "failed",
+                     message="all consistency checks passed" if ok else "consistency check failed")
+            return 0 if ok else 1
+        elif cfg.action == "run":
+            _prepare_schema(cfg, engine, out, stop)
+            status, steps = run_sweep(cfg, engine, out, stop)
+            if stop.is_set():
+                out.emit("log", level="warning", message="stop requested: run ended early")
+            out.emit("summary", steps=steps, status=status)
+            out.emit("done", status=status,
+                     message="sweep complete" if status == "ok" else "stopped by request")
+        else:
+            raise EngineError(f"unknown action {cfg.action!r}")
+        return 0
+    except (EngineError, StepFailed) as exc:
+        out.emit("error", message=str(exc), fatal=True)
+        out.emit("done", status="stopped" if stop.is_set() else "failed", message=str(exc))
+        return 2
+    except Exception as exc:  # noqa: BLE001 - reported as an event, never a silent death
+        out.emit("error", message=f"{type(exc).__name__}: {exc}", fatal=True,
+                 traceback=traceback.format_exc())
+        out.emit("done", status="failed", message=str(exc))
+        return 3
+    finally:
+        engine.close_monitor()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="bench_gui.agent", description=__doc__)
+    parser.add_argument("--config", help="JSON run configuration (default: stdin)")
+    parser.add_argument("--spool", help="append every event to this file as well")
+    args = parser.parse_args(argv)
+    raw = open(args.config, encoding="utf-8").read() if args.config else sys.stdin.read()
+    cfg = RunConfig.from_dict(json.loads(raw))
+
+    sinks: list[TextIO] = [sys.stdout]
+    if args.spool:
+        sinks.append(open(args.spool, "a", encoding="utf-8"))  # noqa: SIM115 - lives with the run
+    out = EventWriter(*sinks)
+    stop = threading.Event()
+
+    def on_signal(_signum: int, _frame: Any) -> None:
+        # Only set the flag: emitting from a signal handler could interleave two events.
+        stop.set()
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    return run(cfg, out, stop)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,304 @@
+"""The sweep: steps of virtual users, each with a ramp-up and a measured window.
+
+The parent process supervises: it starts the worker processes that drive the users, reads the
+database counters and the shared driver counters at the same instants, emits one ``sample`` a
+second and a ``step`` summary at the end of each step. NOPM and TPM come from the database as
+HammerDB measures them; the driver's own count of committed New-Orders is reported beside
+them as a cross-check.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import random
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from bench_gui.agent import hist
+from bench_gui.agent.pg.engine import EngineError, PgEngine, Snapshot
+from bench_gui.agent.pg.vu import SLOT_ERRORS, SLOT_ROLLBACK, SLOTS, WorkerSpec, worker_main
+from bench_gui.agent.protocol import TX_KEYS, EventWriter
+
+READY_TIMEOUT_S = 60.0
+
+
+@dataclass
+class RunConfig:
+    """What the desktop side asks the agent to do (sent as JSON; no secrets in it)."""
+
+    action: str = "run"  # run | build | check | status
+    engine: str = "postgresql"
+    conninfo: str = ""
+    admin_conninfo: str = ""
+    database: str = "tpcc"
+    warehouses: int = 4
+    virtual_users: list[int] = field(default_factory=lambda: [4])
+    rampup_s: float = 10.0
+    duration_s: float = 20.0
+    all_warehouses: bool = False
+    keying_thinking: bool = False
+    reset_between_steps: bool = False
+    build: str = "if_missing"
+    build_workers: int = 0
+    processes: int = 0
+    seed: int | None = None
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RunConfig:
+        known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
+        return cls(**known)
+
+
+class StepFailed(RuntimeError):
+    """The users of a step could not start (connection refused, schema missing...)."""
+
+
+def _per_minute(delta: float, seconds: float) -> float:
+    return round(delta * 60.0 / seconds, 1) if seconds > 0 else 0.0
+
+
+class Step:
+    """One step of the sweep: its worker processes, shared counters and aggregation."""
+
+    def __init__(self, cfg: RunConfig, engine: PgEngine, out: EventWriter,
+                 stop: threading.Event, index: int, vus: int) -> None:
+        self.cfg = cfg
+        self.engine = engine
+        self.out = out
+        self.stop = stop
+        self.index = index
+        self.vus = vus
+        cpus = os.cpu_count() or 1
+        self.nproc = max(1, min(cfg.processes or cpus, vus))
+        ctx = mp.get_context("spawn")
+        self.counters: Any = ctx.RawArray("q", self.nproc * SLOTS)
+        self.flags: Any = ctx.RawArray("b", 2)  # [stop, measuring]
+        self.pipes: list[Any] = []
+        self.procs: list[Any] = []
+        seed = cfg.seed if cfg.seed is not None else random.randrange(1 << 30)
+        for w in range(self.nproc):
+            reader, writer = ctx.Pipe(duplex=False)
+            spec = WorkerSpec(
+                worker=w, conninfo=cfg.conninfo, vus=list(range(w, vus, self.nproc)),
+                total_vus=vus, warehouses=cfg.warehouses, all_warehouses=cfg.all_warehouses,
+                keying_thinking=cfg.keying_thinking, seed=seed * 1000 + index * 100 + w,
+            )
+            proc = ctx.Process(target=worker_main, args=(spec, self.counters, self.flags, writer),
+                               name=f"bench-gui-vu-{w}", daemon=True)
+            self.pipes.append(reader)
+            self.procs.append((proc, writer))
+        self.tick_hists = {k: hist.new_histogram() for k in TX_KEYS}
+        self.tick_errors: dict[str, int] = {}
+        self.step_errors: dict[str, int] = {}
+        self.window_hists = {k: hist.new_histogram() for k in TX_KEYS}
+        self.windows_received = 0
+        self.byes = 0
+
+    # -- counters ------------------------------------------------------------------------------
+    def driver_counts(self) -> list[int]:
+        """Sum of every worker's slots: committed per type, rollbacks, errors."""
+        c = self.counters
+        return [sum(c[w * SLOTS + s] for w in range(self.nproc)) for s in range(SLOTS)]
+
+    def _drain(self, timeout: float = 0.0) -> None:
+        for pipe in self.pipes:
+            while pipe.poll(timeout):
+                msg = pipe.recv()
+                kind = msg[0]
+                if kind == "tick":
+                    for key, enc in msg[1].items():
+                        hist.add_encoded(self.tick_hists[key], enc)
+                    for err, n in msg[2].items():
+                        self.tick_errors[err] = self.tick_errors.get(err, 0) + n
+                        self.step_errors[err] = self.step_errors.get(err, 0) + n
+                elif kind == "window":
+                    for key, enc in msg[1].items():
+                        hist.add_encoded(self.window_hists[key], enc)
+                    self.windows_received += 1
+                elif kind == "bye":
+                    self.byes += 1
+                elif kind == "error":
+                    raise StepFailed(msg[1])
+                timeout = 0.0
+
+    # -- lifecycle -------------------------------------------------------------------------------
+    def start_users(self) -> None:
+        for proc, _writer in self.procs:
+            proc.start()
+        for _proc, writer in self.procs:
+            writer.close()  # the parent keeps only the reading ends
+        ready = 0
+        deadline = time.monotonic() + READY_TIMEOUT_S
+        while ready < self.nproc:
+            if self.stop.is_set():
+                raise StepFailed("stopped before the users were connected")
+            if time.monotonic() > deadline:
+                raise StepFailed(f"virtual users not connected after {READY_TIMEOUT_S:.0f} s")
+            for pipe, (proc, _w) in zip(self.pipes, self.procs, strict=True):
+                if pipe.poll(0.05):
+                    try:
+                        msg = pipe.recv()
+                    except EOFError:
+                        raise StepFailed(
+                            f"worker process {proc.name} died (exit code {proc.exitcode})"
+                        ) from None
+                    if msg[0] == "ready":
+                        ready += 1
+                    elif msg[0] == "error":
+                        raise StepFailed(msg[1])
+
+    def stop_users(self) -> None:
+        self.flags[1] = 0
+        self.flags[0] = 1
+        deadline = time.monotonic() + 15
+        while self.byes < self.nproc and time.monotonic() < deadline:
+            try:
+                self._drain(0.05)
+            except (EOFError, OSError, StepFailed):
+                break
+            if all(not p.is_alive() for p, _ in self.procs):
+                try:
+                    self._drain(0.0)
+                except (EOFError, OSError, StepFailed):
+                    pass
+                break
+        for proc, _w in self.procs:
+            proc.join(timeout=5)
+            if proc.is_alive():
+                proc.kill()
+                proc.join(timeout=5)
+        for pipe in self.pipes:
+            pipe.close()
+
+    def _tick_latency(self) -> dict[str, dict[str, float]]:
+        summary = hist.merged_summary(self.tick_hists)
+        self.tick_hists = {k: hist.new_histogram() for k in TX_KEYS}
+        return summary
+
+    def run(self) -> dict[str, Any]:
+        """Ramp up, measure, and return the step summary (``complete`` False when stopped)."""
+        cfg = self.cfg
+        self.out.emit("step", phase="start", step=self.index, vus=self.vus,
+                      rampup_s=cfg.rampup_s, duration_s=cfg.duration_s, processes=self.nproc)
+        try:
+            self.start_users()
+        except BaseException:
+            self.stop_users()
+            raise
+        t0 = time.monotonic()
+        ramp_end = t0 + cfg.rampup_s
+        window_end = ramp_end + cfg.duration_s
+        start: Snapshot | None = None
+        start_counts: list[int] = []
+        end: Snapshot | None = None
+        end_counts: list[int] = []
+        prev_counts = self.driver_counts()
+        prev_snap = self.engine.snapshot()
+        prev_t = time.monotonic()
+        next_tick = t0 + 1.0
+        complete = False
+        try:
+            while True:
+                now = time.monotonic()
+                if self.stop.is_set():
+                    break
+                if start is None and now >= ramp_end:
+                    start = self.engine.snapshot()
+                    start_counts = self.driver_counts()
+                    self.flags[1] = 1
+                if start is not None and now >= window_end:
+                    end = self.engine.snapshot()
+                    end_counts = self.driver_counts()
+                    self.flags[1] = 0
+                    complete = True
+                    break
+                if now >= next_tick:
+                    next_tick += 1.0
+                    self._drain()
+                    snap = self.engine.snapshot()
+                    counts = self.driver_counts()
+                    dt = snap.t - prev_t
+                    delta = [a - b for a, b in zip(counts, prev_counts, strict=True)]
+                    measuring = start is not None
+                    self.out.emit(
+                        "sample", step=self.index, vus=self.vus,
+                        phase="measure" if measuring else "rampup",
+                        elapsed=round(now - t0, 3),
+                        remaining=round(max(0.0, window_end - now), 3),
+                        counts={k: delta[i] for i, k in enumerate(TX_KEYS)},
+                        rollbacks=delta[SLOT_ROLLBACK],
+                        errors=self.tick_errors,
+                        latency_ms=self._tick_latency(),
+                        nopm_driver=_per_minute(delta[0], dt),
+                        tpm_driver=_per_minute(sum(delta[: len(TX_KEYS)]) + delta[SLOT_ROLLBACK], dt),
+                        nopm_db=_per_minute(snap.new_orders - prev_snap.new_orders, dt),
+                        tpm_db=_per_minute(snap.transactions - prev_snap.transactions, dt),
+                    )
+                    self.tick_errors = {}
+                    prev_counts, prev_snap, prev_t = counts, snap, snap.t
+                wake = min(next_tick, ramp_end if start is None else window_end)
+                self.stop.wait(max(0.0, min(0.25, wake - time.monotonic())))
+            if start is not None and end is None:
+                # Stopped inside the measured window: keep what was measured.
+                end = self.engine.snapshot()
+                end_counts = self.driver_counts()
+        finally:
+            self.stop_users()
+        return self._summary(start, start_counts, end, end_counts, complete)
+
+    def _summary(self, start: Snapshot | None, start_counts: list[int], end: Snapshot | None,
+                 end_counts: list[int], complete: bool) -> dict[str, Any]:
+        summary: dict[str, Any] = {
+            "step": self.index, "vus": self.vus, "rampup_s": self.cfg.rampup_s,
+            "complete": complete, "errors": self.step_errors,
+            "nopm": None, "tpm": None, "nopm_driver": None, "window_s": 0.0,
+            "counts": {}, "rollbacks": 0, "latency_ms": {}, "histograms": {},
+        }
+        if start is None or end is None:
+            return summary
+        seconds = end.t - start.t
+        delta = [a - b for a, b in zip(end_counts, start_counts, strict=True)]
+        summary.update(
+            window_s=round(seconds, 3),
+            nopm=_per_minute(end.new_orders - start.new_orders, seconds),
+            tpm=_per_minute(end.transactions - start.transactions, seconds),
+            nopm_driver=_per_minute(delta[0], seconds),
+            counts={k: delta[i] for i, k in enumerate(TX_KEYS)},
+            rollbacks=delta[SLOT_ROLLBACK],
+            error_count=delta[SLOT_ERRORS],
+            latency_ms=hist.merged_summary(self.window_hists),
+            histograms={k: hist.encode(h) for k, h in self.window_hists.items()
+                        if h.get_total_count()},
+        )
+        return summary
+
+
+def run_sweep(cfg: RunConfig, engine: PgEngine, out: EventWriter,
+              stop: threading.Event) -> tuple[str, list[dict[str, Any]]]:
+    """Run every step; return the final status and the step summaries."""
+    steps: list[dict[str, Any]] = []
+    if cfg.reset_between_steps and not engine.database_exists(engine.template):
+        out.emit("log", level="info", message=f"creating template {engine.template}")
+        engine.close_monitor()
+        engine.make_template()
+    for index, vus in enumerate(cfg.virtual_users):
+        if stop.is_set():
+            break
+        if cfg.reset_between_steps:
+            out.emit("log", level="info",
+                     message=f"step {index + 1}: resetting {cfg.database} from {engine.template}")
+            engine.reset_from_template()
+        summary = Step(cfg, engine, out, stop, index, vus).run()
+        steps.append(summary)
+        out.emit("step", phase="end", step=index, vus=vus, summary=summary)
+        if not summary["complete"]:
+            break
+    engine.close_monitor()
+    status = "ok" if len(steps) == len(cfg.virtual_users) and not stop.is_set() else "stopped"
+    return status, steps
+
+
+__all__ = ["EngineError", "RunConfig", "Step", "StepFailed", "run_sweep"]

@@ -1,0 +1,155 @@
+"""The agent's PostgreSQL engine: server facts, the measuring monitor, and database lifecycle.
+
+The monitor reads exactly what HammerDB reads at the edges of the measured window:
+``sum(d_next_o_id)`` from district (every committed New-Order increments it once) and
+``sum(xact_commit + xact_rollback)`` from ``pg_stat_database``.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import psycopg
+from psycopg import sql
+
+COUNTERS_SQL = (
+    "SELECT (SELECT sum(d_next_o_id) FROM district),"
+    " (SELECT sum(xact_commit + xact_rollback) FROM pg_stat_database)"
+)
+SETTINGS_SQL = (
+    "SELECT name, setting, coalesce(unit, ''), source FROM pg_settings"
+    " WHERE source NOT IN ('default', 'override', 'client', 'session') ORDER BY name"
+)
+
+
+@dataclass
+class Snapshot:
+    """Database counters and the driver's own counts read at one instant."""
+
+    t: float  # monotonic seconds, the midpoint of the database read
+    new_orders: int  # sum(d_next_o_id)
+    transactions: int  # sum(xact_commit + xact_rollback)
+
+
+class EngineError(RuntimeError):
+    """A failure with a message meant for the user (wrong credentials, missing schema...)."""
+
+
+def connect(conninfo: str, *, what: str = "database") -> psycopg.Connection[Any]:
+    """Open an autocommit connection, turning libpq's errors into one clear message."""
+    try:
+        return psycopg.connect(conninfo, autocommit=True, connect_timeout=10)
+    except psycopg.OperationalError as exc:
+        text = str(exc).strip().splitlines()[0] if str(exc).strip() else repr(exc)
+        raise EngineError(f"cannot connect to the {what}: {text}") from exc
+
+
+class PgEngine:
+    """PostgreSQL as the agent drives it."""
+
+    name = "postgresql"
+
+    def __init__(self, conninfo: str, admin_conninfo: str, database: str) -> None:
+        self.conninfo = conninfo
+        self.admin_conninfo = admin_conninfo
+        self.database = database
+        self.template = f"{database}_template"
+        self._monitor: psycopg.Connection[Any] | None = None
+
+    # -- facts -------------------------------------------------------------------------------
+    def server_info(self) -> dict[str, Any]:
+        """Version and non-default settings: stored with every run for provenance."""
+        with connect(self.admin_conninfo, what="server") as conn:
+            version = conn.execute("SELECT version()").fetchone()
+            rows = conn.execute(SETTINGS_SQL).fetchall()
+            num = conn.execute("SHOW server_version_num").fetchone()
+            data_dir = None
+            try:
+                data_dir = conn.execute("SHOW data_directory").fetchone()
+            except psycopg.Error:
+                pass  # needs pg_read_all_settings; optional
+        settings = {name: f"{setting}{unit}" if unit else setting for name, setting, unit, _ in rows}
+        return {
+            "server": version[0] if version else "",
+            "server_version_num": int(num[0]) if num else 0,
+            "data_directory": data_dir[0] if data_dir else None,
+            "settings": settings,
+        }
+
+    def database_exists(self, name: str | None = None) -> bool:
+        with connect(self.admin_conninfo, what="server") as conn:
+            row = conn.execute(
+                "SELECT 1 FROM pg_database WHERE datname = %s", (name or self.database,)
+            ).fetchone()
+        return row is not None
+
+    def create_database(self) -> None:
+        with connect(self.admin_conninfo, what="server") as conn:
+            try:
+                conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(self.database)))
+            except psycopg.errors.DuplicateDatabase:
+                pass
+            except psycopg.errors.InsufficientPrivilege as exc:
+                raise EngineError(
+                    f"the user may not create database {self.database!r}: {exc}"
+                ) from exc
+
+    def drop_database(self, name: str) -> None:
+        with connect(self.admin_conninfo, what="server") as conn:
+            conn.execute(
+                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
+            )
+
+    # -- templates: every step starts from the same data --------------------------------------
+    def make_template(self) -> None:
+        """Copy the freshly built database to the template (CREATE DATABASE ... TEMPLATE)."""
+        self.drop_database(self.template)
+        self._copy_database(self.database, self.template)
+
+    def reset_from_template(self) -> None:
+        self.close_monitor()
+        self.drop_database(self.database)
+        self._copy_database(self.template, self.database)
+
+    def _copy_database(self, source: str, target: str) -> None:
+        with connect(self.admin_conninfo, what="server") as conn:
+            conn.execute("CHECKPOINT") if _is_superuser(conn) else None
+            deadline = time.monotonic() + 30
+            while True:
+                try:
+                    conn.execute(
+                        sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(
+                            sql.Identifier(target), sql.Identifier(source)
+                        )
+                    )
+                    return
+                except psycopg.errors.ObjectInUse as exc:
+                    # Sessions of the previous step may take a moment to go away.
+                    if time.monotonic() > deadline:
+                        raise EngineError(
+                            f"cannot copy {source!r}: other sessions are using it ({exc})"
+                        ) from exc
+                    time.sleep(0.2)
+
+    # -- the monitor ------------------------------------------------------------------------------
+    def snapshot(self) -> Snapshot:
+        if self._monitor is None or self._monitor.closed:
+            self._monitor = connect(self.conninfo)
+        before = time.monotonic()
+        row = self._monitor.execute(COUNTERS_SQL).fetchone()
+        after = time.monotonic()
+        assert row is not None
+        return Snapshot(t=(before + after) / 2, new_orders=int(row[0] or 0),
+                        transactions=int(row[1] or 0))
+
+    def close_monitor(self) -> None:
+        if self._monitor is not None:
+            self._monitor.close()
+            self._monitor = None
+
+
+def _is_superuser(conn: psycopg.Connection[Any]) -> bool:
+    row = conn.execute("SELECT rolsuper FROM pg_roles WHERE rolname = current_user").fetchone()
+    return bool(row and row[0])

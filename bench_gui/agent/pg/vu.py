@@ -1,0 +1,333 @@
+"""PostgreSQL virtual users: one worker process drives many users over non-blocking libpq.
+
+Each virtual user owns one connection and calls the server-side routines as prepared
+statements. A worker process multiplexes its users with a selector instead of a thread per
+user, so the driver's own CPU cost per transaction stays a few tens of microseconds and
+Python's GIL never caps throughput (the sweep spreads users over several such processes).
+
+Counts are kept in shared memory (one slot row per worker) so the parent reads them at the
+same instant as it reads the database counters; latencies go into HDR histograms whose
+per-second interval copies travel to the parent over a pipe.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import os
+import random
+import selectors
+import signal
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from psycopg import pq
+
+from bench_gui.agent.protocol import TX_KEYS
+from bench_gui.agent.pg.tpcc_rand import C_ID, C_LAST_RUN, last_name
+
+# Shared counter slots per worker: committed per tx type, then rollbacks, then errors.
+SLOT_ROLLBACK = len(TX_KEYS)
+SLOT_ERRORS = SLOT_ROLLBACK + 1
+SLOTS = SLOT_ERRORS + 1
+TX_INDEX = {key: i for i, key in enumerate(TX_KEYS)}
+
+STATEMENTS = {
+    "new_order": b"SELECT neword($1,$2,$3,$4,$5,$6)",
+    "payment": b"SELECT payment($1,$2,$3,$4,$5,$6,$7,$8)",
+    "delivery": b"SELECT delivery($1,$2)",
+    "stock_level": b"SELECT slev($1,$2,$3)",
+    "order_status": b"SELECT ostat($1,$2,$3,$4,$5)",
+}
+ROLLBACK_SQLSTATE = b"TPC01"
+ERROR_NAMES = {
+    b"40001": "serialization_failure",
+    b"40P01": "deadlock_detected",
+    b"57014": "query_canceled",
+    b"TPC02": "customer_not_found",
+    b"53300": "too_many_connections",
+}
+# Keying and thinking times (seconds) per transaction type, TPC-C's values.
+KEYING_S = {"new_order": 18.0, "payment": 3.0, "delivery": 2.0, "stock_level": 2.0,
+            "order_status": 2.0}
+THINK_MEAN_S = {"new_order": 12.0, "payment": 12.0, "delivery": 5.0, "stock_level": 5.0,
+                "order_status": 10.0}
+HIST_MAX_US = 3_600_000_000  # one hour, in microseconds
+
+
+@dataclass
+class WorkerSpec:
+    """What one worker process needs: its users and the workload parameters."""
+
+    worker: int
+    conninfo: str
+    vus: list[int]  # global virtual-user indices, 0-based
+    total_vus: int
+    warehouses: int
+    all_warehouses: bool
+    keying_thinking: bool
+    seed: int
+
+
+def owned_warehouses(vu: int, total_vus: int, warehouses: int) -> list[int]:
+    """Warehouses a user cycles through in all-warehouses mode (the reference's assignment)."""
+    k = max(1, math.ceil(warehouses / total_vus))
+    return sorted({(vu + j * total_vus) % warehouses + 1 for j in range(k)})
+
+
+class _User:
+    __slots__ = ("conn", "fd", "index", "home_w", "stock_d", "owned", "tx", "started", "alive")
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+        self.conn: Any = None
+        self.fd = -1
+        self.home_w = 1
+        self.stock_d = 1
+        self.owned: list[int] = []
+        self.tx = ""
+        self.started = 0.0
+        self.alive = False
+
+
+class _Params:
+    """Draws transaction types and their parameters as libpq text values (bytes)."""
+
+    def __init__(self, warehouses: int, seed: int) -> None:
+        self.rng = random.Random(seed)
+        self.warehouses = warehouses
+        self.names = [last_name(n).encode() for n in range(1000)]
+        self.max_w = b"%d" % warehouses
+
+    def nurand(self, a: int, x: int, y: int, c: int) -> int:
+        rand = self.rng.randint
+        return (((rand(0, a) | rand(x, y)) + c) % (y - x + 1)) + x
+
+    def choose_tx(self) -> str:
+        draw = int(self.rng.random() * 23) + 1
+        if draw <= 10:
+            return "new_order"
+        if draw <= 20:
+            return "payment"
+        if draw == 21:
+            return "delivery"
+        if draw == 22:
+            return "stock_level"
+        return "order_status"
+
+    def other_warehouse(self, w: int) -> int:
+        other = self.rng.randint(1, self.warehouses - 1)
+        return other if other < w else other + 1
+
+    def params(self, tx: str, w: int, stock_d: int) -> list[bytes | None]:
+        rnd = self.rng.random
+        if tx == "new_order":
+            rbk = b"1" if rnd() < 0.01 else b"0"
+            return [b"%d" % w, self.max_w, b"%d" % (int(rnd() * 10) + 1),
+                    b"%d" % self.nurand(1023, 1, 3000, C_ID), b"%d" % (int(rnd() * 11) + 5),
+                    rbk]
+        if tx == "payment":
+            d = int(rnd() * 10) + 1
+            if self.warehouses > 1 and rnd() < 0.15:
+                c_w, c_d = self.other_warehouse(w), int(rnd() * 10) + 1
+            else:
+                c_w, c_d = w, d
+            byname = rnd() < 0.6
+            name = self.names[self.nurand(255, 0, 999, C_LAST_RUN)] if byname else b""
+            return [b"%d" % w, b"%d" % d, b"%d" % c_w, b"%d" % c_d,
+                    b"%d" % self.nurand(1023, 1, 3000, C_ID), b"1" if byname else b"0",
+                    b"%d" % (int(rnd() * 5000) + 1), name]
+        if tx == "delivery":
+            return [b"%d" % w, b"%d" % (int(rnd() * 10) + 1)]
+        if tx == "stock_level":
+            return [b"%d" % w, b"%d" % stock_d, b"%d" % (int(rnd() * 11) + 10)]
+        byname = rnd() < 0.6
+        name = self.names[self.nurand(255, 0, 999, C_LAST_RUN)] if byname else b""
+        return [b"%d" % w, b"%d" % (int(rnd() * 10) + 1),
+                b"%d" % self.nurand(1023, 1, 3000, C_ID), b"1" if byname else b"0", name]
+
+
+def _connect(conninfo: str) -> Any:
+    conn = pq.PGconn.connect(conninfo.encode())
+    if conn.status != pq.ConnStatus.OK:
+        message = conn.get_error_message() if hasattr(conn, "get_error_message") else ""
+        raise ConnectionError(message or conn.error_message.decode(errors="replace"))
+    for key, sql in STATEMENTS.items():
+        res = conn.prepare(key.encode(), sql)
+        if res.status != pq.ExecStatus.COMMAND_OK:
+            text = res.error_message.decode(errors="replace").strip()
+            conn.finish()
+            raise RuntimeError(f"cannot prepare {key}: {text}")
+    return conn
+
+
+def worker_main(spec: WorkerSpec, counters: Any, flags: Any, pipe: Any) -> None:
+    """Process entry point: run the users until the parent sets the stop flag.
+
+    ``flags``: shared array [stop, measuring]. ``counters``: shared array of SLOTS per worker.
+    Messages to the parent over ``pipe``: ("ready", n) once connected, ("error", text) when
+    the users cannot start, ("tick", {tx: hist_b64}, {error: n}) once a second, and at the
+    end ("window", {tx: hist_b64}) with the histograms of the measured window.
+    """
+    # The parent decides when to stop: an interrupt of the whole process group must let it
+    # end the step cleanly rather than kill the users mid-transaction.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    from hdrh.histogram import HdrHistogram
+
+    parent = os.getppid()
+    base = spec.worker * SLOTS
+    params = _Params(spec.warehouses, spec.seed)
+    users: list[_User] = []
+    try:
+        for index in spec.vus:
+            user = _User(index)
+            user.conn = _connect(spec.conninfo)
+            user.alive = True
+            if spec.all_warehouses:
+                user.owned = owned_warehouses(index, spec.total_vus, spec.warehouses)
+                user.home_w = user.owned[0]
+            else:
+                user.home_w = params.rng.randint(1, spec.warehouses)
+            user.stock_d = params.rng.randint(1, 10)
+            users.append(user)
+    except Exception as exc:  # noqa: BLE001 - reported to the parent with its text
+        pipe.send(("error", f"virtual user {len(users) + 1}: {exc}".strip()))
+        for user in users:
+            user.conn.finish()
+        return
+    pipe.send(("ready", len(users)))
+
+    def new_hists() -> dict[str, Any]:
+        return {key: HdrHistogram(1, HIST_MAX_US, 3) for key in TX_KEYS}
+
+    interval = new_hists()
+    window = new_hists()
+    errors: dict[str, int] = {}
+    was_measuring = False
+    sel = selectors.DefaultSelector()
+    timers: list[tuple[float, int]] = []  # (due, user position) for keying/thinking
+    by_pos = users
+    now = time.perf_counter
+    rng = params.rng
+
+    def send(pos: int, tx: str) -> None:
+        user = by_pos[pos]
+        w = rng.choice(user.owned) if user.owned else user.home_w
+        user.tx = tx
+        user.started = now()
+        user.conn.send_query_prepared(tx.encode(), params.params(tx, w, user.stock_d))
+
+    def schedule(pos: int, previous: str) -> None:
+        """Start the user's next transaction, after keying and thinking time when enabled."""
+        tx = params.choose_tx()
+        if not spec.keying_thinking:
+            send(pos, tx)
+            return
+        delay = KEYING_S[tx]
+        if previous:
+            mean = THINK_MEAN_S[previous]
+            delay += min(-math.log(1.0 - rng.random()) * mean, 10 * mean)
+        by_pos[pos].tx = tx
+        heapq.heappush(timers, (now() + delay, pos))
+
+    def attach(pos: int) -> None:
+        user = by_pos[pos]
+        user.fd = user.conn.socket
+        sel.register(user.fd, selectors.EVENT_READ, pos)
+
+    for pos in range(len(users)):
+        attach(pos)
+        schedule(pos, "")
+
+    next_tick = now() + 1.0
+    reconnect_due = 0.0
+    tuples_ok = pq.ExecStatus.TUPLES_OK
+    sqlstate_field = pq.DiagnosticField.SQLSTATE
+    try:
+        while not flags[0]:
+            if flags[1] and not was_measuring:
+                was_measuring = True
+                window = new_hists()
+            elif was_measuring and not flags[1]:
+                # The measured window closed: hand its histograms over once.
+                was_measuring = False
+                pipe.send(("window", _encode(window)))
+            timeout = 0.2
+            if timers:
+                timeout = max(0.0, min(timeout, timers[0][0] - now()))
+            for key, _mask in sel.select(timeout):
+                pos = key.data
+                user = by_pos[pos]
+                conn = user.conn
+                try:
+                    conn.consume_input()
+                    if conn.is_busy():
+                        continue
+                    res = conn.get_result()
+                    while conn.get_result() is not None:
+                        pass
+                except Exception:  # noqa: BLE001 - a lost connection is counted, not fatal
+                    res = None
+                elapsed_us = int((now() - user.started) * 1e6) or 1
+                tx = user.tx
+                if res is not None and res.status == tuples_ok:
+                    counters[base + TX_INDEX[tx]] += 1
+                    interval[tx].record_value(min(elapsed_us, HIST_MAX_US))
+                    if flags[1]:
+                        window[tx].record_value(min(elapsed_us, HIST_MAX_US))
+                elif res is not None and res.error_field(sqlstate_field) == ROLLBACK_SQLSTATE:
+                    counters[base + SLOT_ROLLBACK] += 1
+                else:
+                    counters[base + SLOT_ERRORS] += 1
+                    if res is None or conn.status != pq.ConnStatus.OK:
+                        kind = "connection_lost"
+                    else:
+                        state = res.error_field(sqlstate_field) or b"?????"
+                        kind = ERROR_NAMES.get(state, "sqlstate " + state.decode())
+                    errors[kind] = errors.get(kind, 0) + 1
+                    if kind == "connection_lost":
+                        sel.unregister(user.fd)
+                        conn.finish()
+                        user.alive = False
+                        continue
+                schedule(pos, tx)
+            t = now()
+            while timers and timers[0][0] <= t:
+                _due, pos = heapq.heappop(timers)
+                if by_pos[pos].alive:
+                    send(pos, by_pos[pos].tx)
+            if t >= reconnect_due:
+                reconnect_due = t + 1.0
+                for pos, user in enumerate(users):
+                    if not user.alive:
+                        try:
+                            user.conn = _connect(spec.conninfo)
+                        except Exception:  # noqa: BLE001 - retried each second
+                            continue
+                        user.alive = True
+                        attach(pos)
+                        schedule(pos, "")
+            if t >= next_tick:
+                next_tick = t + 1.0
+                pipe.send(("tick", _encode(interval), errors))
+                interval = new_hists()
+                errors = {}
+                if os.getppid() != parent:
+                    break  # orphaned: the agent died, do not run on unsupervised
+    finally:
+        if was_measuring:
+            pipe.send(("window", _encode(window)))
+        pipe.send(("tick", _encode(interval), errors))
+        for user in users:
+            if user.alive:
+                try:
+                    user.conn.finish()
+                except Exception:  # noqa: BLE001
+                    pass
+        pipe.send(("bye", None))
+
+
+def _encode(hists: dict[str, Any]) -> dict[str, bytes]:
+    return {key: h.encode() for key, h in hists.items() if h.get_total_count()}

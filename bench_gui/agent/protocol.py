@@ -1,0 +1,174 @@
+"""The event protocol shared by the agent (driver host) and the desktop side.
+
+This is the one module both ends import: it must stay stdlib-only so the agent can be shipped
+to a driver host on its own. Events are JSON lines; every event carries the protocol version,
+a sequence number (strictly increasing per run, so a reader that resumes after a dropped link
+can skip what it already has) and a wall-clock timestamp.
+
+Event kinds and their payload fields:
+
+- ``hello``: ``agent_version``, ``engine``, ``server`` (version string), ``settings``
+  (non-default server settings), ``config`` (the run configuration, secrets removed), ``pid``.
+- ``progress``: ``task`` (e.g. ``"build"``), ``done``, ``total``, ``unit``, ``rate``, ``message``.
+- ``sample``: one a second while a step runs: ``step``, ``vus``, ``phase`` (``rampup`` or
+  ``measure``), ``elapsed`` (s since the step began), ``remaining`` (s left in the step),
+  ``counts`` {tx: n}, ``rollbacks`` (New-Order 1% rollbacks), ``errors`` {kind: n},
+  ``latency_ms`` {tx: {avg, p50, p95, p99, p999, max}} for that second, ``nopm_driver`` and
+  ``tpm_driver`` (the second's driver rate, per minute), ``nopm_db`` and ``tpm_db`` (the
+  rate of the database counters over the last second, when the monitor read them).
+- ``step``: ``phase`` (``start`` or ``end``), ``step``, ``vus``; on ``end`` a ``summary``
+  (see :data:`STEP_SUMMARY_FIELDS`).
+- ``summary``: ``steps`` (list of step summaries), ``status``.
+- ``log``: ``level``, ``message``.
+- ``error``: ``message``, ``fatal`` (bool), optionally ``code``.
+- ``done``: ``status`` (``ok``, ``stopped``, ``failed``), ``message``.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+PROTOCOL_VERSION: Final = 1
+
+EVENT_KINDS: Final = frozenset(
+    {"hello", "progress", "sample", "step", "summary", "log", "error", "done"}
+)
+
+
+@dataclass(frozen=True)
+class TxType:
+    """One TPROC-C transaction type: key, display label, and its share of HammerDB's U[1,23]."""
+
+    key: str
+    label: str
+    weight: int
+
+
+# The one table of transaction types. Order is display order; weights follow HammerDB's
+# draw U[1,23]: 1-10 New-Order, 11-20 Payment, 21 Delivery, 22 Stock-Level, 23 Order-Status.
+TX_TYPES: Final[tuple[TxType, ...]] = (
+    TxType("new_order", "New-Order", 10),
+    TxType("payment", "Payment", 10),
+    TxType("delivery", "Delivery", 1),
+    TxType("stock_level", "Stock-Level", 1),
+    TxType("order_status", "Order-Status", 1),
+)
+TX_KEYS: Final[tuple[str, ...]] = tuple(t.key for t in TX_TYPES)
+TX_LABELS: Final[dict[str, str]] = {t.key: t.label for t in TX_TYPES}
+TX_WEIGHT_TOTAL: Final = sum(t.weight for t in TX_TYPES)
+
+# Latency statistics reported for every transaction type (milliseconds).
+LATENCY_FIELDS: Final = ("avg", "p50", "p95", "p99", "p999", "max")
+# Percentiles behind the p-fields above.
+PERCENTILES: Final = {"p50": 50.0, "p95": 95.0, "p99": 99.0, "p999": 99.9}
+
+# Fields of a step summary (``step`` end events and the ``summary`` event).
+STEP_SUMMARY_FIELDS: Final = (
+    "step",  # index in the sweep, from 0
+    "vus",  # virtual users
+    "nopm",  # from the database's district counters (HammerDB's way)
+    "tpm",  # from the database's commit + rollback counters
+    "nopm_driver",  # the driver's own count of committed New-Orders, per minute
+    "window_s",  # the real measured window, seconds
+    "rampup_s",
+    "counts",  # {tx: committed transactions in the window}
+    "rollbacks",  # New-Order rollbacks (the 1%), not counted as new orders
+    "errors",  # {kind: n}
+    "latency_ms",  # {tx: {avg,...}, "all": {...}}
+    "histograms",  # {tx: base64 HDR histogram (microseconds)} for later merging
+    "complete",  # False when the step was stopped before its window ended
+)
+
+
+class ProtocolError(ValueError):
+    """A line that is not a valid event of this protocol."""
+
+
+@dataclass
+class Event:
+    """One decoded event: the common header plus its kind-specific payload."""
+
+    kind: str
+    seq: int
+    t: float
+    data: dict[str, Any] = field(default_factory=dict)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.data.get(key, default)
+
+    def to_line(self) -> str:
+        return encode_event(self.kind, self.seq, self.t, **self.data)
+
+
+def encode_event(kind: str, seq: int, t: float | None = None, **data: Any) -> str:
+    """Serialise one event as a single JSON line (without the trailing newline)."""
+    if kind not in EVENT_KINDS:
+        raise ProtocolError(f"unknown event kind {kind!r}")
+    body = {"v": PROTOCOL_VERSION, "seq": seq, "t": time.time() if t is None else t}
+    body["kind"] = kind
+    body.update(data)
+    return json.dumps(body, separators=(",", ":"), allow_nan=False)
+
+
+def decode_line(line: str | bytes) -> Event:
+    """Parse one JSON line into an :class:`Event`; raise :class:`ProtocolError` if it is not one."""
+    if isinstance(line, bytes):
+        try:
+            line = line.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ProtocolError(f"not UTF-8: {exc}") from exc
+    text = line.strip()
+    if not text:
+        raise ProtocolError("empty line")
+    try:
+        body = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ProtocolError(f"not JSON: {exc.msg} at column {exc.colno}") from exc
+    if not isinstance(body, dict):
+        raise ProtocolError("not a JSON object")
+    version = body.pop("v", None)
+    if version != PROTOCOL_VERSION:
+        raise ProtocolError(f"protocol version {version!r}, expected {PROTOCOL_VERSION}")
+    kind = body.pop("kind", None)
+    if kind not in EVENT_KINDS:
+        raise ProtocolError(f"unknown event kind {kind!r}")
+    seq = body.pop("seq", None)
+    if not isinstance(seq, int) or seq < 0:
+        raise ProtocolError(f"bad sequence number {seq!r}")
+    t = body.pop("t", None)
+    if not isinstance(t, int | float):
+        raise ProtocolError(f"bad timestamp {t!r}")
+    return Event(kind=kind, seq=seq, t=float(t), data=body)
+
+
+class EventWriter:
+    """Numbers events and writes each as a line to every sink (stdout, a spool file...).
+
+    Each write is flushed at once: the reader on the other end follows the stream live, and a
+    crash of the agent must not lose what it already measured.
+    """
+
+    def __init__(self, *sinks: Any, start_seq: int = 1) -> None:
+        self._sinks = list(sinks)
+        self._seq = start_seq
+
+    @property
+    def next_seq(self) -> int:
+        return self._seq
+
+    def emit(self, kind: str, **data: Any) -> int:
+        seq = self._seq
+        line = encode_event(kind, seq, **data) + "\n"
+        for sink in self._sinks:
+            try:
+                sink.write(line)
+                sink.flush()
+            except (BrokenPipeError, ValueError, OSError):
+                # A reader that went away (closed pipe) must not stop the run: the spool file
+                # still has every event.
+                continue
+        self._seq += 1
+        return seq

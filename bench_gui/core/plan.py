@@ -1,0 +1,235 @@
+"""Run plans: what to run, where, and how, read from and written to TOML.
+
+A plan names its target (the embedded demo, or a PostgreSQL server), the workload (warehouses,
+the sweep of virtual-user counts, ramp-up and measured windows, options) and a name. Every bad
+value is reported with the field it belongs to and why it is wrong, all of them at once, so a
+user fixes a plan in one pass.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import tomli_w
+
+TARGET_KINDS = ("demo", "postgresql")
+BUILD_MODES = ("if_missing", "always", "never")
+DEFAULT_VUS = (8, 16, 24, 32, 40, 48, 56, 64)
+
+
+class PlanError(ValueError):
+    """A plan with one or more bad values; ``problems`` lists (field, reason) pairs."""
+
+    def __init__(self, problems: list[tuple[str, str]]) -> None:
+        self.problems = problems
+        text = "; ".join(f"{name}: {reason}" for name, reason in problems)
+        super().__init__(f"invalid plan: {text}")
+
+
+@dataclass
+class Target:
+    """Where the database runs. Secrets never live here: passwords come from the keyring/env."""
+
+    kind: str = "demo"
+    host: str = "127.0.0.1"
+    port: int = 5432
+    user: str = "postgres"
+    database: str = "tpcc"
+    # Maintenance database used to create/drop the benchmark database and templates.
+    admin_database: str = "postgres"
+    # Name of the environment variable holding the password, if any (never the password).
+    password_env: str = ""
+    sslmode: str = "prefer"
+
+
+@dataclass
+class Workload:
+    """The TPROC-C workload and its sweep."""
+
+    warehouses: int = 4
+    virtual_users: list[int] = field(default_factory=lambda: [2, 4, 8])
+    rampup_s: float = 10.0
+    duration_s: float = 20.0
+    all_warehouses: bool = False
+    keying_thinking: bool = False
+    # Re-create the database from a template copy before every step (CREATE DATABASE ...
+    # TEMPLATE ...), so every step starts from the same data.
+    reset_between_steps: bool = False
+    build: str = "if_missing"
+    build_workers: int = 0  # 0: one per CPU
+    # Worker processes for the virtual users; 0: one per CPU (capped at the user count).
+    processes: int = 0
+
+
+@dataclass
+class Plan:
+    """A complete run plan."""
+
+    name: str = "TPROC-C sweep"
+    target: Target = field(default_factory=Target)
+    workload: Workload = field(default_factory=Workload)
+    notes: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def to_toml(self) -> str:
+        return tomli_w.dumps(self.to_dict())
+
+    def save(self, path: Path) -> None:
+        path.write_text(self.to_toml(), encoding="utf-8")
+
+
+def _check_int(problems: list[tuple[str, str]], name: str, value: Any, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        problems.append((name, f"must be a whole number, got {value!r}"))
+        return low
+    if not low <= value <= high:
+        problems.append((name, f"must be between {low} and {high}, got {value}"))
+    return value
+
+
+def _check_float(
+    problems: list[tuple[str, str]], name: str, value: Any, low: float, high: float
+) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        problems.append((name, f"must be a number of seconds, got {value!r}"))
+        return low
+    if not low <= value <= high:
+        problems.append((name, f"must be between {low:g} and {high:g} seconds, got {value:g}"))
+    return float(value)
+
+
+def _check_bool(problems: list[tuple[str, str]], name: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        problems.append((name, f"must be true or false, got {value!r}"))
+        return False
+    return value
+
+
+def _check_str(problems: list[tuple[str, str]], name: str, value: Any) -> str:
+    if not isinstance(value, str):
+        problems.append((name, f"must be text, got {value!r}"))
+        return ""
+    return value
+
+
+def parse_vu_list(value: Any) -> list[int]:
+    """Accept ``[8, 16]``, ``"8,16,24"`` or ``"8-64/8"`` (start-stop/step); raise ValueError."""
+    if isinstance(value, str):
+        text = value.replace(" ", "")
+        if not text:
+            raise ValueError("is empty")
+        if "-" in text and "," not in text:
+            span, _, step_text = text.partition("/")
+            start_text, _, stop_text = span.partition("-")
+            try:
+                start, stop = int(start_text), int(stop_text)
+                step = int(step_text) if step_text else 1
+            except ValueError:
+                raise ValueError(f"{value!r} is not a range like 8-64/8") from None
+            if step <= 0 or stop < start:
+                raise ValueError(f"{value!r} is not a rising range")
+            return list(range(start, stop + 1, step))
+        items: list[Any] = text.split(",")
+    elif isinstance(value, list | tuple):
+        items = list(value)
+    else:
+        raise ValueError(f"must be a list of user counts, got {value!r}")
+    result: list[int] = []
+    for item in items:
+        if isinstance(item, bool):
+            raise ValueError(f"{item!r} is not a whole number")
+        if isinstance(item, int):
+            number = item
+        else:
+            try:
+                number = int(str(item))
+            except ValueError:
+                raise ValueError(f"{item!r} is not a whole number") from None
+        if number < 1:
+            raise ValueError(f"{number} is not a positive user count")
+        result.append(number)
+    if not result:
+        raise ValueError("is empty")
+    return result
+
+
+def plan_from_dict(data: dict[str, Any]) -> Plan:
+    """Build and validate a plan; raise :class:`PlanError` naming every bad field."""
+    problems: list[tuple[str, str]] = []
+    known_top = {"name", "target", "workload", "notes"}
+    for key in data:
+        if key not in known_top:
+            problems.append((key, "unknown section or field"))
+
+    plan = Plan()
+    plan.name = _check_str(problems, "name", data.get("name", plan.name)) or plan.name
+    plan.notes = _check_str(problems, "notes", data.get("notes", ""))
+
+    target_data = data.get("target", {})
+    if not isinstance(target_data, dict):
+        problems.append(("target", "must be a table"))
+        target_data = {}
+    target = plan.target
+    for key in target_data:
+        if key not in Target.__dataclass_fields__:
+            problems.append((f"target.{key}", "unknown field"))
+    target.kind = _check_str(problems, "target.kind", target_data.get("kind", target.kind))
+    if target.kind not in TARGET_KINDS:
+        problems.append(("target.kind", f"must be one of {', '.join(TARGET_KINDS)}"))
+    for key in ("host", "user", "database", "admin_database", "password_env", "sslmode"):
+        setattr(target, key, _check_str(problems, f"target.{key}", target_data.get(key, getattr(target, key))))
+    target.port = _check_int(problems, "target.port", target_data.get("port", target.port), 1, 65535)
+    if target.kind == "postgresql" and not target.host:
+        problems.append(("target.host", "is required for a PostgreSQL target"))
+    if not target.database or not target.database.replace("_", "a").isalnum():
+        problems.append(("target.database", "must be a plain name (letters, digits, _)"))
+    elif target.database == target.admin_database:
+        problems.append(("target.database", "must differ from target.admin_database"))
+
+    wl_data = data.get("workload", {})
+    if not isinstance(wl_data, dict):
+        problems.append(("workload", "must be a table"))
+        wl_data = {}
+    for key in wl_data:
+        if key not in Workload.__dataclass_fields__:
+            problems.append((f"workload.{key}", "unknown field"))
+    wl = plan.workload
+    wl.warehouses = _check_int(problems, "workload.warehouses", wl_data.get("warehouses", wl.warehouses), 1, 100_000)
+    try:
+        wl.virtual_users = parse_vu_list(wl_data.get("virtual_users", wl.virtual_users))
+    except ValueError as exc:
+        problems.append(("workload.virtual_users", str(exc)))
+    else:
+        if max(wl.virtual_users) > 5000:
+            problems.append(("workload.virtual_users", "at most 5000 virtual users per step"))
+    wl.rampup_s = _check_float(problems, "workload.rampup_s", wl_data.get("rampup_s", wl.rampup_s), 0, 86_400)
+    wl.duration_s = _check_float(problems, "workload.duration_s", wl_data.get("duration_s", wl.duration_s), 1, 86_400)
+    for key in ("all_warehouses", "keying_thinking", "reset_between_steps"):
+        setattr(wl, key, _check_bool(problems, f"workload.{key}", wl_data.get(key, getattr(wl, key))))
+    wl.build = _check_str(problems, "workload.build", wl_data.get("build", wl.build))
+    if wl.build not in BUILD_MODES:
+        problems.append(("workload.build", f"must be one of {', '.join(BUILD_MODES)}"))
+    wl.build_workers = _check_int(problems, "workload.build_workers", wl_data.get("build_workers", wl.build_workers), 0, 256)
+    wl.processes = _check_int(problems, "workload.processes", wl_data.get("processes", wl.processes), 0, 256)
+
+    if problems:
+        raise PlanError(problems)
+    return plan
+
+
+def load_plan(path: Path) -> Plan:
+    """Read a TOML plan file; syntax errors and bad values both raise :class:`PlanError`."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise PlanError([(str(path), f"cannot be read: {exc.strerror}")]) from exc
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise PlanError([(str(path), f"is not valid TOML: {exc}")]) from exc
+    return plan_from_dict(data)

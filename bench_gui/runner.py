@@ -1,0 +1,197 @@
+"""Run orchestration: a plan in, a stored session and a stream of events out.
+
+``RunController`` resolves the plan's target (the embedded demo or a PostgreSQL server through
+its engine plugin), starts the agent through a transport, stores every event in the session
+store the moment it arrives, and yields it to whoever drives the run: the CLI prints it, the
+GUI's worker thread hands it to the Live page. Qt-free, so tests and automation use it as is.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterator
+from dataclasses import asdict
+from typing import Any
+
+from bench_gui.agent.protocol import Event, decode_line, encode_event
+from bench_gui.core.engine import EngineNotFound, get_engine
+from bench_gui.core.plan import Plan
+from bench_gui.remote.demo import DemoUnavailable, start_demo
+from bench_gui.remote.local import LocalTransport
+from bench_gui.remote.transport import AgentRun, BadLine, Transport
+from bench_gui.store import SessionStore
+from bench_gui.store.paths import data_dir
+
+ACTIONS = ("run", "build", "check", "status")
+# How a run's final agent status maps onto a stored session's status.
+FINAL_STATUS = {"ok": "complete", "stopped": "incomplete", "failed": "failed"}
+
+
+class RunError(RuntimeError):
+    """A run that could not start or ended in failure; the message is meant for the user."""
+
+
+def agent_config(plan: Plan, action: str) -> tuple[dict[str, Any], dict[str, str]]:
+    """The agent's JSON configuration and the secret environment for a plan."""
+    target = plan.target
+    env: dict[str, str] = {}
+    if target.kind == "demo":
+        try:
+            demo = start_demo(data_dir() / "demo-postgres")
+        except DemoUnavailable as exc:
+            raise RunError(str(exc)) from exc
+        conninfo = demo.conninfo(target.database)
+        admin = demo.conninfo(target.admin_database)
+        engine_name = "postgresql"
+    else:
+        engine_name = target.kind
+        try:
+            engine = get_engine(engine_name)
+        except EngineNotFound as exc:
+            raise RunError(str(exc)) from exc
+        conninfo = engine.conninfo(target, target.database)
+        admin = engine.conninfo(target, target.admin_database)
+        if target.password_env:
+            password = os.environ.get(target.password_env)
+            if password is None:
+                raise RunError(
+                    f"target.password_env names {target.password_env!r}, which is not set"
+                )
+            env["PGPASSWORD"] = password
+    wl = plan.workload
+    config = {
+        "action": action,
+        "engine": engine_name,
+        "conninfo": conninfo,
+        "admin_conninfo": admin,
+        "database": target.database,
+        **{k: v for k, v in asdict(wl).items()},
+    }
+    return config, env
+
+
+class RunController:
+    """Drives one agent action for a plan and records it as a session.
+
+    ``events()`` is a blocking generator meant for a worker thread; ``stop()`` may be called
+    from any thread and ends the run cleanly, keeping what was measured.
+    """
+
+    def __init__(self, plan: Plan, store: SessionStore, action: str = "run",
+                 transport: Transport | None = None) -> None:
+        if action not in ACTIONS:
+            raise ValueError(f"unknown action {action!r}")
+        self.plan = plan
+        self.store = store
+        self.action = action
+        self.transport = transport or LocalTransport(data_dir() / "runs")
+        self.session_id: int | None = None
+        self.final: Event | None = None
+        self.summary: Event | None = None
+        self.errors: list[str] = []
+        self._agent: AgentRun | None = None
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+
+    def stop(self) -> None:
+        self._stop.set()
+        with self._lock:
+            if self._agent is not None:
+                self._agent.stop()
+
+    @property
+    def stopped(self) -> bool:
+        return self._stop.is_set()
+
+    def _record(self, event: Event) -> Event:
+        if self.session_id is not None:
+            self.store.add_event(self.session_id, event)
+        return event
+
+    def events(self) -> Iterator[Event]:
+        config, env = agent_config(self.plan, self.action)
+        self.session_id = self.store.create_run(
+            name=self.plan.name, plan=self.plan.to_dict(), plan_toml=self.plan.to_toml(),
+            target={"kind": self.plan.target.kind, "host": self.plan.target.host,
+                    "port": self.plan.target.port, "database": self.plan.target.database},
+            engine=config["engine"], kind=self.action,
+        )
+        with self._lock:
+            if self._stop.is_set():
+                self.store.finish_run(self.session_id, "incomplete", "stopped before it started")
+                return
+            self._agent = self.transport.start_agent(config, env)
+        agent = self._agent
+        last_seq = 0
+        try:
+            for item in agent.events():
+                if isinstance(item, BadLine):
+                    # Reported, never fatal: keep it in the session log.
+                    last_seq += 1
+                    note = decode_line(encode_event(
+                        "log", last_seq, level="warning",
+                        message=f"unreadable agent output ({item.error}): {item.text[:200]}"))
+                    yield note
+                    continue
+                last_seq = max(last_seq, item.seq)
+                if item.kind == "error":
+                    self.errors.append(str(item.get("message", "")))
+                elif item.kind == "done":
+                    self.final = item
+                elif item.kind == "summary":
+                    self.summary = item
+                yield self._record(item)
+        except GeneratorExit:
+            # The consumer went away: do not leave the agent running unsupervised.
+            agent.stop()
+            agent.wait(30) if agent.wait(0) is None else None
+            self._finish("incomplete", "the reader stopped following the run")
+            raise
+        except BaseException:
+            agent.kill()
+            self._finish("incomplete", "the run was interrupted")
+            raise
+        code = agent.wait(30)
+        if self.final is None:
+            detail = agent.diagnostics().strip().splitlines()
+            reason = detail[-1] if detail else f"exit status {code}"
+            message = f"the agent ended without finishing the run: {reason}"
+            self._finish("incomplete", message)
+            raise RunError(message)
+        status = str(self.final.get("status", "failed"))
+        message = str(self.final.get("message", ""))
+        stored = FINAL_STATUS.get(status, "failed")
+        if stored == "failed" and self.action == "run" and self._has_steps():
+            stored = "incomplete"  # keep the measured steps visible as a partial result
+        self._finish(stored, message)
+        if status == "failed":
+            raise RunError(self.errors[-1] if self.errors else message or "the run failed")
+
+    def _has_steps(self) -> bool:
+        assert self.session_id is not None
+        return bool(self.store.steps(self.session_id))
+
+    def _finish(self, status: str, message: str) -> None:
+        if self.session_id is not None:
+            self.store.finish_run(self.session_id, status, message)
+
+
+def step_results(controller: RunController) -> list[dict[str, Any]]:
+    """Step summaries in the CLI's JSON shape (from the run's summary event)."""
+    if controller.summary is None:
+        return []
+    out = []
+    for step in controller.summary.get("steps", []) or []:
+        out.append({
+            "vus": step.get("vus"),
+            "nopm": step.get("nopm"),
+            "tpm": step.get("tpm"),
+            "nopm_driver": step.get("nopm_driver"),
+            "window_s": step.get("window_s"),
+            "complete": step.get("complete"),
+            "latency_ms": step.get("latency_ms", {}),
+            "errors": step.get("errors", {}),
+            "rollbacks": step.get("rollbacks", 0),
+        })
+    return out

