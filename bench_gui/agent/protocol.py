@@ -107,7 +107,7 @@ def encode_event(kind: str, seq: int, t: float | None = None, **data: Any) -> st
     """Serialise one event as a single JSON line (without the trailing newline)."""
     if kind not in EVENT_KINDS:
         raise ProtocolError(f"unknown event kind {kind!r}")
-    body = {"v": PROTOCOL_VERSION, "seq": seq, "t": time.time() if t is None else t}
+    body: dict[str, Any] = {"v": PROTOCOL_VERSION, "seq": seq, "t": time.time() if t is None else t}
     body["kind"] = kind
     body.update(data)
     return json.dumps(body, separators=(",", ":"), allow_nan=False)

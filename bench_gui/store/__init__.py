@@ -1,0 +1,35 @@
+"""bench_gui.store: sessions (runs, samples, step results, histograms, logs) in SQLite."""
+
+from bench_gui.store.paths import DATA_DIR_ENV, data_dir, default_sessions_path
+from bench_gui.store.sessions import (
+    FINAL_STATUSES,
+    RUN_STATUSES,
+    SCHEMA_VERSION,
+    LogLine,
+    RunDetail,
+    RunInfo,
+    Sample,
+    SessionNotFound,
+    SessionStore,
+    StepResult,
+    StoreError,
+    target_summary,
+)
+
+__all__ = [
+    "DATA_DIR_ENV",
+    "FINAL_STATUSES",
+    "RUN_STATUSES",
+    "SCHEMA_VERSION",
+    "LogLine",
+    "RunDetail",
+    "RunInfo",
+    "Sample",
+    "SessionNotFound",
+    "SessionStore",
+    "StepResult",
+    "StoreError",
+    "data_dir",
+    "default_sessions_path",
+    "target_summary",
+]

@@ -1,0 +1,892 @@
+"""The session store: every run with its samples, step results, histograms and log, in SQLite.
+
+SQLite because a session database is one file in the user's data directory, needs no server,
+and commits atomically: the runner stores each event as it arrives, so a crash of the app loses
+at most the event being written, and a run can be re-attached and continued later.
+
+Threading: **one connection per thread**. The runner writes from a worker thread while the GUI
+reads from its own thread; with WAL, a reader never waits for the writer's commit (and the
+writer never waits for a slow report query), which one shared connection behind a lock could not
+give. Each thread opens its connection on first use; :meth:`SessionStore.close` closes them all,
+and the connection of a thread that has ended is closed when another thread opens one. Two
+writers (say the runner and a rename from the GUI) serialise on SQLite's write lock, waiting up
+to :data:`BUSY_TIMEOUT_S`.
+
+Errors: every SQLite failure (full disk, read-only file, not a database...) surfaces as a
+:class:`StoreError` that names the file and the reason. A failed write rolls back only its own
+transaction: what was committed before stays.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Callable, Collection, Iterator
+from contextlib import AbstractContextManager, contextmanager
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Final
+
+from bench_gui import __version__
+from bench_gui.agent.protocol import Event
+from bench_gui.store.paths import default_sessions_path
+
+RUN_STATUSES: Final = ("running", "complete", "incomplete", "failed")
+FINAL_STATUSES: Final = ("complete", "incomplete", "failed")
+# The agent's ``done`` status -> the session status. Anything else: "incomplete" (never claim a
+# success the agent did not report, never throw away what was measured).
+DONE_STATUSES: Final = {"ok": "complete", "stopped": "incomplete", "failed": "failed"}
+BUSY_TIMEOUT_S: Final = 10.0
+STALE_MESSAGE: Final = "bench-gui stopped while this run was going on"
+
+# Ordered schema migrations; migration N (1-based) brings PRAGMA user_version from N-1 to N.
+# Append only: never edit a migration that has shipped.
+MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
+    (
+        # AUTOINCREMENT: ids are shown to users (``sessions show ID``), so a deleted run's id
+        # must never come back as another run.
+        """CREATE TABLE runs (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            kind TEXT NOT NULL DEFAULT 'run',
+            name TEXT NOT NULL,
+            status TEXT NOT NULL DEFAULT 'running'
+                CHECK (status IN ('running', 'complete', 'incomplete', 'failed')),
+            created_at TEXT NOT NULL,
+            finished_at TEXT,
+            engine TEXT NOT NULL,
+            app_version TEXT NOT NULL,
+            plan TEXT NOT NULL,
+            plan_toml TEXT NOT NULL,
+            target TEXT NOT NULL,
+            server_version TEXT,
+            settings TEXT NOT NULL DEFAULT '{}',
+            inventory TEXT,
+            agent TEXT NOT NULL DEFAULT '{}',
+            message TEXT NOT NULL DEFAULT ''
+        )""",
+        "CREATE INDEX runs_by_kind ON runs (kind, created_at)",
+        # Every event seen, by sequence number: the idempotency key for replays after a
+        # reconnect. ``data`` keeps the payload of events that have no table of their own.
+        """CREATE TABLE events (
+            run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+            seq INTEGER NOT NULL,
+            kind TEXT NOT NULL,
+            t REAL NOT NULL,
+            data TEXT,
+            PRIMARY KEY (run_id, seq)
+        ) WITHOUT ROWID""",
+        """CREATE TABLE samples (
+            run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+            seq INTEGER NOT NULL,
+            t REAL NOT NULL,
+            step INTEGER,
+            vus INTEGER,
+            phase TEXT,
+            elapsed REAL,
+            nopm_driver REAL,
+            tpm_driver REAL,
+            nopm_db REAL,
+            tpm_db REAL,
+            counts TEXT NOT NULL DEFAULT '{}',
+            errors TEXT NOT NULL DEFAULT '{}',
+            latency_ms TEXT NOT NULL DEFAULT '{}',
+            extra TEXT NOT NULL DEFAULT '{}',
+            PRIMARY KEY (run_id, seq)
+        )""",
+        """CREATE TABLE steps (
+            run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+            step INTEGER NOT NULL,
+            seq INTEGER NOT NULL,
+            t REAL NOT NULL,
+            vus INTEGER NOT NULL,
+            nopm REAL,
+            tpm REAL,
+            nopm_driver REAL,
+            window_s REAL,
+            complete INTEGER NOT NULL,
+            latency TEXT NOT NULL DEFAULT '{}',
+            counts TEXT NOT NULL DEFAULT '{}',
+            errors TEXT NOT NULL DEFAULT '{}',
+            summary TEXT NOT NULL DEFAULT '{}',
+            PRIMARY KEY (run_id, step)
+        )""",
+        """CREATE TABLE histograms (
+            run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+            step INTEGER NOT NULL,
+            tx TEXT NOT NULL,
+            hdr TEXT NOT NULL,
+            PRIMARY KEY (run_id, step, tx)
+        )""",
+        # seq is NULL for lines the desktop side adds itself (add_log).
+        """CREATE TABLE run_log (
+            id INTEGER PRIMARY KEY,
+            run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+            seq INTEGER,
+            t REAL NOT NULL,
+            level TEXT NOT NULL,
+            message TEXT NOT NULL
+        )""",
+        "CREATE INDEX run_log_by_run ON run_log (run_id, id)",
+    ),
+)
+SCHEMA_VERSION: Final = len(MIGRATIONS)
+
+# Sample fields with a column of their own; the rest of the event goes to ``extra``.
+_SAMPLE_COLUMNS: Final = frozenset(
+    {"step", "vus", "phase", "elapsed", "nopm_driver", "tpm_driver", "nopm_db", "tpm_db"}
+    | {"counts", "errors", "latency_ms"}
+)
+
+# SQLite result codes -> what a user can act on.
+_REASONS: Final = {
+    "SQLITE_FULL": "the disk is full (or the database reached its size limit)",
+    "SQLITE_READONLY": "the file or its folder is read-only",
+    "SQLITE_PERM": "permission denied",
+    "SQLITE_CANTOPEN": "the file cannot be opened (missing folder or no permission)",
+    "SQLITE_NOTADB": "the file is not a SQLite database",
+    "SQLITE_CORRUPT": "the database file is damaged",
+    "SQLITE_IOERR": "a disk I/O error occurred",
+    "SQLITE_BUSY": "another program keeps the database locked",
+    "SQLITE_LOCKED": "another program keeps the database locked",
+}
+
+
+class StoreError(Exception):
+    """The session database cannot be opened, read or written; the message names file and why."""
+
+    def __init__(self, path: Path, action: str, reason: str) -> None:
+        self.path = path
+        self.action = action
+        self.reason = reason
+        super().__init__(f"session store {path}: cannot {action}: {reason}")
+
+
+class SessionNotFound(KeyError):
+    """No session with this id (deleted, or never existed)."""
+
+    def __init__(self, run_id: int) -> None:
+        self.run_id = run_id
+        super().__init__(run_id)
+
+    def __str__(self) -> str:
+        # KeyError's own __str__ would print just the repr of the id.
+        return f"no session with id {self.run_id}"
+
+
+@dataclass
+class RunInfo:
+    """One line of the session list."""
+
+    id: int
+    name: str
+    kind: str
+    status: str  # one of RUN_STATUSES
+    created_at: str  # UTC, ISO 8601
+    finished_at: str | None
+    engine: str
+    target_summary: str  # "user@host:port/database", "embedded demo"
+    steps: int  # step results stored
+    best_nopm: float | None  # best complete step (any step if none is complete)
+    vus: list[int]  # virtual users of the stored steps, in step order
+
+
+@dataclass
+class RunDetail(RunInfo):
+    """Everything about a run except its bulk data (samples, steps, histograms, log)."""
+
+    plan: dict[str, Any]
+    plan_toml: str
+    target: dict[str, Any]
+    server_version: str | None
+    settings: dict[str, str]
+    inventory: dict[str, Any] | None
+    agent: dict[str, Any]  # the agent's hello: agent_version, engine, config, pid
+    app_version: str
+    message: str
+
+
+@dataclass
+class Sample:
+    """One second of a step, as the agent measured it."""
+
+    seq: int
+    t: float
+    step: int
+    vus: int
+    phase: str
+    elapsed: float
+    nopm_driver: float | None
+    tpm_driver: float | None
+    nopm_db: float | None
+    tpm_db: float | None
+    counts: dict[str, int]
+    errors: dict[str, int]
+    latency_ms: dict[str, dict[str, float]]
+    extra: dict[str, Any]  # the rest of the event: remaining, rollbacks, host, power...
+
+
+@dataclass
+class StepResult:
+    """The result of one sweep step (its ``step`` end event)."""
+
+    step: int
+    vus: int
+    nopm: float | None
+    tpm: float | None
+    nopm_driver: float | None
+    window_s: float | None
+    complete: bool
+    latency_ms: dict[str, dict[str, float]]
+    counts: dict[str, int]
+    errors: dict[str, int]
+    summary: dict[str, Any]  # the whole step summary, histograms excepted (see histograms())
+    seq: int
+    t: float
+
+
+@dataclass
+class LogLine:
+    """A log line of a run: from the agent (seq set) or the desktop side (seq None)."""
+
+    seq: int | None
+    t: float
+    level: str  # agent levels, plus "error"/"fatal" for error events
+    message: str
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def _iso(t: float) -> str:
+    return datetime.fromtimestamp(t, UTC).isoformat(timespec="milliseconds")
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), default=str)
+
+
+def _loads(text: str | None, default: Any) -> Any:
+    return default if text is None else json.loads(text)
+
+
+def _num(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value)
+
+
+def _int(value: Any, default: int = 0) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return default
+    return int(value)
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _reason(exc: sqlite3.Error) -> str:
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    base = "_".join(name.split("_")[:2])  # SQLITE_IOERR_WRITE -> SQLITE_IOERR
+    hint = _REASONS.get(base)
+    return f"{hint} ({exc})" if hint else str(exc)
+
+
+def target_summary(target: dict[str, Any]) -> str:
+    """A short label for a target: what the session list shows."""
+    kind = str(target.get("kind") or "")
+    if kind == "demo":
+        return "embedded demo"
+    host = target.get("host")
+    if not host:
+        return kind or "unknown target"
+    text = f"{host}:{target['port']}" if target.get("port") else str(host)
+    if target.get("user"):
+        text = f"{target['user']}@{text}"
+    if target.get("database"):
+        text = f"{text}/{target['database']}"
+    return text
+
+
+class SessionStore:
+    """Runs and everything measured during them, in one SQLite file."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self._path = Path(path) if path is not None else default_sessions_path()
+        self._lock = threading.Lock()
+        self._local = threading.local()
+        self._conns: list[tuple[threading.Thread, sqlite3.Connection]] = []
+        self._closed = False
+        try:
+            self._path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(self._path, "create its folder", exc.strerror or str(exc)) from exc
+        try:
+            self._migrate()
+        except BaseException:
+            self.close()
+            raise
+        self._handlers: dict[str, Callable[[sqlite3.Connection, int, Event], None]] = {
+            "sample": self._on_sample,
+            "step": self._on_step,
+            "hello": self._on_hello,
+            "log": self._on_log,
+            "error": self._on_error,
+            "done": self._on_done,
+        }
+
+    # -- connections and transactions ---------------------------------------------------------
+
+    @property
+    def path(self) -> Path:
+        return self._path
+
+    def __repr__(self) -> str:
+        return f"SessionStore({str(self._path)!r})"
+
+    def __enter__(self) -> SessionStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close every thread's connection; call it once the worker threads are done."""
+        with self._lock:
+            self._closed = True
+            conns, self._conns = self._conns, []
+        for _thread, conn in conns:
+            try:
+                conn.close()
+            except sqlite3.Error:
+                pass
+
+    def _error(self, action: str, exc: sqlite3.Error) -> StoreError:
+        return StoreError(self._path, action, _reason(exc))
+
+    def _open(self) -> sqlite3.Connection:
+        try:
+            # check_same_thread=False only so close() may close it from another thread; each
+            # connection is otherwise used by the thread that opened it.
+            conn = sqlite3.connect(
+                self._path, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
+            )
+        except sqlite3.Error as exc:
+            raise self._error("open it", exc) from exc
+        try:
+            conn.row_factory = sqlite3.Row
+            conn.execute("PRAGMA foreign_keys = ON")
+            # WAL: readers and the writer do not block each other. Persistent in the file;
+            # filesystems without WAL support keep their journal mode.
+            conn.execute("PRAGMA journal_mode = WAL")
+            # FULL: a commit survives a power cut too, at one fsync a second while sampling.
+            conn.execute("PRAGMA synchronous = FULL")
+        except sqlite3.Error as exc:
+            conn.close()
+            raise self._error("open it", exc) from exc
+        return conn
+
+    def _conn(self) -> sqlite3.Connection:
+        if self._closed:
+            raise StoreError(self._path, "use it", "the store is closed")
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is not None:
+            return conn
+        with self._lock:
+            if self._closed:
+                raise StoreError(self._path, "use it", "the store is closed")
+            alive = []
+            for thread, other in self._conns:
+                if thread.is_alive():
+                    alive.append((thread, other))
+                else:
+                    other.close()  # its thread has ended: nobody else can use it
+            conn = self._open()
+            alive.append((threading.current_thread(), conn))
+            self._conns = alive
+        self._local.conn = conn
+        self._local.depth = 0
+        return conn
+
+    @contextmanager
+    def _txn(self, begin: str, action: str) -> Iterator[sqlite3.Connection]:
+        conn = self._conn()
+        if self._local.depth:
+            # Nested: join the outer transaction, which commits or rolls back everything.
+            self._local.depth += 1
+            try:
+                yield conn
+            finally:
+                self._local.depth -= 1
+            return
+        try:
+            conn.execute(begin)
+        except sqlite3.Error as exc:
+            raise self._error(action, exc) from exc
+        self._local.depth = 1
+        try:
+            yield conn
+        except BaseException as exc:
+            self._local.depth = 0
+            if conn.in_transaction:
+                try:
+                    conn.execute("ROLLBACK")
+                except sqlite3.Error:
+                    pass
+            if isinstance(exc, sqlite3.Error):
+                raise self._error(action, exc) from exc
+            raise
+        self._local.depth = 0
+        try:
+            conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            if conn.in_transaction:
+                try:
+                    conn.execute("ROLLBACK")
+                except sqlite3.Error:
+                    pass
+            raise self._error(action, exc) from exc
+
+    def transaction(self) -> AbstractContextManager[sqlite3.Connection]:
+        """A write transaction on this thread's connection (BEGIN IMMEDIATE ... COMMIT).
+
+        Store methods called inside it join it, so several changes commit together or not at
+        all. IMMEDIATE takes the write lock up front: a second writer waits for it instead of
+        failing halfway through.
+        """
+        return self._txn("BEGIN IMMEDIATE", "write to it")
+
+    def _snapshot(self) -> AbstractContextManager[sqlite3.Connection]:
+        """A read transaction: several queries see one consistent state while a worker writes."""
+        return self._txn("BEGIN", "read it")
+
+    def _migrate(self) -> None:
+        conn = self._conn()
+        try:
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+        except sqlite3.Error as exc:
+            raise self._error("open it", exc) from exc
+        if version > SCHEMA_VERSION:
+            raise StoreError(
+                self._path,
+                "open it",
+                f"it was written by a newer bench-gui (schema version {version}, this one "
+                f"knows up to {SCHEMA_VERSION}); update bench-gui",
+            )
+        for number in range(version + 1, SCHEMA_VERSION + 1):
+            with self._txn("BEGIN IMMEDIATE", f"upgrade it to schema version {number}"):
+                # Another process may have migrated while we waited for the write lock.
+                if conn.execute("PRAGMA user_version").fetchone()[0] >= number:
+                    continue
+                for statement in MIGRATIONS[number - 1]:
+                    conn.execute(statement)
+                conn.execute(f"PRAGMA user_version = {number}")
+
+    @staticmethod
+    def _require(conn: sqlite3.Connection, run_id: int) -> None:
+        if conn.execute("SELECT 1 FROM runs WHERE id = ?", (run_id,)).fetchone() is None:
+            raise SessionNotFound(run_id)
+
+    # -- writing ------------------------------------------------------------------------------
+
+    def create_run(
+        self,
+        name: str,
+        plan: dict[str, Any],
+        plan_toml: str,
+        target: dict[str, Any],
+        engine: str,
+        kind: str = "run",
+    ) -> int:
+        """Record a new run, status "running", before its first event arrives; return its id."""
+        with self.transaction() as conn:
+            cur = conn.execute(
+                "INSERT INTO runs (kind, name, status, created_at, engine, app_version, plan,"
+                " plan_toml, target) VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?)",
+                (kind, name, _now(), engine, __version__, _dumps(plan), plan_toml, _dumps(target)),
+            )
+            assert cur.lastrowid is not None
+            return cur.lastrowid
+
+    def set_server_info(
+        self,
+        run_id: int,
+        version: str,
+        settings: dict[str, str],
+        inventory: dict[str, Any] | None = None,
+    ) -> None:
+        """Record the server's version and settings; an inventory of None keeps the stored one."""
+        with self.transaction() as conn:
+            if inventory is None:
+                cur = conn.execute(
+                    "UPDATE runs SET server_version = ?, settings = ? WHERE id = ?",
+                    (version, _dumps(settings), run_id),
+                )
+            else:
+                cur = conn.execute(
+                    "UPDATE runs SET server_version = ?, settings = ?, inventory = ? WHERE id = ?",
+                    (version, _dumps(settings), _dumps(inventory), run_id),
+                )
+            if cur.rowcount == 0:
+                raise SessionNotFound(run_id)
+
+    def add_event(self, run_id: int, event: Event) -> bool:
+        """Store one event from the agent, committed at once; False if its seq was already stored.
+
+        Replays after a reconnect are therefore harmless: an event is stored once, ever.
+        """
+        data = event.data
+        own_table = event.kind in ("sample", "log", "error") or (
+            event.kind == "step" and data.get("phase") == "end"
+        )
+        with self.transaction() as conn:
+            self._require(conn, run_id)
+            cur = conn.execute(
+                "INSERT OR IGNORE INTO events (run_id, seq, kind, t, data) VALUES (?, ?, ?, ?, ?)",
+                (run_id, event.seq, event.kind, event.t, None if own_table else _dumps(data)),
+            )
+            if cur.rowcount == 0:
+                return False
+            handler = self._handlers.get(event.kind)
+            if handler is not None:
+                handler(conn, run_id, event)
+        return True
+
+    def _on_sample(self, conn: sqlite3.Connection, run_id: int, event: Event) -> None:
+        d = event.data
+        extra = {k: v for k, v in d.items() if k not in _SAMPLE_COLUMNS}
+        conn.execute(
+            "INSERT INTO samples (run_id, seq, t, step, vus, phase, elapsed, nopm_driver,"
+            " tpm_driver, nopm_db, tpm_db, counts, errors, latency_ms, extra)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                run_id,
+                event.seq,
+                event.t,
+                _int(d.get("step")),
+                _int(d.get("vus")),
+                str(d.get("phase") or ""),
+                _num(d.get("elapsed")),
+                _num(d.get("nopm_driver")),
+                _num(d.get("tpm_driver")),
+                _num(d.get("nopm_db")),
+                _num(d.get("tpm_db")),
+                _dumps(_dict(d.get("counts"))),
+                _dumps(_dict(d.get("errors"))),
+                _dumps(_dict(d.get("latency_ms"))),
+                _dumps(extra),
+            ),
+        )
+
+    def _on_step(self, conn: sqlite3.Connection, run_id: int, event: Event) -> None:
+        if event.data.get("phase") != "end":
+            return
+        summary = _dict(event.data.get("summary"))
+        step = _int(summary.get("step", event.data.get("step")))
+        vus = _int(summary.get("vus", event.data.get("vus")))
+        histograms = _dict(summary.get("histograms"))
+        rest = {k: v for k, v in summary.items() if k != "histograms"}
+        # A step reported twice (agent restarted the step): the later report wins, whole.
+        conn.execute("DELETE FROM histograms WHERE run_id = ? AND step = ?", (run_id, step))
+        conn.execute(
+            "INSERT OR REPLACE INTO steps (run_id, step, seq, t, vus, nopm, tpm, nopm_driver,"
+            " window_s, complete, latency, counts, errors, summary)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                run_id,
+                step,
+                event.seq,
+                event.t,
+                vus,
+                _num(summary.get("nopm")),
+                _num(summary.get("tpm")),
+                _num(summary.get("nopm_driver")),
+                _num(summary.get("window_s")),
+                1 if summary.get("complete", True) else 0,
+                _dumps(_dict(summary.get("latency_ms"))),
+                _dumps(_dict(summary.get("counts"))),
+                _dumps(_dict(summary.get("errors"))),
+                _dumps(rest),
+            ),
+        )
+        conn.executemany(
+            "INSERT INTO histograms (run_id, step, tx, hdr) VALUES (?, ?, ?, ?)",
+            [(run_id, step, tx, hdr) for tx, hdr in histograms.items() if isinstance(hdr, str)],
+        )
+
+    def _on_hello(self, conn: sqlite3.Connection, run_id: int, event: Event) -> None:
+        d = event.data
+        settings = {str(k): str(v) for k, v in _dict(d.get("settings")).items()}
+        agent = {k: v for k, v in d.items() if k not in ("server", "settings")}
+        server = d.get("server")
+        conn.execute(
+            "UPDATE runs SET server_version = ?, settings = ?, agent = ? WHERE id = ?",
+            (None if server is None else str(server), _dumps(settings), _dumps(agent), run_id),
+        )
+
+    def _on_log(self, conn: sqlite3.Connection, run_id: int, event: Event) -> None:
+        level = str(event.data.get("level") or "info")
+        self._insert_log(conn, run_id, event.seq, event.t, level, str(event.get("message", "")))
+
+    def _on_error(self, conn: sqlite3.Connection, run_id: int, event: Event) -> None:
+        message = str(event.get("message", ""))
+        if event.get("code"):
+            message = f"{event.get('code')}: {message}"
+        level = "fatal" if event.get("fatal") else "error"
+        self._insert_log(conn, run_id, event.seq, event.t, level, message)
+
+    def _on_done(self, conn: sqlite3.Connection, run_id: int, event: Event) -> None:
+        status = DONE_STATUSES.get(str(event.get("status")), "incomplete")
+        conn.execute(
+            "UPDATE runs SET status = ?, finished_at = ?, message = ? WHERE id = ?",
+            (status, _iso(event.t), str(event.get("message") or ""), run_id),
+        )
+
+    @staticmethod
+    def _insert_log(
+        conn: sqlite3.Connection, run_id: int, seq: int | None, t: float, level: str, message: str
+    ) -> None:
+        conn.execute(
+            "INSERT INTO run_log (run_id, seq, t, level, message) VALUES (?, ?, ?, ?, ?)",
+            (run_id, seq, t, level, message),
+        )
+
+    def add_log(self, run_id: int, level: str, message: str, t: float | None = None) -> None:
+        """Add a desktop-side line to a run's log (commands run on the target, reconnects...)."""
+        when = datetime.now(UTC).timestamp() if t is None else t
+        with self.transaction() as conn:
+            self._require(conn, run_id)
+            self._insert_log(conn, run_id, None, when, level, message)
+
+    def finish_run(self, run_id: int, status: str, message: str = "") -> None:
+        """Close a run; "incomplete" keeps everything measured. An empty message keeps the
+        one already recorded (for instance the agent's, from its ``done`` event)."""
+        if status not in FINAL_STATUSES:
+            raise ValueError(f"status must be one of {', '.join(FINAL_STATUSES)}, got {status!r}")
+        with self.transaction() as conn:
+            cur = conn.execute(
+                "UPDATE runs SET status = ?, finished_at = ?,"
+                " message = CASE WHEN ? = '' THEN message ELSE ? END WHERE id = ?",
+                (status, _now(), message, message, run_id),
+            )
+            if cur.rowcount == 0:
+                raise SessionNotFound(run_id)
+
+    def mark_stale_running(
+        self,
+        status: str = "incomplete",
+        keep: Collection[int] = (),
+        message: str = STALE_MESSAGE,
+    ) -> list[int]:
+        """On app start: close runs a crashed app left "running"; return their ids.
+
+        ``keep`` lists runs to leave running (runs about to be re-attached). A finished_at of
+        the last event received is the best guess of when the app lost the run.
+        """
+        if status not in FINAL_STATUSES:
+            raise ValueError(f"status must be one of {', '.join(FINAL_STATUSES)}, got {status!r}")
+        marked: list[int] = []
+        with self.transaction() as conn:
+            rows = conn.execute(
+                "SELECT r.id, r.created_at, (SELECT MAX(t) FROM events e WHERE e.run_id = r.id)"
+                " FROM runs r WHERE r.status = 'running' ORDER BY r.id"
+            ).fetchall()
+            for run_id, created_at, last_t in rows:
+                if run_id in keep:
+                    continue
+                finished = created_at if last_t is None else _iso(last_t)
+                conn.execute(
+                    "UPDATE runs SET status = ?, finished_at = ?, message = ? WHERE id = ?",
+                    (status, finished, message, run_id),
+                )
+                marked.append(run_id)
+        return marked
+
+    def delete_run(self, run_id: int) -> None:
+        """Delete a run and everything stored with it."""
+        with self.transaction() as conn:
+            if conn.execute("DELETE FROM runs WHERE id = ?", (run_id,)).rowcount == 0:
+                raise SessionNotFound(run_id)
+
+    def rename_run(self, run_id: int, name: str) -> None:
+        """Rename a run; names are for people, the id stays the reference."""
+        name = name.strip()
+        if not name:
+            raise ValueError("a session name cannot be empty")
+        with self.transaction() as conn:
+            cur = conn.execute("UPDATE runs SET name = ? WHERE id = ?", (name, run_id))
+            if cur.rowcount == 0:
+                raise SessionNotFound(run_id)
+
+    # -- reading ------------------------------------------------------------------------------
+
+    def _load_runs(self, where: str, params: tuple[Any, ...]) -> list[tuple[sqlite3.Row, RunInfo]]:
+        with self._snapshot() as conn:
+            rows = conn.execute(
+                "SELECT r.*,"
+                " (SELECT COUNT(*) FROM steps s WHERE s.run_id = r.id) AS n_steps,"
+                " (SELECT COALESCE(MAX(CASE WHEN s.complete THEN s.nopm END), MAX(s.nopm))"
+                "  FROM steps s WHERE s.run_id = r.id) AS best_nopm"
+                f" FROM runs r {where} ORDER BY r.created_at DESC, r.id DESC",
+                params,
+            ).fetchall()
+            vus: dict[int, list[int]] = {}
+            for run_id, n in conn.execute(
+                f"SELECT run_id, vus FROM steps WHERE run_id IN (SELECT r.id FROM runs r {where})"
+                " ORDER BY run_id, step",
+                params,
+            ):
+                vus.setdefault(run_id, []).append(n)
+        return [
+            (
+                row,
+                RunInfo(
+                    id=row["id"],
+                    name=row["name"],
+                    kind=row["kind"],
+                    status=row["status"],
+                    created_at=row["created_at"],
+                    finished_at=row["finished_at"],
+                    engine=row["engine"],
+                    target_summary=target_summary(_loads(row["target"], {})),
+                    steps=row["n_steps"],
+                    best_nopm=row["best_nopm"],
+                    vus=vus.get(row["id"], []),
+                ),
+            )
+            for row in rows
+        ]
+
+    def list_runs(self, kind: str | None = "run") -> list[RunInfo]:
+        """Runs of one kind (all kinds for None), newest first."""
+        if kind is None:
+            return [info for _row, info in self._load_runs("", ())]
+        return [info for _row, info in self._load_runs("WHERE r.kind = ?", (kind,))]
+
+    def get_run(self, run_id: int) -> RunDetail:
+        """One run with its plan, target and server details (no bulk data)."""
+        found = self._load_runs("WHERE r.id = ?", (run_id,))
+        if not found:
+            raise SessionNotFound(run_id)
+        row, info = found[0]
+        return RunDetail(
+            **asdict(info),
+            plan=_loads(row["plan"], {}),
+            plan_toml=row["plan_toml"],
+            target=_loads(row["target"], {}),
+            server_version=row["server_version"],
+            settings=_loads(row["settings"], {}),
+            inventory=_loads(row["inventory"], None),
+            agent=_loads(row["agent"], {}),
+            app_version=row["app_version"],
+            message=row["message"],
+        )
+
+    def _rows(self, run_id: int, sql: str, params: tuple[Any, ...]) -> list[sqlite3.Row]:
+        """Rows of one run, or SessionNotFound: an empty list must mean "nothing yet"."""
+        with self._snapshot() as conn:
+            self._require(conn, run_id)
+            return conn.execute(sql, params).fetchall()
+
+    def last_seq(self, run_id: int) -> int:
+        """The highest event seq stored for a run (0 if none): where to resume the stream."""
+        rows = self._rows(run_id, "SELECT MAX(seq) FROM events WHERE run_id = ?", (run_id,))
+        return int(rows[0][0] or 0)
+
+    def samples(self, run_id: int, since_seq: int = 0) -> list[Sample]:
+        """Samples in seq order; ``since_seq`` fetches only newer ones (live charts, re-attach)."""
+        rows = self._rows(
+            run_id,
+            "SELECT * FROM samples WHERE run_id = ? AND seq > ? ORDER BY seq",
+            (run_id, since_seq),
+        )
+        return [
+            Sample(
+                seq=row["seq"],
+                t=row["t"],
+                step=row["step"] or 0,
+                vus=row["vus"] or 0,
+                phase=row["phase"] or "",
+                elapsed=row["elapsed"] or 0.0,
+                nopm_driver=row["nopm_driver"],
+                tpm_driver=row["tpm_driver"],
+                nopm_db=row["nopm_db"],
+                tpm_db=row["tpm_db"],
+                counts=json.loads(row["counts"]),
+                errors=json.loads(row["errors"]),
+                latency_ms=json.loads(row["latency_ms"]),
+                extra=json.loads(row["extra"]),
+            )
+            for row in rows
+        ]
+
+    def steps(self, run_id: int) -> list[StepResult]:
+        """Step results in step order: the rows of the comparison tables."""
+        rows = self._rows(run_id, "SELECT * FROM steps WHERE run_id = ? ORDER BY step", (run_id,))
+        return [
+            StepResult(
+                step=row["step"],
+                vus=row["vus"],
+                nopm=row["nopm"],
+                tpm=row["tpm"],
+                nopm_driver=row["nopm_driver"],
+                window_s=row["window_s"],
+                complete=bool(row["complete"]),
+                latency_ms=json.loads(row["latency"]),
+                counts=json.loads(row["counts"]),
+                errors=json.loads(row["errors"]),
+                summary=json.loads(row["summary"]),
+                seq=row["seq"],
+                t=row["t"],
+            )
+            for row in rows
+        ]
+
+    def histograms(self, run_id: int, step: int) -> dict[str, str]:
+        """{tx: base64 HDR histogram (microseconds)} of one step, for merging and percentiles."""
+        rows = self._rows(
+            run_id,
+            "SELECT tx, hdr FROM histograms WHERE run_id = ? AND step = ? ORDER BY tx",
+            (run_id, step),
+        )
+        return {row["tx"]: row["hdr"] for row in rows}
+
+    def log(self, run_id: int) -> list[LogLine]:
+        """The run's log in arrival order, agent and desktop lines interleaved."""
+        rows = self._rows(
+            run_id,
+            "SELECT seq, t, level, message FROM run_log WHERE run_id = ? ORDER BY id",
+            (run_id,),
+        )
+        return [LogLine(row["seq"], row["t"], row["level"], row["message"]) for row in rows]
+
+    def run_to_json(self, run_id: int) -> dict[str, Any]:
+        """Everything about a run as plain JSON data (``bench-gui sessions show ID --json``)."""
+        with self._snapshot() as conn:
+            detail = self.get_run(run_id)
+            steps = []
+            for step in self.steps(run_id):
+                item = asdict(step)
+                item["histograms"] = self.histograms(run_id, step.step)
+                steps.append(item)
+            events = [
+                {"seq": row["seq"], "kind": row["kind"], "t": row["t"], "data": json.loads(row[3])}
+                for row in conn.execute(
+                    "SELECT seq, kind, t, data FROM events"
+                    " WHERE run_id = ? AND data IS NOT NULL ORDER BY seq",
+                    (run_id,),
+                )
+            ]
+            return {
+                "format": "bench-gui-session",
+                "schema_version": SCHEMA_VERSION,
+                "run": asdict(detail),
+                "steps": steps,
+                "samples": [asdict(s) for s in self.samples(run_id)],
+                "log": [asdict(line) for line in self.log(run_id)],
+                # Events with no table of their own (hello, progress, step start, summary, done).
+                "events": events,
+            }

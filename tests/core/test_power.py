@@ -1,0 +1,34 @@
+"""Power arithmetic: integrated over exactly the window, never a last reading."""
+
+from __future__ import annotations
+
+import pytest
+
+from bench_gui.core.power import PowerReading, average_power, joules_per_new_order, mw_per_nopm
+
+
+def test_constant_power_is_itself() -> None:
+    readings = [PowerReading(t, 300.0) for t in range(0, 11)]
+    assert average_power(readings, 2.0, 8.0) == pytest.approx(300.0)
+
+
+def test_ramp_is_integrated_with_edges_interpolated() -> None:
+    # 100 W at t=0 rising linearly to 200 W at t=10: the mean over [0, 10] is 150 W, over
+    # [5, 10] it is 175 W even though no reading falls on t=5.
+    readings = [PowerReading(0.0, 100.0), PowerReading(10.0, 200.0)]
+    assert average_power(readings, 0.0, 10.0) == pytest.approx(150.0)
+    assert average_power(readings, 5.0, 10.0) == pytest.approx(175.0)
+
+
+def test_uncovered_window_gives_no_figure() -> None:
+    readings = [PowerReading(1.0, 100.0), PowerReading(5.0, 100.0)]
+    assert average_power(readings, 0.0, 5.0) is None
+    assert average_power(readings[:1], 1.0, 1.5) is None
+
+
+def test_seed_003_style_figures() -> None:
+    # 600 W at 100,000 NOPM: 6 mW per NOPM and 0.36 J per new order.
+    assert mw_per_nopm(600.0, 100_000.0) == pytest.approx(6.0)
+    assert joules_per_new_order(600.0, 100_000.0) == pytest.approx(0.36)
+    with pytest.raises(ValueError, match="positive"):
+        mw_per_nopm(600.0, 0.0)
