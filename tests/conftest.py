@@ -60,6 +60,32 @@ class PgServer:
     def psql(self, command: str) -> str:
         return str(self.server.psql(command))
 
+    @property
+    def socket_dir(self) -> str:
+        """The server listens on a Unix socket only; libpq takes its directory as the host."""
+        from urllib.parse import parse_qs, urlparse
+
+        return parse_qs(urlparse(self.uri()).query)["host"][0]
+
+    def plan_text(self, database: str, vus: str = "1,2,3", warehouses: int = 2,
+                  rampup: float = 2, duration: float = 6, **extra: object) -> str:
+        """A plan file's text for a PostgreSQL target on this server."""
+        lines = [
+            'name = "integration sweep"',
+            "[target]",
+            'kind = "postgresql"',
+            f'host = "{self.socket_dir}"',
+            f'database = "{database}"',
+            "[workload]",
+            f"warehouses = {warehouses}",
+            f'virtual_users = "{vus}"',
+            f"rampup_s = {rampup}",
+            f"duration_s = {duration}",
+        ]
+        for key, value in extra.items():
+            lines.append(f"{key} = {str(value).lower() if isinstance(value, bool) else value!r}")
+        return "\n".join(lines) + "\n"
+
 
 @pytest.fixture(scope="session")
 def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PgServer]:

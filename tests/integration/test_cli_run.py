@@ -1,0 +1,142 @@
+"""The whole chain from the command line: plan -> agent -> events -> stored session.
+
+Real components only: the embedded PostgreSQL, the real agent as a subprocess, the real
+session store. Sweeps are short (seconds per step) but real.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.integration
+
+
+def bench(*args: str, db: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ)
+    return subprocess.run(
+        [sys.executable, "-m", "bench_gui", "--db", str(db), *args],
+        capture_output=True, text=True, timeout=timeout, env=env, check=False,
+    )
+
+
+def last_json(stdout: str) -> Any:
+    return json.loads(stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture(scope="module")
+def swept(pg_server: Any, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """One real three-step sweep, shared by the assertions below."""
+    folder = tmp_path_factory.mktemp("cli")
+    plan = folder / "plan.toml"
+    plan.write_text(pg_server.plan_text("cli_tpcc", vus="1,2,3", rampup=2, duration=8))
+    db = folder / "sessions.sqlite3"
+    proc = bench("run", str(plan), "--json", db=db)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return {"result": last_json(proc.stdout), "db": db, "stderr": proc.stderr, "plan": plan}
+
+
+def test_run_prints_the_step_table_as_json(swept: dict[str, Any]) -> None:
+    result = swept["result"]
+    assert isinstance(result["session"], int)
+    steps = result["steps"]
+    assert [s["vus"] for s in steps] == [1, 2, 3]
+    for step in steps:
+        assert step["nopm"] > 0
+        assert step["tpm"] > step["nopm"]
+        # The database's count and the driver's own count of committed New-Orders agree.
+        assert step["nopm_driver"] == pytest.approx(step["nopm"], rel=0.02)
+        for key in ("new_order", "all"):
+            lat = step["latency_ms"][key]
+            assert set(lat) == {"avg", "p50", "p95", "p99", "p999", "max"}
+            assert 0 < lat["p50"] <= lat["p95"] <= lat["p99"] <= lat["p999"] <= lat["max"]
+        assert step["errors"] == {}
+
+
+def test_every_second_is_stored(swept: dict[str, Any]) -> None:
+    proc = bench("sessions", "show", str(swept["result"]["session"]), "--json", db=swept["db"])
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["run"]["status"] == "complete"
+    samples = data["samples"]
+    for step in (0, 1, 2):
+        seconds = [s for s in samples if s["step"] == step]
+        # 2 s of ramp-up + 8 s measured: one sample a second (the last may fall at the edge).
+        assert len(seconds) >= 9
+        assert {s["phase"] for s in seconds} == {"rampup", "measure"}
+    seqs = [s["seq"] for s in samples]
+    assert seqs == sorted(set(seqs))
+    assert len(data["steps"]) == 3
+    assert all(step["histograms"] for step in data["steps"])
+    assert data["run"]["server_version"].startswith("PostgreSQL")
+
+
+def test_sessions_list(swept: dict[str, Any]) -> None:
+    proc = bench("sessions", "list", "--json", db=swept["db"])
+    runs = json.loads(proc.stdout)
+    assert swept["result"]["session"] in [r["id"] for r in runs]
+
+
+def test_consistency_holds_after_the_run(swept: dict[str, Any]) -> None:
+    proc = bench("check", str(swept["plan"]), "--json", db=swept["db"])
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    checks = last_json(proc.stdout)["checks"]
+    assert len(checks) >= 4
+    assert all(c["ok"] for c in checks), checks
+
+
+def test_bad_plan_names_the_field(tmp_path: Path) -> None:
+    plan = tmp_path / "bad.toml"
+    plan.write_text('[workload]\nwarehouses = 0\nvirtual_users = "8,x"\nduration_s = -1\n')
+    proc = bench("run", str(plan), db=tmp_path / "s.sqlite3")
+    assert proc.returncode == 2
+    assert "workload.warehouses" in proc.stderr
+    assert "workload.virtual_users: 'x' is not a whole number" in proc.stderr
+    assert "workload.duration_s" in proc.stderr
+
+
+def test_unreachable_server_is_a_clear_error(tmp_path: Path) -> None:
+    plan = tmp_path / "plan.toml"
+    plan.write_text('[target]\nkind = "postgresql"\nhost = "127.0.0.1"\nport = 1\n'
+                    '[workload]\nwarehouses = 1\nvirtual_users = "1"\n')
+    db = tmp_path / "s.sqlite3"
+    proc = bench("run", str(plan), "--json", db=db)
+    assert proc.returncode == 1
+    result = last_json(proc.stdout)
+    assert "cannot connect" in result["error"]
+    assert "127.0.0.1" in result["error"] or "port 1" in result["error"]
+
+
+def test_wrong_password_is_a_clear_error(pg_server: Any, tmp_path: Path) -> None:
+    pg_server.psql("DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname='bench_pw')"
+                   " THEN CREATE ROLE bench_pw LOGIN PASSWORD 'right'; END IF; END $$;")
+    hba = Path(pg_server.server.pgdata) / "pg_hba.conf"
+    original = hba.read_text()
+    hba.write_text("local all bench_pw scram-sha-256\n" + original)
+    pg_server.psql("SELECT pg_reload_conf();")
+    try:
+        plan = tmp_path / "plan.toml"
+        plan.write_text(f'[target]\nkind = "postgresql"\nhost = "{pg_server.socket_dir}"\n'
+                        'user = "bench_pw"\npassword_env = "BENCH_TEST_PW"\n'
+                        '[workload]\nwarehouses = 1\nvirtual_users = "1"\n')
+        db = tmp_path / "s.sqlite3"
+        os.environ["BENCH_TEST_PW"] = "wrong"
+        proc = bench("run", str(plan), "--json", db=db)
+        assert proc.returncode == 1
+        assert 'password authentication failed for user "bench_pw"' in last_json(proc.stdout)[
+            "error"]
+        # An unset variable is named, not sent as an empty password.
+        del os.environ["BENCH_TEST_PW"]
+        proc = bench("run", str(plan), db=db)
+        assert proc.returncode == 1
+        assert "BENCH_TEST_PW" in proc.stderr
+    finally:
+        os.environ.pop("BENCH_TEST_PW", None)
+        hba.write_text(original)
+        pg_server.psql("SELECT pg_reload_conf();")
