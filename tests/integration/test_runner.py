@@ -1,0 +1,97 @@
+"""RunController against a real server: stop keeps what was measured, templates reset data,
+a half-built schema is detected, the demo target works with nothing configured."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+
+from bench_gui.agent.protocol import Event
+from bench_gui.core.plan import Plan, Target, Workload
+from bench_gui.runner import RunController, RunError
+from bench_gui.store import SessionStore
+
+pytestmark = pytest.mark.integration
+
+
+def pg_plan(pg_server: Any, database: str, **workload: Any) -> Plan:
+    wl = Workload(warehouses=1, virtual_users=[2], rampup_s=1, duration_s=4)
+    for key, value in workload.items():
+        setattr(wl, key, value)
+    target = Target(kind="postgresql", host=pg_server.socket_dir, database=database)
+    return Plan(name=f"runner {database}", target=target, workload=wl)
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Any:
+    with SessionStore(tmp_path / "sessions.sqlite3") as opened:
+        yield opened
+
+
+def test_stop_mid_window_keeps_what_was_measured(pg_server: Any, store: SessionStore) -> None:
+    plan = pg_plan(pg_server, "runner_stop", virtual_users=[2, 4], rampup_s=1, duration_s=600)
+    controller = RunController(plan, store)
+    seen: list[Event] = []
+    for event in controller.events():
+        seen.append(event)
+        if event.kind == "sample" and event.get("phase") == "measure" and event.get("elapsed") > 3:
+            controller.stop()
+    assert controller.final is not None
+    assert controller.final.get("status") == "stopped"
+    run = store.get_run(controller.session_id)
+    assert run.status == "incomplete"
+    steps = store.steps(controller.session_id)
+    assert len(steps) == 1  # the second step never started
+    assert steps[0].complete is False
+    assert steps[0].nopm and steps[0].nopm > 0  # the partial window is still measured
+    assert len(store.samples(controller.session_id)) == len(
+        [e for e in seen if e.kind == "sample"])
+
+
+def test_reset_between_steps_starts_each_step_from_the_same_data(
+    pg_server: Any, store: SessionStore
+) -> None:
+    plan = pg_plan(pg_server, "runner_reset", virtual_users=[1, 1], reset_between_steps=True,
+                   duration_s=3)
+    controller = RunController(plan, store)
+    logs = [e.get("message") for e in controller.events() if e.kind == "log"]
+    assert any("resetting runner_reset from runner_reset_template" in m for m in logs)
+    # After the run, the template still has the pristine 3000 orders per district.
+    with psycopg.connect(pg_server.uri("runner_reset_template")) as conn:
+        row = conn.execute("SELECT min(d_next_o_id), max(d_next_o_id) FROM district").fetchone()
+    assert row == (3001, 3001)
+    assert store.get_run(controller.session_id).status == "complete"
+
+
+def test_half_built_schema_is_detected(pg_server: Any, store: SessionStore) -> None:
+    plan = pg_plan(pg_server, "runner_half")
+    list(RunController(plan, store, action="build").events())
+    with psycopg.connect(pg_server.uri("runner_half"), autocommit=True) as conn:
+        conn.execute("DROP FUNCTION neword")
+    plan.workload.build = "if_missing"
+    controller = RunController(plan, store)
+    with pytest.raises(RunError, match="half built.*neword"):
+        list(controller.events())
+    assert store.get_run(controller.session_id).status == "failed"
+
+
+def test_missing_schema_with_build_never(pg_server: Any, store: SessionStore) -> None:
+    pg_server.psql("DROP DATABASE IF EXISTS runner_never; CREATE DATABASE runner_never;")
+    plan = pg_plan(pg_server, "runner_never", build="never")
+    with pytest.raises(RunError, match="no TPROC-C schema in 'runner_never'"):
+        list(RunController(plan, store).events())
+
+
+def test_demo_target_needs_nothing_configured(store: SessionStore) -> None:
+    plan = Plan(target=Target(kind="demo", database="demo_test"),
+                workload=Workload(warehouses=1, virtual_users=[1], rampup_s=1, duration_s=3))
+    controller = RunController(plan, store)
+    kinds = [e.kind for e in controller.events()]
+    assert kinds[0] == "hello"
+    assert "progress" in kinds  # built on first use
+    assert kinds[-1] == "done"
+    steps = store.steps(controller.session_id)
+    assert steps[0].nopm and steps[0].nopm > 0
