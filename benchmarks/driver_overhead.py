@@ -100,12 +100,21 @@ def main() -> int:
         print(f"built {args.warehouses} warehouses in {time.monotonic() - t:.1f} s")
 
     out = EventWriter(NullSink())
-    print(f"{'VUs':>4} {'NOPM':>9} {'TPM':>9} {'drv NOPM':>9} {'tx/s':>8}"
-          f" {'driver µs/tx':>13} {'other µs/tx':>12}")
+    print(
+        f"{'VUs':>4} {'NOPM':>9} {'TPM':>9} {'drv NOPM':>9} {'tx/s':>8}"
+        f" {'driver µs/tx':>13} {'other µs/tx':>12}"
+    )
     for vus in [int(v) for v in args.vus.split(",")]:
-        cfg = RunConfig(conninfo=conninfo, admin_conninfo=admin, database=args.database,
-                        warehouses=args.warehouses, virtual_users=[vus], rampup_s=args.rampup,
-                        duration_s=args.duration, processes=args.processes)
+        cfg = RunConfig(
+            conninfo=conninfo,
+            admin_conninfo=admin,
+            database=args.database,
+            warehouses=args.warehouses,
+            virtual_users=[vus],
+            rampup_s=args.rampup,
+            duration_s=args.duration,
+            processes=args.processes,
+        )
         step = Step(cfg, engine, out, threading.Event(), 0, vus)
         self0, children0 = cpu_self_children()
         busy0 = busy_cpu_seconds()
@@ -117,9 +126,11 @@ def main() -> int:
         driver_cpu = (self1 - self0) + (children1 - children0)
         other_cpu = max(0.0, (busy1 - busy0) - driver_cpu)
         elapsed = args.rampup + args.duration
-        print(f"{vus:>4} {summary['nopm']:>9,.0f} {summary['tpm']:>9,.0f}"
-              f" {summary['nopm_driver']:>9,.0f} {transactions / elapsed:>8,.0f}"
-              f" {driver_cpu / transactions * 1e6:>13.1f} {other_cpu / transactions * 1e6:>12.1f}")
+        print(
+            f"{vus:>4} {summary['nopm']:>9,.0f} {summary['tpm']:>9,.0f}"
+            f" {summary['nopm_driver']:>9,.0f} {transactions / elapsed:>8,.0f}"
+            f" {driver_cpu / transactions * 1e6:>13.1f} {other_cpu / transactions * 1e6:>12.1f}"
+        )
         errors = summary.get("errors") or {}
         if errors:
             print(f"     errors: {errors}")

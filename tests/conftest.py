@@ -67,8 +67,15 @@ class PgServer:
 
         return parse_qs(urlparse(self.uri()).query)["host"][0]
 
-    def plan_text(self, database: str, vus: str = "1,2,3", warehouses: int = 2,
-                  rampup: float = 2, duration: float = 6, **extra: object) -> str:
+    def plan_text(
+        self,
+        database: str,
+        vus: str = "1,2,3",
+        warehouses: int = 2,
+        rampup: float = 2,
+        duration: float = 6,
+        **extra: object,
+    ) -> str:
         """A plan file's text for a PostgreSQL target on this server."""
         lines = [
             'name = "integration sweep"',

@@ -51,8 +51,11 @@ def _build(cfg: RunConfig, engine: PgEngine, out: EventWriter, stop: threading.E
         engine.drop_database(engine.database)
     engine.create_database()
     workers = cfg.build_workers or (os.cpu_count() or 1)
-    out.emit("log", level="info",
-             message=f"building {cfg.warehouses} warehouses with {workers} build workers")
+    out.emit(
+        "log",
+        level="info",
+        message=f"building {cfg.warehouses} warehouses with {workers} build workers",
+    )
 
     def progress(data: dict[str, Any]) -> None:
         data = dict(data)
@@ -67,8 +70,9 @@ def _build(cfg: RunConfig, engine: PgEngine, out: EventWriter, stop: threading.E
         engine.make_template()
 
 
-def _prepare_schema(cfg: RunConfig, engine: PgEngine, out: EventWriter,
-                    stop: threading.Event) -> None:
+def _prepare_schema(
+    cfg: RunConfig, engine: PgEngine, out: EventWriter, stop: threading.Event
+) -> None:
     """Build, reuse, or refuse the schema according to the plan's build mode."""
     if cfg.build == "always":
         _build(cfg, engine, out, stop)
@@ -85,14 +89,22 @@ def _prepare_schema(cfg: RunConfig, engine: PgEngine, out: EventWriter,
         _build(cfg, engine, out, stop)
     elif status.state == "partial":
         problems = "; ".join(status.problems[:5])
-        raise EngineError(f"the TPROC-C schema in {cfg.database!r} is half built ({problems});"
-                          " rebuild it (build = \"always\")")
+        raise EngineError(
+            f"the TPROC-C schema in {cfg.database!r} is half built ({problems});"
+            ' rebuild it (build = "always")'
+        )
     elif status.warehouses != cfg.warehouses:
         if cfg.build == "never":
-            raise EngineError(f"the schema has {status.warehouses} warehouses, the plan asks for"
-                              f" {cfg.warehouses}, and build is 'never'")
-        out.emit("log", level="warning", message=f"the schema has {status.warehouses} warehouses,"
-                 f" the plan asks for {cfg.warehouses}: rebuilding")
+            raise EngineError(
+                f"the schema has {status.warehouses} warehouses, the plan asks for"
+                f" {cfg.warehouses}, and build is 'never'"
+            )
+        out.emit(
+            "log",
+            level="warning",
+            message=f"the schema has {status.warehouses} warehouses,"
+            f" the plan asks for {cfg.warehouses}: rebuilding",
+        )
         _build(cfg, engine, out, stop)
 
 
@@ -102,8 +114,11 @@ def _check(engine: PgEngine, out: EventWriter) -> bool:
     with connect(engine.conninfo) as conn:
         results = consistency_checks(conn)
     for r in results:
-        out.emit("log", level="info" if r.ok else "error",
-                 message=f"{'PASS' if r.ok else 'FAIL'} {r.name}: {r.detail}")
+        out.emit(
+            "log",
+            level="info" if r.ok else "error",
+            message=f"{'PASS' if r.ok else 'FAIL'} {r.name}: {r.detail}",
+        )
     checks = [{"name": r.name, "ok": r.ok, "detail": r.detail} for r in results]
     out.emit("summary", checks=checks, status="ok" if all(r.ok for r in results) else "failed")
     return all(r.ok for r in results)
@@ -114,24 +129,45 @@ def run(cfg: RunConfig, out: EventWriter, stop: threading.Event) -> int:
     engine = PgEngine(cfg.conninfo, cfg.admin_conninfo or cfg.conninfo, cfg.database)
     try:
         info = engine.server_info()
-        out.emit("hello", agent_version=AGENT_VERSION, engine=engine.name, pid=os.getpid(),
-                 config=_public_config(cfg), **info)
+        out.emit(
+            "hello",
+            agent_version=AGENT_VERSION,
+            engine=engine.name,
+            pid=os.getpid(),
+            config=_public_config(cfg),
+            **info,
+        )
         if cfg.action == "build":
             _build(cfg, engine, out, stop)
             out.emit("done", status="ok", message="schema built")
         elif cfg.action == "status":
             if not engine.database_exists():
-                out.emit("summary", schema={"state": "missing", "warehouses": 0,
-                                            "problems": [f"database {cfg.database} missing"]})
+                out.emit(
+                    "summary",
+                    schema={
+                        "state": "missing",
+                        "warehouses": 0,
+                        "problems": [f"database {cfg.database} missing"],
+                    },
+                )
             else:
                 st = _schema_status(engine)
-                out.emit("summary", schema={"state": st.state, "warehouses": st.warehouses,
-                                            "problems": list(st.problems)})
+                out.emit(
+                    "summary",
+                    schema={
+                        "state": st.state,
+                        "warehouses": st.warehouses,
+                        "problems": list(st.problems),
+                    },
+                )
             out.emit("done", status="ok", message="")
         elif cfg.action == "check":
             ok = _check(engine, out)
-            out.emit("done", status="ok" if ok else "failed",
-                     message="all consistency checks passed" if ok else "consistency check failed")
+            out.emit(
+                "done",
+                status="ok" if ok else "failed",
+                message="all consistency checks passed" if ok else "consistency check failed",
+            )
             return 0 if ok else 1
         elif cfg.action == "run":
             _prepare_schema(cfg, engine, out, stop)
@@ -139,8 +175,11 @@ def run(cfg: RunConfig, out: EventWriter, stop: threading.Event) -> int:
             if stop.is_set():
                 out.emit("log", level="warning", message="stop requested: run ended early")
             out.emit("summary", steps=steps, status=status)
-            out.emit("done", status=status,
-                     message="sweep complete" if status == "ok" else "stopped by request")
+            out.emit(
+                "done",
+                status=status,
+                message="sweep complete" if status == "ok" else "stopped by request",
+            )
         else:
             raise EngineError(f"unknown action {cfg.action!r}")
         return 0
@@ -149,8 +188,12 @@ def run(cfg: RunConfig, out: EventWriter, stop: threading.Event) -> int:
         out.emit("done", status="stopped" if stop.is_set() else "failed", message=str(exc))
         return 2
     except Exception as exc:  # noqa: BLE001 - reported as an event, never a silent death
-        out.emit("error", message=f"{type(exc).__name__}: {exc}", fatal=True,
-                 traceback=traceback.format_exc())
+        out.emit(
+            "error",
+            message=f"{type(exc).__name__}: {exc}",
+            fatal=True,
+            traceback=traceback.format_exc(),
+        )
         out.emit("done", status="failed", message=str(exc))
         return 3
     finally:
@@ -162,7 +205,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--config", help="JSON run configuration (default: stdin)")
     parser.add_argument("--spool", help="append every event to this file as well")
     args = parser.parse_args(argv)
-    raw = open(args.config, encoding="utf-8").read() if args.config else sys.stdin.read()
+    if args.config:
+        with open(args.config, encoding="utf-8") as handle:
+            raw = handle.read()
+    else:
+        raw = sys.stdin.read()
     cfg = RunConfig.from_dict(json.loads(raw))
 
     sinks: list[TextIO] = [sys.stdout]

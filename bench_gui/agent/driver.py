@@ -63,8 +63,15 @@ def _per_minute(delta: float, seconds: float) -> float:
 class Step:
     """One step of the sweep: its worker processes, shared counters and aggregation."""
 
-    def __init__(self, cfg: RunConfig, engine: PgEngine, out: EventWriter,
-                 stop: threading.Event, index: int, vus: int) -> None:
+    def __init__(
+        self,
+        cfg: RunConfig,
+        engine: PgEngine,
+        out: EventWriter,
+        stop: threading.Event,
+        index: int,
+        vus: int,
+    ) -> None:
         self.cfg = cfg
         self.engine = engine
         self.out = out
@@ -82,12 +89,21 @@ class Step:
         for w in range(self.nproc):
             reader, writer = ctx.Pipe(duplex=False)
             spec = WorkerSpec(
-                worker=w, conninfo=cfg.conninfo, vus=list(range(w, vus, self.nproc)),
-                total_vus=vus, warehouses=cfg.warehouses, all_warehouses=cfg.all_warehouses,
-                keying_thinking=cfg.keying_thinking, seed=seed * 1000 + index * 100 + w,
+                worker=w,
+                conninfo=cfg.conninfo,
+                vus=list(range(w, vus, self.nproc)),
+                total_vus=vus,
+                warehouses=cfg.warehouses,
+                all_warehouses=cfg.all_warehouses,
+                keying_thinking=cfg.keying_thinking,
+                seed=seed * 1000 + index * 100 + w,
             )
-            proc = ctx.Process(target=worker_main, args=(spec, self.counters, self.flags, writer),
-                               name=f"bench-gui-vu-{w}", daemon=True)
+            proc = ctx.Process(
+                target=worker_main,
+                args=(spec, self.counters, self.flags, writer),
+                name=f"bench-gui-vu-{w}",
+                daemon=True,
+            )
             self.pipes.append(reader)
             self.procs.append((proc, writer))
         self.tick_hists = {k: hist.new_histogram() for k in TX_KEYS}
@@ -181,8 +197,15 @@ class Step:
     def run(self) -> dict[str, Any]:
         """Ramp up, measure, and return the step summary (``complete`` False when stopped)."""
         cfg = self.cfg
-        self.out.emit("step", phase="start", step=self.index, vus=self.vus,
-                      rampup_s=cfg.rampup_s, duration_s=cfg.duration_s, processes=self.nproc)
+        self.out.emit(
+            "step",
+            phase="start",
+            step=self.index,
+            vus=self.vus,
+            rampup_s=cfg.rampup_s,
+            duration_s=cfg.duration_s,
+            processes=self.nproc,
+        )
         try:
             self.start_users()
         except BaseException:
@@ -224,7 +247,9 @@ class Step:
                     delta = [a - b for a, b in zip(counts, prev_counts, strict=True)]
                     measuring = start is not None
                     self.out.emit(
-                        "sample", step=self.index, vus=self.vus,
+                        "sample",
+                        step=self.index,
+                        vus=self.vus,
                         phase="measure" if measuring else "rampup",
                         elapsed=round(now - t0, 3),
                         remaining=round(max(0.0, window_end - now), 3),
@@ -233,7 +258,9 @@ class Step:
                         errors=self.tick_errors,
                         latency_ms=self._tick_latency(),
                         nopm_driver=_per_minute(delta[0], dt),
-                        tpm_driver=_per_minute(sum(delta[: len(TX_KEYS)]) + delta[SLOT_ROLLBACK], dt),
+                        tpm_driver=_per_minute(
+                            sum(delta[: len(TX_KEYS)]) + delta[SLOT_ROLLBACK], dt
+                        ),
                         nopm_db=_per_minute(snap.new_orders - prev_snap.new_orders, dt),
                         tpm_db=_per_minute(snap.transactions - prev_snap.transactions, dt),
                     )
@@ -249,13 +276,28 @@ class Step:
             self.stop_users()
         return self._summary(start, start_counts, end, end_counts, complete)
 
-    def _summary(self, start: Snapshot | None, start_counts: list[int], end: Snapshot | None,
-                 end_counts: list[int], complete: bool) -> dict[str, Any]:
+    def _summary(
+        self,
+        start: Snapshot | None,
+        start_counts: list[int],
+        end: Snapshot | None,
+        end_counts: list[int],
+        complete: bool,
+    ) -> dict[str, Any]:
         summary: dict[str, Any] = {
-            "step": self.index, "vus": self.vus, "rampup_s": self.cfg.rampup_s,
-            "complete": complete, "errors": self.step_errors,
-            "nopm": None, "tpm": None, "nopm_driver": None, "window_s": 0.0,
-            "counts": {}, "rollbacks": 0, "latency_ms": {}, "histograms": {},
+            "step": self.index,
+            "vus": self.vus,
+            "rampup_s": self.cfg.rampup_s,
+            "complete": complete,
+            "errors": self.step_errors,
+            "nopm": None,
+            "tpm": None,
+            "nopm_driver": None,
+            "window_s": 0.0,
+            "counts": {},
+            "rollbacks": 0,
+            "latency_ms": {},
+            "histograms": {},
         }
         if start is None or end is None:
             return summary
@@ -270,14 +312,16 @@ class Step:
             rollbacks=delta[SLOT_ROLLBACK],
             error_count=delta[SLOT_ERRORS],
             latency_ms=hist.merged_summary(self.window_hists),
-            histograms={k: hist.encode(h) for k, h in self.window_hists.items()
-                        if h.get_total_count()},
+            histograms={
+                k: hist.encode(h) for k, h in self.window_hists.items() if h.get_total_count()
+            },
         )
         return summary
 
 
-def run_sweep(cfg: RunConfig, engine: PgEngine, out: EventWriter,
-              stop: threading.Event) -> tuple[str, list[dict[str, Any]]]:
+def run_sweep(
+    cfg: RunConfig, engine: PgEngine, out: EventWriter, stop: threading.Event
+) -> tuple[str, list[dict[str, Any]]]:
     """Run every step; return the final status and the step summaries."""
     steps: list[dict[str, Any]] = []
     if cfg.reset_between_steps and not engine.database_exists(engine.template):
@@ -288,8 +332,11 @@ def run_sweep(cfg: RunConfig, engine: PgEngine, out: EventWriter,
         if stop.is_set():
             break
         if cfg.reset_between_steps:
-            out.emit("log", level="info",
-                     message=f"step {index + 1}: resetting {cfg.database} from {engine.template}")
+            out.emit(
+                "log",
+                level="info",
+                message=f"step {index + 1}: resetting {cfg.database} from {engine.template}",
+            )
             engine.reset_from_template()
         summary = Step(cfg, engine, out, stop, index, vus).run()
         steps.append(summary)

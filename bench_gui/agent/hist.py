@@ -32,7 +32,7 @@ def summarize(hist: HdrHistogram) -> dict[str, float] | None:
 
 
 def encode(hist: HdrHistogram) -> str:
-    return hist.encode().decode("ascii")
+    return str(hist.encode().decode("ascii"))
 
 
 def decode(encoded: str) -> HdrHistogram:
@@ -54,4 +54,3 @@ def merged_summary(hists: dict[str, Any]) -> dict[str, dict[str, float]]:
     if all_summary is not None:
         out["all"] = all_summary
     return out
-

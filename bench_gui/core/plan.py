@@ -182,8 +182,14 @@ def plan_from_dict(data: dict[str, Any]) -> Plan:
     if target.kind not in TARGET_KINDS:
         problems.append(("target.kind", f"must be one of {', '.join(TARGET_KINDS)}"))
     for key in ("host", "user", "database", "admin_database", "password_env", "sslmode"):
-        setattr(target, key, _check_str(problems, f"target.{key}", target_data.get(key, getattr(target, key))))
-    target.port = _check_int(problems, "target.port", target_data.get("port", target.port), 1, 65535)
+        setattr(
+            target,
+            key,
+            _check_str(problems, f"target.{key}", target_data.get(key, getattr(target, key))),
+        )
+    target.port = _check_int(
+        problems, "target.port", target_data.get("port", target.port), 1, 65535
+    )
     if target.kind == "postgresql" and not target.host:
         problems.append(("target.host", "is required for a PostgreSQL target"))
     if not target.database or not target.database.replace("_", "a").isalnum():
@@ -199,7 +205,9 @@ def plan_from_dict(data: dict[str, Any]) -> Plan:
         if key not in Workload.__dataclass_fields__:
             problems.append((f"workload.{key}", "unknown field"))
     wl = plan.workload
-    wl.warehouses = _check_int(problems, "workload.warehouses", wl_data.get("warehouses", wl.warehouses), 1, 100_000)
+    wl.warehouses = _check_int(
+        problems, "workload.warehouses", wl_data.get("warehouses", wl.warehouses), 1, 100_000
+    )
     try:
         wl.virtual_users = parse_vu_list(wl_data.get("virtual_users", wl.virtual_users))
     except ValueError as exc:
@@ -207,15 +215,25 @@ def plan_from_dict(data: dict[str, Any]) -> Plan:
     else:
         if max(wl.virtual_users) > 5000:
             problems.append(("workload.virtual_users", "at most 5000 virtual users per step"))
-    wl.rampup_s = _check_float(problems, "workload.rampup_s", wl_data.get("rampup_s", wl.rampup_s), 0, 86_400)
-    wl.duration_s = _check_float(problems, "workload.duration_s", wl_data.get("duration_s", wl.duration_s), 1, 86_400)
+    wl.rampup_s = _check_float(
+        problems, "workload.rampup_s", wl_data.get("rampup_s", wl.rampup_s), 0, 86_400
+    )
+    wl.duration_s = _check_float(
+        problems, "workload.duration_s", wl_data.get("duration_s", wl.duration_s), 1, 86_400
+    )
     for key in ("all_warehouses", "keying_thinking", "reset_between_steps"):
-        setattr(wl, key, _check_bool(problems, f"workload.{key}", wl_data.get(key, getattr(wl, key))))
+        setattr(
+            wl, key, _check_bool(problems, f"workload.{key}", wl_data.get(key, getattr(wl, key)))
+        )
     wl.build = _check_str(problems, "workload.build", wl_data.get("build", wl.build))
     if wl.build not in BUILD_MODES:
         problems.append(("workload.build", f"must be one of {', '.join(BUILD_MODES)}"))
-    wl.build_workers = _check_int(problems, "workload.build_workers", wl_data.get("build_workers", wl.build_workers), 0, 256)
-    wl.processes = _check_int(problems, "workload.processes", wl_data.get("processes", wl.processes), 0, 256)
+    wl.build_workers = _check_int(
+        problems, "workload.build_workers", wl_data.get("build_workers", wl.build_workers), 0, 256
+    )
+    wl.processes = _check_int(
+        problems, "workload.processes", wl_data.get("processes", wl.processes), 0, 256
+    )
 
     if problems:
         raise PlanError(problems)

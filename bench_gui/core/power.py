@@ -51,8 +51,9 @@ def average_power(readings: Sequence[PowerReading], t0: float, t1: float) -> flo
 
     inner = [(t, w) for t, w in points if t0 < t < t1]
     series = [(t0, at(t0)), *inner, (t1, at(t1))]
-    energy = sum((tb - ta) * (wa + wb) / 2 for (ta, wa), (tb, wb) in zip(series, series[1:],
-                                                                       strict=False))
+    energy = sum(
+        (tb - ta) * (wa + wb) / 2 for (ta, wa), (tb, wb) in zip(series, series[1:], strict=False)
+    )
     return energy / (t1 - t0)
 
 

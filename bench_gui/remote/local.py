@@ -34,10 +34,20 @@ class LocalAgentRun(AgentRun):
         child_env.setdefault("PYTHONUNBUFFERED", "1")
         with open(self.stderr_path, "wb") as stderr:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "bench_gui.agent", "--config", str(self.config_path),
-                 "--spool", str(self.spool_path)],
-                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=stderr,
-                env=child_env, start_new_session=True,
+                [
+                    sys.executable,
+                    "-m",
+                    "bench_gui.agent",
+                    "--config",
+                    str(self.config_path),
+                    "--spool",
+                    str(self.spool_path),
+                ],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=stderr,
+                env=child_env,
+                start_new_session=True,
             )
 
     def events(self) -> Iterator[Event | BadLine]:

@@ -22,7 +22,11 @@ def bench(*args: str, db: Path, timeout: float = 300) -> subprocess.CompletedPro
     env = dict(os.environ)
     return subprocess.run(
         [sys.executable, "-m", "bench_gui", "--db", str(db), *args],
-        capture_output=True, text=True, timeout=timeout, env=env, check=False,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+        check=False,
     )
 
 
@@ -103,8 +107,10 @@ def test_bad_plan_names_the_field(tmp_path: Path) -> None:
 
 def test_unreachable_server_is_a_clear_error(tmp_path: Path) -> None:
     plan = tmp_path / "plan.toml"
-    plan.write_text('[target]\nkind = "postgresql"\nhost = "127.0.0.1"\nport = 1\n'
-                    '[workload]\nwarehouses = 1\nvirtual_users = "1"\n')
+    plan.write_text(
+        '[target]\nkind = "postgresql"\nhost = "127.0.0.1"\nport = 1\n'
+        '[workload]\nwarehouses = 1\nvirtual_users = "1"\n'
+    )
     db = tmp_path / "s.sqlite3"
     proc = bench("run", str(plan), "--json", db=db)
     assert proc.returncode == 1
@@ -114,23 +120,28 @@ def test_unreachable_server_is_a_clear_error(tmp_path: Path) -> None:
 
 
 def test_wrong_password_is_a_clear_error(pg_server: Any, tmp_path: Path) -> None:
-    pg_server.psql("DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname='bench_pw')"
-                   " THEN CREATE ROLE bench_pw LOGIN PASSWORD 'right'; END IF; END $$;")
+    pg_server.psql(
+        "DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname='bench_pw')"
+        " THEN CREATE ROLE bench_pw LOGIN PASSWORD 'right'; END IF; END $$;"
+    )
     hba = Path(pg_server.server.pgdata) / "pg_hba.conf"
     original = hba.read_text()
     hba.write_text("local all bench_pw scram-sha-256\n" + original)
     pg_server.psql("SELECT pg_reload_conf();")
     try:
         plan = tmp_path / "plan.toml"
-        plan.write_text(f'[target]\nkind = "postgresql"\nhost = "{pg_server.socket_dir}"\n'
-                        'user = "bench_pw"\npassword_env = "BENCH_TEST_PW"\n'
-                        '[workload]\nwarehouses = 1\nvirtual_users = "1"\n')
+        plan.write_text(
+            f'[target]\nkind = "postgresql"\nhost = "{pg_server.socket_dir}"\n'
+            'user = "bench_pw"\npassword_env = "BENCH_TEST_PW"\n'
+            '[workload]\nwarehouses = 1\nvirtual_users = "1"\n'
+        )
         db = tmp_path / "s.sqlite3"
         os.environ["BENCH_TEST_PW"] = "wrong"
         proc = bench("run", str(plan), "--json", db=db)
         assert proc.returncode == 1
-        assert 'password authentication failed for user "bench_pw"' in last_json(proc.stdout)[
-            "error"]
+        assert (
+            'password authentication failed for user "bench_pw"' in last_json(proc.stdout)["error"]
+        )
         # An unset variable is named, not sent as an empty password.
         del os.environ["BENCH_TEST_PW"]
         proc = bench("run", str(plan), db=db)

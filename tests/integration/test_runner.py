@@ -46,16 +46,17 @@ def test_stop_mid_window_keeps_what_was_measured(pg_server: Any, store: SessionS
     steps = store.steps(controller.session_id)
     assert len(steps) == 1  # the second step never started
     assert steps[0].complete is False
-    assert steps[0].nopm and steps[0].nopm > 0  # the partial window is still measured
-    assert len(store.samples(controller.session_id)) == len(
-        [e for e in seen if e.kind == "sample"])
+    assert steps[0].nopm
+    assert steps[0].nopm > 0
+    assert len(store.samples(controller.session_id)) == len([e for e in seen if e.kind == "sample"])
 
 
 def test_reset_between_steps_starts_each_step_from_the_same_data(
     pg_server: Any, store: SessionStore
 ) -> None:
-    plan = pg_plan(pg_server, "runner_reset", virtual_users=[1, 1], reset_between_steps=True,
-                   duration_s=3)
+    plan = pg_plan(
+        pg_server, "runner_reset", virtual_users=[1, 1], reset_between_steps=True, duration_s=3
+    )
     controller = RunController(plan, store)
     logs = [e.get("message") for e in controller.events() if e.kind == "log"]
     assert any("resetting runner_reset from runner_reset_template" in m for m in logs)
@@ -86,12 +87,15 @@ def test_missing_schema_with_build_never(pg_server: Any, store: SessionStore) ->
 
 
 def test_demo_target_needs_nothing_configured(store: SessionStore) -> None:
-    plan = Plan(target=Target(kind="demo", database="demo_test"),
-                workload=Workload(warehouses=1, virtual_users=[1], rampup_s=1, duration_s=3))
+    plan = Plan(
+        target=Target(kind="demo", database="demo_test"),
+        workload=Workload(warehouses=1, virtual_users=[1], rampup_s=1, duration_s=3),
+    )
     controller = RunController(plan, store)
     kinds = [e.kind for e in controller.events()]
     assert kinds[0] == "hello"
     assert "progress" in kinds  # built on first use
     assert kinds[-1] == "done"
     steps = store.steps(controller.session_id)
-    assert steps[0].nopm and steps[0].nopm > 0
+    assert steps[0].nopm
+    assert steps[0].nopm > 0

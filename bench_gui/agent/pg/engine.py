@@ -70,7 +70,9 @@ class PgEngine:
                 data_dir = conn.execute("SHOW data_directory").fetchone()
             except psycopg.Error:
                 pass  # needs pg_read_all_settings; optional
-        settings = {name: f"{setting}{unit}" if unit else setting for name, setting, unit, _ in rows}
+        settings = {
+            name: f"{setting}{unit}" if unit else setting for name, setting, unit, _ in rows
+        }
         return {
             "server": version[0] if version else "",
             "server_version_num": int(num[0]) if num else 0,
@@ -141,8 +143,9 @@ class PgEngine:
         row = self._monitor.execute(COUNTERS_SQL).fetchone()
         after = time.monotonic()
         assert row is not None
-        return Snapshot(t=(before + after) / 2, new_orders=int(row[0] or 0),
-                        transactions=int(row[1] or 0))
+        return Snapshot(
+            t=(before + after) / 2, new_orders=int(row[0] or 0), transactions=int(row[1] or 0)
+        )
 
     def close_monitor(self) -> None:
         if self._monitor is not None:

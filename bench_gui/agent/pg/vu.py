@@ -24,8 +24,8 @@ from typing import Any
 
 from psycopg import pq
 
-from bench_gui.agent.protocol import TX_KEYS
 from bench_gui.agent.pg.tpcc_rand import C_ID, C_LAST_RUN, last_name
+from bench_gui.agent.protocol import TX_KEYS
 
 # Shared counter slots per worker: committed per tx type, then rollbacks, then errors.
 SLOT_ROLLBACK = len(TX_KEYS)
@@ -49,10 +49,20 @@ ERROR_NAMES = {
     b"53300": "too_many_connections",
 }
 # Keying and thinking times (seconds) per transaction type, TPC-C's values.
-KEYING_S = {"new_order": 18.0, "payment": 3.0, "delivery": 2.0, "stock_level": 2.0,
-            "order_status": 2.0}
-THINK_MEAN_S = {"new_order": 12.0, "payment": 12.0, "delivery": 5.0, "stock_level": 5.0,
-                "order_status": 10.0}
+KEYING_S = {
+    "new_order": 18.0,
+    "payment": 3.0,
+    "delivery": 2.0,
+    "stock_level": 2.0,
+    "order_status": 2.0,
+}
+THINK_MEAN_S = {
+    "new_order": 12.0,
+    "payment": 12.0,
+    "delivery": 5.0,
+    "stock_level": 5.0,
+    "order_status": 10.0,
+}
 HIST_MAX_US = 3_600_000_000  # one hour, in microseconds
 
 
@@ -124,9 +134,14 @@ class _Params:
         rnd = self.rng.random
         if tx == "new_order":
             rbk = b"1" if rnd() < 0.01 else b"0"
-            return [b"%d" % w, self.max_w, b"%d" % (int(rnd() * 10) + 1),
-                    b"%d" % self.nurand(1023, 1, 3000, C_ID), b"%d" % (int(rnd() * 11) + 5),
-                    rbk]
+            return [
+                b"%d" % w,
+                self.max_w,
+                b"%d" % (int(rnd() * 10) + 1),
+                b"%d" % self.nurand(1023, 1, 3000, C_ID),
+                b"%d" % (int(rnd() * 11) + 5),
+                rbk,
+            ]
         if tx == "payment":
             d = int(rnd() * 10) + 1
             if self.warehouses > 1 and rnd() < 0.15:
@@ -135,17 +150,29 @@ class _Params:
                 c_w, c_d = w, d
             byname = rnd() < 0.6
             name = self.names[self.nurand(255, 0, 999, C_LAST_RUN)] if byname else b""
-            return [b"%d" % w, b"%d" % d, b"%d" % c_w, b"%d" % c_d,
-                    b"%d" % self.nurand(1023, 1, 3000, C_ID), b"1" if byname else b"0",
-                    b"%d" % (int(rnd() * 5000) + 1), name]
+            return [
+                b"%d" % w,
+                b"%d" % d,
+                b"%d" % c_w,
+                b"%d" % c_d,
+                b"%d" % self.nurand(1023, 1, 3000, C_ID),
+                b"1" if byname else b"0",
+                b"%d" % (int(rnd() * 5000) + 1),
+                name,
+            ]
         if tx == "delivery":
             return [b"%d" % w, b"%d" % (int(rnd() * 10) + 1)]
         if tx == "stock_level":
             return [b"%d" % w, b"%d" % stock_d, b"%d" % (int(rnd() * 11) + 10)]
         byname = rnd() < 0.6
         name = self.names[self.nurand(255, 0, 999, C_LAST_RUN)] if byname else b""
-        return [b"%d" % w, b"%d" % (int(rnd() * 10) + 1),
-                b"%d" % self.nurand(1023, 1, 3000, C_ID), b"1" if byname else b"0", name]
+        return [
+            b"%d" % w,
+            b"%d" % (int(rnd() * 10) + 1),
+            b"%d" % self.nurand(1023, 1, 3000, C_ID),
+            b"1" if byname else b"0",
+            name,
+        ]
 
 
 def _connect(conninfo: str) -> Any:
