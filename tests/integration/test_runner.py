@@ -99,3 +99,18 @@ def test_demo_target_needs_nothing_configured(store: SessionStore) -> None:
     steps = store.steps(controller.session_id)
     assert steps[0].nopm
     assert steps[0].nopm > 0
+
+
+def test_agent_that_dies_leaves_an_incomplete_session(pg_server: Any, store: SessionStore) -> None:
+    plan = pg_plan(pg_server, "runner_dies", virtual_users=[2], rampup_s=1, duration_s=600)
+    controller = RunController(plan, store)
+    samples = 0
+    with pytest.raises(RunError, match="ended without finishing"):
+        for event in controller.events():
+            if event.kind == "sample":
+                samples += 1
+                if samples == 3:
+                    controller._agent.kill()  # type: ignore[union-attr]
+    assert controller.session_id is not None
+    assert store.get_run(controller.session_id).status == "incomplete"
+    assert len(store.samples(controller.session_id)) == 3
