@@ -8,11 +8,14 @@ The monitor reads exactly what HammerDB reads at the edges of the measured windo
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import psycopg
 from psycopg import sql
+
+from bench_gui.agent.pg import template
 
 COUNTERS_SQL = (
     "SELECT (SELECT sum(d_next_o_id) FROM district),"
@@ -107,33 +110,28 @@ class PgEngine:
     # -- templates: every step starts from the same data --------------------------------------
     def make_template(self) -> None:
         """Copy the freshly built database to the template (CREATE DATABASE ... TEMPLATE)."""
-        self.drop_database(self.template)
-        self._copy_database(self.database, self.template)
+        self._retry(
+            lambda: template.make_template(self.admin_conninfo, self.database, self.template)
+        )
 
     def reset_from_template(self) -> None:
         self.close_monitor()
-        self.drop_database(self.database)
-        self._copy_database(self.template, self.database)
+        self._retry(
+            lambda: template.reset_from_template(self.admin_conninfo, self.database, self.template)
+        )
 
-    def _copy_database(self, source: str, target: str) -> None:
-        with connect(self.admin_conninfo, what="server") as conn:
-            conn.execute("CHECKPOINT") if _is_superuser(conn) else None
-            deadline = time.monotonic() + 30
-            while True:
-                try:
-                    conn.execute(
-                        sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(
-                            sql.Identifier(target), sql.Identifier(source)
-                        )
-                    )
-                    return
-                except psycopg.errors.ObjectInUse as exc:
-                    # Sessions of the previous step may take a moment to go away.
-                    if time.monotonic() > deadline:
-                        raise EngineError(
-                            f"cannot copy {source!r}: other sessions are using it ({exc})"
-                        ) from exc
-                    time.sleep(0.2)
+    @staticmethod
+    def _retry(action: Callable[[], None], seconds: float = 30.0) -> None:
+        """Sessions of the previous step take a moment to go away after their users stop."""
+        deadline = time.monotonic() + seconds
+        while True:
+            try:
+                action()
+                return
+            except template.TemplateError as exc:
+                if "session" not in str(exc) or time.monotonic() > deadline:
+                    raise EngineError(str(exc)) from exc
+                time.sleep(0.2)
 
     # -- the monitor ------------------------------------------------------------------------------
     def snapshot(self) -> Snapshot:
@@ -151,8 +149,3 @@ class PgEngine:
         if self._monitor is not None:
             self._monitor.close()
             self._monitor = None
-
-
-def _is_superuser(conn: psycopg.Connection[Any]) -> bool:
-    row = conn.execute("SELECT rolsuper FROM pg_roles WHERE rolname = current_user").fetchone()
-    return bool(row and row[0])
