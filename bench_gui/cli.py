@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 from typing import Any, TextIO
@@ -115,8 +116,9 @@ def _drive(plan: Plan, action: str, args: argparse.Namespace) -> int:
         result["status"] = controller.final.get("status")
     if failure:
         result["error"] = failure
+        print(f"bench-gui: {failure}", file=sys.stderr)
     if getattr(args, "json", False):
-        pass
+        print(json.dumps(result))
     elif action == "run":
         _print_steps(result.get("steps", []))
     ok = not failure and (controller.final is None or controller.final.get("status") == "ok")
@@ -126,8 +128,14 @@ def _drive(plan: Plan, action: str, args: argparse.Namespace) -> int:
 def _print_steps(steps: list[dict[str, Any]]) -> None:
     if not steps:
         return
+    print(f"{'VUs':>5} {'NOPM':>10} {'TPM':>10} {'driver NOPM':>12} {'avg ms':>8} {'p99.9 ms':>9}")
     for s in steps:
-        (s.get("latency_ms") or {}).get("all") or {}
+        lat = (s.get("latency_ms") or {}).get("all") or {}
+        print(
+            f"{s['vus']:>5} {_fmt(s['nopm']):>10} {_fmt(s['tpm']):>10}"
+            f" {_fmt(s['nopm_driver']):>12} {_fmt(lat.get('avg'), 2):>8}"
+            f" {_fmt(lat.get('p999'), 2):>9}"
+        )
 
 
 def _plan_arg(args: argparse.Namespace) -> Plan:
@@ -159,18 +167,25 @@ def cmd_sessions(args: argparse.Namespace) -> int:
     if args.sessions_cmd == "list":
         runs = store.list_runs(kind=None if args.all else "run")
         if args.json:
-            pass
+            print(json.dumps([_jsonable(r) for r in runs]))
         else:
-            for _r in runs:
-                pass
+            print(f"{'ID':>4}  {'created':20} {'status':11} {'steps':>5} {'best NOPM':>10}  name")
+            for r in runs:
+                print(
+                    f"{r.id:>4}  {str(r.created_at)[:19]:20} {r.status:11} {r.steps:>5}"
+                    f" {_fmt(r.best_nopm):>10}  {r.name}"
+                )
         return EXIT_OK
     try:
         data = store.run_to_json(args.id)
-    except SessionNotFound:
+    except SessionNotFound as exc:
+        print(f"bench-gui: {exc}", file=sys.stderr)
         return EXIT_FAILED
     if args.json:
-        pass
+        print(json.dumps(data, default=str))
     else:
+        print(f"session {data.get('id')}: {data.get('name')} ({data.get('status')})")
+        print(f"server: {data.get('server_version', '')}")
         _print_steps(
             [
                 {
@@ -259,12 +274,15 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(func(args))
     except PlanError as exc:
-        for _name, _reason in exc.problems:
-            pass
+        print("bench-gui: the plan is not valid:", file=sys.stderr)
+        for name, reason in exc.problems:
+            print(f"  {name}: {reason}", file=sys.stderr)
         return EXIT_USAGE
-    except StoreError:
+    except StoreError as exc:
+        print(f"bench-gui: session store: {exc}", file=sys.stderr)
         return EXIT_FAILED
-    except RunError:
+    except RunError as exc:
+        print(f"bench-gui: {exc}", file=sys.stderr)
         return EXIT_FAILED
 
 

@@ -124,6 +124,7 @@ def main() -> int:
         counts = step.driver_counts()
         transactions = sum(counts)  # committed + rollbacks + errors, the whole step
         driver_cpu = (self1 - self0) + (children1 - children0)
+        supervisor_us = (self1 - self0) / transactions * 1e6
         other_cpu = max(0.0, (busy1 - busy0) - driver_cpu)
         elapsed = args.rampup + args.duration
         print(
@@ -131,6 +132,7 @@ def main() -> int:
             f" {summary['nopm_driver']:>9,.0f} {transactions / elapsed:>8,.0f}"
             f" {driver_cpu / transactions * 1e6:>13.1f} {other_cpu / transactions * 1e6:>12.1f}"
         )
+        print(f"     of which the supervising process: {supervisor_us:.1f} µs/tx")
         errors = summary.get("errors") or {}
         if errors:
             print(f"     errors: {errors}")

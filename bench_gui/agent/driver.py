@@ -110,7 +110,8 @@ class Step:
         self.tick_errors: dict[str, int] = {}
         self.step_errors: dict[str, int] = {}
         self.window_hists = {k: hist.new_histogram() for k in TX_KEYS}
-        self.windows_received = 0
+        self.tick_sums = dict.fromkeys(TX_KEYS, 0)
+        self.window_sums = dict.fromkeys(TX_KEYS, 0)
         self.byes = 0
 
     # -- counters ------------------------------------------------------------------------------
@@ -125,15 +126,18 @@ class Step:
                 msg = pipe.recv()
                 kind = msg[0]
                 if kind == "tick":
-                    for key, enc in msg[1].items():
+                    _, encoded, sums, errors, in_window = msg
+                    for key, enc in encoded.items():
                         hist.add_encoded(self.tick_hists[key], enc)
-                    for err, n in msg[2].items():
+                        if in_window:
+                            hist.add_encoded(self.window_hists[key], enc)
+                    for key, total in sums.items():
+                        self.tick_sums[key] += total
+                        if in_window:
+                            self.window_sums[key] += total
+                    for err, n in errors.items():
                         self.tick_errors[err] = self.tick_errors.get(err, 0) + n
                         self.step_errors[err] = self.step_errors.get(err, 0) + n
-                elif kind == "window":
-                    for key, enc in msg[1].items():
-                        hist.add_encoded(self.window_hists[key], enc)
-                    self.windows_received += 1
                 elif kind == "bye":
                     self.byes += 1
                 elif kind == "error":
@@ -190,8 +194,9 @@ class Step:
             pipe.close()
 
     def _tick_latency(self) -> dict[str, dict[str, float]]:
-        summary = hist.merged_summary(self.tick_hists)
+        summary = hist.merged_summary(self.tick_hists, self.tick_sums)
         self.tick_hists = {k: hist.new_histogram() for k in TX_KEYS}
+        self.tick_sums = dict.fromkeys(TX_KEYS, 0)
         return summary
 
     def run(self) -> dict[str, Any]:
@@ -311,7 +316,7 @@ class Step:
             counts={k: delta[i] for i, k in enumerate(TX_KEYS)},
             rollbacks=delta[SLOT_ROLLBACK],
             error_count=delta[SLOT_ERRORS],
-            latency_ms=hist.merged_summary(self.window_hists),
+            latency_ms=hist.merged_summary(self.window_hists, self.window_sums),
             histograms={
                 k: hist.encode(h) for k, h in self.window_hists.items() if h.get_total_count()
             },
