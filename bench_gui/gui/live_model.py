@@ -1,0 +1,443 @@
+"""The live run's model: protocol events in, chart buffers and tile values out. No Qt here.
+
+The Live page feeds every event of a run to :meth:`LiveModel.feed`; its redraw timer then reads
+:attr:`LiveModel.samples` (preallocated ring buffers, one column per series) and
+:meth:`LiveModel.tiles` when :attr:`LiveModel.version` changed. Keeping this free of Qt lets
+the tests drive it with real protocol events and check every number without rendering.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from bench_gui.agent.protocol import Event
+
+# Columns of the live sample buffer. ``t`` is seconds since the run's first event; ``nopm`` and
+# ``tpm`` are the best available rate (the database's counters, else the driver's count).
+SAMPLE_COLUMNS: tuple[str, ...] = (
+    "t",
+    "step",
+    "vus",
+    "nopm",
+    "tpm",
+    "nopm_driver",
+    "tpm_driver",
+    "nopm_db",
+    "tpm_db",
+    "lat_avg",
+    "lat_p95",
+    "lat_p99",
+    "lat_p999",
+    "errors",
+)
+
+# Samples kept in the live buffers: 12 hours at one sample a second.
+DEFAULT_CAPACITY = 12 * 3600
+
+PHASE_LABELS: dict[str, str] = {
+    "idle": "Idle",
+    "starting": "Starting",
+    "rampup": "Ramp-up",
+    "measure": "Measuring",
+    "between": "Next step",
+    "ok": "Finished",
+    "stopped": "Stopped",
+    "failed": "Failed",
+}
+ENDED_PHASES = frozenset({"ok", "stopped", "failed"})
+
+
+def _number(value: Any) -> float:
+    """A float, or NaN for anything missing or not a number."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return math.nan
+    return float(value)
+
+
+def _optional(value: float) -> float | None:
+    return None if math.isnan(value) else value
+
+
+def _nanmean(values: np.ndarray) -> float | None:
+    finite = values[np.isfinite(values)]
+    return float(finite.mean()) if finite.size else None
+
+
+class RingBuffer:
+    """Float columns in a preallocated array, oldest rows dropped past ``capacity``.
+
+    Storage is twice the capacity, so :meth:`column` always returns a contiguous view without
+    copying; when the storage fills, the newest ``capacity - 1`` rows slide to the front once.
+    """
+
+    def __init__(self, columns: Sequence[str], capacity: int = DEFAULT_CAPACITY) -> None:
+        if capacity < 2:
+            raise ValueError("capacity must be at least 2")
+        self.columns = tuple(columns)
+        self.capacity = capacity
+        self._index = {name: i for i, name in enumerate(self.columns)}
+        self._data = np.full((len(self.columns), 2 * capacity), np.nan)
+        self._start = 0
+        self._end = 0
+
+    def __len__(self) -> int:
+        return self._end - self._start
+
+    def clear(self) -> None:
+        self._data.fill(np.nan)
+        self._start = self._end = 0
+
+    def append(self, row: Mapping[str, float]) -> None:
+        """Add one row; columns missing from ``row`` are NaN."""
+        if self._end == self._data.shape[1]:
+            keep = self.capacity - 1
+            self._data[:, :keep] = self._data[:, self._end - keep : self._end]
+            self._data[:, keep:] = np.nan
+            self._start, self._end = 0, keep
+        col = self._end
+        for name, value in row.items():
+            self._data[self._index[name], col] = value
+        self._end += 1
+        if self._end - self._start > self.capacity:
+            self._start += 1
+
+    def column(self, name: str) -> np.ndarray:
+        """A read-only view of one column, oldest first."""
+        view = self._data[self._index[name], self._start : self._end]
+        view.flags.writeable = False
+        return view
+
+    def last(self, name: str, n: int = 1) -> np.ndarray:
+        """The newest ``n`` values of a column (fewer if the buffer holds fewer)."""
+        return self.column(name)[-n:]
+
+
+@dataclass
+class StepPoint:
+    """One finished sweep step, as the ``step`` end event summarised it."""
+
+    step: int
+    vus: int
+    nopm: float | None
+    tpm: float | None
+    nopm_driver: float | None
+    window_s: float | None
+    complete: bool
+    latency_all: dict[str, float] = field(default_factory=dict)
+    errors: int = 0
+
+
+@dataclass
+class Tiles:
+    """The numbers of the big tiles (None: not known yet)."""
+
+    nopm: float | None = None
+    tpm: float | None = None
+    nopm_driver: float | None = None
+    latency_avg_ms: float | None = None
+    latency_p999_ms: float | None = None
+    vus: int | None = None
+    errors: int = 0
+    rollbacks: int = 0
+
+
+class LiveModel:
+    """Accumulates one run's events into buffers and display values.
+
+    ``smoothing`` is how many of the step's latest samples the NOPM/TPM tiles average (the
+    per-second rates are noisy; the charts show them raw).
+    """
+
+    def __init__(self, capacity: int = DEFAULT_CAPACITY, smoothing: int = 5) -> None:
+        self.samples = RingBuffer(SAMPLE_COLUMNS, capacity)
+        self.smoothing = max(1, smoothing)
+        self.reset()
+
+    # ---- lifecycle -----------------------------------------------------------------------
+
+    def reset(
+        self,
+        planned_vus: Iterable[int] = (),
+        rampup_s: float | None = None,
+        duration_s: float | None = None,
+        name: str = "",
+    ) -> None:
+        """Forget everything and get ready for a new run of the given shape."""
+        self.samples.clear()
+        self.name = name
+        self.planned_vus: list[int] = list(planned_vus)
+        self.rampup_s = rampup_s
+        self.duration_s = duration_s
+        self.t0: float | None = None
+        self.engine = ""
+        self.server = ""
+        self.phase = "idle"
+        self.step: int | None = None
+        self.vus: int | None = None
+        self.remaining: float | None = None
+        self.remaining_at: float | None = None  # run time (s) of the sample that said it
+        self.points: list[StepPoint] = []
+        self.markers: list[tuple[float, int, int]] = []  # (t, step, vus) at each step start
+        self.errors_total = 0
+        self.rollbacks_total = 0
+        self.error_messages: list[str] = []
+        self.logs: deque[tuple[str, str]] = deque(maxlen=200)
+        self.status_message = ""
+        self.last_seq: int | None = None
+        self.version = 0
+        self._last_latency: dict[str, float] = {}
+        self._last_sample: dict[str, float] = {}
+
+    def begin(
+        self, planned_vus: Iterable[int], rampup_s: float, duration_s: float, name: str
+    ) -> None:
+        """Reset for a run that is about to start (the plan's shape is known)."""
+        self.reset(planned_vus, rampup_s, duration_s, name)
+        self.phase = "starting"
+        self.version += 1
+
+    # ---- feeding -------------------------------------------------------------------------
+
+    def feed(self, event: Event) -> None:
+        """Take one protocol event; unknown kinds and odd payloads are ignored, never fatal."""
+        if self.t0 is None:
+            self.t0 = event.t
+        self.last_seq = event.seq
+        handler = getattr(self, f"_on_{event.kind}", None)
+        if handler is not None:
+            handler(event)
+            self.version += 1
+
+    def feed_all(self, events: Iterable[Event]) -> None:
+        for event in events:
+            self.feed(event)
+
+    def run_time(self, event_t: float) -> float:
+        return event_t - (self.t0 if self.t0 is not None else event_t)
+
+    def _on_hello(self, event: Event) -> None:
+        self.engine = str(event.get("engine") or "")
+        self.server = str(event.get("server") or "")
+        config = event.get("config")
+        if isinstance(config, dict):
+            nested = config.get("workload")
+            workload: dict[str, Any] = nested if isinstance(nested, dict) else {}
+            vus = workload.get("virtual_users", config.get("virtual_users"))
+            if not self.planned_vus and isinstance(vus, list):
+                self.planned_vus = [int(v) for v in vus if isinstance(v, int)]
+            if self.rampup_s is None:
+                value = _number(workload.get("rampup_s", config.get("rampup_s")))
+                self.rampup_s = _optional(value)
+            if self.duration_s is None:
+                value = _number(workload.get("duration_s", config.get("duration_s")))
+                self.duration_s = _optional(value)
+        if self.phase == "idle":
+            self.phase = "starting"
+
+    def _on_step(self, event: Event) -> None:
+        step = event.get("step")
+        vus = event.get("vus")
+        if event.get("phase") == "start":
+            self.step = step if isinstance(step, int) else self.step
+            self.vus = vus if isinstance(vus, int) else self.vus
+            self.phase = "rampup" if (self.rampup_s or 0) > 0 else "measure"
+            self.remaining = None
+            self.remaining_at = None
+            self._last_sample = {}
+            self._last_latency = {}
+            self.markers.append((self.run_time(event.t), self.step or 0, self.vus or 0))
+            if self.step is not None and self.step >= len(self.planned_vus) and self.vus:
+                # More steps than planned (or no plan): grow the list so "k of n" stays true.
+                self.planned_vus.extend([0] * (self.step + 1 - len(self.planned_vus)))
+                self.planned_vus[self.step] = self.vus
+        elif event.get("phase") == "end":
+            summary = event.get("summary")
+            if isinstance(summary, dict):
+                self._add_point(summary, step, vus)
+            self.phase = "between"
+            self.remaining = None
+            self.remaining_at = None
+
+    def _add_point(self, summary: Mapping[str, Any], step: Any, vus: Any) -> None:
+        step_no = summary.get("step", step)
+        users = summary.get("vus", vus)
+        if not isinstance(step_no, int) or not isinstance(users, int):
+            return
+        latency = summary.get("latency_ms")
+        latency_all = latency.get("all") if isinstance(latency, dict) else None
+        errors = summary.get("errors")
+        point = StepPoint(
+            step=step_no,
+            vus=users,
+            nopm=_optional(_number(summary.get("nopm"))),
+            tpm=_optional(_number(summary.get("tpm"))),
+            nopm_driver=_optional(_number(summary.get("nopm_driver"))),
+            window_s=_optional(_number(summary.get("window_s"))),
+            complete=bool(summary.get("complete", True)),
+            latency_all={
+                k: float(v)
+                for k, v in (latency_all or {}).items()
+                if isinstance(v, int | float) and not isinstance(v, bool)
+            },
+            errors=sum(int(v) for v in errors.values() if isinstance(v, int))
+            if isinstance(errors, dict)
+            else 0,
+        )
+        self.points = [p for p in self.points if p.step != point.step]
+        self.points.append(point)
+        self.points.sort(key=lambda p: p.step)
+
+    def _on_sample(self, event: Event) -> None:
+        phase = event.get("phase")
+        if phase in ("rampup", "measure"):
+            self.phase = phase
+        step = event.get("step")
+        vus = event.get("vus")
+        if isinstance(step, int):
+            self.step = step
+        if isinstance(vus, int):
+            self.vus = vus
+        t = self.run_time(event.t)
+        remaining = _number(event.get("remaining"))
+        self.remaining = _optional(remaining)
+        self.remaining_at = t if self.remaining is not None else None
+
+        errors = event.get("errors")
+        n_errors = 0
+        if isinstance(errors, dict):
+            n_errors = sum(int(v) for v in errors.values() if isinstance(v, int | float))
+        self.errors_total += n_errors
+        rollbacks = event.get("rollbacks")
+        if isinstance(rollbacks, int):
+            self.rollbacks_total += rollbacks
+
+        latency = event.get("latency_ms")
+        lat_all = latency.get("all") if isinstance(latency, dict) else None
+        lat = lat_all if isinstance(lat_all, dict) else {}
+        nopm_driver = _number(event.get("nopm_driver"))
+        tpm_driver = _number(event.get("tpm_driver"))
+        nopm_db = _number(event.get("nopm_db"))
+        tpm_db = _number(event.get("tpm_db"))
+        row = {
+            "t": t,
+            "step": _number(step),
+            "vus": _number(vus),
+            "nopm": nopm_driver if math.isnan(nopm_db) else nopm_db,
+            "tpm": tpm_driver if math.isnan(tpm_db) else tpm_db,
+            "nopm_driver": nopm_driver,
+            "tpm_driver": tpm_driver,
+            "nopm_db": nopm_db,
+            "tpm_db": tpm_db,
+            "lat_avg": _number(lat.get("avg")),
+            "lat_p95": _number(lat.get("p95")),
+            "lat_p99": _number(lat.get("p99")),
+            "lat_p999": _number(lat.get("p999")),
+            "errors": float(n_errors),
+        }
+        self.samples.append(row)
+        self._last_sample = row
+        self._last_latency = {k: v for k, v in row.items() if k.startswith("lat_")}
+
+    def _on_log(self, event: Event) -> None:
+        self.logs.append((str(event.get("level") or "info"), str(event.get("message") or "")))
+
+    def _on_error(self, event: Event) -> None:
+        message = str(event.get("message") or "error")
+        self.error_messages.append(message)
+        if event.get("fatal"):
+            self.phase = "failed"
+            self.status_message = message
+
+    def _on_summary(self, event: Event) -> None:
+        steps = event.get("steps")
+        if isinstance(steps, list):
+            for summary in steps:
+                if isinstance(summary, dict):
+                    self._add_point(summary, summary.get("step"), summary.get("vus"))
+
+    def _on_done(self, event: Event) -> None:
+        status = event.get("status")
+        self.phase = status if status in ENDED_PHASES else "ok"
+        message = event.get("message")
+        if message:
+            self.status_message = str(message)
+        self.remaining = None
+        self.remaining_at = None
+
+    def fail(self, message: str) -> None:
+        """The run failed outside the event stream (the worker raised)."""
+        self.phase = "failed"
+        self.status_message = message
+        self.remaining = None
+        self.version += 1
+
+    # ---- reading -------------------------------------------------------------------------
+
+    @property
+    def phase_label(self) -> str:
+        return PHASE_LABELS.get(self.phase, self.phase.title())
+
+    @property
+    def ended(self) -> bool:
+        return self.phase in ENDED_PHASES
+
+    @property
+    def step_number(self) -> int | None:
+        """The current step counted from 1 (for "step k of n")."""
+        return None if self.step is None else self.step + 1
+
+    @property
+    def step_count(self) -> int | None:
+        return len(self.planned_vus) or None
+
+    def phase_remaining(self, now: float | None = None) -> float | None:
+        """Seconds left in the current phase (ramp-up or measured window).
+
+        ``now`` is the current run time; without it, the value as of the last sample. The
+        agent reports the time left in the whole step, so during ramp-up the measured window
+        is taken off when the plan's duration is known.
+        """
+        if self.remaining is None or self.ended:
+            return None
+        left = self.remaining
+        if now is not None and self.remaining_at is not None:
+            left -= max(0.0, now - self.remaining_at)
+        if self.phase == "rampup" and self.duration_s is not None:
+            left -= self.duration_s
+        return max(0.0, left)
+
+    def tiles(self) -> Tiles:
+        nopm = tpm = nopm_driver = None
+        n = len(self.samples)
+        if n and self._last_sample:
+            # Average over the step's latest samples only.
+            steps = self.samples.last("step", self.smoothing)
+            current = steps[-1]
+            same = steps == current if not math.isnan(current) else np.isnan(steps)
+            k = int(same[::-1].cumprod().sum())
+            nopm = _nanmean(self.samples.last("nopm", k))
+            tpm = _nanmean(self.samples.last("tpm", k))
+            nopm_driver = _nanmean(self.samples.last("nopm_driver", k))
+        return Tiles(
+            nopm=nopm,
+            tpm=tpm,
+            nopm_driver=nopm_driver,
+            latency_avg_ms=_optional(self._last_latency.get("lat_avg", math.nan)),
+            latency_p999_ms=_optional(self._last_latency.get("lat_p999", math.nan)),
+            vus=self.vus,
+            errors=self.errors_total,
+            rollbacks=self.rollbacks_total,
+        )
+
+    def best_point(self) -> StepPoint | None:
+        """The step with the most NOPM: among complete steps, else among all (as the store)."""
+        scored = [p for p in self.points if p.nopm is not None]
+        complete = [p for p in scored if p.complete]
+        candidates = complete or scored
+        return max(candidates, key=lambda p: p.nopm or 0.0) if candidates else None

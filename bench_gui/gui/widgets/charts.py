@@ -1,0 +1,460 @@
+"""Chart widgets shared by the Live and Sessions pages (pyqtgraph, dark, readable from afar).
+
+Following pyqtgraph's own advice for live plots: every curve, pen and brush is created once
+when the chart is built; afterwards only data is passed (``setData``), clipped to the view,
+peak-downsampled and without the per-call finite check. The caller decides when to redraw
+(the Live page does it from one timer), so a chart never redraws per event.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QFont
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+
+# ---- palette (matches resources/theme.qss) ----------------------------------------------------
+
+BACKGROUND = "#161a22"
+FOREGROUND = "#c9d1e0"
+GRID_ALPHA = 0.18
+AXIS_COLOR = "#3a4357"
+MUTED = "#93a0b8"
+
+NOPM_COLOR = "#33b1ff"
+TPM_COLOR = "#f1c21b"
+DRIVER_COLOR = "#8a3ffc"
+LATENCY_COLORS = {
+    "avg": "#42be65",
+    "p95": "#f1c21b",
+    "p99": "#ff832b",
+    "p999": "#fa4d56",
+}
+
+TICK_PX = 15
+LABEL_PX = 16
+LEGEND_PX = 15
+VALUE_LABEL_PX = 16
+
+pg.setConfigOptions(antialias=False, background=BACKGROUND, foreground=FOREGROUND)
+
+
+def format_count(value: float) -> str:
+    """A rate for an axis or label: ``950``, ``66.0k``, ``150k``, ``1.25M``."""
+    if value is None or not math.isfinite(value):
+        return ""
+    magnitude = abs(value)
+    if magnitude >= 1_000_000:
+        return f"{value / 1_000_000:.2f}M".replace(".00M", "M")
+    if magnitude >= 100_000:
+        return f"{value / 1000:.0f}k"
+    if magnitude >= 1000:
+        return f"{value / 1000:.1f}k".replace(".0k", "k")
+    if magnitude >= 10 or magnitude == 0:
+        return f"{value:.0f}"
+    return f"{value:.1f}"
+
+
+def format_duration(seconds: float) -> str:
+    """Run time for the time axis: ``0:45``, ``12:05``, ``1:02:03``."""
+    if not math.isfinite(seconds):
+        return ""
+    sign = "-" if seconds < 0 else ""
+    total = int(round(abs(seconds)))
+    hours, rest = divmod(total, 3600)
+    minutes, secs = divmod(rest, 60)
+    if hours:
+        return f"{sign}{hours}:{minutes:02d}:{secs:02d}"
+    return f"{sign}{minutes}:{secs:02d}"
+
+
+class CountAxis(pg.AxisItem):  # type: ignore[misc]
+    """A value axis that prints 150k rather than pyqtgraph's ``x1e+05`` scale."""
+
+    def __init__(self, orientation: str = "left", **kwargs: object) -> None:
+        super().__init__(orientation, **kwargs)
+        self.enableAutoSIPrefix(False)
+
+    def tickSpacing(  # noqa: N802 (pyqtgraph override)
+        self, min_val: float, max_val: float, size: float
+    ) -> list[tuple[float, float]]:
+        # One level of round steps (1, 2, 2.5, 5 x 10^k), about one label per 45 px: a value
+        # axis readable from afar rather than a dense ruler.
+        span = max_val - min_val
+        if span <= 0 or not math.isfinite(span):
+            return list(super().tickSpacing(min_val, max_val, size))
+        raw = span / max(2.0, size / 45.0)
+        power = 10.0 ** math.floor(math.log10(raw))
+        step = next(m * power for m in (1.0, 2.0, 2.5, 5.0, 10.0) if m * power >= raw)
+        return [(step, 0.0)]
+
+    def tickStrings(  # noqa: N802 (pyqtgraph override)
+        self, values: list[float], scale: float, spacing: float
+    ) -> list[str]:
+        return [format_count(v * scale) for v in values]
+
+
+class ValueAxis(CountAxis):
+    """Round steps like :class:`CountAxis`, printed as plain numbers (``0.25``, ``7.5``)."""
+
+    def tickStrings(  # noqa: N802 (pyqtgraph override)
+        self, values: list[float], scale: float, spacing: float
+    ) -> list[str]:
+        return [f"{v * scale:.6g}" for v in values]
+
+
+class TimeAxis(pg.AxisItem):  # type: ignore[misc]
+    """A time axis in m:ss of run time."""
+
+    def __init__(self, orientation: str = "bottom", **kwargs: object) -> None:
+        super().__init__(orientation, **kwargs)
+        self.enableAutoSIPrefix(False)
+
+    def tickSpacing(  # noqa: N802 (pyqtgraph override)
+        self, min_val: float, max_val: float, size: float
+    ) -> list[tuple[float, float]]:
+        # Whole seconds, minutes and hours rather than decimal steps.
+        span = max_val - min_val
+        if span <= 0:
+            return list(super().tickSpacing(min_val, max_val, size))
+        steps = (1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 14400)
+        target = span / max(2.0, size / 110.0)
+        major = next((s for s in steps if s >= target), steps[-1])
+        minor = next((s for s in reversed(steps) if s <= major / 4), major)
+        return [(major, 0), (minor, 0)]
+
+    def tickStrings(  # noqa: N802 (pyqtgraph override)
+        self, values: list[float], scale: float, spacing: float
+    ) -> list[str]:
+        return [format_duration(v * scale) for v in values]
+
+
+@dataclass(frozen=True)
+class SeriesSpec:
+    """One curve of a chart: its key (for :meth:`TimeSeriesChart.set_data`), legend, look."""
+
+    key: str
+    label: str
+    color: str
+    width: float = 2.0
+    dashed: bool = False
+
+
+def _font(pixels: int, bold: bool = False) -> QFont:
+    font = QFont()
+    font.setPixelSize(pixels)
+    font.setBold(bold)
+    return font
+
+
+def _style_axis(axis: pg.AxisItem, label: str) -> None:
+    axis.setPen(pg.mkPen(AXIS_COLOR, width=1))
+    axis.setTextPen(pg.mkPen(FOREGROUND))
+    axis.setTickFont(_font(TICK_PX))
+    axis.setStyle(tickTextOffset=8, tickLength=-6)
+    axis.setLabel(label, **{"color": MUTED, "font-size": f"{LABEL_PX}px"})
+
+
+def _style_plot(plot: pg.PlotItem, x_label: str, y_label: str) -> None:
+    plot.showGrid(x=True, y=True, alpha=GRID_ALPHA)
+    plot.setClipToView(True)
+    plot.setDownsampling(auto=True, mode="peak")
+    plot.setMenuEnabled(False)
+    plot.hideButtons()
+    _style_axis(plot.getAxis("bottom"), x_label)
+    _style_axis(plot.getAxis("left"), y_label)
+    plot.getAxis("left").setWidth(72)
+    plot.layout.setContentsMargins(6, 10, 14, 6)
+
+
+def legend_html(entries: Sequence[tuple[str, str, str]]) -> str:
+    """Rich text for a legend: (label, colour, kind) with kind ``line``, ``dashed``, ``bar``,
+    ``marker``; shown in the chart's header so it never hides data."""
+    glyphs = {"line": "━━", "dashed": "╍╍", "bar": "■", "marker": "━●━"}
+    parts = []
+    for label, color, kind in entries:
+        glyph = glyphs.get(kind, "━━")
+        parts.append(
+            f'<span style="color:{color}; font-size:{LEGEND_PX + 4}px;">{glyph}</span>'
+            f'<span style="color:{FOREGROUND};">&nbsp;{label}</span>'
+        )
+    return "&nbsp;&nbsp;&nbsp;&nbsp;".join(parts)
+
+
+class ChartCard(QFrame):
+    """A titled card holding one pyqtgraph plot, its legend in the header.
+
+    While the chart has no data it shows a short message instead of empty axes.
+    """
+
+    def __init__(
+        self,
+        title: str,
+        x_label: str,
+        y_label: str,
+        bottom_axis: pg.AxisItem,
+        left_axis: pg.AxisItem,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.setObjectName("chartCard")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(14, 10, 10, 8)
+        layout.setSpacing(4)
+        header = QHBoxLayout()
+        header.setSpacing(12)
+        self.title_label = QLabel(title)
+        self.title_label.setObjectName("sectionTitle")
+        header.addWidget(self.title_label)
+        header.addStretch(1)
+        self.legend_label = QLabel("")
+        self.legend_label.setObjectName("chartLegend")
+        self.legend_label.setTextFormat(Qt.TextFormat.RichText)
+        header.addWidget(self.legend_label)
+        layout.addLayout(header)
+        self.plot_widget = pg.PlotWidget(
+            background=BACKGROUND, axisItems={"bottom": bottom_axis, "left": left_axis}
+        )
+        self.plot_widget.setFrameShape(QFrame.Shape.NoFrame)
+        self.plot_widget.setMinimumHeight(150)
+        layout.addWidget(self.plot_widget, 1)
+        self.plot: pg.PlotItem = self.plot_widget.getPlotItem()
+        _style_plot(self.plot, x_label, y_label)
+        self._placeholder = pg.TextItem("", color=MUTED, anchor=(0.5, 0.5))
+        self._placeholder.setFont(_font(17))
+        self.plot.addItem(self._placeholder, ignoreBounds=True)
+        self.empty = False
+
+    def set_title(self, title: str) -> None:
+        self.title_label.setText(title)
+
+    def set_legend(self, entries: Sequence[tuple[str, str, str]]) -> None:
+        self.legend_label.setText(legend_html(entries))
+
+    @property
+    def legend_text(self) -> str:
+        return self.legend_label.text()
+
+    def _show_empty(self, message: str, x_range: tuple[float, float]) -> None:
+        """No data: fixed ranges, no y values, a message in the middle."""
+        self.empty = True
+        self.plot.getAxis("left").setStyle(showValues=False)
+        self.plot.setXRange(*x_range, padding=0)
+        self.plot.setYRange(0, 1, padding=0)
+        self._placeholder.setText(message)
+        self._placeholder.setPos((x_range[0] + x_range[1]) / 2, 0.5)
+        self._placeholder.show()
+
+    def _show_data(self) -> None:
+        if self.empty:
+            self.empty = False
+            self.plot.getAxis("left").setStyle(showValues=True)
+            self._placeholder.hide()
+
+
+class TimeSeriesChart(ChartCard):
+    """Values over run time: one curve per :class:`SeriesSpec`, step markers, y from zero."""
+
+    def __init__(
+        self,
+        title: str,
+        y_label: str,
+        series: Sequence[SeriesSpec],
+        count_axis: bool = True,
+        empty_message: str = "Waiting for the first samples…",
+        parent: QWidget | None = None,
+    ) -> None:
+        left = CountAxis("left") if count_axis else ValueAxis("left")
+        super().__init__(title, "Run time (m:ss)", y_label, TimeAxis("bottom"), left, parent)
+        self.set_legend([(s.label, s.color, "dashed" if s.dashed else "line") for s in series])
+        self.empty_message = empty_message
+        # A horizontal base line at zero: it keeps y = 0 inside the automatic range.
+        self._baseline = pg.InfiniteLine(pos=0, angle=0, pen=pg.mkPen(AXIS_COLOR, width=1))
+        self.plot.addItem(self._baseline)
+        self.curves: dict[str, pg.PlotDataItem] = {}
+        for spec in series:
+            pen = pg.mkPen(
+                spec.color,
+                width=spec.width,
+                style=Qt.PenStyle.DashLine if spec.dashed else Qt.PenStyle.SolidLine,
+            )
+            pen.setCosmetic(True)
+            self.curves[spec.key] = self.plot.plot(
+                name=spec.label, pen=pen, connect="finite", skipFiniteCheck=True
+            )
+        self._markers: list[pg.InfiniteLine] = []
+        self._marker_pen = pg.mkPen("#56607a", width=1, style=Qt.PenStyle.DotLine)
+        self.clear()
+
+    def set_data(self, key: str, x: np.ndarray, y: np.ndarray) -> None:
+        if self.empty and len(x):
+            self._show_data()
+            self.plot.enableAutoRange()
+        self.curves[key].setData(x, y, connect="finite", skipFiniteCheck=True)
+
+    def add_marker(self, x: float, text: str) -> None:
+        """A vertical line where a sweep step begins, labelled (e.g. ``16 VU``)."""
+        line = pg.InfiniteLine(
+            pos=x,
+            angle=90,
+            movable=False,
+            pen=self._marker_pen,
+            label=text,
+            labelOpts={
+                "position": 0.93,
+                "color": MUTED,
+                "anchors": [(0, 0.5), (0, 0.5)],
+            },
+        )
+        line.label.setFont(_font(13, bold=True))
+        self.plot.addItem(line)
+        self._markers.append(line)
+
+    @property
+    def marker_count(self) -> int:
+        return len(self._markers)
+
+    def clear_markers(self) -> None:
+        for line in self._markers:
+            self.plot.removeItem(line)
+        self._markers.clear()
+
+    def clear(self) -> None:
+        empty = np.empty(0)
+        for curve in self.curves.values():
+            curve.setData(empty, empty)
+        self.clear_markers()
+        self._show_empty(self.empty_message, (0.0, 60.0))
+
+
+class ScalingChart(ChartCard):
+    """Throughput by virtual users: bars for one series, optionally a line for a second.
+
+    User counts are categories (evenly spaced, labelled with the count), so a sweep of
+    8, 16, 32, 64 users reads as four bars side by side. Categories can be set before any
+    value exists (the planned sweep), and bars fill in as steps end.
+    """
+
+    def __init__(
+        self,
+        title: str,
+        y_label: str,
+        bar: SeriesSpec,
+        line: SeriesSpec | None = None,
+        empty_message: str = "A bar appears as each step ends",
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(
+            title, "Virtual users", y_label, pg.AxisItem("bottom"), CountAxis("left"), parent
+        )
+        self.plot.showGrid(x=False, y=True, alpha=GRID_ALPHA)
+        self.plot.setMouseEnabled(x=False, y=False)
+        legend = [(bar.label, bar.color, "bar")]
+        if line is not None:
+            legend.append((line.label, line.color, "marker"))
+        self.set_legend(legend)
+        self.empty_message = empty_message
+        color = QColor(bar.color)
+        self.bars = pg.BarGraphItem(
+            x=np.empty(0),
+            height=np.empty(0),
+            width=0.62,
+            brush=pg.mkBrush(color),
+            pen=pg.mkPen(color.lighter(130), width=1),
+            name=bar.label,
+        )
+        self.plot.addItem(self.bars)
+        self.line: pg.PlotDataItem | None = None
+        if line is not None:
+            self.line = self.plot.plot(
+                name=line.label,
+                pen=pg.mkPen(line.color, width=line.width),
+                symbol="o",
+                symbolSize=11,
+                symbolBrush=pg.mkBrush(line.color),
+                symbolPen=pg.mkPen(BACKGROUND, width=1.5),
+            )
+        self._labels: list[pg.TextItem] = []
+        self._categories: list[int] = []
+        self.values: dict[int, tuple[float | None, float | None]] = {}
+        self.partial: set[int] = set()
+        self._brush = pg.mkBrush(color)
+        self._partial_brush = pg.mkBrush(color.darker(190))
+        self._redraw()
+
+    def set_categories(self, users: Sequence[int]) -> None:
+        """The user counts on the x axis (in sweep order); values are kept by user count."""
+        self._categories = list(dict.fromkeys(int(u) for u in users if u))
+        self._redraw()
+
+    def set_points(
+        self,
+        users: Sequence[int],
+        bar_values: Sequence[float | None],
+        line_values: Sequence[float | None] | None = None,
+        partial: Sequence[bool] | None = None,
+    ) -> None:
+        """Replace the values: one bar (and line point) per user count. A ``partial`` bar (a
+        step stopped before its window ended) is drawn dimmer and labelled as such."""
+        lines = list(line_values) if line_values is not None else [None] * len(users)
+        self.values = {int(u): (b, t) for u, b, t in zip(users, bar_values, lines, strict=False)}
+        flags = list(partial) if partial is not None else [False] * len(users)
+        self.partial = {int(u) for u, p in zip(users, flags, strict=False) if p}
+        for u in self.values:
+            if u not in self._categories:
+                self._categories.append(u)
+        self._redraw()
+
+    def clear(self) -> None:
+        self._categories = []
+        self.values = {}
+        self.partial = set()
+        self._redraw()
+
+    def _redraw(self) -> None:
+        cats = self._categories
+        axis = self.plot.getAxis("bottom")
+        axis.setTicks([[(i, str(u)) for i, u in enumerate(cats)], []])
+        xs, heights, line_x, line_y = [], [], [], []
+        brushes, notes = [], []
+        for i, users in enumerate(cats):
+            bar_value, line_value = self.values.get(users, (None, None))
+            if bar_value is not None:
+                xs.append(i)
+                heights.append(bar_value)
+                brushes.append(self._partial_brush if users in self.partial else self._brush)
+                notes.append(" (partial)" if users in self.partial else "")
+            if line_value is not None:
+                line_x.append(i)
+                line_y.append(line_value)
+        self.bars.setOpts(
+            x=np.array(xs, dtype=float), height=np.array(heights, dtype=float), brushes=brushes
+        )
+        if self.line is not None:
+            self.line.setData(np.array(line_x, dtype=float), np.array(line_y, dtype=float))
+        for item in self._labels:
+            self.plot.removeItem(item)
+        self._labels = []
+        for x, h, note in zip(xs, heights, notes, strict=True):
+            label = pg.TextItem(format_count(h) + note, color="#ffffff", anchor=(0.5, 1.15))
+            label.setFont(_font(VALUE_LABEL_PX, bold=True))
+            label.setPos(x, h)
+            self.plot.addItem(label)
+            self._labels.append(label)
+        top = max([*heights, *line_y, 0.0])
+        n = max(len(cats), 1)
+        if top <= 0:
+            self._show_empty(self.empty_message, (-0.6, n - 0.4))
+            return
+        self._show_data()
+        self.plot.setXRange(-0.6, n - 0.4, padding=0)
+        self.plot.setYRange(0, top * 1.28, padding=0)  # room for the value labels
+
+    @property
+    def categories(self) -> list[int]:
+        return list(self._categories)

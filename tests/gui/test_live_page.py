@@ -1,0 +1,133 @@
+"""The Live page draws what its model holds, and asks before stopping a run."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QMessageBox
+from pytestqt.qtbot import QtBot
+from scripted import capacity, sweep_events
+
+from bench_gui.core.plan import Plan
+from bench_gui.gui.pages.live import LivePage
+
+pytestmark = pytest.mark.gui
+
+VUS = [8, 16, 24]
+
+
+def _plan() -> Plan:
+    plan = Plan(name="booth demo")
+    plan.workload.virtual_users = list(VUS)
+    plan.workload.rampup_s = 3
+    plan.workload.duration_s = 5
+    return plan
+
+
+@pytest.fixture
+def page(qtbot: QtBot) -> LivePage:
+    widget = LivePage()
+    qtbot.addWidget(widget)
+    widget.resize(1600, 1000)
+    widget.show()
+    return widget
+
+
+def test_live_page_shows_a_running_sweep(page: LivePage) -> None:
+    events = sweep_events(VUS, 3, 5)
+    page.begin_run(_plan())
+    assert page.stop_button.isEnabled()
+    assert page.throughput_chart.empty
+    assert page.scaling_chart.categories == VUS
+    # Everything up to 1 s before the end of the second step's measured window.
+    cut = next(
+        i
+        for i, e in enumerate(events)
+        if e.kind == "sample" and e.get("step") == 1 and e.get("elapsed") == 7.0
+    )
+    for event in events[: cut + 1]:
+        page.handle_event(event)
+    page.refresh()
+
+    # The tile averages the step's last 5 samples: all at full throughput by now.
+    assert page.tile_nopm.value_text == f"{capacity(16):,.0f}"
+    assert page.tile_vus.value_text == "16"
+    assert page.tile_latency.value_text == "2.78"  # 1.5 + 0.08 * 16 ms
+    assert page.tile_errors.value_text == "0"
+    assert page.phase_pill.text() == "MEASURING"
+    assert page.step_label.text() == "Step 2 of 3  ·  16 users"
+    assert page.countdown.text() in ("0:01", "0:00")  # 1 s left, ticking down
+    assert "PostgreSQL 16.4" in page.run_detail.text()
+
+    curve = page.throughput_chart.curves["nopm"]
+    x, y = curve.getData()
+    assert len(x) == 8 + 7
+    assert y[-1] == pytest.approx(capacity(16))
+    assert page.throughput_chart.marker_count == 2
+    assert not page.throughput_chart.empty
+    assert set(page.scaling_chart.values) == {8}
+    assert page.scaling_chart.values[8][0] == pytest.approx(capacity(8))
+
+    for event in events[cut + 1 :]:
+        page.handle_event(event)
+    page.run_finished("ok")
+    assert page.banner.isVisible()
+    assert page.banner.property("tone") == "ok"
+    assert "3 steps measured" in page.banner_label.text()
+    assert f"{capacity(24):,.0f} NOPM at 24 users" in page.banner_label.text()
+    assert page.phase_pill.text() == "FINISHED"
+    assert page.countdown.text() == ""
+    assert not page.stop_button.isEnabled()
+    assert sorted(page.scaling_chart.values) == VUS
+    assert not page.timer.isActive()
+
+
+def test_stop_asks_first_then_asks_the_run_to_stop(qtbot: QtBot, page: LivePage) -> None:
+    page.begin_run(_plan())
+    for event in sweep_events(VUS, 3, 5)[:4]:
+        page.handle_event(event)
+
+    # "Keep running" does nothing.
+    qtbot.mouseClick(page.stop_button, Qt.MouseButton.LeftButton)
+    box = page.stop_confirm
+    assert box is not None
+    assert box.isVisible()
+    with qtbot.assertNotEmitted(page.stop_requested):
+        box.button(QMessageBox.StandardButton.No).click()
+    assert page.stop_button.isEnabled()
+
+    qtbot.mouseClick(page.stop_button, Qt.MouseButton.LeftButton)
+    assert box.isVisible()
+    with qtbot.waitSignal(page.stop_requested, timeout=2000):
+        box.button(QMessageBox.StandardButton.Yes).click()
+    assert not page.stop_button.isEnabled()
+    assert page.stop_button.text() == "Stopping…"
+
+    page.run_finished("stopped")
+    assert page.banner.property("tone") == "stopped"
+    assert "steps measured so far are kept" in page.banner_label.text()
+
+
+def test_a_failed_run_shows_why(page: LivePage) -> None:
+    page.begin_run(_plan())
+    page.run_failed("password authentication failed for user postgres")
+    assert page.banner.isVisible()
+    assert page.banner.property("tone") == "failed"
+    assert "password authentication failed" in page.banner_label.text()
+    assert page.phase_pill.text() == "FAILED"
+    assert not page.banner_button.isVisible()  # nothing measured: nothing to open
+
+
+def test_begin_run_clears_the_previous_run(page: LivePage) -> None:
+    page.begin_run(_plan())
+    for event in sweep_events(VUS, 3, 5):
+        page.handle_event(event)
+    page.run_finished("ok")
+    page.begin_run(_plan())
+    page.refresh()
+    assert not page.banner.isVisible()
+    assert page.throughput_chart.empty
+    assert page.throughput_chart.marker_count == 0
+    assert page.scaling_chart.values == {}
+    assert page.tile_nopm.value_text == "—"
+    assert len(page.model.samples) == 0
