@@ -14,6 +14,7 @@ import os
 import random
 import threading
 import time
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,6 +24,7 @@ from bench_gui.agent.pg.vu import SLOT_ERRORS, SLOT_ROLLBACK, SLOTS, WorkerSpec,
 from bench_gui.agent.protocol import TX_KEYS, EventWriter
 
 READY_TIMEOUT_S = 60.0
+TPM_WINDOW_S = 5
 
 
 @dataclass
@@ -50,6 +52,15 @@ class RunConfig:
     def from_dict(cls, data: dict[str, Any]) -> RunConfig:
         known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
         return cls(**known)
+
+
+@dataclass
+class _Mark:
+    """Where the previous sample left off."""
+
+    snap: Snapshot
+    counts: list[int]
+    t: float
 
 
 class StepFailed(RuntimeError):
@@ -225,9 +236,42 @@ class Step:
         end_counts: list[int] = []
         prev_counts = self.driver_counts()
         prev_snap = self.engine.snapshot()
+        # pg_stat_database is flushed by each backend at most once a second, so a one-second
+        # difference of it jitters (even to zero); the live TPM uses a trailing window instead.
+        recent = deque([prev_snap], maxlen=TPM_WINDOW_S + 1)
         prev_t = time.monotonic()
         next_tick = t0 + 1.0
         complete = False
+        last = _Mark(prev_snap, prev_counts, prev_t)
+
+        def emit_sample(now: float, snap: Snapshot, counts: list[int]) -> None:
+            """One second of the step (or the fraction of one that closes the window)."""
+            self._drain()
+            prev_snap, prev_counts = last.snap, last.counts
+            dt = snap.t - last.t
+            delta = [a - b for a, b in zip(counts, prev_counts, strict=True)]
+            self.out.emit(
+                "sample",
+                step=self.index,
+                vus=self.vus,
+                phase="measure" if start is not None else "rampup",
+                elapsed=round(now - t0, 3),
+                remaining=round(max(0.0, window_end - now), 3),
+                counts={k: delta[i] for i, k in enumerate(TX_KEYS)},
+                rollbacks=delta[SLOT_ROLLBACK],
+                errors=self.tick_errors,
+                latency_ms=self._tick_latency(),
+                nopm_driver=_per_minute(delta[0], dt),
+                tpm_driver=_per_minute(sum(delta[: len(TX_KEYS)]) + delta[SLOT_ROLLBACK], dt),
+                nopm_db=_per_minute(snap.new_orders - prev_snap.new_orders, dt),
+                tpm_db=_per_minute(
+                    snap.transactions - recent[0].transactions, snap.t - recent[0].t
+                ),
+            )
+            self.tick_errors = {}
+            last.snap, last.counts, last.t = snap, counts, snap.t
+            recent.append(snap)
+
         try:
             while True:
                 now = time.monotonic()
@@ -245,38 +289,17 @@ class Step:
                     break
                 if now >= next_tick:
                     next_tick += 1.0
-                    self._drain()
-                    snap = self.engine.snapshot()
-                    counts = self.driver_counts()
-                    dt = snap.t - prev_t
-                    delta = [a - b for a, b in zip(counts, prev_counts, strict=True)]
-                    measuring = start is not None
-                    self.out.emit(
-                        "sample",
-                        step=self.index,
-                        vus=self.vus,
-                        phase="measure" if measuring else "rampup",
-                        elapsed=round(now - t0, 3),
-                        remaining=round(max(0.0, window_end - now), 3),
-                        counts={k: delta[i] for i, k in enumerate(TX_KEYS)},
-                        rollbacks=delta[SLOT_ROLLBACK],
-                        errors=self.tick_errors,
-                        latency_ms=self._tick_latency(),
-                        nopm_driver=_per_minute(delta[0], dt),
-                        tpm_driver=_per_minute(
-                            sum(delta[: len(TX_KEYS)]) + delta[SLOT_ROLLBACK], dt
-                        ),
-                        nopm_db=_per_minute(snap.new_orders - prev_snap.new_orders, dt),
-                        tpm_db=_per_minute(snap.transactions - prev_snap.transactions, dt),
-                    )
-                    self.tick_errors = {}
-                    prev_counts, prev_snap, prev_t = counts, snap, snap.t
+                    emit_sample(now, self.engine.snapshot(), self.driver_counts())
                 wake = min(next_tick, ramp_end if start is None else window_end)
                 self.stop.wait(max(0.0, min(0.25, wake - time.monotonic())))
             if start is not None and end is None:
                 # Stopped inside the measured window: keep what was measured.
                 end = self.engine.snapshot()
                 end_counts = self.driver_counts()
+            if end is not None and end.t - last.t > 0.05:
+                # The window's last fraction of a second gets its own sample: every second
+                # of the window is stored.
+                emit_sample(time.monotonic(), end, end_counts)
         finally:
             self.stop_users()
         return self._summary(start, start_counts, end, end_counts, complete)
