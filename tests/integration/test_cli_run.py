@@ -152,3 +152,21 @@ def test_wrong_password_is_a_clear_error(pg_server: Any, tmp_path: Path) -> None
         os.environ.pop("BENCH_TEST_PW", None)
         hba.write_text(original)
         pg_server.psql("SELECT pg_reload_conf();")
+
+
+def test_demo_headless_needs_nothing_configured(tmp_path: Path) -> None:
+    """The embedded demo: a short three-step sweep (about a minute) with nothing set up."""
+    env_dir = tmp_path / "data"
+    old = os.environ.get("BENCH_GUI_DATA_DIR")
+    os.environ["BENCH_GUI_DATA_DIR"] = str(env_dir)
+    try:
+        proc = bench("demo", "--headless", "--json", db=tmp_path / "s.sqlite3", timeout=600)
+    finally:
+        if old is not None:
+            os.environ["BENCH_GUI_DATA_DIR"] = old
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    result = last_json(proc.stdout)
+    assert [s["vus"] for s in result["steps"]] == [1, 2, 4]
+    assert all(s["nopm"] > 0 and s["complete"] for s in result["steps"])
+    assert "building 2 warehouses" in proc.stderr
+    assert (env_dir / "demo-postgres" / "PG_VERSION").exists()

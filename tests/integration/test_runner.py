@@ -114,3 +114,40 @@ def test_agent_that_dies_leaves_an_incomplete_session(pg_server: Any, store: Ses
     assert controller.session_id is not None
     assert store.get_run(controller.session_id).status == "incomplete"
     assert len(store.samples(controller.session_id)) == 3
+
+
+def _warehouses_with_new_orders(pg_server: Any, database: str) -> int:
+    with psycopg.connect(pg_server.uri(database)) as conn:
+        row = conn.execute("SELECT count(DISTINCT o_w_id) FROM orders WHERE o_id > 3000")
+        return int(row.fetchone()[0])  # type: ignore[index]
+
+
+def test_home_warehouse_or_all_warehouses(pg_server: Any, store: SessionStore) -> None:
+    # One user, three warehouses: by default it keeps one home warehouse; with all warehouses
+    # it owns all three and spreads its orders over them.
+    plan = pg_plan(pg_server, "runner_home", warehouses=3, virtual_users=[1], duration_s=3)
+    list(RunController(plan, store).events())
+    assert _warehouses_with_new_orders(pg_server, "runner_home") == 1
+    plan = pg_plan(
+        pg_server, "runner_allw", warehouses=3, virtual_users=[1], duration_s=3, all_warehouses=True
+    )
+    list(RunController(plan, store).events())
+    assert _warehouses_with_new_orders(pg_server, "runner_allw") == 3
+
+
+def test_keying_and_thinking_slow_users_down(pg_server: Any, store: SessionStore) -> None:
+    plan = pg_plan(
+        pg_server,
+        "runner_keying",
+        virtual_users=[10],
+        rampup_s=0,
+        duration_s=5,
+        keying_thinking=True,
+    )
+    controller = RunController(plan, store)
+    list(controller.events())
+    step = store.steps(controller.session_id)[0]
+    # Keying alone is 2-18 s before each transaction: ten users manage a handful in 5 s
+    # where they would otherwise commit thousands.
+    total = sum(step.counts.values())
+    assert 0 < total < 30
