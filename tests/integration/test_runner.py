@@ -105,12 +105,17 @@ def test_agent_that_dies_leaves_an_incomplete_session(pg_server: Any, store: Ses
     plan = pg_plan(pg_server, "runner_dies", virtual_users=[2], rampup_s=1, duration_s=600)
     controller = RunController(plan, store)
     samples = 0
-    with pytest.raises(RunError, match="ended without finishing"):
+
+    def follow() -> None:
+        nonlocal samples
         for event in controller.events():
             if event.kind == "sample":
                 samples += 1
                 if samples == 3:
                     controller._agent.kill()  # type: ignore[union-attr]
+
+    with pytest.raises(RunError, match="ended without finishing"):
+        follow()
     assert controller.session_id is not None
     assert store.get_run(controller.session_id).status == "incomplete"
     assert len(store.samples(controller.session_id)) == 3
