@@ -3,6 +3,11 @@
 Runs one action (build the schema, run a sweep, check consistency, report schema status) and
 writes every event as a JSON line to stdout and to the spool file. SIGTERM or SIGINT end the
 run cleanly: the step in progress is summarised with what it measured, then ``done``.
+
+``--lock PATH`` holds an exclusive lock on PATH for the whole run (one benchmark per target on
+a driver host); when another run holds it, the agent reports who and since when, and exits 4.
+``--env-file PATH`` loads environment variables (secrets such as PGPASSWORD) from a JSON file
+and deletes it at once, so that no secret has to appear on a command line.
 """
 
 from __future__ import annotations
@@ -200,11 +205,80 @@ def run(cfg: RunConfig, out: EventWriter, stop: threading.Event) -> int:
         engine.close_monitor()
 
 
+EXIT_LOCKED = 4
+
+
+def _load_env_file(path: str) -> None:
+    """Put the variables of a JSON file into the environment, deleting the file first thing."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+    finally:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+    if isinstance(data, dict):
+        for key, value in data.items():
+            os.environ[str(key)] = str(value)
+
+
+def _describe_holder(text: str) -> str:
+    try:
+        info = json.loads(text)
+    except ValueError:
+        return text or "an unknown process"
+    if not isinstance(info, dict):
+        return text
+    who = f"agent pid {info.get('pid')} of {info.get('user')} on {info.get('host')}"
+    if info.get("by"):
+        who += f" (started from {info['by']})"
+    return f"{who}, since {info.get('since')}, spool {info.get('spool')}"
+
+
+def _take_lock(path: str, spool: str | None) -> tuple[Any, str]:
+    """Hold an exclusive lock on ``path`` until the process ends: (file, "") or (None, holder).
+
+    An fcntl lock goes away with the process however it ends; the file's text says who holds
+    it and since when, for the message of a run that is refused.
+    """
+    import fcntl
+    import getpass
+    import socket
+    import time
+
+    fh = open(path, "a+", encoding="utf-8")  # noqa: SIM115 - held for the whole run
+    try:
+        fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        fh.seek(0)
+        holder = fh.read().strip()
+        fh.close()
+        return None, _describe_holder(holder)
+    info = {
+        "pid": os.getpid(),
+        "user": getpass.getuser(),
+        "host": socket.gethostname(),
+        "since": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
+        "spool": os.path.abspath(spool) if spool else None,
+        "by": os.environ.get("BENCH_GUI_LOCK_HOLDER", ""),
+    }
+    fh.seek(0)
+    fh.truncate()
+    fh.write(json.dumps(info) + "\n")
+    fh.flush()
+    return fh, ""
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="bench_gui.agent", description=__doc__)
     parser.add_argument("--config", help="JSON run configuration (default: stdin)")
     parser.add_argument("--spool", help="append every event to this file as well")
+    parser.add_argument("--lock", help="hold an exclusive lock on this file for the whole run")
+    parser.add_argument("--env-file", help="JSON file of environment variables, deleted on read")
     args = parser.parse_args(argv)
+    if args.env_file:
+        _load_env_file(args.env_file)
     if args.config:
         with open(args.config, encoding="utf-8") as handle:
             raw = handle.read()
@@ -216,6 +290,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.spool:
         sinks.append(open(args.spool, "a", encoding="utf-8"))  # noqa: SIM115 - lives with the run
     out = EventWriter(*sinks)
+    if args.lock:
+        lock, holder = _take_lock(args.lock, args.spool)
+        if lock is None:
+            message = f"another benchmark is running against this target: {holder}"
+            out.emit("error", message=message, fatal=True, code="locked")
+            out.emit("done", status="failed", message=message)
+            return EXIT_LOCKED
     stop = threading.Event()
 
     def on_signal(_signum: int, _frame: Any) -> None:

@@ -1,0 +1,403 @@
+"""Deploying the agent to a driver host over SFTP, without the host needing the internet.
+
+The agent (``bench_gui/agent``, stdlib + psycopg + hdrhistogram) goes into a versioned cache on
+the host, ``~/.cache/bench-gui/agent-<version>-<hash>/``, as one archive unpacked there. Its
+Python dependencies are either the host's own (when ``import psycopg, hdrh`` works there) or
+copied from this desktop's site-packages, which only works when the host runs the same Python
+(implementation, major.minor) on the same platform with a C library at least as new as the
+binary wheels need; otherwise the message says what the host runs and what to install.
+
+A directory whose name carries the bundle's hash is complete only once its ``.complete`` marker
+is there (it is unpacked next to it and renamed), so an interrupted upload is redone and an
+unchanged agent is never uploaded twice.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import importlib.metadata
+import io
+import json
+import platform
+import re
+import sys
+import sysconfig
+import tarfile
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+import bench_gui.agent
+from bench_gui.agent import AGENT_VERSION
+from bench_gui.remote.errors import DeployError, RemotePythonUnsupported, SSHError
+from bench_gui.remote.session import SSHSession
+
+MIN_PYTHON: Final = (3, 10)  # the agent uses zip(strict=...) and X | Y in isinstance
+# What the agent imports besides the stdlib, as distributions. hdrhistogram declares pbr and
+# setuptools as requirements but imports neither at run time (it needs its pyhdrh extension).
+DEP_DISTRIBUTIONS: Final = ("psycopg", "hdrhistogram", "typing_extensions")
+PSYCOPG_IMPLS: Final = ("psycopg-binary", "psycopg-c")
+DEPS_DIR: Final = "deps"
+MARKER: Final = ".complete"
+_SKIP_META: Final = {"RECORD", "INSTALLER", "REQUESTED", "direct_url.json"}
+_BUNDLE_STUB: Final = (
+    '"""bench_gui, reduced to its agent for a driver host (deployed by bench-gui)."""\n\n'
+    f'__version__ = "{AGENT_VERSION}"\n'
+)
+
+# Runs on the host with any Python 3: no f-strings, so an old interpreter still reports itself.
+PROBE_SCRIPT: Final = r"""
+import json, os, platform, sys, sysconfig
+info = {
+    "version": list(sys.version_info[:3]),
+    "impl": sys.implementation.name,
+    "cache_tag": sys.implementation.cache_tag,
+    "platform": sysconfig.get_platform(),
+    "machine": platform.machine(),
+    "libc": list(platform.libc_ver()),
+    "executable": sys.executable,
+}
+try:
+    import psycopg, hdrh.histogram
+    psycopg.pq.version()
+    info["has_deps"] = True
+    info["psycopg"] = psycopg.__version__
+except Exception as exc:
+    info["has_deps"] = False
+    info["deps_error"] = "%s: %s" % (type(exc).__name__, exc)
+print(json.dumps(info))
+"""
+
+# argv: archive, final directory, digest. Unpacks next to the final directory, then renames.
+UNPACK_SCRIPT: Final = r"""
+import os, shutil, sys, tarfile, tempfile
+archive, final, digest = sys.argv[1:4]
+parent = os.path.dirname(final)
+os.makedirs(parent, mode=0o700, exist_ok=True)
+tmp = tempfile.mkdtemp(prefix=".unpack-", dir=parent)
+try:
+    with tarfile.open(archive) as tar:
+        if hasattr(tarfile, "data_filter"):
+            tar.extractall(tmp, filter="data")
+        else:
+            tar.extractall(tmp)
+    with open(os.path.join(tmp, ".complete"), "w") as fh:
+        fh.write(digest + "\n")
+    try:
+        os.rename(tmp, final)
+    except OSError:
+        if not os.path.exists(os.path.join(final, ".complete")):
+            raise
+        shutil.rmtree(tmp, ignore_errors=True)
+finally:
+    if os.path.isdir(tmp):
+        shutil.rmtree(tmp, ignore_errors=True)
+    os.unlink(archive)
+"""
+
+
+@dataclass(frozen=True)
+class PythonInfo:
+    """An interpreter (the host's, or this desktop's) as the probe script reports it."""
+
+    executable: str
+    version: tuple[int, ...]
+    impl: str
+    cache_tag: str
+    platform: str
+    machine: str
+    libc: tuple[str, str]
+    has_deps: bool = False
+    deps_error: str = ""
+
+    @property
+    def version_text(self) -> str:
+        return ".".join(str(v) for v in self.version)
+
+    def describe(self) -> str:
+        libc = f", {self.libc[0]} {self.libc[1]}" if self.libc[0] else ""
+        return f"{self.impl} {self.version_text} on {self.platform}{libc}"
+
+    @classmethod
+    def from_probe(cls, data: dict[str, Any]) -> PythonInfo:
+        libc = data.get("libc") or ["", ""]
+        return cls(
+            executable=str(data.get("executable", "")),
+            version=tuple(int(v) for v in data.get("version", [0, 0, 0])),
+            impl=str(data.get("impl", "")),
+            cache_tag=str(data.get("cache_tag", "")),
+            platform=str(data.get("platform", "")),
+            machine=str(data.get("machine", "")),
+            libc=(str(libc[0]), str(libc[1])),
+            has_deps=bool(data.get("has_deps")),
+            deps_error=str(data.get("deps_error", "")),
+        )
+
+
+def local_python() -> PythonInfo:
+    """This desktop's interpreter, in the probe's terms."""
+    libc = platform.libc_ver()
+    return PythonInfo(
+        executable=sys.executable,
+        version=tuple(sys.version_info[:3]),
+        impl=sys.implementation.name,
+        cache_tag=sys.implementation.cache_tag or "",
+        platform=sysconfig.get_platform(),
+        machine=platform.machine(),
+        libc=(libc[0], libc[1]),
+        has_deps=True,
+    )
+
+
+def probe_python(session: SSHSession, python: str) -> PythonInfo:
+    """Run the probe with the target's interpreter; a missing one raises a clear error."""
+    result = session.run([python, "-c", PROBE_SCRIPT], timeout=60)
+    if result.exit_status == 127 or ("not found" in result.stderr and not result.stdout):
+        raise RemotePythonUnsupported(
+            f"{session.host} has no {python!r}: the agent needs Python"
+            f" {'.'.join(map(str, MIN_PYTHON))} or newer there (install it, or set the target's"
+            " python to an interpreter that exists)"
+        )
+    try:
+        line = result.stdout.strip().splitlines()[-1]
+        return PythonInfo.from_probe(json.loads(line))
+    except (IndexError, ValueError) as exc:
+        raise RemotePythonUnsupported(
+            f"{python} on {session.host} could not be probed ({result.first_error_line()});"
+            f" the agent needs Python {'.'.join(map(str, MIN_PYTHON))} or newer"
+        ) from exc
+
+
+def check_python_version(info: PythonInfo, host: str) -> None:
+    if info.version[:2] < MIN_PYTHON:
+        raise RemotePythonUnsupported(
+            f"the driver host {host} runs Python {info.version_text} ({info.executable}); the"
+            f" agent needs Python {'.'.join(map(str, MIN_PYTHON))} or newer: install a newer"
+            " Python there and set the target's python to it (for example python3.11)"
+        )
+
+
+# -- the bundle ------------------------------------------------------------------------------
+
+
+@dataclass
+class Bundle:
+    """Files to ship (archive name -> content) and the digest that names the cache directory."""
+
+    files: dict[str, bytes]
+    digest: str
+    with_deps: bool
+    binary_tags: dict[str, list[str]] = field(default_factory=dict)  # dist -> wheel tags
+
+    def archive(self) -> bytes:
+        buf = io.BytesIO()
+        with tarfile.open(fileobj=buf, mode="w:gz", compresslevel=6) as tar:
+            for name in sorted(self.files):
+                data = self.files[name]
+                info = tarfile.TarInfo(name)
+                info.size = len(data)
+                info.mode = 0o755 if name.endswith(".so") or ".so." in name else 0o644
+                info.mtime = 0
+                tar.addfile(info, io.BytesIO(data))
+        return buf.getvalue()
+
+
+def _agent_files() -> dict[str, bytes]:
+    root = Path(bench_gui.agent.__file__).parent
+    files = {"bench_gui/__init__.py": _BUNDLE_STUB.encode()}
+    for path in sorted(root.rglob("*")):
+        if not path.is_file() or "__pycache__" in path.parts or path.suffix == ".pyc":
+            continue
+        files["bench_gui/agent/" + path.relative_to(root).as_posix()] = path.read_bytes()
+    return files
+
+
+def _distribution(name: str) -> importlib.metadata.Distribution | None:
+    try:
+        return importlib.metadata.distribution(name)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def _dist_files(dist: importlib.metadata.Distribution) -> dict[str, bytes]:
+    out: dict[str, bytes] = {}
+    for rel in dist.files or []:
+        parts = rel.parts
+        if not parts or parts[0] == ".." or "__pycache__" in parts or rel.suffix == ".pyc":
+            continue
+        if parts[0].endswith(".dist-info") and rel.name in _SKIP_META:
+            continue
+        path = Path(str(dist.locate_file(rel)))
+        if path.is_file():
+            out[f"{DEPS_DIR}/{rel.as_posix()}"] = path.read_bytes()
+    return out
+
+
+def _wheel_tags(dist: importlib.metadata.Distribution) -> list[str]:
+    text = dist.read_text("WHEEL") or ""
+    return [line.split(":", 1)[1].strip() for line in text.splitlines() if line.startswith("Tag:")]
+
+
+@functools.cache
+def build_bundle(with_deps: bool) -> Bundle:
+    """The agent alone, or the agent with this desktop's copies of its dependencies."""
+    files = _agent_files()
+    tags: dict[str, list[str]] = {}
+    if with_deps:
+        names = list(DEP_DISTRIBUTIONS)
+        impl = next((n for n in PSYCOPG_IMPLS if _distribution(n) is not None), None)
+        if impl is None:
+            raise DeployError(
+                "this desktop has no psycopg-binary or psycopg-c to copy to the driver host:"
+                " install psycopg[binary] here, or psycopg[binary] and hdrhistogram there"
+            )
+        names.append(impl)
+        for name in names:
+            dist = _distribution(name)
+            if dist is None:
+                raise DeployError(f"this desktop lacks {name}, which the agent needs")
+            files.update(_dist_files(dist))
+            dist_tags = _wheel_tags(dist)
+            if any("-none-any" not in t for t in dist_tags):
+                tags[name] = dist_tags
+    digest = hashlib.sha256()
+    for name in sorted(files):
+        digest.update(name.encode() + b"\0" + hashlib.sha256(files[name]).digest())
+    return Bundle(files=files, digest=digest.hexdigest(), with_deps=with_deps, binary_tags=tags)
+
+
+def _glibc_needed(tags: list[str]) -> tuple[int, int] | None:
+    """The oldest glibc any of a wheel's tags accepts (None: not a manylinux wheel)."""
+    best: tuple[int, int] | None = None
+    for tag in tags:
+        platform_tag = tag.split("-")[-1]
+        m = re.match(r"manylinux_(\d+)_(\d+)_", platform_tag)
+        if m:
+            need = (int(m.group(1)), int(m.group(2)))
+        elif platform_tag.startswith("manylinux2014_"):
+            need = (2, 17)
+        elif platform_tag.startswith("manylinux2010_"):
+            need = (2, 12)
+        elif platform_tag.startswith("manylinux1_"):
+            need = (2, 5)
+        else:
+            continue
+        best = need if best is None or need < best else best
+    return best
+
+
+def copy_problem(remote: PythonInfo, local: PythonInfo, bundle: Bundle) -> str | None:
+    """Why this desktop's dependencies cannot run on the host (None: they can)."""
+    if remote.impl != local.impl or remote.cache_tag != local.cache_tag:
+        return f"a {local.impl} {'.'.join(map(str, local.version[:2]))} like this desktop's"
+    if remote.platform != local.platform:
+        return f"the platform of this desktop ({local.platform})"
+    for dist, tags in bundle.binary_tags.items():
+        need = _glibc_needed(tags)
+        if need is None:
+            # Built on this machine, not a manylinux wheel: only the same C library will do.
+            if remote.libc != local.libc:
+                return f"the C library of this desktop ({' '.join(local.libc)}) for {dist}"
+            continue
+        if remote.libc[0] != "glibc":
+            return f"glibc {need[0]}.{need[1]} or newer for {dist}"
+        try:
+            have = tuple(int(x) for x in remote.libc[1].split(".")[:2])
+        except ValueError:
+            have = (0, 0)
+        if have < need:
+            return f"glibc {need[0]}.{need[1]} or newer for {dist}"
+    return None
+
+
+@dataclass(frozen=True)
+class Deployment:
+    """Where the agent is on a host and how to start it."""
+
+    agent_dir: str
+    pythonpath: str
+    python: str
+    python_info: PythonInfo
+    uploaded_bytes: int  # 0 when the cached copy was reused
+    with_deps: bool
+
+    def command(self, *args: str) -> list[str]:
+        """argv that runs the agent (``env PYTHONPATH=... python -m bench_gui.agent ...``)."""
+        return ["env", f"PYTHONPATH={self.pythonpath}", self.python, "-m", "bench_gui.agent", *args]
+
+
+def _exists(session: SSHSession, path: str) -> bool:
+    try:
+        session.sftp().stat(path)
+    except FileNotFoundError:
+        return False
+    except OSError as exc:
+        if exc.errno == 2:
+            return False
+        raise SSHError(f"cannot look at {path} on {session.label}: {exc}") from None
+    return True
+
+
+def deploy(session: SSHSession, python: str, remote_root: str) -> Deployment:
+    """Make the agent runnable on the host (uploading it only if needed) and say how."""
+    info = probe_python(session, python)
+    check_python_version(info, session.host)
+    if info.has_deps:
+        bundle = build_bundle(False)
+    else:
+        bundle = build_bundle(True)
+        local = local_python()
+        problem = copy_problem(info, local, bundle)
+        if problem:
+            raise DeployError(
+                f"the driver host {session.host} runs Python {info.describe()}, without the"
+                f" agent's packages ({info.deps_error}); the copies on this desktop need"
+                f" {problem}. Install them on the driver host ({python} -m pip install"
+                " 'psycopg[binary]' hdrhistogram), or point the target's python at an"
+                f" interpreter that matches this desktop ({local.describe()})"
+            )
+    root = session.abspath(remote_root)
+    agent_dir = f"{root}/agent-{AGENT_VERSION}-{bundle.digest[:12]}"
+    pythonpath = agent_dir + (f":{agent_dir}/{DEPS_DIR}" if bundle.with_deps else "")
+    uploaded = 0
+    if not _exists(session, f"{agent_dir}/{MARKER}"):
+        session.run(["mkdir", "-p", "-m", "700", root], check=True)
+        data = bundle.archive()
+        archive = f"{root}/.upload-{uuid.uuid4().hex[:8]}.tar.gz"
+        session.put_bytes(data, archive, 0o600)
+        uploaded = len(data)
+        result = session.run(
+            [python, "-c", UNPACK_SCRIPT, archive, agent_dir, bundle.digest], timeout=120
+        )
+        if not result.ok:
+            raise DeployError(
+                f"unpacking the agent into {agent_dir} on {session.host} failed:"
+                f" {result.first_error_line()}"
+            )
+    deployment = Deployment(
+        agent_dir=agent_dir,
+        pythonpath=pythonpath,
+        python=python,
+        python_info=info,
+        uploaded_bytes=uploaded,
+        with_deps=bundle.with_deps,
+    )
+    if uploaded:
+        check = session.run(
+            [
+                "env",
+                f"PYTHONPATH={pythonpath}",
+                python,
+                "-c",
+                "import bench_gui.agent.__main__, psycopg, hdrh.histogram; psycopg.pq.version()",
+            ],
+            timeout=60,
+        )
+        if not check.ok:
+            raise DeployError(
+                f"the agent was copied to {session.host} but does not start there with"
+                f" {python} ({info.describe()}): {check.stderr.strip().splitlines()[-1:]}"
+            )
+    return deployment
