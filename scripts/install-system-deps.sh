@@ -39,7 +39,7 @@ APP_PACKAGES=(libodbc2)
 # services), prepares loop-device storage, renders PDFs to PNG and opens windows under Xvfb.
 TEST_PACKAGES=(
     xvfb xauth
-    openssh-server openssh-client
+    openssh-server openssh-client sudo
     unixodbc unixodbc-dev odbc-mariadb
     mariadb-server postgresql
     btrfs-progs xfsprogs mdadm util-linux
