@@ -46,6 +46,16 @@ class Target:
 
 
 @dataclass
+class Driver:
+    """Where the workload agent runs: this machine, or an SSH target (by its saved name).
+
+    The database host and port in ``target`` are as seen from the driver host.
+    """
+
+    target: str = ""  # empty: this machine
+
+
+@dataclass
 class Workload:
     """The TPROC-C workload and its sweep."""
 
@@ -71,6 +81,7 @@ class Plan:
     name: str = "TPROC-C sweep"
     target: Target = field(default_factory=Target)
     workload: Workload = field(default_factory=Workload)
+    driver: Driver = field(default_factory=Driver)
     notes: str = ""
 
     def to_dict(self) -> dict[str, Any]:
@@ -161,7 +172,7 @@ def parse_vu_list(value: Any) -> list[int]:
 def plan_from_dict(data: dict[str, Any]) -> Plan:
     """Build and validate a plan; raise :class:`PlanError` naming every bad field."""
     problems: list[tuple[str, str]] = []
-    known_top = {"name", "target", "workload", "notes"}
+    known_top = {"name", "target", "workload", "driver", "notes"}
     for key in data:
         if key not in known_top:
             problems.append((key, "unknown section or field"))
@@ -234,6 +245,17 @@ def plan_from_dict(data: dict[str, Any]) -> Plan:
     wl.processes = _check_int(
         problems, "workload.processes", wl_data.get("processes", wl.processes), 0, 256
     )
+
+    driver_data = data.get("driver", {})
+    if not isinstance(driver_data, dict):
+        problems.append(("driver", "must be a table"))
+        driver_data = {}
+    for key in driver_data:
+        if key not in Driver.__dataclass_fields__:
+            problems.append((f"driver.{key}", "unknown field"))
+    plan.driver.target = _check_str(problems, "driver.target", driver_data.get("target", ""))
+    if plan.driver.target and target.kind == "demo":
+        problems.append(("driver.target", "the embedded demo runs on this machine only"))
 
     if problems:
         raise PlanError(problems)

@@ -66,3 +66,15 @@ def test_missing_file_is_a_plan_error(tmp_path: Path) -> None:
 def test_database_must_differ_from_admin_database() -> None:
     with pytest.raises(PlanError, match="target.database"):
         plan_from_dict({"target": {"database": "postgres"}})
+
+
+def test_driver_target_round_trips_and_is_checked(tmp_path: Path) -> None:
+    plan = plan_from_dict({"target": {"kind": "postgresql"}, "driver": {"target": "lab-1"}})
+    assert plan.driver.target == "lab-1"
+    path = tmp_path / "p.toml"
+    plan.save(path)
+    assert load_plan(path).driver.target == "lab-1"
+    with pytest.raises(PlanError, match="driver.target: the embedded demo"):
+        plan_from_dict({"driver": {"target": "lab-1"}})
+    with pytest.raises(PlanError, match="driver.host: unknown field"):
+        plan_from_dict({"driver": {"host": "x"}})
