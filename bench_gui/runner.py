@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import asdict
 from typing import Any
 
@@ -18,7 +18,13 @@ from bench_gui.agent.protocol import Event, decode_line, encode_event
 from bench_gui.core.engine import EngineNotFound, get_engine
 from bench_gui.core.plan import Plan
 from bench_gui.remote.demo import DemoUnavailable, start_demo
+from bench_gui.remote.errors import SSHError, UnknownHostKey
+from bench_gui.remote.hostkeys import APP_KNOWN_HOSTS
+from bench_gui.remote.inventory import collect_inventory
 from bench_gui.remote.local import LocalTransport
+from bench_gui.remote.session import CommandLogEntry
+from bench_gui.remote.ssh import SSHTransport
+from bench_gui.remote.targets import TARGETS_FILE, get_target
 from bench_gui.remote.transport import AgentRun, BadLine, Transport
 from bench_gui.store import SessionStore
 from bench_gui.store.paths import data_dir
@@ -30,6 +36,36 @@ FINAL_STATUS = {"ok": "complete", "stopped": "incomplete", "failed": "failed"}
 
 class RunError(RuntimeError):
     """A run that could not start or ended in failure; the message is meant for the user."""
+
+
+class HostKeyUnknown(RunError):
+    """The driver host's key is not known yet: show its fingerprint, let the user accept it."""
+
+    def __init__(self, error: UnknownHostKey) -> None:
+        super().__init__(str(error))
+        self.host = error.host
+        self.key_type = error.key_type
+        self.fingerprint = error.fingerprint_sha256
+
+
+def ssh_transport(
+    name: str,
+    accept_fingerprint: str | None = None,
+    on_link_state: Callable[[str, str], None] | None = None,
+    on_command: Callable[[CommandLogEntry], None] | None = None,
+) -> SSHTransport:
+    """The transport to a saved SSH target, with the app's own known-hosts file."""
+    try:
+        target = get_target(name, data_dir() / TARGETS_FILE)
+    except SSHError as exc:
+        raise RunError(str(exc)) from exc
+    return SSHTransport(
+        target,
+        accept_fingerprint=accept_fingerprint,
+        known_hosts=data_dir() / APP_KNOWN_HOSTS,
+        on_link_state=on_link_state,
+        on_command=on_command,
+    )
 
 
 def agent_config(plan: Plan, action: str) -> tuple[dict[str, Any], dict[str, str]]:
@@ -75,7 +111,8 @@ class RunController:
     """Drives one agent action for a plan and records it as a session.
 
     ``events()`` is a blocking generator meant for a worker thread; ``stop()`` may be called
-    from any thread and ends the run cleanly, keeping what was measured.
+    from any thread and ends the run cleanly, keeping what was measured. The agent runs on
+    this machine, or on the plan's SSH driver host (``plan.driver.target``).
     """
 
     def __init__(
@@ -84,12 +121,23 @@ class RunController:
         store: SessionStore,
         action: str = "run",
         transport: Transport | None = None,
+        accept_fingerprint: str | None = None,
     ) -> None:
         if action not in ACTIONS:
             raise ValueError(f"unknown action {action!r}")
         self.plan = plan
         self.store = store
         self.action = action
+        # Called (from the run's thread) with a short state and a sentence whenever the link
+        # to a remote driver host drops or comes back; the GUI shows it as it happens.
+        self.on_notice: Callable[[str, str], None] | None = None
+        if transport is None and plan.driver.target:
+            transport = ssh_transport(
+                plan.driver.target,
+                accept_fingerprint,
+                on_link_state=self._link_state,
+                on_command=self._command,
+            )
         self.transport = transport or LocalTransport(data_dir() / "runs")
         self.session_id: int | None = None
         self.final: Event | None = None
@@ -109,11 +157,24 @@ class RunController:
     def stopped(self) -> bool:
         return self._stop.is_set()
 
+    # -- callbacks from the transport --------------------------------------------------------
+    def _link_state(self, state: str, detail: str) -> None:
+        if self.session_id is not None:
+            self.store.add_log(self.session_id, "link", f"{state}: {detail}")
+        if self.on_notice is not None:
+            self.on_notice(state, detail)
+
+    def _command(self, entry: CommandLogEntry) -> None:
+        """Every command run on a target is kept with the session (secrets redacted)."""
+        if self.session_id is not None:
+            self.store.add_log(self.session_id, "command", entry.format())
+
     def _record(self, event: Event) -> Event:
         if self.session_id is not None:
             self.store.add_event(self.session_id, event)
         return event
 
+    # -- running ---------------------------------------------------------------------------
     def events(self) -> Iterator[Event]:
         config, env = agent_config(self.plan, self.action)
         self.session_id = self.store.create_run(
@@ -125,33 +186,75 @@ class RunController:
                 "host": self.plan.target.host,
                 "port": self.plan.target.port,
                 "database": self.plan.target.database,
+                "driver": self.plan.driver.target,
             },
             engine=config["engine"],
             kind=self.action,
         )
+        config["session_id"] = self.session_id
         with self._lock:
             if self._stop.is_set():
                 self.store.finish_run(self.session_id, "incomplete", "stopped before it started")
                 return
-            self._agent = self.transport.start_agent(config, env)
-        agent = self._agent
-        last_seq = 0
+            self._agent = self._start(config, env)
+        yield from self._follow(self._agent)
+
+    def reattach(self, session_id: int) -> Iterator[Event]:
+        """Follow a run that is still going on (or finished) on the plan's driver host.
+
+        After the app was closed or crashed mid-run: finds the run directory that belongs to
+        the session and resumes after the last event the store has, so nothing is stored
+        twice and nothing is lost.
+        """
+        if not isinstance(self.transport, SSHTransport):
+            raise RunError("only runs on an SSH driver host can be re-attached")
+        self.session_id = session_id
+        try:
+            runs = [r for r in self.transport.list_runs() if r.meta.get("session_id") == session_id]
+        except SSHError as exc:
+            raise RunError(str(exc)) from exc
+        if not runs:
+            raise RunError(f"no run of session {session_id} on {self.plan.driver.target}")
+        with self._lock:
+            try:
+                self._agent = self.transport.attach(
+                    runs[-1].run_dir, from_seq=self.store.last_seq(session_id)
+                )
+            except SSHError as exc:
+                raise RunError(str(exc)) from exc
+        self.store.add_log(session_id, "info", f"re-attached to {runs[-1].run_dir}")
+        yield from self._follow(self._agent)
+
+    def _start(self, config: dict[str, Any], env: dict[str, str]) -> AgentRun:
+        """Start the agent; a failure to start closes the session as failed, with the reason."""
+        assert self.session_id is not None
+        try:
+            agent = self.transport.start_agent(config, env)
+        except UnknownHostKey as exc:
+            self._finish("failed", str(exc))
+            raise HostKeyUnknown(exc) from exc
+        except (SSHError, OSError) as exc:
+            self._finish("failed", str(exc))
+            raise RunError(str(exc)) from exc
+        if isinstance(self.transport, SSHTransport):
+            try:
+                inventory = collect_inventory(self.transport.session())
+            except (SSHError, OSError) as exc:
+                self.store.add_log(self.session_id, "warning", f"no inventory: {exc}")
+            else:
+                self.store.set_server_info(self.session_id, "", {}, inventory)
+        return agent
+
+    def _follow(self, agent: AgentRun) -> Iterator[Event]:
         try:
             for item in agent.events():
                 if isinstance(item, BadLine):
-                    # Reported, never fatal: keep it in the session log.
-                    last_seq += 1
-                    note = decode_line(
-                        encode_event(
-                            "log",
-                            last_seq,
-                            level="warning",
-                            message=f"unreadable agent output ({item.error}): {item.text[:200]}",
-                        )
-                    )
-                    yield note
+                    # Reported, never fatal: kept in the session log, shown, not numbered.
+                    message = f"unreadable agent output ({item.error}): {item.text[:200]}"
+                    if self.session_id is not None:
+                        self.store.add_log(self.session_id, "warning", message)
+                    yield decode_line(encode_event("log", 0, level="warning", message=message))
                     continue
-                last_seq = max(last_seq, item.seq)
                 if item.kind == "error":
                     self.errors.append(str(item.get("message", "")))
                 elif item.kind == "done":
@@ -163,8 +266,17 @@ class RunController:
             # The consumer went away: do not leave the agent running unsupervised.
             agent.stop()
             agent.wait(30) if agent.wait(0) is None else None
-            self._finish("incomplete", "the reader stopped following the run")
+            if self.session_id is not None and self.store.get_run(self.session_id).status == (
+                "running"
+            ):
+                self._finish("incomplete", "the reader stopped following the run")
             raise
+        except SSHError as exc:
+            # The link could not be restored in time: the run goes on on the driver host and
+            # can be re-attached later, so it is not killed.
+            message = f"{exc}; the run may still be going on the driver host: re-attach later"
+            self._finish("incomplete", message)
+            raise RunError(message) from exc
         except BaseException:
             agent.kill()
             self._finish("incomplete", "the run was interrupted")

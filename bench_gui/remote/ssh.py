@@ -784,6 +784,7 @@ class SSHTransport(Transport):
             "action": config.get("action"),
             "engine": config.get("engine"),
             "database": config.get("database"),
+            "session_id": config.get("session_id"),
             "lock": lock,
             "agent_dir": deployment.agent_dir,
         }
