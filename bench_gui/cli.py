@@ -13,8 +13,10 @@ from typing import Any, TextIO
 
 from bench_gui import __version__
 from bench_gui.agent.protocol import Event
+from bench_gui.cli_targets import EXIT_HOSTKEY
+from bench_gui.cli_targets import add_commands as add_target_commands
 from bench_gui.core.plan import Plan, PlanError, Target, Workload, load_plan
-from bench_gui.runner import RunController, RunError, step_results
+from bench_gui.runner import HostKeyUnknown, RunController, RunError, step_results
 from bench_gui.store import SessionNotFound, SessionStore, StoreError
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -96,12 +98,18 @@ def _open_store(args: argparse.Namespace) -> SessionStore:
 
 def _drive(plan: Plan, action: str, args: argparse.Namespace) -> int:
     store = _open_store(args)
-    controller = RunController(plan, store, action=action)
+    controller = RunController(
+        plan, store, action=action, accept_fingerprint=getattr(args, "accept_host_key", None)
+    )
     printer = ProgressPrinter(sys.stderr, quiet=getattr(args, "quiet", False))
     failure = ""
     try:
         for event in controller.events():
             printer(event)
+    except HostKeyUnknown as exc:
+        print(f"bench-gui: {exc}\n  If this is the right machine, run again with"
+              f" --accept-host-key {exc.fingerprint}", file=sys.stderr)
+        return EXIT_HOSTKEY
     except RunError as exc:
         failure = str(exc)
     except KeyboardInterrupt:
@@ -145,7 +153,10 @@ def _plan_arg(args: argparse.Namespace) -> Plan:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    return _drive(load_plan(Path(args.plan)), "run", args)
+    plan = load_plan(Path(args.plan))
+    if args.driver:
+        plan.driver.target = args.driver
+    return _drive(plan, "run", args)
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -220,6 +231,387 @@ def cmd_gui(args: argparse.Namespace) -> int:
     return int(gui_main([]))
 
 
+# -- tune: PostgreSQL and OS tuning (the code lives in bench_gui.tuning) --------------------------
+
+
+def _tune_inputs(args: argparse.Namespace) -> Any:
+    from bench_gui.core.pgtune import PgVersion, parse_size
+    from bench_gui.tuning import Inputs
+
+    return Inputs(
+        ram_bytes=parse_size(args.ram) if getattr(args, "ram", None) else None,
+        cpus=getattr(args, "cpus", None),
+        connections=getattr(args, "connections", None),
+        storage=getattr(args, "storage", None),
+        db_type=getattr(args, "type", None) or "oltp",
+        version=PgVersion.parse(args.version) if getattr(args, "version", None) else None,
+        edition=getattr(args, "edition", None) or "current",
+    )
+
+
+def _print_rows(rows: list[Any]) -> None:
+    words = {
+        "same": "unchanged",
+        "reload": "reload",
+        "restart": "RESTART",
+        "invalid": "REFUSED",
+        "unknown": "UNKNOWN",
+    }
+    width = max([len(r.name) for r in rows] + [7])
+    print(f"{'Setting':<{width}}  {'Current':>12}  {'Proposed':>12}  {'Takes effect':<12}  Rule")
+    for r in rows:
+        note = r.problem if r.problem else r.rule
+        print(
+            f"{r.name:<{width}}  {r.current or '-':>12}  {r.proposed:>12}"
+            f"  {words.get(r.action, r.action):<12}  {note}"
+        )
+
+
+def _tune_connection(args: argparse.Namespace) -> Any:
+    from bench_gui.tuning import resolve_target
+
+    return resolve_target(
+        args.target,
+        control=getattr(args, "control", None),
+        data_directory=getattr(args, "data_dir", None),
+        ssh=getattr(args, "ssh", None),
+    )
+
+
+def _tune_proposal(args: argparse.Namespace, conn: Any) -> Any:
+    from bench_gui.tuning import PGTUNE, resolve_profile, server_facts, server_version
+
+    version = server_version(conn)
+    inputs = _tune_inputs(args)
+    facts = None
+    if args.profile == PGTUNE and (inputs.ram_bytes is None or inputs.cpus is None):
+        facts = server_facts(conn)
+    return resolve_profile(args.profile, version, inputs, facts)
+
+
+def _tune_postgresql(args: argparse.Namespace) -> int:
+    from bench_gui.core.pgtune import calculate
+
+    inputs = _tune_inputs(args)
+    if inputs.ram_bytes is None:
+        print("bench-gui: --ram is required (e.g. --ram 128GiB)", file=sys.stderr)
+        return EXIT_USAGE
+    from bench_gui.tuning import tune_input
+
+    proposal = calculate(tune_input(inputs, None, inputs.version or _latest()))
+    if args.json:
+        print(proposal.to_json())
+    elif args.alter_system:
+        print(proposal.to_alter_system())
+    else:
+        print(proposal.to_conf(), end="")
+    return EXIT_OK
+
+
+def _latest() -> Any:
+    from bench_gui.core.pgtune import LATEST_VERSION
+
+    return LATEST_VERSION
+
+
+def _tune_presets(args: argparse.Namespace) -> int:
+    from bench_gui.core.pgtune import PgVersion
+    from bench_gui.core.tuning_presets import BUILTIN_OS_PRESETS
+    from bench_gui.store.presets import all_presets, load_user_presets
+
+    presets = all_presets()
+    if args.name:
+        if args.name not in presets:
+            print(f"bench-gui: no preset named {args.name!r}", file=sys.stderr)
+            return EXIT_FAILED
+        preset = presets[args.name]
+        version = PgVersion.parse(args.version) if args.version else (preset.version or _latest())
+        proposal = preset.proposal(version)
+        if args.json:
+            print(proposal.to_json())
+        else:
+            print(f"# {preset.title}\n# source: {preset.source or 'user preset'}")
+            print(proposal.to_conf(), end="")
+        return EXIT_OK
+    _users, problems = load_user_presets()
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "postgresql": [
+                        {
+                            "name": p.name,
+                            "title": p.title,
+                            "builtin": p.builtin,
+                            "version": str(p.version) if p.version else None,
+                            "settings": p.settings,
+                            "source": p.source,
+                        }
+                        for p in presets.values()
+                    ],
+                    "os": [
+                        {"name": p.name, "title": p.title, "knobs": p.knobs, "source": p.source}
+                        for p in BUILTIN_OS_PRESETS.values()
+                    ],
+                    "problems": problems,
+                }
+            )
+        )
+        return EXIT_OK
+    for p in presets.values():
+        kind = "built-in" if p.builtin else "user"
+        print(f"{p.name:24} {kind:8} {p.title}")
+    for os_preset in BUILTIN_OS_PRESETS.values():
+        print(f"{os_preset.name:24} {'OS':8} {os_preset.title}")
+    for line in problems:
+        print(f"bench-gui: {line}", file=sys.stderr)
+    return EXIT_OK
+
+
+def _tune_diff(args: argparse.Namespace) -> int:
+    conn = _tune_connection(args)
+    try:
+        proposal = _tune_proposal(args, conn)
+        rows = conn.tuner.diff(proposal)
+    finally:
+        conn.close()
+    if args.json:
+        print(json.dumps({"target": conn.target.label, "proposal": proposal.to_dict(),
+                          "diff": [_jsonable(r) for r in rows]}))  # fmt: skip
+    else:
+        print(f"# {conn.target.label}: {proposal.title} (PostgreSQL {proposal.version})")
+        _print_rows(rows)
+        for note in proposal.notes:
+            print(f"# note: {note}")
+    return EXIT_OK
+
+
+def _print_apply(result: Any, args: argparse.Namespace, entry: int | None) -> None:
+    if args.json:
+        data = result.to_dict()
+        data["history_id"] = entry
+        print(json.dumps(data, default=str))
+        return
+    print(result.summary())
+    for name, value in result.verified.items():
+        mark = "!" if name in result.mismatches else " "
+        print(f" {mark} {name} = {value}")
+    for line in result.messages:
+        print(f"note: {line}")
+
+
+def _tune_apply(args: argparse.Namespace) -> int:
+    from bench_gui.tuning import apply_profile
+
+    store = _open_store(args)
+    conn = _tune_connection(args)
+    try:
+        proposal = _tune_proposal(args, conn)
+        only = set(args.only.split(",")) if args.only else None
+        result, entry = apply_profile(
+            store, conn, proposal, profile=args.profile, restart=args.restart,
+            skip_invalid=args.skip_invalid, only=only,
+        )  # fmt: skip
+    finally:
+        conn.close()
+    _print_apply(result, args, entry)
+    if result.pending_restart and not args.json:
+        print(
+            f"bench-gui: {', '.join(result.pending_restart)} take effect after a restart"
+            " (run again with --restart)",
+            file=sys.stderr,
+        )
+    return EXIT_OK if result.ok else EXIT_FAILED
+
+
+def _tune_rollback(args: argparse.Namespace) -> int:
+    from bench_gui.tuning import rollback_last
+
+    store = _open_store(args)
+    conn = _tune_connection(args)
+    try:
+        result, entry, undone = rollback_last(store, conn, restart=not args.no_restart)
+    finally:
+        conn.close()
+    if not args.json:
+        print(f"rolled back #{undone.id} ({undone.profile}, {undone.created_at[:19]})")
+    _print_apply(result, args, entry)
+    return EXIT_OK if result.ok else EXIT_FAILED
+
+
+def _tune_history(args: argparse.Namespace) -> int:
+    from bench_gui.store.tuning import TuningHistory
+
+    key = None
+    if args.target:
+        conn = _tune_connection(args)
+        key = conn.target.key
+        conn.close()
+    entries = TuningHistory(_open_store(args)).entries(key)
+    if args.json:
+        print(json.dumps([_jsonable(e) for e in entries], default=str))
+        return EXIT_OK
+    for e in entries:
+        ok = "" if e.result.get("ok", True) else f"  FAILED: {e.result.get('error', '')}"
+        print(f"#{e.id:<4} {e.created_at[:19]}  {e.kind:10} {e.target_label:28} {e.describe()}{ok}")
+    return EXIT_OK
+
+
+def _os_host(args: argparse.Namespace) -> tuple[Any, Any]:
+    from bench_gui.remote.hostio import LocalHost
+
+    if getattr(args, "ssh", None):
+        from bench_gui.tuning import _ssh_host
+
+        return _ssh_host(args.ssh)
+    return LocalHost(), None
+
+
+def _tune_os(args: argparse.Namespace) -> int:
+    from bench_gui.remote import osknobs
+    from bench_gui.tuning import apply_os, os_changes, rollback_os
+
+    host, session = _os_host(args)
+    try:
+        devices = list(args.device or [])
+        notes: list[str] = []
+        if not devices and args.data_dir:
+            devices, notes = osknobs.data_devices(host, args.data_dir)
+        if not devices:
+            devices = osknobs.block_devices(host)
+        if args.os_cmd == "show":
+            knobs = osknobs.read_knobs(host, osknobs.default_keys(devices))
+            if args.json:
+                print(json.dumps([_jsonable(k) for k in knobs.values()]))
+            else:
+                for k in knobs.values():
+                    value = k.value if k.available else f"({k.status}: {k.note})"
+                    print(f"{k.key:40} {value}")
+                for note in notes:
+                    print(f"# note: {note}")
+            return EXIT_OK
+        store = _open_store(args)
+        if args.os_cmd == "apply":
+            changes = os_changes(args.set or [], args.preset)
+            result, entry = apply_os(store, host, changes, devices, profile=args.preset or "")
+        else:
+            result, entry, _undone = rollback_os(store, host)
+        if args.json:
+            print(json.dumps({**result.to_dict(), "history_id": entry}))
+        else:
+            print(result.summary())
+            for key, (before, after) in result.changed.items():
+                print(f"  {key}: {before} -> {after}" if before else f"  {key} = {after}")
+            for key, why in result.missing.items():
+                print(f"  {key}: {why}")
+        return EXIT_OK
+    finally:
+        if session is not None:
+            session.close()
+
+
+def cmd_tune(args: argparse.Namespace) -> int:
+    """``bench-gui tune ...``: every failure becomes one message and an exit status."""
+    from bench_gui.core.pgtune import TuneInputError
+    from bench_gui.core.tuning_presets import PresetError
+    from bench_gui.remote.errors import SSHError
+    from bench_gui.remote.osknobs import OsKnobError
+    from bench_gui.remote.pgtuning import TuningError
+
+    handlers = {
+        "postgresql": _tune_postgresql,
+        "presets": _tune_presets,
+        "diff": _tune_diff,
+        "apply": _tune_apply,
+        "rollback": _tune_rollback,
+        "history": _tune_history,
+        "os": _tune_os,
+    }
+    try:
+        return handlers[args.tune_cmd](args)
+    except TuneInputError as exc:
+        for name, reason in exc.problems:
+            print(f"bench-gui: --{name}: {reason}", file=sys.stderr)
+        return EXIT_USAGE
+    except (ValueError, PresetError) as exc:
+        print(f"bench-gui: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except (TuningError, OsKnobError, SSHError) as exc:
+        print(f"bench-gui: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+
+
+def _add_tune_parser(sub: Any) -> None:
+    from bench_gui.core.pgtune import DB_TYPES, EDITIONS, STORAGE_TYPES
+
+    p = sub.add_parser("tune", help="PostgreSQL and OS tuning: PgTune, presets, apply, rollback")
+    tsub = p.add_subparsers(dest="tune_cmd", required=True)
+
+    def calculator(sp: argparse.ArgumentParser, required: bool) -> None:
+        sp.add_argument("--ram", required=required, help="memory of the server, e.g. 128GiB")
+        sp.add_argument("--cpus", type=int, help="CPUs (threads) of the server")
+        sp.add_argument("--connections", type=int, help="max_connections (default: by type)")
+        sp.add_argument("--storage", choices=STORAGE_TYPES, help="data storage type")
+        sp.add_argument("--type", choices=DB_TYPES, default="oltp", help="workload type")
+        sp.add_argument("--version", help="PostgreSQL version (default: the server's / 18)")
+        sp.add_argument("--edition", choices=EDITIONS, default="current",
+                        help="PgTune rules: current, or classic (the briefs' era)")  # fmt: skip
+
+    def target(sp: argparse.ArgumentParser) -> None:
+        sp.add_argument("target", help="'demo', a plan file, or a connection string / URI")
+        sp.add_argument("--control", help="restart with pg_ctl[:PATH], systemctl:UNIT or"
+                        " pg_ctlcluster:VERSION/CLUSTER")  # fmt: skip
+        sp.add_argument("--data-dir", help="the server's data directory (default: asked)")
+        sp.add_argument("--ssh", help="run the server control on this SSH target")
+        sp.add_argument("--json", action="store_true")
+
+    sp = tsub.add_parser("postgresql", help="PgTune's settings for a machine")
+    calculator(sp, True)
+    sp.add_argument("--json", action="store_true")
+    sp.add_argument("--alter-system", action="store_true", help="as ALTER SYSTEM statements")
+
+    sp = tsub.add_parser("presets", help="list presets, or show one mapped to a version")
+    sp.add_argument("name", nargs="?")
+    sp.add_argument("--version", help="map the preset to this PostgreSQL version")
+    sp.add_argument("--json", action="store_true")
+
+    for name, text in (
+        ("diff", "the server's values against a profile"),
+        ("apply", "apply a profile (ALTER SYSTEM, reload, restart with --restart)"),
+    ):
+        sp = tsub.add_parser(name, help=text)
+        target(sp)
+        sp.add_argument("profile", help="pgtune, a preset name, or a preset file (.toml)")
+        calculator(sp, False)
+        if name == "apply":
+            sp.add_argument(
+                "--restart", action="store_true", help="restart when a setting needs it"
+            )
+            sp.add_argument("--skip-invalid", action="store_true",
+                            help="leave out values the server would refuse")  # fmt: skip
+            sp.add_argument("--only", help="apply only these settings (comma-separated)")
+
+    sp = tsub.add_parser("rollback", help="undo the last apply on a target")
+    target(sp)
+    sp.add_argument("--no-restart", action="store_true", help="do not restart, even if needed")
+
+    sp = tsub.add_parser("history", help="what was applied and rolled back")
+    sp.add_argument("target", nargs="?", help="only this target")
+    sp.add_argument("--json", action="store_true")
+
+    sp = tsub.add_parser("os", help="OS knobs: show, apply for a run, roll back")
+    sp.add_argument("os_cmd", choices=("show", "apply", "rollback"))
+    sp.add_argument("--set", action="append", metavar="KEY=VALUE",
+                    help="a knob: vm.dirty_ratio=40, read_ahead_kb=2048, scheduler=none,"
+                    " transparent_hugepage=never")  # fmt: skip
+    sp.add_argument("--preset", help="an OS preset (micron-9300-linux)")
+    sp.add_argument("--device", action="append", help="a data device (default: all disks)")
+    sp.add_argument("--data-dir", help="tune the disks under this directory")
+    sp.add_argument("--ssh", help="an SSH target instead of this machine")
+    sp.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_tune)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="bench-gui",
@@ -232,6 +624,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("run", help="run a plan headless")
     p.add_argument("plan", help="plan file (TOML)")
+    p.add_argument("--driver", metavar="TARGET", help="run the agent on this SSH target")
+    p.add_argument("--accept-host-key", metavar="SHA256:…",
+                   help="accept the driver host's key with this fingerprint")
     p.add_argument("--json", action="store_true", help="last stdout line: the result as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     p.set_defaults(func=cmd_run)
@@ -261,6 +656,10 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("id", type=int)
     sp.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_sessions)
+
+    _add_tune_parser(sub)
+
+    add_target_commands(sub)
 
     p = sub.add_parser("gui", help="open the desktop app")
     p.set_defaults(func=cmd_gui)

@@ -146,6 +146,7 @@ class RunController:
         self._agent: AgentRun | None = None
         self._stop = threading.Event()
         self._lock = threading.Lock()
+        self._reattached = False
 
     def stop(self) -> None:
         self._stop.set()
@@ -222,6 +223,7 @@ class RunController:
                 )
             except SSHError as exc:
                 raise RunError(str(exc)) from exc
+        self._reattached = True
         self.store.add_log(session_id, "info", f"re-attached to {runs[-1].run_dir}")
         yield from self._follow(self._agent)
 
@@ -266,9 +268,7 @@ class RunController:
             # The consumer went away: do not leave the agent running unsupervised.
             agent.stop()
             agent.wait(30) if agent.wait(0) is None else None
-            if self.session_id is not None and self.store.get_run(self.session_id).status == (
-                "running"
-            ):
+            if self.session_id is not None and self._stored_status() == "running":
                 self._finish("incomplete", "the reader stopped following the run")
             raise
         except SSHError as exc:
@@ -282,6 +282,8 @@ class RunController:
             self._finish("incomplete", "the run was interrupted")
             raise
         code = agent.wait(30)
+        if self.final is None and self._reattached and self._stored_status() != "running":
+            return  # re-attached to a run whose end the store already has: nothing was missing
         if self.final is None:
             detail = agent.diagnostics().strip().splitlines()
             reason = detail[-1] if detail else f"exit status {code}"
@@ -296,6 +298,10 @@ class RunController:
         self._finish(stored, message)
         if status == "failed":
             raise RunError(self.errors[-1] if self.errors else message or "the run failed")
+
+    def _stored_status(self) -> str:
+        assert self.session_id is not None
+        return self.store.get_run(self.session_id).status
 
     def _has_steps(self) -> bool:
         assert self.session_id is not None
