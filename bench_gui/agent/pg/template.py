@@ -8,6 +8,8 @@ connected to, so both functions check first and name the sessions in the way.
 
 from __future__ import annotations
 
+import time
+
 import psycopg
 from psycopg import sql
 
@@ -19,7 +21,9 @@ class TemplateError(RuntimeError):
 def _sessions(conn: psycopg.Connection, database: str) -> list[str]:
     rows = conn.execute(
         "SELECT pid, usename, application_name, client_addr::text FROM pg_stat_activity"
-        " WHERE datname = %s AND pid <> pg_backend_pid()",
+        " WHERE datname = %s AND pid <> pg_backend_pid()"
+        # Autovacuum workers are not users: CREATE DATABASE ends them itself.
+        " AND backend_type = 'client backend'",
         (database,),
     ).fetchall()
     return [
@@ -60,8 +64,16 @@ def _create_from(conn: psycopg.Connection, database: str, template: str) -> None
     )
 
 
-def _refuse_sessions(conn: psycopg.Connection, database: str, action: str) -> None:
+def _refuse_sessions(
+    conn: psycopg.Connection, database: str, action: str, grace_s: float = 3.0
+) -> None:
+    # A client that has just closed its connection can still be listed for a moment while
+    # its backend exits: give such sessions a short grace before refusing.
+    deadline = time.monotonic() + grace_s
     sessions = _sessions(conn, database)
+    while sessions and time.monotonic() < deadline:
+        time.sleep(0.1)
+        sessions = _sessions(conn, database)
     if sessions:
         raise TemplateError(
             f"cannot {action}: {len(sessions)} session(s) connected to database {database!r}"
