@@ -1,5 +1,7 @@
 """bench_gui.store: sessions (runs, samples, step results, histograms, logs) in SQLite."""
 
+from bench_gui.store.exchange import SessionFileError, export_session, import_session
+from bench_gui.store.extras import PowerPriceEntry, PriceEntry
 from bench_gui.store.paths import DATA_DIR_ENV, data_dir, default_sessions_path
 from bench_gui.store.sessions import (
     FINAL_STATUSES,
@@ -23,13 +25,18 @@ __all__ = [
     "SCHEMA_VERSION",
     "LogLine",
     "RunDetail",
+    "PowerPriceEntry",
+    "PriceEntry",
     "RunInfo",
     "Sample",
+    "SessionFileError",
     "SessionNotFound",
     "SessionStore",
     "StepResult",
     "StoreError",
     "data_dir",
     "default_sessions_path",
+    "export_session",
+    "import_session",
     "target_summary",
 ]

@@ -31,6 +31,7 @@ from typing import Any, Final
 
 from bench_gui import __version__
 from bench_gui.agent.protocol import Event
+from bench_gui.store.extras import EXTRAS_MIGRATION, SessionExtras
 from bench_gui.store.paths import default_sessions_path
 
 RUN_STATUSES: Final = ("running", "complete", "incomplete", "failed")
@@ -130,6 +131,8 @@ MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
         )""",
         "CREATE INDEX run_log_by_run ON run_log (run_id, id)",
     ),
+    # 2: tags, notes, device and power prices, hand-entered arrays (bench_gui.store.extras).
+    EXTRAS_MIGRATION,
 )
 SCHEMA_VERSION: Final = len(MIGRATIONS)
 
@@ -311,7 +314,7 @@ def target_summary(target: dict[str, Any]) -> str:
     return text
 
 
-class SessionStore:
+class SessionStore(SessionExtras):
     """Runs and everything measured during them, in one SQLite file."""
 
     def __init__(self, path: Path | None = None) -> None:

@@ -171,7 +171,7 @@ def test_a_failing_migration_leaves_the_previous_version(
     broken = ("CREATE TABLE good (x INTEGER)", "THIS IS NOT SQL")
     monkeypatch.setattr(sessions, "MIGRATIONS", (*sessions.MIGRATIONS, broken))
     monkeypatch.setattr(sessions, "SCHEMA_VERSION", SCHEMA_VERSION + 1)
-    with pytest.raises(StoreError, match="upgrade it to schema version 2"):
+    with pytest.raises(StoreError, match=f"upgrade it to schema version {SCHEMA_VERSION + 1}"):
         SessionStore(path)
     conn = sqlite3.connect(path)
     try:

@@ -1,0 +1,453 @@
+"""Read stored sessions into the plain data the comparison and the economics work on.
+
+The one place that knows where a session keeps what a comparison shows: step figures (NOPM,
+TPM, latency, power), the configuration to set side by side, the array to price, and the
+provenance a report's "How we tested" is written from. Sessions recorded before the storage,
+tuning and power features landed simply lack those parts: every reader here returns what is
+there and leaves the rest out, never failing on a missing part.
+
+Where things are looked for (first found wins):
+
+- storage layout: ``plan["storage"]``, ``inventory["storage_layout"]``, ``inventory["storage"]``,
+  ``agent["storage"]``;
+- OS knobs: ``plan["os"]``, ``inventory["os_knobs"]``, ``agent["os_knobs"]``;
+- step power (watts over the measured window): the step summary's ``power_w``,
+  ``avg_power_w`` or ``power`` ({``avg_w``|``watts``}), else integrated from the samples'
+  ``power`` readings (``{"watts": W}`` or a number) or ``power_w`` over the measured window;
+- commands run on the target: log lines of level ``command``, or starting with ``$ ``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from bench_gui.core.compare import SessionData, StepPoint
+from bench_gui.core.economics import ArrayInput
+from bench_gui.core.power import PowerReading, average_power
+from bench_gui.store.sessions import RunDetail, Sample, SessionStore, StepResult
+
+GIB = 1024**3
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _num(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value)
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, list | tuple):
+        return ", ".join(_text(v) for v in value)
+    if isinstance(value, dict):
+        return json.dumps(value, sort_keys=True, default=str)
+    return "" if value is None else str(value)
+
+
+def flatten(data: Mapping[str, Any], prefix: str = "") -> dict[str, str]:
+    """Nested settings as ``{"raid.level": "10", ...}``; lists of records get an index."""
+    out: dict[str, str] = {}
+    for key, value in data.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict):
+            out.update(flatten(value, f"{name}."))
+        elif isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+            for i, item in enumerate(value):
+                out.update(flatten(item, f"{name}[{i}]."))
+        else:
+            out[name] = _text(value)
+    return out
+
+
+def short_server(version: str | None) -> str:
+    """``PostgreSQL 16.4 on x86_64-pc-linux-gnu, compiled by ...`` -> ``PostgreSQL 16.4``."""
+    return (version or "").split(" on ", 1)[0].split(",", 1)[0].strip()
+
+
+# ---- where things live ------------------------------------------------------------------------
+
+
+def storage_layout(detail: RunDetail) -> dict[str, Any] | None:
+    """The storage layout stored with the session, if any."""
+    inventory = _dict(detail.inventory)
+    for candidate in (
+        _dict(detail.plan).get("storage"),
+        inventory.get("storage_layout"),
+        inventory.get("storage"),
+        _dict(detail.agent).get("storage"),
+    ):
+        if isinstance(candidate, dict) and candidate:
+            return candidate
+    return None
+
+
+def os_knobs(detail: RunDetail) -> dict[str, Any] | None:
+    for candidate in (
+        _dict(detail.plan).get("os"),
+        _dict(detail.inventory).get("os_knobs"),
+        _dict(detail.agent).get("os_knobs"),
+    ):
+        if isinstance(candidate, dict) and candidate:
+            return candidate
+    return None
+
+
+def layout_devices(layout: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The devices of a layout, as records (a bare path becomes ``{"path": ...}``)."""
+    raw = layout.get("devices")
+    if raw is None:
+        raw = _dict(layout.get("array")).get("devices")
+    devices = []
+    for item in raw if isinstance(raw, list) else []:
+        if isinstance(item, dict):
+            devices.append(item)
+        elif isinstance(item, str):
+            devices.append({"path": item})
+    return devices
+
+
+def array_from_layout(layout: Mapping[str, Any] | None) -> ArrayInput:
+    """Device model and count of a stored layout (the most common model of a mixed array)."""
+    if not layout:
+        return ArrayInput()
+    models = Counter(str(d.get("model")).strip() for d in layout_devices(layout) if d.get("model"))
+    if not models:
+        count = len(layout_devices(layout)) or None
+        return ArrayInput(device=None, count=count)
+    model, count = models.most_common(1)[0]
+    note = ""
+    if len(models) > 1:
+        note = "mixed devices: " + ", ".join(f"{n} x {m}" for m, n in models.items())
+    return ArrayInput(device=model, count=count, origin="layout", note=note)
+
+
+def array_input(store: SessionStore, detail: RunDetail) -> ArrayInput:
+    """The array to price: the stored layout, with what the user entered by hand on top."""
+    from_layout = array_from_layout(storage_layout(detail))
+    hand = store.run_array(detail.id)
+    if hand is None:
+        return from_layout
+    return ArrayInput(
+        device=hand.device or from_layout.device,
+        count=hand.count or from_layout.count,
+        hand_cost=hand.hand_cost,
+        currency=hand.currency,
+        origin="hand" if hand.device or hand.count else from_layout.origin,
+        note=hand.note or from_layout.note,
+    )
+
+
+# ---- steps and power ----------------------------------------------------------------------------
+
+
+def _summary_power(summary: Mapping[str, Any]) -> float | None:
+    for key in ("power_w", "avg_power_w"):
+        value = _num(summary.get(key))
+        if value is not None:
+            return value
+    power = summary.get("power")
+    if isinstance(power, dict):
+        for key in ("avg_w", "watts", "avg"):
+            value = _num(power.get(key))
+            if value is not None:
+                return value
+    return _num(power)
+
+
+def _sample_watts(sample: Sample) -> float | None:
+    power = sample.extra.get("power")
+    if isinstance(power, dict):
+        return _num(power.get("watts", power.get("w")))
+    if power is not None:
+        return _num(power)
+    return _num(sample.extra.get("power_w"))
+
+
+def step_power(step: StepResult, samples: list[Sample]) -> float | None:
+    """Average watts over the step's measured window, or None when power was not measured."""
+    stored = _summary_power(step.summary)
+    if stored is not None:
+        return stored
+    readings = [
+        PowerReading(s.t, w)
+        for s in samples
+        if s.step == step.step and s.phase == "measure" and (w := _sample_watts(s)) is not None
+    ]
+    if len(readings) < 2:
+        return None
+    t0, t1 = readings[0].t, readings[-1].t
+    if t1 <= t0:
+        return None
+    return average_power(readings, t0, t1)
+
+
+def step_points(store: SessionStore, run_id: int) -> tuple[StepPoint, ...]:
+    steps = store.steps(run_id)
+    # The samples are read only when some step's summary lacks its power figure.
+    needs_samples = any(_summary_power(step.summary) is None for step in steps)
+    samples = store.samples(run_id) if needs_samples else []
+    has_power = any(_sample_watts(s) is not None for s in samples)
+    points = []
+    for step in steps:
+        latency = _dict(step.latency_ms.get("all"))
+        points.append(
+            StepPoint(
+                vus=step.vus,
+                nopm=step.nopm,
+                tpm=step.tpm,
+                avg_ms=_num(latency.get("avg")),
+                p999_ms=_num(latency.get("p999")),
+                power_w=step_power(step, samples if has_power else []),
+                complete=step.complete,
+                step=step.step,
+            )
+        )
+    return tuple(points)
+
+
+# ---- configuration ------------------------------------------------------------------------------
+
+
+def _size(num_bytes: Any) -> str:
+    value = _num(num_bytes)
+    if value is None:
+        return ""
+    if value >= 1000**4:
+        return f"{value / 1000**4:.1f} TB"
+    return f"{value / 1000**3:.0f} GB"
+
+
+def describe_devices(devices: list[dict[str, Any]]) -> list[str]:
+    """``4 x Micron S650DC 800 GB (SAS, SSD, FW M012)``-style lines, identical devices counted."""
+    groups: Counter[str] = Counter()
+    for d in devices:
+        rotational = d.get("rotational")
+        kind = "" if rotational is None else ("HDD" if rotational else "SSD")
+        extras = ", ".join(
+            x
+            for x in (
+                str(d.get("transport") or "").upper(),
+                kind,
+                f"FW {d['firmware']}" if d.get("firmware") else "",
+            )
+            if x
+        )
+        name = str(d.get("model") or d.get("path") or "?")
+        size = "" if re.search(r"\d\s*[GT]B\b", name) else _size(d.get("size_bytes"))
+        label = f"{name} {size}" if size else name
+        groups[f"{label} ({extras})" if extras else label] += 1
+    return [f"{n} x {label}" for label, n in groups.items()]
+
+
+def layout_summary(layout: Mapping[str, Any]) -> dict[str, str]:
+    """A storage layout as key/value lines: identical devices counted, serials on one line."""
+    out: dict[str, str] = {}
+    devices = layout_devices(layout)
+    for i, line in enumerate(describe_devices(devices)):
+        out[f"Devices[{i}]" if i else "Devices"] = line
+    serials = [str(d["serial"]) for d in devices if d.get("serial")]
+    if serials:
+        out["Serial numbers"] = ", ".join(serials)
+    rest = {k: v for k, v in layout.items() if k != "devices"}
+    if isinstance(rest.get("array"), dict):
+        rest["array"] = {k: v for k, v in rest["array"].items() if k != "devices"}
+    out.update(flatten(rest))
+    return out
+
+
+def hardware(inventory: Mapping[str, Any] | None) -> dict[str, str]:
+    """The hardware facts of an inventory, as key/value lines."""
+    inv = _dict(inventory)
+    out: dict[str, str] = {}
+    cpu = _dict(inv.get("cpu"))
+    if cpu.get("model"):
+        text = str(cpu["model"])
+        if cpu.get("sockets"):
+            text = f"{cpu['sockets']} x {text}"
+        out["CPU"] = text
+    if cpu.get("cores") or cpu.get("threads"):
+        out["Cores / threads"] = f"{cpu.get('cores') or '?'} / {cpu.get('threads') or '?'}"
+    memory = _num(_dict(inv.get("memory")).get("total_bytes"))
+    if memory:
+        out["Memory"] = f"{memory / GIB:.0f} GiB"
+    disks = [
+        d
+        for d in inv.get("block_devices") or []
+        if isinstance(d, dict) and d.get("type") in ("disk", None)
+    ]
+    for i, line in enumerate(describe_devices(disks)):
+        out[f"Disks[{i}]" if i else "Disks"] = line
+    if inv.get("hostname"):
+        out["Host"] = str(inv["hostname"])
+    return out
+
+
+def operating_system(inventory: Mapping[str, Any] | None) -> dict[str, str]:
+    inv = _dict(inventory)
+    out = {}
+    name = _dict(inv.get("os")).get("pretty_name")
+    if name:
+        out["Distribution"] = str(name)
+    kernel = _dict(inv.get("kernel")).get("release")
+    if kernel:
+        out["Kernel"] = str(kernel)
+    return out
+
+
+def workload(plan: Mapping[str, Any]) -> dict[str, str]:
+    wl = _dict(plan.get("workload"))
+    out: dict[str, str] = {}
+    labels = (
+        ("warehouses", "Warehouses"),
+        ("virtual_users", "Virtual users"),
+        ("rampup_s", "Ramp-up (s)"),
+        ("duration_s", "Measured window (s)"),
+        ("all_warehouses", "All warehouses"),
+        ("keying_thinking", "Keying and thinking time"),
+        ("reset_between_steps", "Database reset between steps"),
+        ("processes", "Driver processes"),
+    )
+    for key, label in labels:
+        if key in wl:
+            out[label] = _text(wl[key])
+    return out
+
+
+def config_of(detail: RunDetail) -> dict[str, dict[str, str]]:
+    """The configuration sections of a session (only those it stored)."""
+    config: dict[str, dict[str, str]] = {}
+    layout = storage_layout(detail)
+    if layout:
+        config["Storage layout"] = layout_summary(layout)
+    for name, section in (
+        ("Hardware", hardware(detail.inventory)),
+        ("Operating system", operating_system(detail.inventory)),
+    ):
+        if section:
+            config[name] = section
+    knobs = os_knobs(detail)
+    if knobs:
+        config["OS knobs"] = flatten(knobs)
+    database = {"Engine": detail.engine}
+    if detail.server_version:
+        database["Server"] = short_server(detail.server_version)
+    config["Database"] = database
+    if detail.settings:
+        config["Database settings"] = {k: str(v) for k, v in sorted(detail.settings.items())}
+    wl = workload(detail.plan)
+    if wl:
+        config["Workload"] = wl
+    return config
+
+
+def plan_key(detail: RunDetail) -> str:
+    """Sessions with equal keys ran the same plan on the same configuration: repeats.
+
+    The plan without its name and notes, the target, the server version and settings, the
+    storage layout and the OS knobs: two sweeps differing in any of these are not repeats.
+    """
+    plan = {k: v for k, v in _dict(detail.plan).items() if k not in ("name", "notes")}
+    material = {
+        "plan": plan,
+        "engine": detail.engine,
+        "server": short_server(detail.server_version),
+        "settings": detail.settings,
+        "storage": storage_layout(detail),
+        "os": os_knobs(detail),
+    }
+    text = json.dumps(material, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def session_data(store: SessionStore, run_id: int) -> SessionData:
+    """A stored session as the comparison needs it."""
+    detail = store.get_run(run_id)
+    return SessionData(
+        id=detail.id,
+        name=detail.name,
+        status=detail.status,
+        steps=step_points(store, run_id),
+        config=config_of(detail),
+        plan_key=plan_key(detail),
+        created_at=detail.created_at,
+    )
+
+
+# ---- provenance ---------------------------------------------------------------------------------
+
+
+@dataclass
+class Provenance:
+    """What a report's "How we tested" says about one session."""
+
+    id: int
+    name: str
+    created_at: str
+    finished_at: str | None
+    status: str
+    app_version: str
+    agent_version: str
+    target: str
+    engine: str
+    server_version: str
+    config: dict[str, dict[str, str]]
+    rampup_s: float | None
+    duration_s: float | None
+    measured_windows: list[tuple[int, float]]  # (users, real measured window in s) per step
+    erase: str  # the erase method of the storage layout, if stored
+    commands: list[str] = field(default_factory=list)
+    array: ArrayInput = field(default_factory=ArrayInput)
+
+
+def _erase(layout: Mapping[str, Any] | None) -> str:
+    if not layout:
+        return ""
+    for key in ("erase", "erase_method"):
+        if layout.get(key):
+            return _text(layout[key])
+    methods = {str(d.get("erase")) for d in layout_devices(layout) if d.get("erase")}
+    return ", ".join(sorted(methods))
+
+
+def provenance(store: SessionStore, run_id: int) -> Provenance:
+    detail = store.get_run(run_id)
+    wl = _dict(_dict(detail.plan).get("workload"))
+    commands = [
+        line.message.removeprefix("$ ")
+        for line in store.log(run_id)
+        if line.level in ("command", "cmd") or line.message.startswith("$ ")
+    ]
+    return Provenance(
+        id=detail.id,
+        name=detail.name,
+        created_at=detail.created_at,
+        finished_at=detail.finished_at,
+        status=detail.status,
+        app_version=detail.app_version,
+        agent_version=str(_dict(detail.agent).get("agent_version") or ""),
+        target=detail.target_summary,
+        engine=detail.engine,
+        server_version=short_server(detail.server_version),
+        config=config_of(detail),
+        rampup_s=_num(wl.get("rampup_s")),
+        duration_s=_num(wl.get("duration_s")),
+        measured_windows=[
+            (s.vus, s.window_s) for s in store.steps(run_id) if s.window_s is not None
+        ],
+        erase=_erase(storage_layout(detail)),
+        commands=commands,
+        array=array_input(store, detail),
+    )
