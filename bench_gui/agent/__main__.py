@@ -23,6 +23,7 @@ from typing import Any, TextIO
 
 from bench_gui.agent import AGENT_VERSION
 from bench_gui.agent.driver import RunConfig, StepFailed, run_sweep
+from bench_gui.agent.hostinfo import os_knobs
 from bench_gui.agent.pg.engine import EngineError, PgEngine, connect
 from bench_gui.agent.protocol import EventWriter
 
@@ -140,6 +141,8 @@ def run(cfg: RunConfig, out: EventWriter, stop: threading.Event) -> int:
             engine=engine.name,
             pid=os.getpid(),
             config=_public_config(cfg),
+            # Kernel knobs of the host the agent runs on (the database host for local runs).
+            os_knobs=os_knobs(),
             **info,
         )
         if cfg.action == "build":
