@@ -13,6 +13,9 @@ from typing import Any, TextIO
 
 from bench_gui import __version__
 from bench_gui.agent.protocol import Event
+from bench_gui.cli_compare import add_commands as add_compare_commands
+from bench_gui.cli_compare import add_session_commands
+from bench_gui.cli_storage import add_commands as add_storage_commands
 from bench_gui.cli_targets import EXIT_HOSTKEY
 from bench_gui.cli_targets import add_commands as add_target_commands
 from bench_gui.core.plan import Plan, PlanError, Target, Workload, load_plan
@@ -107,8 +110,11 @@ def _drive(plan: Plan, action: str, args: argparse.Namespace) -> int:
         for event in controller.events():
             printer(event)
     except HostKeyUnknown as exc:
-        print(f"bench-gui: {exc}\n  If this is the right machine, run again with"
-              f" --accept-host-key {exc.fingerprint}", file=sys.stderr)
+        print(
+            f"bench-gui: {exc}\n  If this is the right machine, run again with"
+            f" --accept-host-key {exc.fingerprint}",
+            file=sys.stderr,
+        )
         return EXIT_HOSTKEY
     except RunError as exc:
         failure = str(exc)
@@ -538,6 +544,8 @@ def cmd_tune(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     except (TuningError, OsKnobError, SSHError) as exc:
         print(f"bench-gui: {exc}", file=sys.stderr)
+        if "nothing was changed:" in str(exc) and args.tune_cmd == "apply":
+            print("bench-gui: leave those out with --skip-invalid", file=sys.stderr)
         return EXIT_FAILED
 
 
@@ -625,8 +633,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("run", help="run a plan headless")
     p.add_argument("plan", help="plan file (TOML)")
     p.add_argument("--driver", metavar="TARGET", help="run the agent on this SSH target")
-    p.add_argument("--accept-host-key", metavar="SHA256:…",
-                   help="accept the driver host's key with this fingerprint")
+    p.add_argument(
+        "--accept-host-key",
+        metavar="SHA256:…",
+        help="accept the driver host's key with this fingerprint",
+    )
     p.add_argument("--json", action="store_true", help="last stdout line: the result as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     p.set_defaults(func=cmd_run)
@@ -656,10 +667,14 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("id", type=int)
     sp.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_sessions)
+    add_session_commands(ssub)  # export, import, search, tag, note, rename, delete
+
+    add_compare_commands(sub)  # compare, prices
 
     _add_tune_parser(sub)
 
     add_target_commands(sub)
+    add_storage_commands(sub)  # storage devices, plan, apply, teardown, db-move
 
     p = sub.add_parser("gui", help="open the desktop app")
     p.set_defaults(func=cmd_gui)

@@ -17,6 +17,7 @@ from typing import Any
 from bench_gui.agent.protocol import Event, decode_line, encode_event
 from bench_gui.core.engine import EngineNotFound, get_engine
 from bench_gui.core.plan import Plan
+from bench_gui.core.power import MeterNotFound, agent_power_config
 from bench_gui.remote.demo import DemoUnavailable, start_demo
 from bench_gui.remote.errors import SSHError, UnknownHostKey
 from bench_gui.remote.hostkeys import APP_KNOWN_HOSTS
@@ -24,6 +25,7 @@ from bench_gui.remote.inventory import collect_inventory
 from bench_gui.remote.local import LocalTransport
 from bench_gui.remote.session import CommandLogEntry
 from bench_gui.remote.ssh import SSHTransport
+from bench_gui.remote.storage import session_layout
 from bench_gui.remote.targets import TARGETS_FILE, get_target
 from bench_gui.remote.transport import AgentRun, BadLine, Transport
 from bench_gui.store import SessionStore
@@ -104,6 +106,17 @@ def agent_config(plan: Plan, action: str) -> tuple[dict[str, Any], dict[str, str
         "database": target.database,
         **{k: v for k, v in asdict(wl).items()},
     }
+    if action == "run":
+        # Host metrics and the power meter; a BMC password (keyring) goes into env only.
+        power = plan.power
+        try:
+            config["power"], power_env = agent_power_config(
+                power.meter, power.options, power.idle_s, power.interval_s
+            )
+        except (MeterNotFound, ValueError) as exc:
+            raise RunError(str(exc)) from exc
+        config["monitor"] = asdict(plan.monitor)
+        env.update(power_env)
     return config, env
 
 
@@ -238,13 +251,19 @@ class RunController:
         except (SSHError, OSError) as exc:
             self._finish("failed", str(exc))
             raise RunError(str(exc)) from exc
+        inventory: dict[str, Any] = {}
         if isinstance(self.transport, SSHTransport):
             try:
                 inventory = collect_inventory(self.transport.session())
             except (SSHError, OSError) as exc:
                 self.store.add_log(self.session_id, "warning", f"no inventory: {exc}")
-            else:
-                self.store.set_server_info(self.session_id, "", {}, inventory)
+        # The storage layout bench-gui prepared on the database host (the driver host, or this
+        # machine), so comparisons and reports can say what the run measured.
+        layout = session_layout(data_dir() / "storage", self.plan.driver.target or "local")
+        if layout:
+            inventory["storage_layout"] = layout
+        if inventory:
+            self.store.set_server_info(self.session_id, "", {}, inventory)
         return agent
 
     def _follow(self, agent: AgentRun) -> Iterator[Event]:

@@ -5,6 +5,11 @@ database counters and the shared driver counters at the same instants, emits one
 second and a ``step`` summary at the end of each step. NOPM and TPM come from the database as
 HammerDB measures them; the driver's own count of committed New-Orders is reported beside
 them as a cross-check.
+
+Host metrics and power (:class:`~bench_gui.agent.hostmetrics.Monitor`) ride along: each sample
+carries the second's CPU, disks, memory and watts, each step summary the same over exactly its
+measured window (average power integrated, mW per NOPM, J per new order, energy), and an idle
+power baseline is measured before the first step.
 """
 
 from __future__ import annotations
@@ -19,8 +24,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bench_gui.agent import hist
+from bench_gui.agent.hostmetrics import Monitor, is_local_host, postgres_paths
 from bench_gui.agent.pg.engine import EngineError, PgEngine, Snapshot
 from bench_gui.agent.pg.vu import SLOT_ERRORS, SLOT_ROLLBACK, SLOTS, WorkerSpec, worker_main
+from bench_gui.agent.power import MeterError
 from bench_gui.agent.protocol import TX_KEYS, EventWriter
 
 READY_TIMEOUT_S = 60.0
@@ -47,6 +54,9 @@ class RunConfig:
     build_workers: int = 0
     processes: int = 0
     seed: int | None = None
+    # Host metrics and the power meter (the plan's [monitor] and [power] sections).
+    monitor: dict[str, Any] = field(default_factory=dict)
+    power: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RunConfig:
@@ -82,8 +92,10 @@ class Step:
         stop: threading.Event,
         index: int,
         vus: int,
+        monitor: Monitor | None = None,
     ) -> None:
         self.cfg = cfg
+        self.monitor = monitor
         self.engine = engine
         self.out = out
         self.stop = stop
@@ -267,6 +279,7 @@ class Step:
                 tpm_db=_per_minute(
                     snap.transactions - recent[0].transactions, snap.t - recent[0].t
                 ),
+                **(self.monitor.sample_fields() if self.monitor is not None else {}),
             )
             self.tick_errors = {}
             last.snap, last.counts, last.t = snap, counts, snap.t
@@ -281,6 +294,8 @@ class Step:
                     start = self.engine.snapshot()
                     start_counts = self.driver_counts()
                     self.flags[1] = 1
+                    if self.monitor is not None:
+                        self.monitor.window_start()
                 if start is not None and now >= window_end:
                     end = self.engine.snapshot()
                     end_counts = self.driver_counts()
@@ -296,6 +311,8 @@ class Step:
                 # Stopped inside the measured window: keep what was measured.
                 end = self.engine.snapshot()
                 end_counts = self.driver_counts()
+            if end is not None and self.monitor is not None:
+                self.monitor.window_end(end.t)  # while the users still run
             if end is not None and end.t - last.t > 0.05:
                 # The window's last fraction of a second gets its own sample: every second
                 # of the window is stored.
@@ -344,6 +361,8 @@ class Step:
                 k: hist.encode(h) for k, h in self.window_hists.items() if h.get_total_count()
             },
         )
+        if self.monitor is not None:
+            summary.update(self.monitor.window_fields(start.t, end.t, summary["nopm"]))
         return summary
 
 
@@ -352,6 +371,26 @@ def run_sweep(
 ) -> tuple[str, list[dict[str, Any]]]:
     """Run every step; return the final status and the step summaries."""
     steps: list[dict[str, Any]] = []
+    monitor = start_monitor(cfg, engine, out)
+    try:
+        _run_steps(cfg, engine, out, stop, monitor, steps)
+    finally:
+        if monitor is not None:
+            monitor.close()
+    status = "ok" if len(steps) == len(cfg.virtual_users) and not stop.is_set() else "stopped"
+    return status, steps
+
+
+def _run_steps(
+    cfg: RunConfig,
+    engine: PgEngine,
+    out: EventWriter,
+    stop: threading.Event,
+    monitor: Monitor | None,
+    steps: list[dict[str, Any]],
+) -> None:
+    if monitor is not None:
+        monitor.idle_baseline(out.emit, stop)
     if cfg.reset_between_steps and not engine.database_exists(engine.template):
         out.emit("log", level="info", message=f"creating template {engine.template}")
         engine.close_monitor()
@@ -366,14 +405,48 @@ def run_sweep(
                 message=f"step {index + 1}: resetting {cfg.database} from {engine.template}",
             )
             engine.reset_from_template()
-        summary = Step(cfg, engine, out, stop, index, vus).run()
+        summary = Step(cfg, engine, out, stop, index, vus, monitor).run()
         steps.append(summary)
         out.emit("step", phase="end", step=index, vus=vus, summary=summary)
         if not summary["complete"]:
             break
     engine.close_monitor()
-    status = "ok" if len(steps) == len(cfg.virtual_users) and not stop.is_set() else "stopped"
-    return status, steps
+
+
+# ---- host metrics and power (bench_gui.agent.hostmetrics, bench_gui.agent.power) -------------
+
+
+def start_monitor(cfg: RunConfig, engine: PgEngine, out: EventWriter) -> Monitor | None:
+    """Host metrics and the power meter for the sweep, started; None when neither is wanted.
+
+    With no devices chosen, the block devices are those the database's data directory, WAL
+    and tablespaces live on, when the agent runs on the database's host. A power meter that
+    gives no reading now stops the run before it starts (a sweep without the power it was
+    meant to measure is of no use).
+    """
+    wanted = cfg.monitor.get("enabled", True) is not False
+    if not wanted and str(cfg.power.get("meter") or "none") == "none":
+        return None
+    paths: list[str] = []
+    if wanted and not cfg.monitor.get("devices"):
+        from psycopg.conninfo import conninfo_to_dict
+
+        host = str(conninfo_to_dict(cfg.conninfo).get("host") or "")
+        data_dir = engine.server_info().get("data_directory")
+        if data_dir and is_local_host(host) and os.path.isdir(str(data_dir)):
+            paths = postgres_paths(str(data_dir))
+    try:
+        monitor = Monitor.from_config(cfg.monitor, cfg.power, paths)
+    except (MeterError, OSError, ValueError) as exc:
+        raise EngineError(str(exc)) from exc
+    try:
+        monitor.start()
+    except (MeterError, OSError, ValueError) as exc:
+        monitor.close()
+        raise EngineError(str(exc)) from exc
+    for note in monitor.notes:
+        out.emit("log", level="info", message=note)
+    return monitor
 
 
 __all__ = ["EngineError", "RunConfig", "Step", "StepFailed", "run_sweep"]

@@ -10,12 +10,21 @@ Event kinds and their payload fields:
 - ``hello``: ``agent_version``, ``engine``, ``server`` (version string), ``settings``
   (non-default server settings), ``config`` (the run configuration, secrets removed), ``pid``.
 - ``progress``: ``task`` (e.g. ``"build"``), ``done``, ``total``, ``unit``, ``rate``, ``message``.
+  Task ``idle`` is the idle power baseline before the first step: one a second, with ``host``
+  and ``power`` as in a sample.
 - ``sample``: one a second while a step runs: ``step``, ``vus``, ``phase`` (``rampup`` or
   ``measure``), ``elapsed`` (s since the step began), ``remaining`` (s left in the step),
   ``counts`` {tx: n}, ``rollbacks`` (New-Order 1% rollbacks), ``errors`` {kind: n},
   ``latency_ms`` {tx: {avg, p50, p95, p99, p999, max}} for that second, ``nopm_driver`` and
   ``tpm_driver`` (the second's driver rate, per minute), ``nopm_db`` and ``tpm_db`` (the
   rate of the database counters over the last second, when the monitor read them).
+  With host metrics on, ``host`` (:data:`HOST_FIELDS`): ``cpu`` {user, system, iowait, idle,
+  steal} in percent of the second (``sockets`` {id: {...}} on multi-socket hosts), ``disks``
+  {device: {r_iops, w_iops, r_mbs, w_mbs, r_await, w_await, await, aqu_sz, util}} (MB are
+  10^6 bytes, awaits in ms), ``disk_total`` (the same, each I/O counted once: never a partition
+  plus its disk, nor an array plus its members), ``mem`` {used_mb, cache_mb, dirty_mb,
+  writeback_mb, total_mb}. With a power meter, ``power`` {``watts`` (the latest reading, null
+  when stale), ``error`` (the meter's last failure, if any)}.
 - ``step``: ``phase`` (``start`` or ``end``), ``step``, ``vus``; on ``end`` a ``summary``
   (see :data:`STEP_SUMMARY_FIELDS`).
 - ``summary``: ``steps`` (list of step summaries), ``status``.
@@ -80,7 +89,37 @@ STEP_SUMMARY_FIELDS: Final = (
     "latency_ms",  # {tx: {avg,...}, "all": {...}}
     "histograms",  # {tx: base64 HDR histogram (microseconds)} for later merging
     "complete",  # False when the step was stopped before its window ended
+    # With host metrics or a power meter (absent otherwise):
+    "window_t0",  # wall-clock time (epoch s) the measured window opened...
+    "window_t1",  # ...and closed: a power log imported later is integrated between them
+    "host",  # host metrics over exactly the window (same shape as a sample's ``host``)
+    "power_w",  # average power over exactly the window, integrated (null: not covered)
+    "energy_j",  # energy of the window: power_w x window_s
+    "mw_per_nopm",  # 1000 x power_w / nopm
+    "j_per_new_order",  # 60 x power_w / nopm
+    "idle_power_w",  # the idle baseline measured before the first step
+    "power_meter",  # ipmi, redfish, rapl, csv...
+    "power_scope",  # "wall" (the whole system) or "cpu" (RAPL: CPU package + DRAM only)
+    "power_label",  # what was measured, in words
+    "power_readings",  # meter readings inside the window
+    "power_error",  # why power_w is null
 )
+
+# Sections of a sample's ``host`` field.
+HOST_FIELDS: Final = ("cpu", "disks", "disk_total", "mem")
+CPU_FIELDS: Final = ("user", "system", "iowait", "idle", "steal")
+DISK_FIELDS: Final = (
+    "r_iops",
+    "w_iops",
+    "r_mbs",
+    "w_mbs",
+    "r_await",
+    "w_await",
+    "await",
+    "aqu_sz",
+    "util",
+)
+MEMORY_FIELDS: Final = ("used_mb", "cache_mb", "dirty_mb", "writeback_mb", "total_mb")
 
 
 class ProtocolError(ValueError):

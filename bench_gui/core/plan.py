@@ -1,19 +1,22 @@
 """Run plans: what to run, where, and how, read from and written to TOML.
 
 A plan names its target (the embedded demo, or a PostgreSQL server), the workload (warehouses,
-the sweep of virtual-user counts, ramp-up and measured windows, options) and a name. Every bad
-value is reported with the field it belongs to and why it is wrong, all of them at once, so a
-user fixes a plan in one pass.
+the sweep of virtual-user counts, ramp-up and measured windows, options), the power meter and
+the host metrics the agent samples, and a name. Every bad value is reported with the field it
+belongs to and why it is wrong, all of them at once, so a user fixes a plan in one pass.
 """
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 import tomli_w
+
+from bench_gui.core.power import METER_KINDS, check_meter_options, installed_meter_names
 
 TARGET_KINDS = ("demo", "postgresql")
 BUILD_MODES = ("if_missing", "always", "never")
@@ -75,6 +78,33 @@ class Workload:
 
 
 @dataclass
+class Power:
+    """The power meter (a plugin of ``bench_gui.power_meters``) and the idle baseline.
+
+    ``meter`` is one of none, ipmi, redfish, rapl, csv (or an installed third-party kind);
+    ``options`` are the meter's (see :data:`bench_gui.core.power.METER_OPTIONS`). Secrets are
+    never here: a BMC password lives in the OS keyring.
+    """
+
+    meter: str = "none"
+    options: dict[str, Any] = field(default_factory=dict)
+    # Power measured with no load before the first step; 0 skips it.
+    idle_s: float = 30.0
+    # Seconds between two readings of the meter.
+    interval_s: float = 1.0
+
+
+@dataclass
+class Monitor:
+    """Host metrics sampled by the agent: CPU, memory and block devices, once a second."""
+
+    enabled: bool = True
+    # Block devices to report (sda, md0, nvme0n1...); empty: the devices the database lives on
+    # when the agent runs on its host, else every disk and array.
+    devices: list[str] = field(default_factory=list)
+
+
+@dataclass
 class Plan:
     """A complete run plan."""
 
@@ -82,6 +112,8 @@ class Plan:
     target: Target = field(default_factory=Target)
     workload: Workload = field(default_factory=Workload)
     driver: Driver = field(default_factory=Driver)
+    power: Power = field(default_factory=Power)
+    monitor: Monitor = field(default_factory=Monitor)
     notes: str = ""
 
     def to_dict(self) -> dict[str, Any]:
@@ -172,7 +204,7 @@ def parse_vu_list(value: Any) -> list[int]:
 def plan_from_dict(data: dict[str, Any]) -> Plan:
     """Build and validate a plan; raise :class:`PlanError` naming every bad field."""
     problems: list[tuple[str, str]] = []
-    known_top = {"name", "target", "workload", "driver", "notes"}
+    known_top = {"name", "target", "workload", "driver", "power", "monitor", "notes"}
     for key in data:
         if key not in known_top:
             problems.append((key, "unknown section or field"))
@@ -257,9 +289,73 @@ def plan_from_dict(data: dict[str, Any]) -> Plan:
     if plan.driver.target and target.kind == "demo":
         problems.append(("driver.target", "the embedded demo runs on this machine only"))
 
+    _check_power(problems, plan, data.get("power", {}), data.get("monitor", {}))
+
     if problems:
         raise PlanError(problems)
     return plan
+
+
+_DEVICE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:+-]*$")
+
+
+def _check_power(
+    problems: list[tuple[str, str]], plan: Plan, power_data: Any, monitor_data: Any
+) -> None:
+    """The ``[power]`` and ``[monitor]`` sections."""
+    if not isinstance(power_data, dict):
+        problems.append(("power", "must be a table"))
+        power_data = {}
+    for key in power_data:
+        if key not in Power.__dataclass_fields__:
+            problems.append((f"power.{key}", "unknown field"))
+    power = plan.power
+    power.meter = _check_str(problems, "power.meter", power_data.get("meter", power.meter))
+    options = power_data.get("options", {})
+    if not isinstance(options, dict):
+        problems.append(("power.options", "must be a table"))
+        options = {}
+    if power.meter in METER_KINDS:
+        power.options, option_problems = check_meter_options(power.meter, options)
+        if power.meter == "none":
+            power.options = {}
+        problems.extend(option_problems)
+    elif power.meter in installed_meter_names():
+        power.options = dict(options)  # a third-party meter checks its own options
+    else:
+        known = ", ".join(dict.fromkeys([*METER_KINDS, *installed_meter_names()]))
+        problems.append(("power.meter", f"must be one of {known}"))
+    power.idle_s = _check_float(
+        problems, "power.idle_s", power_data.get("idle_s", power.idle_s), 0, 3600
+    )
+    power.interval_s = _check_float(
+        problems, "power.interval_s", power_data.get("interval_s", power.interval_s), 0.2, 10
+    )
+
+    if not isinstance(monitor_data, dict):
+        problems.append(("monitor", "must be a table"))
+        monitor_data = {}
+    for key in monitor_data:
+        if key not in Monitor.__dataclass_fields__:
+            problems.append((f"monitor.{key}", "unknown field"))
+    monitor = plan.monitor
+    monitor.enabled = _check_bool(
+        problems, "monitor.enabled", monitor_data.get("enabled", monitor.enabled)
+    )
+    devices = monitor_data.get("devices", [])
+    if isinstance(devices, str):
+        devices = [d for d in devices.replace(",", " ").split() if d]
+    if not isinstance(devices, list):
+        problems.append(("monitor.devices", "must be a list of block device names"))
+        devices = []
+    names: list[str] = []
+    for device in devices:
+        name = device.removeprefix("/dev/") if isinstance(device, str) else device
+        if not isinstance(name, str) or not _DEVICE_NAME.match(name):
+            problems.append(("monitor.devices", f"{device!r} is not a block device name"))
+        elif name not in names:
+            names.append(name)
+    monitor.devices = names
 
 
 def load_plan(path: Path) -> Plan:

@@ -4,6 +4,11 @@ The Live page feeds every event of a run to :meth:`LiveModel.feed`; its redraw t
 :attr:`LiveModel.samples` (preallocated ring buffers, one column per series) and
 :meth:`LiveModel.tiles` when :attr:`LiveModel.version` changed. Keeping this free of Qt lets
 the tests drive it with real protocol events and check every number without rendering.
+
+Host metrics and power ride in the same samples: the whole host's CPU, memory, the disk total
+and the power go into columns of :attr:`LiveModel.samples`; each block device and each CPU
+socket gets a buffer of its own (:attr:`LiveModel.devices`, :attr:`LiveModel.sockets`) the
+first time it appears, with its own time column.
 """
 
 from __future__ import annotations
@@ -35,13 +40,49 @@ SAMPLE_COLUMNS: tuple[str, ...] = (
     "lat_p99",
     "lat_p999",
     "errors",
+    # Power: the meter's latest watts, and mW per NOPM over the step's latest samples.
+    "power_w",
+    "mw_per_nopm",
+    # The whole host: CPU shares (%), memory (MB), the disks' total (each I/O counted once).
+    "cpu_user",
+    "cpu_system",
+    "cpu_iowait",
+    "cpu_idle",
+    "mem_used",
+    "mem_cache",
+    "mem_dirty",
+    "disk_r_iops",
+    "disk_w_iops",
+    "disk_r_mbs",
+    "disk_w_mbs",
+    "disk_await",
+    "disk_aqu_sz",
 )
+# Columns of each block device's buffer (the sample's ``host.disks[device]``).
+DEVICE_COLUMNS: tuple[str, ...] = (
+    "t",
+    "r_iops",
+    "w_iops",
+    "r_mbs",
+    "w_mbs",
+    "r_await",
+    "w_await",
+    "await",
+    "aqu_sz",
+    "util",
+)
+# Columns of each CPU socket's buffer (``host.cpu.sockets[id]``).
+SOCKET_COLUMNS: tuple[str, ...] = ("t", "user", "system", "iowait", "idle")
+# At most this many devices and sockets get a buffer (each is preallocated).
+MAX_DEVICES = 24
+MAX_SOCKETS = 8
 
 # Samples kept in the live buffers: 12 hours at one sample a second.
 DEFAULT_CAPACITY = 12 * 3600
 
 PHASE_LABELS: dict[str, str] = {
     "idle": "Idle",
+    "baseline": "Idle power",
     "starting": "Starting",
     "rampup": "Ramp-up",
     "measure": "Measuring",
@@ -54,10 +95,13 @@ ENDED_PHASES = frozenset({"ok", "stopped", "failed"})
 
 
 def _number(value: Any) -> float:
-    """A float, or NaN for anything missing or not a number."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return math.nan
-    return float(value)
+    """A float, or NaN for anything missing or not a number (bool included)."""
+    kind = type(value)
+    if kind is float:
+        return value  # type: ignore[no-any-return]
+    if kind is int:
+        return float(value)
+    return math.nan
 
 
 def _optional(value: float) -> float | None:
@@ -95,14 +139,16 @@ class RingBuffer:
 
     def append(self, row: Mapping[str, float]) -> None:
         """Add one row; columns missing from ``row`` are NaN."""
+        self.append_values([row.get(name, math.nan) for name in self.columns])
+
+    def append_values(self, values: Sequence[float]) -> None:
+        """Add one row given as every column's value, in column order (the fast way)."""
         if self._end == self._data.shape[1]:
             keep = self.capacity - 1
             self._data[:, :keep] = self._data[:, self._end - keep : self._end]
             self._data[:, keep:] = np.nan
             self._start, self._end = 0, keep
-        col = self._end
-        for name, value in row.items():
-            self._data[self._index[name], col] = value
+        self._data[:, self._end] = values
         self._end += 1
         if self._end - self._start > self.capacity:
             self._start += 1
@@ -131,6 +177,10 @@ class StepPoint:
     complete: bool
     latency_all: dict[str, float] = field(default_factory=dict)
     errors: int = 0
+    power_w: float | None = None
+    mw_per_nopm: float | None = None
+    j_per_new_order: float | None = None
+    energy_j: float | None = None
 
 
 @dataclass
@@ -145,6 +195,11 @@ class Tiles:
     vus: int | None = None
     errors: int = 0
     rollbacks: int = 0
+    power_w: float | None = None
+    mw_per_nopm: float | None = None
+    idle_power_w: float | None = None
+    cpu_busy: float | None = None  # user + system, %
+    cpu_iowait: float | None = None
 
 
 class LiveModel:
@@ -156,7 +211,10 @@ class LiveModel:
 
     def __init__(self, capacity: int = DEFAULT_CAPACITY, smoothing: int = 5) -> None:
         self.samples = RingBuffer(SAMPLE_COLUMNS, capacity)
+        self.capacity = capacity
         self.smoothing = max(1, smoothing)
+        self.devices: dict[str, RingBuffer] = {}
+        self.sockets: dict[str, RingBuffer] = {}
         self.reset()
 
     # ---- lifecycle -----------------------------------------------------------------------
@@ -170,6 +228,9 @@ class LiveModel:
     ) -> None:
         """Forget everything and get ready for a new run of the given shape."""
         self.samples.clear()
+        for buffers in (self.devices, self.sockets):
+            for buf in buffers.values():
+                buf.clear()
         self.name = name
         self.planned_vus: list[int] = list(planned_vus)
         self.rampup_s = rampup_s
@@ -193,6 +254,16 @@ class LiveModel:
         self.version = 0
         self._last_latency: dict[str, float] = {}
         self._last_sample: dict[str, float] = {}
+        # Power: what the meter measures (from the run's configuration), the idle baseline.
+        self.power_meter = ""
+        self.power_scope = ""
+        self.power_label = ""
+        self.idle_power_w: float | None = None
+        self.power_error = ""
+        self.device_order: list[str] = []  # in the order they first appeared
+        self._mw_window: deque[tuple[float, float]] = deque(maxlen=self.smoothing)
+        self._mw_step = math.nan
+        self.socket_order: list[str] = []
 
     def begin(
         self, planned_vus: Iterable[int], rampup_s: float, duration_s: float, name: str
@@ -237,6 +308,11 @@ class LiveModel:
             if self.duration_s is None:
                 value = _number(workload.get("duration_s", config.get("duration_s")))
                 self.duration_s = _optional(value)
+            power = config.get("power")
+            if isinstance(power, dict) and power.get("meter") not in (None, "", "none"):
+                self.power_meter = str(power.get("meter"))
+                self.power_scope = str(power.get("scope") or "")
+                self.power_label = str(power.get("label") or self.power_meter)
         if self.phase == "idle":
             self.phase = "starting"
 
@@ -288,7 +364,18 @@ class LiveModel:
             errors=sum(int(v) for v in errors.values() if isinstance(v, int))
             if isinstance(errors, dict)
             else 0,
+            power_w=_optional(_number(summary.get("power_w"))),
+            mw_per_nopm=_optional(_number(summary.get("mw_per_nopm"))),
+            j_per_new_order=_optional(_number(summary.get("j_per_new_order"))),
+            energy_j=_optional(_number(summary.get("energy_j"))),
         )
+        idle = _optional(_number(summary.get("idle_power_w")))
+        if idle is not None:
+            self.idle_power_w = idle
+        if summary.get("power_scope") and not self.power_scope:
+            self.power_scope = str(summary.get("power_scope"))
+        if summary.get("power_label"):
+            self.power_label = str(summary.get("power_label"))
         self.points = [p for p in self.points if p.step != point.step]
         self.points.append(point)
         self.points.sort(key=lambda p: p.step)
@@ -340,9 +427,97 @@ class LiveModel:
             "lat_p999": _number(lat.get("p999")),
             "errors": float(n_errors),
         }
-        self.samples.append(row)
+        row.update(self._host_and_power(event, t))
+        row["mw_per_nopm"] = self._live_mw_per_nopm(row)
+        self.samples.append_values([row.get(name, math.nan) for name in SAMPLE_COLUMNS])
         self._last_sample = row
         self._last_latency = {k: v for k, v in row.items() if k.startswith("lat_")}
+
+    def _host_and_power(self, event: Event, t: float) -> dict[str, float]:
+        """Columns from a sample's (or the idle baseline's) ``host`` and ``power``; per-device
+        and per-socket rows go to their own buffers."""
+        row: dict[str, float] = {}
+        power = event.get("power")
+        if isinstance(power, dict):
+            row["power_w"] = _number(power.get("watts"))
+            error = power.get("error")
+            self.power_error = str(error) if error else ""
+            if not self.power_meter:
+                self.power_meter = "power"
+        host = event.get("host")
+        if not isinstance(host, dict):
+            return row
+        cpu = host.get("cpu")
+        if isinstance(cpu, dict):
+            for name in ("user", "system", "iowait", "idle"):
+                row[f"cpu_{name}"] = _number(cpu.get(name))
+            sockets = cpu.get("sockets")
+            if isinstance(sockets, dict):
+                for socket, shares in sockets.items():
+                    buf = self._buffer(self.sockets, self.socket_order, str(socket), MAX_SOCKETS)
+                    if buf is not None and isinstance(shares, dict):
+                        buf.append_values(
+                            [t, *(_number(shares.get(k)) for k in SOCKET_COLUMNS[1:])]
+                        )
+        mem = host.get("mem")
+        if isinstance(mem, dict):
+            for name in ("used", "cache", "dirty"):
+                row[f"mem_{name}"] = _number(mem.get(f"{name}_mb"))
+        total = host.get("disk_total")
+        if isinstance(total, dict):
+            for name in ("r_iops", "w_iops", "r_mbs", "w_mbs", "await", "aqu_sz"):
+                row[f"disk_{name}"] = _number(total.get(name))
+        disks = host.get("disks")
+        if isinstance(disks, dict):
+            for device, rates in disks.items():
+                buf = self._buffer(self.devices, self.device_order, str(device), MAX_DEVICES)
+                if buf is not None and isinstance(rates, dict):
+                    buf.append_values([t] + [_number(rates.get(k)) for k in DEVICE_COLUMNS[1:]])
+        return row
+
+    def _buffer(
+        self, buffers: dict[str, RingBuffer], order: list[str], name: str, limit: int
+    ) -> RingBuffer | None:
+        buf = buffers.get(name)
+        if buf is None:
+            if len(buffers) >= limit:
+                return None
+            columns = DEVICE_COLUMNS if buffers is self.devices else SOCKET_COLUMNS
+            buf = buffers[name] = RingBuffer(columns, self.capacity)
+        if name not in order:
+            order.append(name)
+        return buf
+
+    def _live_mw_per_nopm(self, row: Mapping[str, float]) -> float:
+        """mW per NOPM over the step's latest measured samples, this one included: mean watts
+        over mean NOPM (per-second NOPM is noisy; a per-second ratio would jump about)."""
+        watts, nopm = row.get("power_w", math.nan), row.get("nopm", math.nan)
+        step = row.get("step", math.nan)
+        if self.phase != "measure" or step != self._mw_step:
+            self._mw_window.clear()  # ramp-up is not measured: its ratio would mean nothing
+            self._mw_step = step if self.phase == "measure" else math.nan
+        if self.phase != "measure" or math.isnan(watts) or math.isnan(nopm):
+            return math.nan
+        self._mw_window.append((watts, nopm))
+        mean_nopm = sum(n for _, n in self._mw_window) / len(self._mw_window)
+        if mean_nopm <= 0:
+            return math.nan
+        return 1000.0 * sum(w for w, _ in self._mw_window) / len(self._mw_window) / mean_nopm
+
+    def _on_progress(self, event: Event) -> None:
+        """The idle power baseline before the first step (task ``idle``)."""
+        if event.get("task") != "idle":
+            return
+        if self.phase in ("idle", "starting"):
+            self.phase = "baseline"
+        t = self.run_time(event.t)
+        total, done = _number(event.get("total")), _number(event.get("done"))
+        if not math.isnan(total) and not math.isnan(done):
+            self.remaining = max(0.0, total - done)
+            self.remaining_at = t
+        row: dict[str, float] = {"t": t}
+        row.update(self._host_and_power(event, t))
+        self.samples.append(row)
 
     def _on_log(self, event: Event) -> None:
         self.logs.append((str(event.get("level") or "info"), str(event.get("message") or "")))
@@ -424,7 +599,22 @@ class LiveModel:
             nopm = _nanmean(self.samples.last("nopm", k))
             tpm = _nanmean(self.samples.last("tpm", k))
             nopm_driver = _nanmean(self.samples.last("nopm_driver", k))
+        power_w = mw = cpu_busy = iowait = None
+        if n:
+            power_w = _nanmean(self.samples.last("power_w", self._step_run_length()))
+            if power_w is not None and nopm is not None and nopm > 0:
+                mw = 1000.0 * power_w / nopm
+            user = float(self.samples.last("cpu_user")[-1])
+            system = float(self.samples.last("cpu_system")[-1])
+            if not math.isnan(user):
+                cpu_busy = user + (0.0 if math.isnan(system) else system)
+            iowait = _optional(float(self.samples.last("cpu_iowait")[-1]))
         return Tiles(
+            power_w=power_w,
+            mw_per_nopm=mw,
+            idle_power_w=self.idle_power_w,
+            cpu_busy=cpu_busy,
+            cpu_iowait=iowait,
             nopm=nopm,
             tpm=tpm,
             nopm_driver=nopm_driver,
@@ -434,6 +624,19 @@ class LiveModel:
             errors=self.errors_total,
             rollbacks=self.rollbacks_total,
         )
+
+    def _step_run_length(self) -> int:
+        """How many of the latest rows belong to the current step (at most ``smoothing``)."""
+        steps = self.samples.last("step", self.smoothing)
+        if not len(steps):
+            return 0
+        current = steps[-1]
+        same = steps == current if not math.isnan(current) else np.isnan(steps)
+        return int(same[::-1].cumprod().sum())
+
+    @property
+    def has_power(self) -> bool:
+        return bool(self.power_meter)
 
     def best_point(self) -> StepPoint | None:
         """The step with the most NOPM: among complete steps, else among all (as the store)."""

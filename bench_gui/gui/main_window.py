@@ -30,15 +30,19 @@ from bench_gui import __version__
 from bench_gui.agent.protocol import Event
 from bench_gui.core.plan import Plan
 from bench_gui.gui.errors import ErrorNotifier, notifier
+from bench_gui.gui.pages.compare import ComparePage
+from bench_gui.gui.pages.database import DatabasePage
 from bench_gui.gui.pages.live import LivePage
 from bench_gui.gui.pages.sessions import SessionsPage
+from bench_gui.gui.pages.storage import StoragePage
+from bench_gui.gui.pages.targets import TargetsPage
 from bench_gui.gui.pages.workload import WorkloadPage
 from bench_gui.gui.worker import Controller, RunWorker, describe_status
 
 # (plan, store, action) -> a controller; the default is bench_gui.runner.RunController.
 ControllerFactory = Callable[[Plan, Any, str], Controller]
 
-PAGES = ("Workload", "Live", "Sessions")
+PAGES = ("Workload", "Live", "Sessions", "Compare", "Database", "Targets", "Storage")
 ACTION_WORDS = {"run": "Sweep", "build": "Schema build", "check": "Consistency check"}
 
 
@@ -105,7 +109,20 @@ class MainWindow(QMainWindow):
         self.workload_page = WorkloadPage()
         self.live_page = LivePage()
         self.sessions_page = SessionsPage(self.store)
-        for page in (self.workload_page, self.live_page, self.sessions_page):
+        self.compare_page = ComparePage(self.store)
+        self.database_page = DatabasePage(self.store, plan_provider=self.workload_page.plan_data)
+        self.targets_page = TargetsPage(plan_source=self.workload_page.current_plan)
+        self.workload_page.set_driver_targets(self.targets_page.target_names())
+        self.storage_page = StoragePage()
+        for page in (
+            self.workload_page,
+            self.live_page,
+            self.sessions_page,
+            self.compare_page,
+            self.database_page,
+            self.targets_page,
+            self.storage_page,
+        ):
             self.stack.addWidget(page)
         row.addWidget(self.stack, 1)
         self.setCentralWidget(central)
@@ -125,6 +142,12 @@ class MainWindow(QMainWindow):
         self.workload_page.cancel_requested.connect(self.stop_task)
         self.live_page.stop_requested.connect(self.stop_task)
         self.live_page.open_session_requested.connect(self.open_last_session)
+        self.database_page.status.connect(self.set_status)
+        self.compare_page.status.connect(self.set_status)
+        self.targets_page.status.connect(self.set_status)
+        self.targets_page.targets_changed.connect(self.workload_page.set_driver_targets)
+        self.storage_page.status.connect(self.set_status)
+        self.targets_page.targets_changed.connect(lambda _names: self.storage_page.reload_targets())
 
     # ---- navigation ----------------------------------------------------------------------
 
@@ -230,6 +253,9 @@ class MainWindow(QMainWindow):
 
     def shutdown(self, timeout_s: float = 30.0) -> bool:
         """Stop the running task, if any, and join its thread."""
+        self.database_page.shutdown(timeout_s)
+        self.targets_page.shutdown(timeout_s)
+        self.storage_page.shutdown(timeout_s)
         worker = self.worker
         if worker is None:
             return True

@@ -83,8 +83,10 @@ def short_server(version: str | None) -> str:
 def storage_layout(detail: RunDetail) -> dict[str, Any] | None:
     """The storage layout stored with the session, if any."""
     inventory = _dict(detail.inventory)
+    plan_storage = _dict(detail.plan).get("storage")
     for candidate in (
-        _dict(detail.plan).get("storage"),
+        # A plan's own storage section counts only when it describes devices.
+        plan_storage if isinstance(plan_storage, dict) and "devices" in plan_storage else None,
         inventory.get("storage_layout"),
         inventory.get("storage"),
         _dict(detail.agent).get("storage"),

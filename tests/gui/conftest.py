@@ -51,6 +51,18 @@ def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.fixture(autouse=True)
+def settings_dir(tmp_path: Path) -> Path:
+    """QSettings (the Live page's chart layout...) in a fresh folder: no test reads or writes
+    the user's real settings."""
+    from PySide6.QtCore import QSettings
+
+    folder = tmp_path / "settings"
+    folder.mkdir()
+    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(folder))
+    return folder
+
+
+@pytest.fixture(autouse=True)
 def _no_worker_left() -> Iterator[None]:
     yield
     leftover = live_workers()

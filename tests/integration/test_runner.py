@@ -156,3 +156,31 @@ def test_keying_and_thinking_slow_users_down(pg_server: Any, store: SessionStore
     # where they would otherwise commit thousands.
     total = sum(step.counts.values())
     assert 0 < total < 30
+
+
+def test_the_prepared_storage_layout_is_kept_with_the_session(
+    pg_server: Any, store: SessionStore
+) -> None:
+    from bench_gui.remote.storage import record_layout
+    from bench_gui.store.compare_input import storage_layout
+    from bench_gui.store.paths import data_dir
+
+    layout = {
+        "target": "local",
+        "volume": "/dev/loop7",
+        "mount": {"point": "/mnt/bench", "options": "noatime"},
+        "filesystem": {"type": "xfs"},
+        "devices": [{"path": "/dev/loop7", "model": "loop", "serial": "", "erase": "discard"}],
+        "database": {"placement": "tablespace"},
+    }
+    record_layout(data_dir() / "storage", layout)
+    try:
+        plan = pg_plan(pg_server, "runner_layout", duration_s=2)
+        controller = RunController(plan, store)
+        list(controller.events())
+        run = store.get_run(controller.session_id)
+        assert run.inventory is not None
+        assert run.inventory["storage_layout"]["mount"]["point"] == "/mnt/bench"
+        assert storage_layout(run) == run.inventory["storage_layout"]
+    finally:
+        (data_dir() / "storage" / "local.json").unlink()

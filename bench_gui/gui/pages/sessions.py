@@ -3,19 +3,32 @@
 All reads go through :mod:`bench_gui.gui.store_adapter`. The list is reloaded when the page is
 shown and when a run finishes; opening a run (double-click or the Open button) loads its
 samples and steps once and draws them with the same chart widgets as the Live page.
+
+Housekeeping: search (name, tags, note, engine, ``#id``), tags and a note per session, rename,
+delete (after a confirmation that says what goes), and export/import of one session as one
+file to share with a colleague (a damaged or foreign file is refused and nothing changes).
+Dialogs go through :attr:`SessionsPage.confirm` and :attr:`SessionsPage.ask_text`, which tests
+replace.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QFileDialog,
     QHBoxLayout,
     QHeaderView,
+    QInputDialog,
     QLabel,
+    QLineEdit,
+    QMessageBox,
+    QPlainTextEdit,
     QPushButton,
     QSplitter,
     QTableWidget,
@@ -35,7 +48,10 @@ from bench_gui.gui.widgets.charts import (
 )
 from bench_gui.gui.widgets.step_table import StepTable
 
-RUN_COLUMNS = ("Name", "Date", "Status", "Engine", "Steps", "Best NOPM", "Virtual users")
+RUN_COLUMNS = (
+    "Name", "Date", "Status", "Engine", "Steps", "Best NOPM", "Virtual users", "Tags"
+)  # fmt: skip
+SESSION_FILE_FILTER = "bench-gui session (*.json *.json.gz);;All files (*)"
 STATUS_LABELS = {
     "running": "● running",
     "complete": "✔ complete",
@@ -79,6 +95,10 @@ class SessionsPage(QWidget):
         self.store = store
         self.rows: list[RunRow] = []
         self.current: RunHeader | None = None
+        self.annotations: dict[int, tuple[list[str], str]] = {}
+        # Dialogs, replaceable in tests: (title, text) -> yes?, (title, label, value) -> text.
+        self.confirm: Callable[[str, str], bool] = self._confirm
+        self.ask_text: Callable[[str, str, str], str | None] = self._ask_text
         self._build_ui()
 
     def _build_ui(self) -> None:
@@ -106,6 +126,31 @@ class SessionsPage(QWidget):
         header.addWidget(self.open_button)
         outer.addLayout(header)
 
+        tools = QHBoxLayout()
+        tools.setSpacing(8)
+        self.search_edit = QLineEdit()
+        self.search_edit.setPlaceholderText("Search name, tag, note or #id…")
+        self.search_edit.setClearButtonEnabled(True)
+        self.search_edit.textChanged.connect(self.apply_search)
+        tools.addWidget(self.search_edit, 1)
+        self.import_button = QPushButton("Import…")
+        self.import_button.setToolTip("Add a session from a file a colleague exported")
+        self.import_button.clicked.connect(self.choose_import_file)
+        tools.addWidget(self.import_button)
+        self.export_button = QPushButton("Export…")
+        self.export_button.setToolTip("Write the selected session to one file to share")
+        self.export_button.clicked.connect(self.choose_export_file)
+        tools.addWidget(self.export_button)
+        self.rename_button = QPushButton("Rename…")
+        self.rename_button.clicked.connect(self.rename_selected)
+        tools.addWidget(self.rename_button)
+        self.delete_button = QPushButton("Delete…")
+        self.delete_button.clicked.connect(self.delete_selected)
+        tools.addWidget(self.delete_button)
+        for button in (self.export_button, self.rename_button, self.delete_button):
+            button.setEnabled(False)
+        outer.addLayout(tools)
+
         self.error_label = QLabel("")
         self.error_label.setObjectName("fieldError")
         self.error_label.setWordWrap(True)
@@ -131,7 +176,7 @@ class SessionsPage(QWidget):
         self.table.sortByColumn(1, Qt.SortOrder.DescendingOrder)
         self.table.itemSelectionChanged.connect(self._on_selection)
         self.table.cellDoubleClicked.connect(lambda row, _col: self.open_row(row))
-        self.table.setMinimumHeight(140)
+        self.table.setMinimumHeight(200)
         splitter.addWidget(self.table)
 
         detail = QWidget()
@@ -145,6 +190,28 @@ class SessionsPage(QWidget):
         self.detail_info.setObjectName("muted")
         self.detail_info.setWordWrap(True)
         detail_layout.addWidget(self.detail_info)
+        notes = QHBoxLayout()
+        notes.setSpacing(8)
+        tags_label = QLabel("Tags")
+        tags_label.setObjectName("muted")
+        notes.addWidget(tags_label)
+        self.tags_edit = QLineEdit()
+        self.tags_edit.setPlaceholderText("ssd, raid10, booth…")
+        self.tags_edit.setEnabled(False)
+        notes.addWidget(self.tags_edit, 1)
+        note_label = QLabel("Note")
+        note_label.setObjectName("muted")
+        notes.addWidget(note_label)
+        self.note_edit = QPlainTextEdit()
+        self.note_edit.setPlaceholderText("What was special about this run…")
+        self.note_edit.setFixedHeight(44)
+        self.note_edit.setEnabled(False)
+        notes.addWidget(self.note_edit, 3)
+        self.save_notes_button = QPushButton("Save")
+        self.save_notes_button.setEnabled(False)
+        self.save_notes_button.clicked.connect(self.save_annotations)
+        notes.addWidget(self.save_notes_button)
+        detail_layout.addLayout(notes)
         charts = QHBoxLayout()
         charts.setSpacing(12)
         self.time_chart = TimeSeriesChart(
@@ -176,6 +243,7 @@ class SessionsPage(QWidget):
         selected = self.selected_id()
         try:
             self.rows = store_adapter.run_rows(self.store)
+            self.annotations = self._read_annotations()
         except Exception as exc:  # the store names the file and the reason
             self._show_error(f"Cannot read the sessions: {exc}")
             return
@@ -183,6 +251,7 @@ class SessionsPage(QWidget):
         self.table.setSortingEnabled(False)
         self.table.setRowCount(len(self.rows))
         for r, run in enumerate(self.rows):
+            tags = ", ".join(self.annotations.get(run.id, ([], ""))[0])
             cells: list[tuple[str, Any]] = [
                 (run.name, run.name.lower()),
                 (run.created, run.sort_key),
@@ -191,6 +260,7 @@ class SessionsPage(QWidget):
                 (str(run.n_steps), run.n_steps),
                 ("" if run.best_nopm is None else f"{run.best_nopm:,.0f}", run.best_nopm or 0.0),
                 (run.vus, run.vus),
+                (tags, tags.lower()),
             ]
             for c, (text, key) in enumerate(cells):
                 item = _Item(text)
@@ -212,6 +282,41 @@ class SessionsPage(QWidget):
         )
         if selected is not None:
             self.select_id(selected)
+        self.apply_search(self.search_edit.text())
+
+    def _read_annotations(self) -> dict[int, tuple[list[str], str]]:
+        reader = getattr(self.store, "annotations", None)
+        return dict(reader()) if callable(reader) else {}
+
+    def apply_search(self, text: str) -> int:
+        """Show only the sessions matching ``text`` (name, engine, tags, note; ``#12`` for an
+        id); return how many are shown."""
+        needle = text.strip().lower()
+        shown = 0
+        for r in range(self.table.rowCount()):
+            item = self.table.item(r, 0)
+            if item is None:
+                continue
+            run_id = int(item.data(ID_ROLE))
+            tags, note = self.annotations.get(run_id, ([], ""))
+            if needle.startswith("#") and needle[1:].isdigit():
+                match = int(needle[1:]) == run_id
+            else:
+                engine = self.table.item(r, 3)
+                words = [item.text(), engine.text() if engine else "", note, *tags]
+                match = not needle or needle in " ".join(words).lower()
+            self.table.setRowHidden(r, not match)
+            shown += int(match)
+        return shown
+
+    def visible_names(self) -> list[str]:
+        """Names of the rows the search leaves visible, in display order (for tests)."""
+        out = []
+        for r in range(self.table.rowCount()):
+            item = self.table.item(r, 0)
+            if item is not None and not self.table.isRowHidden(r):
+                out.append(item.text())
+        return out
 
     def row_texts(self) -> list[list[str]]:
         """The table's text, in display order (for tests and exports)."""
@@ -237,7 +342,10 @@ class SessionsPage(QWidget):
         return False
 
     def _on_selection(self) -> None:
-        self.open_button.setEnabled(self.selected_id() is not None)
+        chosen = self.selected_id() is not None
+        for button in (self.open_button, self.export_button, self.rename_button):
+            button.setEnabled(chosen)
+        self.delete_button.setEnabled(chosen)
 
     def open_selected(self) -> None:
         run_id = self.selected_id()
@@ -294,8 +402,148 @@ class SessionsPage(QWidget):
             partial=[not s.complete for s in steps],
         )
         self.step_table.set_steps(steps)
+        tags, note = self.annotations.get(run_id, ([], ""))
+        self.tags_edit.setText(", ".join(tags))
+        self.note_edit.setPlainText(note)
+        for widget in (self.tags_edit, self.note_edit, self.save_notes_button):
+            widget.setEnabled(True)
         self.run_opened.emit(run_id)
         return True
+
+    # ---- housekeeping --------------------------------------------------------------------
+
+    def save_annotations(self) -> bool:
+        """Store the opened session's tags (comma-separated) and note."""
+        if self.current is None:
+            return False
+        run_id = self.current.id
+        try:
+            self.store.set_tags(run_id, self.tags_edit.text().split(","))
+            self.store.set_note(run_id, self.note_edit.toPlainText())
+        except Exception as exc:
+            self._show_error(f"Cannot save the tags and note: {exc}")
+            return False
+        self.error_label.hide()
+        self.refresh()
+        self.select_id(run_id)
+        return True
+
+    def rename_selected(self) -> bool:
+        run_id = self.selected_id()
+        if run_id is None:
+            return False
+        row = next((r for r in self.rows if r.id == run_id), None)
+        name = self.ask_text(
+            "Rename session", f"New name for session #{run_id}:", row.name if row else ""
+        )
+        if name is None:
+            return False
+        return self.rename_run(run_id, name)
+
+    def rename_run(self, run_id: int, name: str) -> bool:
+        try:
+            self.store.rename_run(run_id, name)
+        except Exception as exc:
+            self._show_error(f"Cannot rename session {run_id}: {exc}")
+            return False
+        self.error_label.hide()
+        self.refresh()
+        if self.current is not None and self.current.id == run_id:
+            self.detail_title.setText(f"#{run_id}  {name.strip()}")
+        return True
+
+    def delete_selected(self) -> bool:
+        """Delete the selected session after the user confirmed it."""
+        run_id = self.selected_id()
+        if run_id is None:
+            return False
+        row = next((r for r in self.rows if r.id == run_id), None)
+        name = row.name if row else f"#{run_id}"
+        steps = row.n_steps if row else 0
+        if row is not None and row.status == "running":
+            self._show_error(f"Session {run_id} is still running: stop it before deleting it.")
+            return False
+        question = (
+            f"Delete session #{run_id} “{name}”?\n\nIts {steps} measured steps, every sample,"
+            " the latency histograms, the log, its tags and note go with it. This cannot be"
+            " undone; export it first to keep a copy."
+        )
+        if not self.confirm("Delete session", question):
+            return False
+        try:
+            self.store.delete_run(run_id)
+        except Exception as exc:
+            self._show_error(f"Cannot delete session {run_id}: {exc}")
+            return False
+        if self.current is not None and self.current.id == run_id:
+            self.current = None
+            self.detail_title.setText("Open a session to see its charts.")
+            self.detail_info.setText("")
+            for widget in (self.tags_edit, self.note_edit, self.save_notes_button):
+                widget.setEnabled(False)
+        self.error_label.hide()
+        self.refresh()
+        return True
+
+    def export_run(self, run_id: int, path: Path) -> bool:
+        from bench_gui.store.exchange import export_session
+
+        try:
+            export_session(self.store, run_id, path)
+        except Exception as exc:
+            self._show_error(f"Cannot export session {run_id}: {exc}")
+            return False
+        self.error_label.hide()
+        self.subtitle.setText(f"Session {run_id} exported to {path}")
+        return True
+
+    def import_file(self, path: Path) -> int | None:
+        """Import a session file; its id, or None (and why) when the file is refused."""
+        from bench_gui.store.exchange import import_session
+
+        try:
+            run_id = import_session(self.store, path)
+        except Exception as exc:  # SessionFileError says what is wrong with the file
+            self._show_error(str(exc))
+            return None
+        self.error_label.hide()
+        self.refresh()
+        self.select_id(run_id)
+        self.subtitle.setText(f"Imported {path.name} as session {run_id}")
+        return run_id
+
+    def choose_export_file(self) -> None:
+        run_id = self.selected_id()
+        if run_id is None:
+            return
+        default = Path.home() / f"session-{run_id}.bgsession.json"
+        path, _ = QFileDialog.getSaveFileName(
+            self, "Export session", str(default), SESSION_FILE_FILTER
+        )
+        if path:
+            self.export_run(run_id, Path(path))
+
+    def choose_import_file(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(
+            self, "Import a session", str(Path.home()), SESSION_FILE_FILTER
+        )
+        if path:
+            self.import_file(Path(path))
+
+    def _confirm(self, title: str, text: str) -> bool:
+        box = QMessageBox(self)
+        box.setIcon(QMessageBox.Icon.Warning)
+        box.setWindowTitle(title)
+        box.setText(text)
+        delete = box.addButton("Delete", QMessageBox.ButtonRole.DestructiveRole)
+        box.addButton(QMessageBox.StandardButton.Cancel)
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        box.exec()
+        return box.clickedButton() is delete
+
+    def _ask_text(self, title: str, label: str, value: str) -> str | None:
+        text, ok = QInputDialog.getText(self, title, label, QLineEdit.EchoMode.Normal, value)
+        return text if ok else None
 
     def _show_error(self, text: str) -> None:
         self.error_label.setText(text)

@@ -45,6 +45,7 @@ from bench_gui.core.plan import (
     parse_vu_list,
     plan_from_dict,
 )
+from bench_gui.gui.widgets.power_options import PowerOptions
 
 BUILD_MODE_LABELS = {
     "if_missing": "Build if missing",
@@ -53,6 +54,11 @@ BUILD_MODE_LABELS = {
 }
 VU_HINT = "One sweep step per user count: a list (8,16,24) or a range (8-64/8)."
 TASK_LABELS = {"build": "Building schema", "check": "Checking consistency"}
+THIS_MACHINE = "This machine"
+DRIVER_HINT = (
+    "Where the workload agent runs (SSH targets are added on the Targets page). Host and port"
+    " below are as seen from it."
+)
 
 
 def _set_invalid(widget: QWidget, invalid: bool) -> None:
@@ -100,6 +106,7 @@ class WorkloadPage(QWidget):
         self.field_errors: dict[str, QLabel] = {}
         self._field_widgets: dict[str, QWidget] = {}
         self._busy: str | None = None
+        self._driver_before_demo = ""
         self._build_ui()
         self.set_plan(self._base)
 
@@ -160,7 +167,11 @@ class WorkloadPage(QWidget):
         grid.addWidget(self._workload_group(), 0, 1)
         grid.addWidget(self._options_group(), 1, 0)
         grid.addWidget(self._database_group(), 1, 1)
-        grid.setRowStretch(2, 1)
+        self.power_options = PowerOptions()
+        self.field_errors.update(self.power_options.field_errors)
+        self._field_widgets.update(self.power_options.field_widgets)
+        grid.addWidget(self.power_options, 2, 0, 1, 2)
+        grid.setRowStretch(3, 1)
         scroll.setWidget(content)
         outer.addWidget(scroll, 1)
 
@@ -211,6 +222,10 @@ class WorkloadPage(QWidget):
         row.addStretch(1)
         self.demo_radio.toggled.connect(self._update_target_enabled)
         self._row(form, "Database", self._field("target.kind", kinds))
+
+        self.driver_combo = QComboBox()
+        self.driver_combo.addItem(THIS_MACHINE, "")
+        self._row(form, "Driver host", self._field("driver.target", self.driver_combo, DRIVER_HINT))
 
         self.host_edit = QLineEdit()
         self.host_edit.setPlaceholderText("db.example.com")
@@ -341,6 +356,9 @@ class WorkloadPage(QWidget):
         self.reset_check.setChecked(wl.reset_between_steps)
         index = self.build_combo.findData(wl.build)
         self.build_combo.setCurrentIndex(max(0, index))
+        self._driver_before_demo = ""
+        self._select_driver(plan.driver.target)
+        self.power_options.set_plan(plan)
         self._update_target_enabled()
         self.clear_errors()
         self._update_subtitle()
@@ -350,12 +368,15 @@ class WorkloadPage(QWidget):
         data = self._base.to_dict()
         data["name"] = self.name_edit.text().strip()
         target = data["target"]
-        target["kind"] = "postgresql" if self.pg_radio.isChecked() else "demo"
+        server_kind = self.pg_radio.isChecked()
+        target["kind"] = "postgresql" if server_kind else "demo"
         target["host"] = self.host_edit.text().strip()
         target["port"] = self.port_spin.value()
         target["user"] = self.user_edit.text().strip()
         target["database"] = self.database_edit.text().strip()
         target["password_env"] = self.password_env_edit.text().strip()
+        driver = data.setdefault("driver", {})
+        driver["target"] = str(self.driver_combo.currentData() or "") if server_kind else ""
         wl = data["workload"]
         wl["warehouses"] = self.warehouses_spin.value()
         wl["virtual_users"] = self.vus_edit.text()
@@ -365,7 +386,34 @@ class WorkloadPage(QWidget):
         wl["keying_thinking"] = self.keying_check.isChecked()
         wl["reset_between_steps"] = self.reset_check.isChecked()
         wl["build"] = self.build_combo.currentData()
+        self.power_options.fill(data)
         return data
+
+    def current_plan(self) -> Plan | None:
+        """The plan in the fields if it is valid (no error shown), else None."""
+        try:
+            return plan_from_dict(self.plan_data())
+        except PlanError:
+            return None
+
+    def set_driver_targets(self, names: list[str]) -> None:
+        """The saved SSH targets the agent can run on; the current choice is kept."""
+        current = str(self.driver_combo.currentData() or "")
+        self.driver_combo.blockSignals(True)
+        self.driver_combo.clear()
+        self.driver_combo.addItem(THIS_MACHINE, "")
+        for name in names:
+            self.driver_combo.addItem(name, name)
+        self.driver_combo.blockSignals(False)
+        self._select_driver(current)
+
+    def _select_driver(self, name: str) -> None:
+        index = self.driver_combo.findData(name)
+        if index < 0:
+            # A plan naming a target this machine has not saved: kept, and marked as such.
+            self.driver_combo.addItem(f"{name} (not saved)", name)
+            index = self.driver_combo.count() - 1
+        self.driver_combo.setCurrentIndex(index)
 
     def validated_plan(self) -> Plan | None:
         """The plan in the fields, or None with every problem shown next to its field."""
@@ -436,6 +484,14 @@ class WorkloadPage(QWidget):
         server = self.pg_radio.isChecked()
         for widget in (self.host_edit, self.port_spin, self.user_edit, self.password_env_edit):
             widget.setEnabled(server)
+        # The embedded demo runs on this machine only: the choice is kept for a server target.
+        self.driver_combo.setEnabled(server)
+        if not server and self.driver_combo.currentIndex() != 0:
+            self._driver_before_demo = str(self.driver_combo.currentData() or "")
+            self.driver_combo.setCurrentIndex(0)
+        elif server and self._driver_before_demo:
+            self._select_driver(self._driver_before_demo)
+            self._driver_before_demo = ""
 
     def _update_subtitle(self) -> None:
         where = f"Plan file: {self.plan_path}" if self.plan_path else "Unsaved plan"

@@ -8,15 +8,16 @@ peak-downsampled and without the per-call finite check. The caller decides when 
 
 from __future__ import annotations
 
+import html
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QFont
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtGui import QColor, QFont, QResizeEvent
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 # ---- palette (matches resources/theme.qss) ----------------------------------------------------
 
@@ -35,6 +36,24 @@ LATENCY_COLORS = {
     "p99": "#ff832b",
     "p999": "#fa4d56",
 }
+POWER_COLOR = "#ff7eb6"
+EFFICIENCY_COLOR = "#08bdba"
+IDLE_COLOR = "#93a0b8"
+CPU_COLORS = {"user": "#33b1ff", "system": "#ff832b", "iowait": "#fa4d56", "idle": "#42be65"}
+MEMORY_COLORS = {"used": "#be95ff", "cache": "#33b1ff", "dirty": "#ff832b"}
+# One colour per block device / CPU socket, in the order they appear.
+DEVICE_COLORS = (
+    "#33b1ff",
+    "#ff7eb6",
+    "#42be65",
+    "#f1c21b",
+    "#be95ff",
+    "#08bdba",
+    "#ff832b",
+    "#fa4d56",
+    "#d4bbff",
+    "#6fdc8c",
+)
 
 TICK_PX = 15
 LABEL_PX = 16
@@ -179,11 +198,13 @@ def legend_html(entries: Sequence[tuple[str, str, str]]) -> str:
     parts = []
     for label, color, kind in entries:
         glyph = glyphs.get(kind, "━━")
+        text = html.escape(label).replace(" ", "&nbsp;")  # an entry never breaks in two
         parts.append(
             f'<span style="color:{color}; font-size:{LEGEND_PX + 4}px;">{glyph}</span>'
-            f'<span style="color:{FOREGROUND};">&nbsp;{label}</span>'
+            f'<span style="color:{FOREGROUND};">&nbsp;{text}</span>'
         )
-    return "&nbsp;&nbsp;&nbsp;&nbsp;".join(parts)
+    # Breakable between entries, when the legend wraps under the title.
+    return "&nbsp;&nbsp;&nbsp; ".join(parts)
 
 
 class ChartCard(QFrame):
@@ -203,6 +224,8 @@ class ChartCard(QFrame):
     ) -> None:
         super().__init__(parent)
         self.setObjectName("chartCard")
+        # The labels sit on the card's colour, not the window's.
+        self.setStyleSheet("QLabel { background-color: transparent; }")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(14, 10, 10, 8)
         layout.setSpacing(4)
@@ -210,13 +233,25 @@ class ChartCard(QFrame):
         header.setSpacing(12)
         self.title_label = QLabel(title)
         self.title_label.setObjectName("sectionTitle")
+        # A long title is clipped on a narrow chart rather than widening the page.
+        self.title_label.setMinimumWidth(60)
         header.addWidget(self.title_label)
-        header.addStretch(1)
         self.legend_label = QLabel("")
         self.legend_label.setObjectName("chartLegend")
         self.legend_label.setTextFormat(Qt.TextFormat.RichText)
-        header.addWidget(self.legend_label)
+        self.legend_label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        # The legend takes the room the title leaves; when it does not fit there it moves to
+        # a line of its own under the title (never widening the page, never clipped).
+        self.legend_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        header.addWidget(self.legend_label, 1)
         layout.addLayout(header)
+        self.legend_below = QLabel("")
+        self.legend_below.setObjectName("chartLegend")
+        self.legend_below.setTextFormat(Qt.TextFormat.RichText)
+        self.legend_below.setWordWrap(True)
+        self.legend_below.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.legend_below.hide()
+        layout.addWidget(self.legend_below)
         self.plot_widget = pg.PlotWidget(
             background=BACKGROUND, axisItems={"bottom": bottom_axis, "left": left_axis}
         )
@@ -233,8 +268,27 @@ class ChartCard(QFrame):
     def set_title(self, title: str) -> None:
         self.title_label.setText(title)
 
+    def clear(self) -> None:
+        """Forget the data (the subclasses know what they hold)."""
+
     def set_legend(self, entries: Sequence[tuple[str, str, str]]) -> None:
-        self.legend_label.setText(legend_html(entries))
+        html = legend_html(entries)
+        if html == self.legend_label.text():
+            return  # laying out rich text is not free: skip when nothing changed
+        self.legend_label.setText(html)
+        self.legend_below.setText(html)
+        self._place_legend()
+
+    def _place_legend(self) -> None:
+        """Inline next to the title when it fits, else on its own line below it."""
+        room = self.width() - 48 - self.title_label.sizeHint().width()
+        fits = self.legend_label.sizeHint().width() <= room or not self.isVisible()
+        self.legend_label.setVisible(fits)
+        self.legend_below.setVisible(not fits and bool(self.legend_below.text()))
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt override)
+        super().resizeEvent(event)
+        self._place_legend()
 
     @property
     def legend_text(self) -> str:
@@ -268,34 +322,130 @@ class TimeSeriesChart(ChartCard):
         count_axis: bool = True,
         empty_message: str = "Waiting for the first samples…",
         parent: QWidget | None = None,
+        y_max: float | None = None,
+        manual_range: bool = False,
     ) -> None:
         left = CountAxis("left") if count_axis else ValueAxis("left")
         super().__init__(title, "Run time (m:ss)", y_label, TimeAxis("bottom"), left, parent)
-        self.set_legend([(s.label, s.color, "dashed" if s.dashed else "line") for s in series])
+        self.specs: list[SeriesSpec] = list(series)
+        self._legend_extra: list[tuple[str, str, str]] = []
+        self.legend_override: list[tuple[str, str, str]] | None = None
+        self._update_legend()
         self.empty_message = empty_message
+        # A fixed top (percentages): the y axis then never rescales.
+        self.y_max = y_max
+        # Manual range: the caller calls fit() after its set_data calls and the view is set
+        # once, from the data's extent; pyqtgraph's auto-range settles over two or three extra
+        # repaints per update, which a page of live charts cannot afford.
+        self.manual_range = manual_range
+        self._extent: dict[str, tuple[float, float, float, float]] = {}
         # A horizontal base line at zero: it keeps y = 0 inside the automatic range.
         self._baseline = pg.InfiniteLine(pos=0, angle=0, pen=pg.mkPen(AXIS_COLOR, width=1))
         self.plot.addItem(self._baseline)
         self.curves: dict[str, pg.PlotDataItem] = {}
         for spec in series:
-            pen = pg.mkPen(
-                spec.color,
-                width=spec.width,
-                style=Qt.PenStyle.DashLine if spec.dashed else Qt.PenStyle.SolidLine,
-            )
-            pen.setCosmetic(True)
-            self.curves[spec.key] = self.plot.plot(
-                name=spec.label, pen=pen, connect="finite", skipFiniteCheck=True
-            )
+            self._add_curve(spec)
         self._markers: list[pg.InfiniteLine] = []
+        self._label_every = 1
+        self._labelled = 0
         self._marker_pen = pg.mkPen("#56607a", width=1, style=Qt.PenStyle.DotLine)
+        self._reference: pg.InfiniteLine | None = None
+        view = self.plot.getViewBox()
+        view.sigXRangeChanged.connect(self._thin_marker_labels)
+        view.sigResized.connect(self._thin_marker_labels)
         self.clear()
+
+    def _add_curve(self, spec: SeriesSpec) -> None:
+        pen = pg.mkPen(
+            spec.color,
+            width=spec.width,
+            style=Qt.PenStyle.DashLine if spec.dashed else Qt.PenStyle.SolidLine,
+        )
+        pen.setCosmetic(True)
+        curve = self.plot.plot(name=spec.label, pen=pen, connect="finite", skipFiniteCheck=True)
+        # About one sample per pixel column (peak mode keeps each column's min and max, so
+        # nothing visible is lost); pyqtgraph's default keeps five, five times the drawing.
+        curve.opts["autoDownsampleFactor"] = 1.0
+        self.curves[spec.key] = curve
+
+    def _update_legend(self) -> None:
+        if self.legend_override is not None:
+            entries = list(self.legend_override)
+        else:
+            entries = [(s.label, s.color, "dashed" if s.dashed else "line") for s in self.specs]
+        self.set_legend(entries + self._legend_extra)
+
+    def set_legend_entries(self, entries: Sequence[tuple[str, str, str]] | None) -> None:
+        """A legend of its own (None: one entry per curve), e.g. one per device."""
+        self.legend_override = None if entries is None else list(entries)
+        self._update_legend()
+
+    def add_series(self, spec: SeriesSpec) -> None:
+        """A curve that was not known when the chart was built (a device that appeared)."""
+        if spec.key in self.curves:
+            return
+        self.specs.append(spec)
+        self._add_curve(spec)
+        self._update_legend()
+
+    def set_reference(self, value: float | None, label: str = "", color: str = MUTED) -> None:
+        """A dashed horizontal line (e.g. the idle power baseline); None removes it."""
+        if value is None or not math.isfinite(value):
+            if self._reference is not None:
+                self.plot.removeItem(self._reference)
+                self._reference = None
+                self._legend_extra = []
+                self._update_legend()
+            return
+        if self._reference is None:
+            pen = pg.mkPen(color, width=1.5, style=Qt.PenStyle.DashLine)
+            pen.setCosmetic(True)
+            self._reference = pg.InfiniteLine(pos=value, angle=0, movable=False, pen=pen)
+            self.plot.addItem(self._reference)
+        self._reference.setPos(value)
+        self._legend_extra = [(label, color, "dashed")] if label else []
+        self._update_legend()
 
     def set_data(self, key: str, x: np.ndarray, y: np.ndarray) -> None:
         if self.empty and len(x):
             self._show_data()
-            self.plot.enableAutoRange()
+            if self.manual_range:
+                self.plot.disableAutoRange()
+            else:
+                self.plot.enableAutoRange()
+                if self.y_max is not None:
+                    self.plot.setYRange(0, self.y_max, padding=0.05)
+                    self.plot.enableAutoRange(y=False)
         self.curves[key].setData(x, y, connect="finite", skipFiniteCheck=True)
+        if self.manual_range and len(x):
+            # x is in time order; fmin/fmax skip NaN (gaps) without a warning.
+            self._extent[key] = (
+                float(x[0]),
+                float(x[-1]),
+                float(np.fmin.reduce(y)),
+                float(np.fmax.reduce(y)),
+            )
+
+    def fit(self) -> None:
+        """Show all the data (manual range): x from the first to the last sample, y from zero
+        (or below, for negative values) to a little above the highest value."""
+        if not self._extent or self.empty:
+            return
+        x0 = min(e[0] for e in self._extent.values())
+        x1 = max(e[1] for e in self._extent.values())
+        lows = [e[2] for e in self._extent.values() if math.isfinite(e[2])]
+        highs = [e[3] for e in self._extent.values() if math.isfinite(e[3])]
+        low = min([0.0, *lows])
+        high = self.y_max if self.y_max is not None else max([*highs, 0.0])
+        if high <= low:
+            high = low + 1.0
+        span = max(x1 - x0, 1.0)
+        margin = 0.02 * span
+        self.plot.setRange(
+            xRange=(x0 - margin, x0 + span + margin),
+            yRange=(low - 0.04 * (high - low), high + 0.06 * (high - low)),
+            padding=0,
+        )
 
     def add_marker(self, x: float, text: str) -> None:
         """A vertical line where a sweep step begins, labelled (e.g. ``16 VU``)."""
@@ -314,6 +464,27 @@ class TimeSeriesChart(ChartCard):
         line.label.setFont(_font(13, bold=True))
         self.plot.addItem(line)
         self._markers.append(line)
+        self._thin_marker_labels()
+
+    def _thin_marker_labels(self, *_args: object) -> None:
+        """Label every k-th step marker so the labels never run into each other."""
+        if len(self._markers) < 2:
+            self._label_every = 1
+            return
+        view = self.plot.getViewBox()
+        x0, x1 = view.viewRange()[0]
+        if x1 <= x0 or view.width() <= 0:
+            return
+        px_per_unit = view.width() / (x1 - x0)
+        xs = [float(m.value()) for m in self._markers]
+        gaps = [b - a for a, b in zip(xs, xs[1:], strict=False) if b > a]
+        gap_px = min(gaps) * px_per_unit if gaps else 1e9
+        every = max(1, math.ceil(56 / max(gap_px, 1e-9)))
+        if every == self._label_every and len(self._markers) == self._labelled:
+            return
+        self._label_every, self._labelled = every, len(self._markers)
+        for i, marker in enumerate(self._markers):
+            marker.label.setVisible(i % every == 0)
 
     @property
     def marker_count(self) -> int:
@@ -323,11 +494,13 @@ class TimeSeriesChart(ChartCard):
         for line in self._markers:
             self.plot.removeItem(line)
         self._markers.clear()
+        self._labelled = 0
 
     def clear(self) -> None:
         empty = np.empty(0)
         for curve in self.curves.values():
             curve.setData(empty, empty)
+        self._extent = {}
         self.clear_markers()
         self._show_empty(self.empty_message, (0.0, 60.0))
 
@@ -348,10 +521,12 @@ class ScalingChart(ChartCard):
         line: SeriesSpec | None = None,
         empty_message: str = "A bar appears as each step ends",
         parent: QWidget | None = None,
+        value_format: Callable[[float], str] = format_count,
     ) -> None:
         super().__init__(
             title, "Virtual users", y_label, pg.AxisItem("bottom"), CountAxis("left"), parent
         )
+        self.value_format = value_format
         self.plot.showGrid(x=False, y=True, alpha=GRID_ALPHA)
         self.plot.setMouseEnabled(x=False, y=False)
         legend = [(bar.label, bar.color, "bar")]
@@ -441,7 +616,7 @@ class ScalingChart(ChartCard):
             self.plot.removeItem(item)
         self._labels = []
         for x, h, note in zip(xs, heights, notes, strict=True):
-            label = pg.TextItem(format_count(h) + note, color="#ffffff", anchor=(0.5, 1.15))
+            label = pg.TextItem(self.value_format(h) + note, color="#ffffff", anchor=(0.5, 1.15))
             label.setFont(_font(VALUE_LABEL_PX, bold=True))
             label.setPos(x, h)
             self.plot.addItem(label)

@@ -1,0 +1,139 @@
+"""The first-party power meter plugins, found through the entry-point group: passwords from the
+keyring into the agent's environment, a test reading from a real Redfish service over HTTPS,
+a CSV log imported after a run."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import keyring
+import keyring.backend
+import keyring.errors
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "agent"))
+
+from bench_gui_plugins.power_base import keyring_entry, set_bmc_password  # noqa: E402
+from bench_gui_plugins.power_csv import import_log  # noqa: E402
+from powercap_tree import PowercapTree  # noqa: E402
+from redfish_service import RedfishService  # noqa: E402
+
+from bench_gui.core.power import (  # noqa: E402
+    PowerMeter,
+    agent_power_config,
+    apply_power_log,
+    get_meter_kind,
+)
+
+
+class MemoryKeyring(keyring.backend.KeyringBackend):
+    """A keyring in this process only: the tests never touch the OS keyring."""
+
+    priority = 1  # type: ignore[assignment]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.entries: dict[tuple[str, str], str] = {}
+
+    def get_password(self, service: str, username: str) -> str | None:
+        return self.entries.get((service, username))
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        self.entries[(service, username)] = password
+
+    def delete_password(self, service: str, username: str) -> None:
+        if self.entries.pop((service, username), None) is None:
+            raise keyring.errors.PasswordDeleteError(username)
+
+
+@pytest.fixture
+def memory_keyring() -> Iterator[MemoryKeyring]:
+    previous = keyring.get_keyring()
+    backend = MemoryKeyring()
+    keyring.set_keyring(backend)
+    yield backend
+    keyring.set_keyring(previous)
+
+
+def test_redfish_password_goes_from_the_keyring_to_the_agent_env(
+    memory_keyring: MemoryKeyring,
+) -> None:
+    options = {"host": "bmc7.lab", "user": "root"}
+    with pytest.raises(
+        ValueError, match="no Redfish .* password for root@bmc7.lab in the OS keyring"
+    ):
+        agent_power_config("redfish", options, 30.0, 1.0)
+    set_bmc_password("redfish", "root", "bmc7.lab", "calvin")
+    assert memory_keyring.entries == {("bench-gui", "redfish:root@bmc7.lab"): "calvin"}
+    config, env = agent_power_config("redfish", options, 30.0, 1.0)
+    assert env == {"BENCH_GUI_REDFISH_PASSWORD": "calvin"}
+    assert "calvin" not in repr(config)  # the configuration is echoed in events: no secret
+    assert config["options"]["verify_tls"] is True
+
+
+def test_ipmi_over_lan_needs_a_keyring_password_in_band_does_not(
+    memory_keyring: MemoryKeyring,
+) -> None:
+    assert agent_power_config("ipmi", {}, 30.0, 1.0)[1] == {}  # this host's BMC: no password
+    memory_keyring.set_password("bench-gui", keyring_entry("ipmi", "ADMIN", "10.0.0.42"), "pw")
+    _config, env = agent_power_config("ipmi", {"host": "10.0.0.42", "user": "ADMIN"}, 30.0, 1.0)
+    assert env == {"IPMI_PASSWORD": "pw"}
+
+
+def test_a_test_reading_from_a_real_redfish_service(
+    tmp_path: Path, memory_keyring: MemoryKeyring
+) -> None:
+    with RedfishService("rackmount-environment", tmp_path) as service:
+        set_bmc_password("redfish", "root", "127.0.0.1", "calvin")
+        kind = get_meter_kind("redfish")
+        options = {"host": "127.0.0.1", "port": service.port, "user": "root"}
+        strict = kind.open(options)
+        with pytest.raises(Exception, match="not trusted"):
+            strict.read()
+        reader = kind.open({**options, "ca_file": str(service.cert)})
+        assert isinstance(reader, PowerMeter)
+        reading = reader.read()
+        reader.close()  # type: ignore[attr-defined]
+        strict.close()  # type: ignore[attr-defined]
+    assert reading is not None
+    assert reading.watts == 374
+    assert reading.source == "redfish"
+
+
+def test_a_test_reading_from_rapl(tmp_path: Path) -> None:
+    tree = PowercapTree(tmp_path)
+    tree.set_energy("intel-rapl:0", 1_000_000)
+    reader = get_meter_kind("rapl").open({"root": str(tree.root)})
+    assert "not wall power" in reader.label
+    # The counters do not move in a static tree: 0 W, but a reading (two counter reads).
+    reading = reader.read()
+    assert reading is not None
+    assert reading.watts == 0.0
+
+
+def test_csv_log_imported_after_the_run(tmp_path: Path) -> None:
+    log = tmp_path / "pdu.csv"
+    rows = ["Time;Outlet W"] + [
+        f"2024-05-01T10:{m:02d}:{s:02d}Z;{250 + (m - 10) * 100}"
+        for m in range(10, 13)
+        for s in range(0, 60, 5)
+    ]
+    log.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    readings = import_log(log, watts_column="Outlet W")
+    assert readings[0].watts == 250.0
+    assert readings[0].source == "csv"
+    start = readings[0].t
+    steps = [
+        {"step": 0, "nopm": 50_000.0, "window_t0": start + 5, "window_t1": start + 50},
+        {"step": 1, "nopm": 70_000.0, "window_t0": start + 65, "window_t1": start + 110},
+    ]
+    out = apply_power_log(steps, readings)
+    assert out[0]["power_w"] == pytest.approx(250.0)
+    assert out[0]["mw_per_nopm"] == pytest.approx(5.0)
+    assert out[1]["power_w"] == pytest.approx(350.0)
+    with pytest.raises(ValueError, match="no watts column"):
+        import_log(log)  # "Outlet W" is not a name it guesses
+    with pytest.raises(ValueError, match="cannot read"):
+        import_log(tmp_path / "missing.csv")
