@@ -36,7 +36,8 @@ QT_PACKAGES=(
 APP_PACKAGES=(libodbc2)
 
 # The test suite starts its own PostgreSQL, MariaDB and sshd instances (never the system
-# services), prepares loop-device storage, renders PDFs to PNG and opens windows under Xvfb.
+# services), prepares loop-device storage, renders PDFs to PNG and opens windows under Xvfb;
+# iostat (sysstat) cross-checks the agent's disk sampler.
 TEST_PACKAGES=(
     xvfb xauth
     openssh-server openssh-client sudo
@@ -44,6 +45,7 @@ TEST_PACKAGES=(
     mariadb-server postgresql
     btrfs-progs xfsprogs mdadm util-linux
     poppler-utils
+    sysstat rsync
 )
 
 usage() {
