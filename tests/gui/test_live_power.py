@@ -119,7 +119,7 @@ def test_power_tiles_and_charts(page: LivePage) -> None:
     page.refresh()
     assert page.tile_power.value_text == f"{watts(capacity(24)):,.0f}"
     assert "idle 180 W" in page.tile_power.detail_label.text()
-    assert page.tile_mw.value_text == f"{1000 * watts(capacity(24)) / capacity(24):.3g}"
+    assert page.tile_mw.value_text == f"{1000 * watts(capacity(24)) / capacity(24):.2f}"
     power = page.charts["power"]
     assert isinstance(power, TimeSeriesChart)
     assert power.title_label.text() == "Power (IPMI DCMI)"

@@ -131,10 +131,14 @@ def _fmt_watts(value: float | None) -> str | None:
 
 
 def _fmt_ratio(value: float | None) -> str | None:
-    """mW per NOPM: three significant figures (0.412, 4.12, 41.2)."""
+    """mW per NOPM: three figures and a steady number of decimals (0.412, 2.00, 41.2)."""
     if value is None:
         return None
-    return f"{value:.3g}" if value < 1000 else f"{value:,.0f}"
+    if value < 1:
+        return f"{value:.3f}"
+    if value < 10:
+        return f"{value:.2f}"
+    return f"{value:.1f}" if value < 100 else f"{value:,.0f}"
 
 
 def _fmt_ms(value: float | None) -> str | None:
