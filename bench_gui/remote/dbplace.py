@@ -669,7 +669,9 @@ def _restore_datadir(
         messages.append(f"the changes made on {new} are dropped (discard_changes)")
     else:
         if pg.runner.run(["sh", "-c", "command -v rsync"], timeout=30).ok:
-            argv = ["rsync", "-aHAX", "--numeric-ids", "--delete", "--"]
+            # --ignore-times: a page changed in the same second as the first copy keeps its
+            # size and mtime, and rsync's quick check would skip it, losing the change.
+            argv = ["rsync", "-aHAX", "--numeric-ids", "--delete", "--ignore-times", "--"]
             pg.root([*argv, new.rstrip("/") + "/", original.rstrip("/") + "/"], 48 * 3600)
         else:
             pg.root(["find", original, "-mindepth", "1", "-delete"], what="emptying the original")
