@@ -22,12 +22,12 @@ from collections.abc import Callable
 from typing import Final
 
 from bench_gui.remote.errors import CommandTimeout, NoSudo, SSHError
-from bench_gui.remote.session import CommandLogEntry, CommandResult, Redactor
+from bench_gui.remote.session import CommandLogEntry, CommandLogging, CommandResult, Redactor
 
 LOCAL_TARGET: Final = "local"
 
 
-class LocalSession:
+class LocalSession(CommandLogging):
     """Runs commands on this machine; same ``run`` contract and command log as SSHSession."""
 
     def __init__(self, on_command: Callable[[CommandLogEntry], None] | None = None) -> None:
@@ -49,24 +49,6 @@ class LocalSession:
 
     def is_active(self) -> bool:
         return True
-
-    def log_command(
-        self, command: str, exit_status: int | None, duration: float, started: float
-    ) -> CommandLogEntry:
-        entry = CommandLogEntry(
-            host=self.label,
-            command=self.redact(command),
-            exit_status=exit_status,
-            duration=duration,
-            started=started,
-        )
-        self.command_log.append(entry)
-        if self.on_command is not None:
-            try:
-                self.on_command(entry)
-            except Exception:  # noqa: BLE001 - a logging hook must not break a command
-                pass
-        return entry
 
     def sudo_argv(self, argv: list[str]) -> list[str]:
         if os.geteuid() == 0:

@@ -384,7 +384,37 @@ def connect(
     return SSHSession(target, resolved, clients, source, on_command)
 
 
-class SSHSession:
+class CommandLogging:
+    """The command log both kinds of session keep (SSH here, this machine in localhost.py).
+
+    Needs ``label``, ``redact``, ``command_log`` and ``on_command`` on the session.
+    """
+
+    redact: Redactor
+    command_log: list[CommandLogEntry]
+    on_command: Callable[[CommandLogEntry], None] | None
+
+    def log_command(
+        self, command: str, exit_status: int | None, duration: float, started: float
+    ) -> CommandLogEntry:
+        """Record a command (or an SFTP transfer) in the log, redacted."""
+        entry = CommandLogEntry(
+            host=self.label,  # type: ignore[attr-defined]  # each session names itself
+            command=self.redact(command),
+            exit_status=exit_status,
+            duration=duration,
+            started=started,
+        )
+        self.command_log.append(entry)
+        if self.on_command is not None:
+            try:
+                self.on_command(entry)
+            except Exception:  # noqa: BLE001 - a logging hook must not break a command
+                pass
+        return entry
+
+
+class SSHSession(CommandLogging):
     """A live SSH connection to one target: commands, SFTP and the log of what was run."""
 
     def __init__(
@@ -468,25 +498,6 @@ class SSHSession:
         return True
 
     # -- commands -----------------------------------------------------------------------------
-
-    def log_command(
-        self, command: str, exit_status: int | None, duration: float, started: float
-    ) -> CommandLogEntry:
-        """Record a command (or an SFTP transfer) in the log, redacted."""
-        entry = CommandLogEntry(
-            host=self.label,
-            command=self.redact(command),
-            exit_status=exit_status,
-            duration=duration,
-            started=started,
-        )
-        self.command_log.append(entry)
-        if self.on_command is not None:
-            try:
-                self.on_command(entry)
-            except Exception:  # noqa: BLE001 - a logging hook must not break a command
-                pass
-        return entry
 
     def sudo_argv(self, argv: list[str]) -> tuple[list[str], str | None]:
         """``argv`` wrapped for root according to the target's sudo mode, and stdin to send."""
