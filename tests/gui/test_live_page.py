@@ -131,3 +131,46 @@ def test_begin_run_clears_the_previous_run(page: LivePage) -> None:
     assert page.scaling_chart.values == {}
     assert page.tile_nopm.value_text == "—"
     assert len(page.model.samples) == 0
+
+
+def test_charts_a_run_never_fed_say_why_they_are_empty(page: LivePage) -> None:
+    """Without a meter or host metrics, the power and host charts keep a message: "waiting"
+    while running, the reason once the run has ended, never bare axes."""
+    from bench_gui.gui.pages.live import NO_HOST_MESSAGE, NO_POWER_MESSAGE
+    from bench_gui.gui.widgets.chart_layout import LiveLayout
+
+    page.apply_layout(LiveLayout(charts=["throughput", "power", "cpu", "memory"]))
+    page.begin_run(_plan())
+    for event in sweep_events(VUS, 3, 5):
+        page.handle_event(event)
+    page.refresh()
+    assert not page.throughput_chart.empty
+    power, cpu = page.chart("power"), page.chart("cpu")
+    assert power.empty
+    assert cpu.empty
+    assert power._placeholder.toPlainText() == NO_POWER_MESSAGE
+    assert "Waiting" in cpu._placeholder.toPlainText()
+
+    page.run_finished("ok")
+    assert power._placeholder.toPlainText() == NO_POWER_MESSAGE
+    assert cpu._placeholder.toPlainText() == NO_HOST_MESSAGE
+    assert page.chart("memory")._placeholder.toPlainText() == NO_HOST_MESSAGE
+
+    page.begin_run(_plan())  # the next run waits again
+    assert "Waiting" in page.chart("memory")._placeholder.toPlainText()
+
+
+def test_a_legend_too_wide_for_its_chart_moves_below_the_title(qtbot: QtBot) -> None:
+    from bench_gui.gui.pages.live import LATENCY_SERIES
+    from bench_gui.gui.widgets.charts import TimeSeriesChart
+
+    chart = TimeSeriesChart("Latency, all transactions", "Latency (ms)", LATENCY_SERIES)
+    qtbot.addWidget(chart)
+    chart.resize(380, 300)  # sized while hidden, as a grid does before showing its cells
+    chart.show()
+    qtbot.waitExposed(chart)
+    assert chart.legend_below.isVisible()
+    assert not chart.legend_label.isVisible()
+    chart.resize(900, 300)
+    qtbot.waitUntil(lambda: chart.legend_label.isVisible())
+    assert not chart.legend_below.isVisible()

@@ -112,6 +112,8 @@ DEVICE_CHARTS: dict[str, tuple[str, tuple[tuple[str, str, bool], ...], bool]] = 
     "disk_queue": ("requests in queue", (("aqu_sz", "queue", False),), False),
 }
 NO_POWER_MESSAGE = "No power meter in this run's plan"
+NO_READINGS_MESSAGE = "No power readings were received"
+NO_HOST_MESSAGE = "No host metrics were recorded in this run"
 
 BANNER_TEXT = {
     "ok": "Run complete.",
@@ -346,6 +348,19 @@ class LivePage(QWidget):
         self.banner_button.setVisible(bool(self.model.samples) or bool(self.model.points))
         self.banner.show()
         self.refresh()
+        self._say_what_is_missing()
+
+    def _say_what_is_missing(self) -> None:
+        """A chart still empty when the run ends says why, not "waiting" for data that will
+        never come (no meter in the plan, host metrics off or not available on the host)."""
+        for key, chart in self.charts.items():
+            if not chart.empty or isinstance(chart, ScalingChart):
+                continue
+            if key in ("power", "mw_per_nopm"):
+                message = NO_POWER_MESSAGE if not self._plan_power else NO_READINGS_MESSAGE
+            else:
+                message = NO_HOST_MESSAGE
+            chart.note_empty(message)
 
     def banner_text(self, tone: str) -> str:
         model = self.model

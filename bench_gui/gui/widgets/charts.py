@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QFont, QResizeEvent
+from PySide6.QtGui import QColor, QFont, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 # ---- palette (matches resources/theme.qss) ----------------------------------------------------
@@ -282,12 +282,18 @@ class ChartCard(QFrame):
     def _place_legend(self) -> None:
         """Inline next to the title when it fits, else on its own line below it."""
         room = self.width() - 48 - self.title_label.sizeHint().width()
-        fits = self.legend_label.sizeHint().width() <= room or not self.isVisible()
+        # Rich text's size hint runs a few pixels short of what it paints: keep a margin.
+        fits = self.legend_label.sizeHint().width() + 12 <= room or not self.isVisible()
         self.legend_label.setVisible(fits)
         self.legend_below.setVisible(not fits and bool(self.legend_below.text()))
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt override)
         super().resizeEvent(event)
+        self._place_legend()
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt override)
+        # Sized while hidden, the legend was placed inline unchecked: place it for real now.
+        super().showEvent(event)
         self._place_legend()
 
     @property
@@ -303,6 +309,12 @@ class ChartCard(QFrame):
         self._placeholder.setText(message)
         self._placeholder.setPos((x_range[0] + x_range[1]) / 2, 0.5)
         self._placeholder.show()
+
+    def note_empty(self, message: str) -> None:
+        """Replace the message of an empty chart until it is cleared (e.g. why a finished run
+        left it empty); a chart with data is left alone."""
+        if self.empty:
+            self._placeholder.setText(message)
 
     def _show_data(self) -> None:
         if self.empty:
@@ -407,7 +419,9 @@ class TimeSeriesChart(ChartCard):
         self._update_legend()
 
     def set_data(self, key: str, x: np.ndarray, y: np.ndarray) -> None:
-        if self.empty and len(x):
+        # Columns of NaN (a series the run does not have, e.g. no power meter) keep the
+        # chart's message up instead of showing empty axes.
+        if self.empty and len(x) and bool(np.isfinite(y).any()):
             self._show_data()
             if self.manual_range:
                 self.plot.disableAutoRange()
