@@ -67,6 +67,7 @@ from bench_gui.gui.widgets.charts import (
     format_count,
     format_duration,
 )
+from bench_gui.gui.widgets.elided import ElidedLabel
 from bench_gui.gui.widgets.tiles import Tile
 
 REDRAW_HZ = 30
@@ -195,14 +196,12 @@ class LivePage(QWidget):
         header.setSpacing(16)
         names = QVBoxLayout()
         names.setSpacing(0)
-        self.run_name = QLabel("No run yet")
+        self.run_name = ElidedLabel("No run yet")
         self.run_name.setObjectName("runName")
         names.addWidget(self.run_name)
-        self.run_detail = QLabel("Start a sweep from the Workload page.")
+        self.run_detail = ElidedLabel("Start a sweep from the Workload page.")
         self.run_detail.setObjectName("pageSubtitle")
-        # Long names or server strings must never widen the window: clip them instead.
-        self.run_name.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        self.run_detail.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        # Long names or server strings never widen the window: they end in "…" instead.
         names.addWidget(self.run_detail)
         header.addLayout(names, 1)
 
@@ -528,7 +527,10 @@ class LivePage(QWidget):
                 chart.set_reference(idle, "" if idle is None else f"idle {idle:,.0f} W", IDLE_COLOR)
         # One new step marker per redraw at most: markers are costly to build, and a replayed
         # backlog must not build dozens in one frame (the rest follow on the next redraws).
-        for x, _step, vus in model.markers[chart.marker_count : chart.marker_count + 1]:
+        # An empty chart (no meter, no host metrics) gets no markers: they would sit on a
+        # made-up time axis under its message.
+        pending = [] if chart.empty else model.markers[chart.marker_count : chart.marker_count + 1]
+        for x, _step, vus in pending:
             chart.add_marker(x, f"{vus} VU")
             if chart.marker_count < len(model.markers):
                 self._stale.setdefault(key, key)
