@@ -26,7 +26,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
     QFormLayout,
-    QFrame,
     QGridLayout,
     QGroupBox,
     QHBoxLayout,
@@ -36,7 +35,6 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QProgressBar,
     QPushButton,
-    QScrollArea,
     QSpinBox,
     QSplitter,
     QTableWidget,
@@ -58,6 +56,7 @@ from bench_gui.core.storage import (
 from bench_gui.gui.dialogs import HostKeyDialog
 from bench_gui.gui.pages.targets import human_bytes
 from bench_gui.gui.remote_tasks import RemoteTask
+from bench_gui.gui.widgets.common import Banner, FitTable, fit_rows, scrolled
 from bench_gui.remote.errors import HostKeyError, SSHError, UnknownHostKey
 from bench_gui.remote.hostkeys import APP_KNOWN_HOSTS
 from bench_gui.remote.localhost import LOCAL_TARGET
@@ -104,13 +103,6 @@ QTableView::indicator:disabled { border-color: #2a3140; background: #161a22; }
 """
 
 
-def _set_prop(widget: QWidget, name: str, value: Any) -> None:
-    if widget.property(name) != value:
-        widget.setProperty(name, value)
-        widget.style().unpolish(widget)
-        widget.style().polish(widget)
-
-
 def _mono() -> QFont:
     font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
     font.setPointSize(10)
@@ -122,58 +114,6 @@ class _Relay(QObject):
 
     line = Signal(str)
     progress = Signal(object)
-
-
-class _Banner(QFrame):
-    """A one-line outcome in the theme's banner colours (tone: ok, stopped, failed)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.setObjectName("banner")
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(14, 8, 14, 8)
-        self.label = QLabel("")
-        self.label.setWordWrap(True)
-        self.label.setTextFormat(Qt.TextFormat.PlainText)
-        self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        layout.addWidget(self.label, 1)
-        self.hide()
-
-    def show_text(self, tone: str, text: str) -> None:
-        _set_prop(self, "tone", tone)
-        self.label.setText(text)
-        self.show()
-
-    def text(self) -> str:
-        return self.label.text() if not self.isHidden() else ""
-
-    def tone(self) -> str:
-        return str(self.property("tone") or "")
-
-
-def _table(columns: tuple[str, ...]) -> QTableWidget:
-    table = QTableWidget(0, len(columns))
-    table.setHorizontalHeaderLabels(list(columns))
-    table.verticalHeader().setVisible(False)
-    table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-    table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-    table.setAlternatingRowColors(True)
-    table.setShowGrid(False)
-    table.setWordWrap(False)
-    head = table.horizontalHeader()
-    head.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-    head.setStretchLastSection(True)
-    head.setHighlightSections(False)
-    return table
-
-
-def _fit(table: QTableWidget, least: int, most: int) -> None:
-    rows = min(max(table.rowCount(), least), most)
-    row_height = table.rowHeight(0) if table.rowCount() else 0
-    row_height = max(row_height, table.verticalHeader().defaultSectionSize())
-    height = table.horizontalHeader().sizeHint().height() + rows * row_height
-    table.setFixedHeight(height + 2 * table.frameWidth() + 4)
 
 
 class StoragePage(QWidget):
@@ -241,26 +181,17 @@ class StoragePage(QWidget):
         header.addWidget(self.scan_button, 0, Qt.AlignmentFlag.AlignBottom)
         outer.addLayout(header)
 
-        self.banner = _Banner()
+        self.banner = Banner()
         outer.addWidget(self.banner)
 
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.setChildrenCollapsible(False)
-        splitter.addWidget(self._scrolled(self._left_column()))
-        splitter.addWidget(self._scrolled(self._right_column()))
+        splitter.addWidget(scrolled(self._left_column()))
+        splitter.addWidget(scrolled(self._right_column()))
         splitter.setStretchFactor(0, 11)
         splitter.setStretchFactor(1, 9)
         splitter.setSizes([930, 770])
         outer.addWidget(splitter, 1)
-
-    @staticmethod
-    def _scrolled(widget: QWidget) -> QScrollArea:
-        scroll = QScrollArea()
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
-        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        scroll.setWidget(widget)
-        return scroll
 
     def _left_column(self) -> QWidget:
         column = QWidget()
@@ -301,10 +232,10 @@ class StoragePage(QWidget):
         self.scan_busy.setMaximumHeight(8)
         self.scan_busy.hide()
         layout.addWidget(self.scan_busy)
-        self.device_table = _table(DEVICE_COLUMNS)
+        self.device_table = FitTable(DEVICE_COLUMNS)
         self.device_table.itemChanged.connect(self._on_device_ticked)
         self.device_table.itemSelectionChanged.connect(self._show_evidence)
-        _fit(self.device_table, 3, 3)
+        fit_rows(self.device_table, 3, 3)
         layout.addWidget(self.device_table)
         self.evidence_label = QLabel("")
         self.evidence_label.setWordWrap(True)
@@ -398,7 +329,7 @@ class StoragePage(QWidget):
         head.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         self.member_table.setColumnWidth(2, 210)
         self.member_table.setColumnWidth(3, 200)
-        _fit(self.member_table, 1, 1)
+        fit_rows(self.member_table, 1, 1)
         layout.addWidget(self.member_table)
         self.no_members = QLabel("No device ticked yet.")
         self.no_members.setObjectName("muted")
@@ -613,7 +544,7 @@ class StoragePage(QWidget):
                     if item is not None:
                         item.setForeground(muted)
         self._filling = False
-        _fit(table, 3, 12)
+        fit_rows(table, 3, 12)
         if disc is not None:
             self.devices_group.setTitle(f"Block devices on {disc.host}")
             free = sum(1 for d in disc.candidates() if not d.in_use)
@@ -718,7 +649,7 @@ class StoragePage(QWidget):
             table.setCellWidget(row, 3, ra)
         table.setVisible(bool(self._members))
         self.no_members.setVisible(not self._members)
-        _fit(table, 1, 8)
+        fit_rows(table, 1, 8)
 
     def _member_changed(self, path: str, key: str, value: Any) -> None:
         if path in self._members:

@@ -21,26 +21,21 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
     QFileDialog,
     QFormLayout,
-    QFrame,
     QGridLayout,
     QGroupBox,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QLineEdit,
     QMessageBox,
     QProgressBar,
     QPushButton,
-    QScrollArea,
     QSpinBox,
     QSplitter,
-    QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
     QWidget,
@@ -56,6 +51,7 @@ from bench_gui.gui.remote_tasks import (
     check_connection,
     inventory,
 )
+from bench_gui.gui.widgets.common import Banner, FitTable, fit_rows, scrolled, set_prop
 from bench_gui.remote.errors import (
     ChangedHostKey,
     HostKeyError,
@@ -130,102 +126,11 @@ def human_bytes(value: Any) -> str:
     return f"{value} B"  # pragma: no cover - the loop always returns
 
 
-def _set_prop(widget: QWidget, name: str, value: Any) -> None:
-    if widget.property(name) != value:
-        widget.setProperty(name, value)
-        widget.style().unpolish(widget)
-        widget.style().polish(widget)
-
-
-class _FitTable(QTableWidget):
-    """A read-only table whose columns fit their contents; one column takes the spare room.
-
-    When the contents are wider than the view, every column keeps its natural width and the
-    table scrolls sideways, instead of squeezing the stretching column to nothing.
-    """
-
-    def __init__(self, columns: tuple[str, ...], stretch: int) -> None:
-        super().__init__(0, len(columns))
-        self.stretch_column = stretch
-        self.setHorizontalHeaderLabels(list(columns))
-        self.verticalHeader().setVisible(False)
-        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.setAlternatingRowColors(True)
-        self.setShowGrid(False)
-        self.setWordWrap(False)
-        head = self.horizontalHeader()
-        head.setHighlightSections(False)
-        head.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-
-    def fit_columns(self) -> None:
-        head = self.horizontalHeader()
-        natural = sum(
-            max(self.sizeHintForColumn(c), head.sectionSizeHint(c))
-            for c in range(self.columnCount())
-        )
-        mode = (
-            QHeaderView.ResizeMode.Stretch
-            if natural <= self.viewport().width()
-            else QHeaderView.ResizeMode.ResizeToContents
-        )
-        if head.sectionResizeMode(self.stretch_column) != mode:
-            head.setSectionResizeMode(self.stretch_column, mode)
-
-    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt override)
-        super().resizeEvent(event)
-        self.fit_columns()
-
-
-def _table(columns: tuple[str, ...], stretch: int) -> _FitTable:
-    return _FitTable(columns, stretch)
-
-
-def _fit_rows(table: QTableWidget, least: int, most: int) -> None:
-    """Make a table as tall as its rows (between ``least`` and ``most`` of them)."""
-    rows = min(max(table.rowCount(), least), most)
-    height = table.horizontalHeader().sizeHint().height()
-    height += rows * table.verticalHeader().defaultSectionSize() + 2 * table.frameWidth() + 4
-    table.setFixedHeight(height)
-
-
 def _cell(text: str, tooltip: str = "") -> QTableWidgetItem:
     item = QTableWidgetItem(text)
     if tooltip:
         item.setToolTip(tooltip)
     return item
-
-
-class _Banner(QFrame):
-    """A one-line outcome in the theme's banner colours (tone: ok, stopped, failed)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.setObjectName("banner")
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(14, 8, 14, 8)
-        self.label = QLabel("")
-        self.label.setWordWrap(True)
-        self.label.setTextFormat(Qt.TextFormat.PlainText)
-        self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        layout.addWidget(self.label, 1)
-        self.hide()
-
-    def show_text(self, tone: str, text: str) -> None:
-        _set_prop(self, "tone", tone)
-        self.label.setText(text)
-        self.show()
-
-    def clear(self) -> None:
-        self.label.clear()
-        self.hide()
-
-    def text(self) -> str:
-        return self.label.text() if not self.isHidden() else ""
-
-    def tone(self) -> str:
-        return str(self.property("tone") or "")
 
 
 class TargetsPage(QWidget):
@@ -301,21 +206,12 @@ class TargetsPage(QWidget):
 
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.setChildrenCollapsible(False)
-        splitter.addWidget(self._scrolled(self._left_column()))
-        splitter.addWidget(self._scrolled(self._right_column()))
+        splitter.addWidget(scrolled(self._left_column()))
+        splitter.addWidget(scrolled(self._right_column()))
         splitter.setStretchFactor(0, 4)
         splitter.setStretchFactor(1, 6)
         splitter.setSizes([680, 1040])
         outer.addWidget(splitter, 1)
-
-    @staticmethod
-    def _scrolled(widget: QWidget) -> QScrollArea:
-        scroll = QScrollArea()
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
-        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        scroll.setWidget(widget)
-        return scroll
 
     def _left_column(self) -> QWidget:
         column = QWidget()
@@ -325,7 +221,7 @@ class TargetsPage(QWidget):
 
         saved = QGroupBox("Saved targets")
         saved_layout = QVBoxLayout(saved)
-        self.table = _table(TARGET_COLUMNS, 1)
+        self.table = FitTable(TARGET_COLUMNS, 1)
         self.table.setStyleSheet(_COMPACT_TABLE)
         self.table.setMinimumHeight(170)
         self.table.setSizeAdjustPolicy(QAbstractItemView.SizeAdjustPolicy.AdjustToContents)
@@ -536,7 +432,7 @@ class TargetsPage(QWidget):
         )
         self.test_busy = self._busy_bar()
         layout.addWidget(self.test_busy)
-        self.test_banner = _Banner()
+        self.test_banner = Banner()
         layout.addWidget(self.test_banner)
         self.checks_box = QWidget()
         self.checks_layout = QVBoxLayout(self.checks_box)
@@ -565,7 +461,7 @@ class TargetsPage(QWidget):
         )
         self.inventory_busy = self._busy_bar()
         layout.addWidget(self.inventory_busy)
-        self.inventory_banner = _Banner()
+        self.inventory_banner = Banner()
         layout.addWidget(self.inventory_banner)
 
         self.inventory_placeholder = self._placeholder(
@@ -605,14 +501,14 @@ class TargetsPage(QWidget):
         self.devices_title = QLabel("Block devices")
         self.devices_title.setObjectName("sectionTitle")
         body.addWidget(self.devices_title)
-        self.devices_table = _table(BLOCK_COLUMNS, len(BLOCK_COLUMNS) - 1)
+        self.devices_table = FitTable(BLOCK_COLUMNS, len(BLOCK_COLUMNS) - 1)
         self.devices_table.setStyleSheet(_COMPACT_TABLE)
-        _fit_rows(self.devices_table, 2, 8)
+        fit_rows(self.devices_table, 2, 8)
         body.addWidget(self.devices_table)
         self.fs_title = QLabel("Filesystems")
         self.fs_title.setObjectName("sectionTitle")
         body.addWidget(self.fs_title)
-        self.fs_table = _table(FS_COLUMNS, 1)
+        self.fs_table = FitTable(FS_COLUMNS, 1)
         self.fs_table.setStyleSheet(_COMPACT_TABLE)
         self.fs_table.setMinimumHeight(150)
         body.addWidget(self.fs_table, 1)
@@ -839,13 +735,13 @@ class TargetsPage(QWidget):
         reason = text.split(": ", 1)[1] if ": " in text else text
         label.setText(reason[0].upper() + reason[1:])
         label.show()
-        _set_prop(self._field_widgets[field], "invalid", True)
+        set_prop(self._field_widgets[field], "invalid", True)
 
     def clear_errors(self) -> None:
         for name, label in self.field_errors.items():
             label.clear()
             label.hide()
-            _set_prop(self._field_widgets[name], "invalid", False)
+            set_prop(self._field_widgets[name], "invalid", False)
         self.form_error.clear()
         self.form_error.hide()
 
@@ -883,7 +779,7 @@ class TargetsPage(QWidget):
                     f"A target named {target.name!r} exists already: choose another name"
                 )
                 self.field_errors["name"].show()
-                _set_prop(self.name_edit, "invalid", True)
+                set_prop(self.name_edit, "invalid", True)
                 return False
             typed = self.typed_secrets()
             if renamed and old is not None:
@@ -1035,7 +931,7 @@ class TargetsPage(QWidget):
         self.status.emit(f"{verb} {target.name}…")
         task.start()
 
-    def _busy_banner(self, kind: str) -> _Banner:
+    def _busy_banner(self, kind: str) -> Banner:
         return self.test_banner if kind == "test" else self.inventory_banner
 
     def _set_busy(self, kind: str | None) -> None:
@@ -1225,7 +1121,7 @@ class TargetsPage(QWidget):
         for device, depth in self._flatten(data.get("block_devices") or []):
             self._add_device(device, depth)
         self.devices_title.setText(f"Block devices ({self.devices_table.rowCount()})")
-        _fit_rows(self.devices_table, 2, 8)
+        fit_rows(self.devices_table, 2, 8)
         self.devices_table.fit_columns()
         self.fs_table.setRowCount(0)
         for fs in data.get("filesystems") or []:
