@@ -174,3 +174,19 @@ def test_a_legend_too_wide_for_its_chart_moves_below_the_title(qtbot: QtBot) -> 
     chart.resize(900, 300)
     qtbot.waitUntil(lambda: chart.legend_label.isVisible())
     assert not chart.legend_below.isVisible()
+
+
+def test_the_end_of_a_run_is_painted_even_when_its_last_events_were_throttled(
+    page: LivePage,
+) -> None:
+    """The timer paints tiles and header at most TILES_HZ times a second; the run's last
+    events arriving inside that interval must still show (FINISHED, not MEASURING)."""
+    events = sweep_events(VUS, 3, 5)
+    page.begin_run(_plan())
+    for event in events[:-1]:
+        page.handle_event(event)
+    page.tick()  # paints the tiles now...
+    page.handle_event(events[-1])  # ...so the done event lands inside the throttle interval
+    page.tick()
+    page.run_finished("ok")
+    assert page.phase_pill.text() == "FINISHED"

@@ -176,6 +176,7 @@ class LivePage(QWidget):
         self._cells: dict[str, _Cell] = {}
         self._stale: dict[str, str] = {}  # charts waiting for their redraw, in order
         self._tiles_at = 0.0  # when the tiles were last updated (monotonic)
+        self._tiles_dirty = False  # the model changed since the tiles and header were painted
         self._drawn_points_of: dict[str, list[tuple[int, float | None, bool]]] = {}
         self.layout_choice = LiveLayout.load(live_settings())
         self.layout_dialog: ChartLayoutDialog | None = None
@@ -448,6 +449,7 @@ class LivePage(QWidget):
         self._update_countdown()
         if self.model.version != self._drawn_version:
             self._mark_stale()
+        self._paint_tiles()
         while self._stale:
             self._draw(self._next_stale())
 
@@ -456,7 +458,9 @@ class LivePage(QWidget):
         tiles and header (at most TILES_HZ) or the next chart in turn, so that one frame never
         paints much (see CHARTS_PER_TICK)."""
         self._update_countdown()
-        if self.model.version != self._drawn_version and self._mark_stale(throttle=True):
+        if self.model.version != self._drawn_version:
+            self._mark_stale()
+        if self._paint_tiles(throttle=True):
             return  # this frame paints the tiles; the charts go on with the next one
         deadline = time.perf_counter() + TICK_BUDGET_S
         for _ in range(CHARTS_PER_TICK):
@@ -469,19 +473,26 @@ class LivePage(QWidget):
         del self._stale[key]
         return key
 
-    def _mark_stale(self, throttle: bool = False) -> bool:
+    def _mark_stale(self) -> None:
         """The model changed: every shown chart queued (in order; a chart already queued keeps
-        its place, so all of them get their turn), tiles and header redrawn, at most
-        TILES_HZ times a second when ``throttle`` (the numbers change once a second; painting
-        big digits every frame under a replayed backlog is wasted work). True when the tiles
-        were redrawn."""
+        its place, so all of them get their turn), and the tiles and header due a repaint."""
         self._drawn_version = self.model.version
         for key in self.layout_choice.charts:
             self._stale.setdefault(key, key)
+        self._tiles_dirty = True
+
+    def _paint_tiles(self, throttle: bool = False) -> bool:
+        """Repaint the tiles and header if the model changed since they were painted, at most
+        TILES_HZ times a second when ``throttle`` (the numbers change once a second; painting
+        big digits every frame under a replayed backlog is wasted work). A throttled change
+        stays due, so the last one (the run's end) is never left unpainted. True when painted."""
+        if not self._tiles_dirty:
+            return False
         now = time.monotonic()
         if throttle and now - self._tiles_at < 1.0 / TILES_HZ:
             return False
         self._tiles_at = now
+        self._tiles_dirty = False
         self._update_tiles()
         self._update_header()
         return True
