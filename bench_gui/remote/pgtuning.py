@@ -11,7 +11,9 @@ The flow of :meth:`PgTuner.apply`:
 3. ``ALTER SYSTEM SET`` each change (a value the server rejects restores the snapshot and is
    reported by name), ``pg_reload_conf()``;
 4. settings of context ``postmaster`` (or ``pending_restart``) need a restart, done through a
-   :class:`ServerControl` when allowed. A server that does not come back gets the snapshot's
+   :class:`ServerControl` when allowed (a control that cannot work there, such as systemctl
+   on a host without systemd or a Debian cluster that does not hold this server's data, is
+   refused before anything changes). A server that does not come back gets the snapshot's
    ``postgresql.auto.conf`` back and is started again; the error names the setting that failed
    (from the server log);
 5. verify: a fresh connection reads every setting back.
@@ -54,6 +56,7 @@ from bench_gui.core.plan import Target
 from bench_gui.remote.hostio import HostIO, LocalHost
 
 AUTO_CONF: Final = "postgresql.auto.conf"
+DEBIAN_CONF_ROOT: Final = "/etc/postgresql"  # postgresql-common's clusters: VERSION/NAME/
 SETTINGS_SQL: Final = (
     "SELECT name, setting, coalesce(unit, ''), context, vartype, source,"
     " coalesce(boot_val, ''), coalesce(reset_val, ''), {pending}, coalesce(enumvals, '{{}}'),"
@@ -391,6 +394,13 @@ class ServerControl:
     def stop(self, timeout: float = 120.0) -> ControlResult:
         raise NotImplementedError
 
+    def check(self) -> None:
+        """Raise :class:`NoServerControl` if this control cannot restart the server.
+
+        Called before anything changes: a control that cannot work would otherwise fail only
+        after ``ALTER SYSTEM`` and the reload, and look like a server that did not start.
+        """
+
     def read_auto_conf(self) -> str | None:
         try:
             return self.host.read_text(self.auto_conf_path, root=True)
@@ -489,6 +499,16 @@ class SystemdControl(ServerControl):
         self.unit = unit
         self.label = f"systemctl {unit}" + ("" if host.is_local else f" ({host.label})")
 
+    def check(self) -> None:
+        # systemd's own test (sd_booted): without it systemctl cannot do anything.
+        if self.host.exists("/run/systemd/system"):
+            return
+        debian = re.match(r"^postgresql@(\d+(?:\.\d+)?)-(.+?)(?:\.service)?$", self.unit)
+        cluster = f"{debian.group(1)}/{debian.group(2)}" if debian else "VERSION/CLUSTER"
+        raise NoServerControl(
+            f"systemd is not running on {self.host.label}: use pg_ctlcluster:{cluster} or pg_ctl"
+        )
+
     def _systemctl(self, action: str, timeout: float) -> ControlResult:
         since = int(time.time()) - 1
         result = self.host.run(["systemctl", action, self.unit], root=True, timeout=timeout)
@@ -524,6 +544,35 @@ class PgCtlClusterControl(ServerControl):
         self.label = f"pg_ctlcluster {version} {cluster}" + (
             "" if host.is_local else f" ({host.label})"
         )
+
+    def check(self) -> None:
+        # pg_ctlcluster's own test for a cluster; its data directory must be this server's,
+        # or a mistyped name would restart another cluster.
+        where = f"{self.version}/{self.cluster}"
+        conf = f"{DEBIAN_CONF_ROOT}/{where}/postgresql.conf"
+        try:
+            text = self.host.read_text(conf, root=True)
+        except FileNotFoundError:
+            raise NoServerControl(
+                f"there is no Debian cluster {where} on {self.host.label} ({conf} does not"
+                " exist; pg_lsclusters lists the clusters)"
+            ) from None
+        except OSError as exc:
+            raise NoServerControl(f"cannot read {conf} on {self.host.label}: {exc}") from None
+        data = parse_auto_conf(text).get("data_directory")
+        if data and not self._same_directory(data, self.data_directory):
+            raise NoServerControl(
+                f"the Debian cluster {where} on {self.host.label} keeps its data in {data}, not"
+                f" in this server's {self.data_directory}: pick its cluster (pg_lsclusters)"
+            )
+
+    def _same_directory(self, a: str, b: str) -> bool:
+        if a.rstrip("/") == b.rstrip("/"):
+            return True
+        try:
+            return self.host.realpath(a) == self.host.realpath(b)
+        except OSError:
+            return False
 
     def _run(self, action: str, timeout: float) -> ControlResult:
         try:
@@ -567,6 +616,33 @@ def parse_control_spec(spec: str, host: HostIO, data_directory: str) -> ServerCo
     )
 
 
+def debian_cluster(data_directory: str, root: str = DEBIAN_CONF_ROOT) -> tuple[str, str] | None:
+    """The Debian cluster (version, name) whose data directory this is, None if none is.
+
+    Found from each cluster's ``postgresql.conf`` (its ``data_directory``): a cluster made
+    with ``pg_createcluster -d`` lives anywhere, not only under /var/lib/postgresql.
+    """
+    want = os.path.realpath(data_directory)
+    try:
+        versions = sorted(os.listdir(root))
+    except OSError:
+        return None
+    for version in versions:
+        try:
+            names = sorted(os.listdir(f"{root}/{version}"))
+        except OSError:
+            continue
+        for name in names:
+            try:
+                text = Path(f"{root}/{version}/{name}/postgresql.conf").read_text(errors="replace")
+            except OSError:
+                continue
+            data = parse_auto_conf(text).get("data_directory")
+            if os.path.realpath(data or f"/var/lib/postgresql/{version}/{name}") == want:
+                return version, name
+    return None
+
+
 def local_control(data_directory: str) -> ServerControl | None:
     """A control for a server whose data directory is on this machine (None if it is not).
 
@@ -577,9 +653,9 @@ def local_control(data_directory: str) -> ServerControl | None:
     if not (path / "PG_VERSION").is_file():
         return None
     host = LocalHost()
-    debian = re.match(r"^/var/lib/postgresql/([^/]+)/([^/]+)/?$", data_directory)
-    if debian and shutil.which("pg_ctlcluster"):
-        return PgCtlClusterControl(host, data_directory, debian.group(1), debian.group(2))
+    debian = debian_cluster(data_directory) if shutil.which("pg_ctlcluster") else None
+    if debian:
+        return PgCtlClusterControl(host, data_directory, *debian)
     pg_ctl = None
     try:
         pid = int((path / "postmaster.pid").read_text().splitlines()[0])
@@ -1018,6 +1094,8 @@ class PgTuner:
                     " to restart this server from here (no server control: give its data"
                     " directory, or a systemd unit over SSH)"
                 )
+            if needs_restart and restart and self.control is not None:
+                self.control.check()
             snapshot = self._snapshot(conn, [r.name for r in todo], facts)
             result.snapshot = snapshot
             rejected: dict[str, str] = {}
@@ -1136,6 +1214,15 @@ class PgTuner:
                     f" {snapshot.system_identifier}); nothing was changed"
                 )
             self._check_privileges(conn, names, facts)
+            if restart and self.control is not None:
+                # A restart will be needed if a value in effect differs from the snapshot's.
+                live = self._read_settings(conn, names)
+                if any(
+                    row.needs_restart and row.setting != str(snapshot.values[n]["setting"])
+                    for n, row in live.items()
+                    if n in snapshot.values
+                ):
+                    self.control.check()
             for name in names:
                 reason = self._alter(conn, name, snapshot.auto_conf_settings.get(name))
                 if reason:
