@@ -4,6 +4,10 @@
 its engine plugin), starts the agent through a transport, stores every event in the session
 store the moment it arrives, and yields it to whoever drives the run: the CLI prints it, the
 GUI's worker thread hands it to the Live page. Qt-free, so tests and automation use it as is.
+
+A plan's ``[os]`` knobs are applied on the database host before the agent starts and rolled
+back however the run ends (:class:`bench_gui.tuning.OsRun`); a run whose driver link is lost
+keeps them (it may still be going on) and says how to restore them later.
 """
 
 from __future__ import annotations
@@ -20,16 +24,18 @@ from bench_gui.core.plan import Plan
 from bench_gui.core.power import MeterNotFound, agent_power_config
 from bench_gui.remote.demo import DemoUnavailable, start_demo
 from bench_gui.remote.errors import SSHError, UnknownHostKey
+from bench_gui.remote.hostio import HostIO, SSHHost
 from bench_gui.remote.hostkeys import APP_KNOWN_HOSTS
 from bench_gui.remote.inventory import collect_inventory
 from bench_gui.remote.local import LocalTransport
 from bench_gui.remote.session import CommandLogEntry
-from bench_gui.remote.ssh import SSHTransport
+from bench_gui.remote.ssh import SSHTransport, desktop_identity
 from bench_gui.remote.storage import session_layout
 from bench_gui.remote.targets import TARGETS_FILE, get_target
 from bench_gui.remote.transport import AgentRun, BadLine, Transport
 from bench_gui.store import SessionStore
 from bench_gui.store.paths import data_dir
+from bench_gui.tuning import LogLine, OsRun, OsRunError, os_run_for_plan
 
 ACTIONS = ("run", "build", "check", "status")
 # How a run's final agent status maps onto a stored session's status.
@@ -160,6 +166,7 @@ class RunController:
         self._stop = threading.Event()
         self._lock = threading.Lock()
         self._reattached = False
+        self._os: OsRun | None = None
 
     def stop(self) -> None:
         self._stop.set()
@@ -206,39 +213,149 @@ class RunController:
             kind=self.action,
         )
         config["session_id"] = self.session_id
-        with self._lock:
-            if self._stop.is_set():
-                self.store.finish_run(self.session_id, "incomplete", "stopped before it started")
-                return
-            self._agent = self._start(config, env)
-        yield from self._follow(self._agent)
+        if self._stop.is_set():
+            self.store.finish_run(self.session_id, "incomplete", "stopped before it started")
+            return
+        applied = self._apply_os(config, env)
+        try:
+            for line in applied:
+                yield self._log_event(line)
+            with self._lock:
+                if self._stop.is_set():
+                    self._finish("incomplete", "stopped before it started")
+                    self._end_os(None)
+                    return
+                self._agent = self._start(config, env)
+            yield from self._follow(self._agent)
+        except BaseException as exc:
+            self._end_os(exc)
+            raise
+        for line in self._end_os(None):
+            yield self._log_event(line)
 
-    def reattach(self, session_id: int) -> Iterator[Event]:
+    def reattach(self, session_id: int, run_dir: str | None = None) -> Iterator[Event]:
         """Follow a run that is still going on (or finished) on the plan's driver host.
 
         After the app was closed or crashed mid-run: finds the run directory that belongs to
-        the session and resumes after the last event the store has, so nothing is stored
-        twice and nothing is lost.
+        the session (this desktop's newest run with that session id, or ``run_dir`` when the
+        caller has found it already) and resumes after the last event the store has, so
+        nothing is stored twice and nothing is lost.
         """
         if not isinstance(self.transport, SSHTransport):
             raise RunError("only runs on an SSH driver host can be re-attached")
         self.session_id = session_id
-        try:
-            runs = [r for r in self.transport.list_runs() if r.meta.get("session_id") == session_id]
-        except SSHError as exc:
-            raise RunError(str(exc)) from exc
-        if not runs:
-            raise RunError(f"no run of session {session_id} on {self.plan.driver.target}")
+        if run_dir is None:
+            try:
+                # Another desktop sharing the host has its own session ids: never take its run.
+                me = desktop_identity()
+                runs = [
+                    r
+                    for r in self.transport.list_runs()
+                    if r.meta.get("session_id") == session_id and r.meta.get("desktop", me) == me
+                ]
+            except SSHError as exc:
+                raise RunError(str(exc)) from exc
+            if not runs:
+                raise RunError(f"no run of session {session_id} on {self.plan.driver.target}")
+            run_dir = runs[-1].run_dir
         with self._lock:
             try:
                 self._agent = self.transport.attach(
-                    runs[-1].run_dir, from_seq=self.store.last_seq(session_id)
+                    run_dir, from_seq=self.store.last_seq(session_id)
                 )
             except SSHError as exc:
                 raise RunError(str(exc)) from exc
         self._reattached = True
-        self.store.add_log(session_id, "info", f"re-attached to {runs[-1].run_dir}")
-        yield from self._follow(self._agent)
+        self.store.add_log(session_id, "info", f"re-attached to {run_dir}")
+        self._os = self._resume_os(session_id)
+        try:
+            yield from self._follow(self._agent)
+        except BaseException as exc:
+            self._end_os(exc)
+            raise
+        for line in self._end_os(None):
+            yield self._log_event(line)
+
+    # -- OS knobs for the run ----------------------------------------------------------------
+    def _driver_host(self) -> Callable[[], HostIO] | None:
+        transport = self.transport
+        if not isinstance(transport, SSHTransport):
+            return None
+        return lambda: SSHHost(transport.session())
+
+    def _apply_os(self, config: dict[str, Any], env: dict[str, str]) -> list[LogLine]:
+        """Apply the plan's ``[os]`` knobs before the agent starts; a failure fails the run
+        (the host is left as it was)."""
+        assert self.session_id is not None
+        if self.action != "run":
+            return []
+        self._os = os_run_for_plan(
+            self.store,
+            self.plan,
+            self.session_id,
+            driver_host=self._driver_host(),
+            conninfo=str(config.get("admin_conninfo") or "") or None,
+            password=env.get("PGPASSWORD"),
+        )
+        if self._os is None:
+            return []
+        try:
+            lines = self._os.apply()
+        except OsRunError as exc:
+            self._os.close()
+            self._os = None
+            self._finish("failed", str(exc))
+            raise RunError(str(exc)) from exc
+        for level, message in lines:
+            self.store.add_log(self.session_id, level, message)
+        return lines
+
+    def _resume_os(self, session_id: int) -> OsRun | None:
+        """A re-attached run's knobs, if they are still applied (restored at its end)."""
+        from bench_gui.store.tuning import TuningHistory
+
+        inventory = self.store.get_run(session_id).inventory or {}
+        record = inventory.get("os_tuning") if isinstance(inventory, dict) else None
+        entry_id = record.get("history_id") if isinstance(record, dict) else None
+        if not isinstance(entry_id, int):
+            return None
+        entry = TuningHistory(self.store).get(entry_id)
+        if entry is None or entry.undone_by is not None:
+            return None
+        return os_run_for_plan(
+            self.store, self.plan, session_id, driver_host=self._driver_host(), history_id=entry_id
+        )
+
+    def _end_os(self, error: BaseException | None) -> list[LogLine]:
+        """Roll the knobs back; never raises. A run that lost its driver link may still be
+        going on there: its knobs stay, with the way to restore them in the log."""
+        run, self._os = self._os, None
+        if run is None:
+            return []
+        try:
+            lost_link = (
+                isinstance(error, RunError)
+                and isinstance(error.__cause__, SSHError)
+                and self._agent is not None
+                and run.where != "local"
+            )
+            if lost_link:
+                lines = run.keep("the run may still be going on the driver host")
+            else:
+                lines = run.restore()
+            for level, message in lines:
+                if self.session_id is not None:
+                    self.store.add_log(self.session_id, level, message)
+        except Exception as exc:  # noqa: BLE001 - never hide the run's own outcome
+            lines = [("error", f"OS knobs: {exc}; {run.how_to_restore()}")]
+        finally:
+            run.close()
+        return lines
+
+    def _log_event(self, line: LogLine) -> Event:
+        """A log line of the runner's own, as the event the consumer sees (already stored)."""
+        level, message = line
+        return decode_line(encode_event("log", 0, level=level, message=message))
 
     def _start(self, config: dict[str, Any], env: dict[str, str]) -> AgentRun:
         """Start the agent; a failure to start closes the session as failed, with the reason."""
@@ -262,6 +379,8 @@ class RunController:
         layout = session_layout(data_dir() / "storage", self.plan.driver.target or "local")
         if layout:
             inventory["storage_layout"] = layout
+        if self._os is not None and self._os.result is not None:
+            inventory["os_tuning"] = self._os.record()  # the knobs the hello's values reflect
         if inventory:
             self.store.set_server_info(self.session_id, "", {}, inventory)
         return agent

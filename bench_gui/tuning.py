@@ -8,11 +8,16 @@ recorded in the tuning history. Shared by ``bench-gui tune`` and the Database pa
 - profile: ``pgtune`` (the calculator; its inputs default to the server's machine: RAM, CPUs
   and storage read through the server, or from this machine when the server is local), the
   name of a preset (built-in or the user's), or a preset file.
+
+OS knobs (:mod:`bench_gui.remote.osknobs`) go the same way: applied and recorded with the
+snapshot to undo them; :class:`OsRun` does it for a run (applied before the agent starts,
+rolled back when the run ends, the snapshot kept in the history should the rollback fail).
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,7 +29,7 @@ from bench_gui.core.pgtune import (
     TuneInput,
     calculate,
 )
-from bench_gui.core.plan import PlanError, Target, load_plan
+from bench_gui.core.plan import OsKnobs, Plan, PlanError, Target, load_plan
 from bench_gui.core.tuning_presets import BUILTIN_OS_PRESETS, PresetError
 from bench_gui.remote import osknobs
 from bench_gui.remote.hostio import HostIO, LocalHost
@@ -350,22 +355,36 @@ def apply_os(
     result = osknobs.apply(host, changes, devices)
     entry = None
     if result.changed:
-        entry = TuningHistory(store).record(
-            target_key=os_target_key(host),
-            target_label=host.label,
-            kind="os",
-            action="apply",
-            profile=profile or ", ".join(f"{k}={v}" for k, v in changes.items()),
-            changes={k: {"from": a, "to": b} for k, (a, b) in result.changed.items()},
-            snapshot=result.snapshot.to_dict() if result.snapshot else None,
-            result=result.to_dict(),
-        )
+        try:
+            entry = TuningHistory(store).record(
+                target_key=os_target_key(host),
+                target_label=host.label,
+                kind="os",
+                action="apply",
+                profile=profile or ", ".join(f"{k}={v}" for k, v in changes.items()),
+                changes={k: {"from": a, "to": b} for k, (a, b) in result.changed.items()},
+                snapshot=result.snapshot.to_dict() if result.snapshot else None,
+                result=result.to_dict(),
+            )
+        except Exception:
+            # Never leave knobs changed that no history entry could undo later.
+            assert result.snapshot is not None
+            osknobs.rollback(host, result.snapshot)
+            raise
     return result, entry
 
 
-def rollback_os(store: SessionStore, host: HostIO) -> tuple[osknobs.OsResult, int, TuningEntry]:
+def rollback_os(
+    store: SessionStore, host: HostIO, entry_id: int | None = None
+) -> tuple[osknobs.OsResult, int, TuningEntry]:
+    """Undo the newest OS apply on this host not undone yet (or the apply ``entry_id``)."""
     history = TuningHistory(store)
-    entry = history.last_open_apply(os_target_key(host), kind="os")
+    if entry_id is None:
+        entry = history.last_open_apply(os_target_key(host), kind="os")
+    else:
+        entry = history.get(entry_id)
+        if entry is not None and (entry.undone_by is not None or entry.action != "apply"):
+            raise TuningError(f"OS tuning #{entry_id} is already rolled back")
     if entry is None or entry.snapshot is None:
         raise TuningError(f"nothing to roll back on {host.label}: no OS knobs were applied")
     result = osknobs.rollback(host, osknobs.OsSnapshot.from_dict(entry.snapshot))
@@ -380,3 +399,226 @@ def rollback_os(store: SessionStore, host: HostIO) -> tuple[osknobs.OsResult, in
         undoes=entry.id,
     )
     return result, rid, entry
+
+
+# -- OS knobs for a run ------------------------------------------------------------------------
+
+
+class OsRunError(RuntimeError):
+    """A run's OS knobs could not be applied; the host is left as it was."""
+
+
+LogLine = tuple[str, str]  # (level, message) for the session log
+
+
+@dataclass
+class OsRun:
+    """A run's ``[os]`` knobs: applied before the agent starts, rolled back when it ends.
+
+    The apply is recorded in the OS tuning history with its snapshot (as ``bench-gui tune os
+    apply`` records it), so when the rollback cannot happen (the SSH link is down, the app was
+    killed) ``bench-gui tune os rollback`` or the Database page restores the host later.
+    ``open_host`` is called again for the rollback: a link that dropped may be back by then.
+    """
+
+    store: SessionStore
+    section: OsKnobs
+    where: str  # "local" or the SSH target's name
+    open_host: Callable[[], HostIO]
+    profile: str
+    server_data_dir: Callable[[], str | None] | None = None
+    label: str = ""
+    devices: list[str] = field(default_factory=list)
+    result: osknobs.OsResult | None = None
+    entry: int | None = None
+    restored: bool = False
+    closers: list[Any] = field(default_factory=list)
+
+    # ---- apply ---------------------------------------------------------------------------
+
+    def apply(self) -> list[LogLine]:
+        """Apply the knobs; log lines for the session, one per knob. Raises OsRunError."""
+        try:
+            host = self.open_host()
+        except Exception as exc:
+            raise OsRunError(f"OS knobs: cannot reach {self.where}: {exc}") from exc
+        self.label = host.label
+        changes = self.section.changes()
+        lines: list[LogLine] = []
+        try:
+            lines += self._find_devices(host, changes)
+            self.result, self.entry = apply_os(
+                self.store, host, changes, self.devices, profile=self.profile
+            )
+        except Exception as exc:  # a refused value, no root, the link, the store
+            raise OsRunError(f"OS knobs not applied on {host.label}: {exc}") from exc
+        result = self.result
+        for key, (before, after) in result.changed.items():
+            lines.append(("info", f"OS knob {key}: {before} → {after} on {host.label}"))
+        for key in result.unchanged:
+            lines.append(("info", f"OS knob {key}: already {self._wanted(key)}"))
+        for key, why in result.missing.items():
+            lines.append(("warning", f"OS knob {key}: not on this kernel ({why})"))
+        where = f" (history #{self.entry})" if self.entry is not None else ""
+        lines.append(("info", f"OS knobs for the run on {host.label}: {result.summary()}{where}"))
+        return lines
+
+    def _wanted(self, key: str) -> str:
+        return osknobs.expand_changes(self.section.changes(), self.devices).get(key, "")
+
+    def _find_devices(self, host: HostIO, changes: dict[str, str]) -> list[LogLine]:
+        """The data devices, when a knob needs them (``read_ahead_kb`` without a device)."""
+        if not any(key in osknobs.DEVICE_KNOBS for key in changes):
+            return []
+        if self.section.devices:
+            self.devices = list(self.section.devices)
+            return []
+        data_directory, source = self.section.data_dir, "os.data_dir"
+        if not data_directory and self.server_data_dir is not None:
+            try:
+                data_directory, source = self.server_data_dir() or "", "the server's data directory"
+            except Exception:  # noqa: BLE001 - only a default: every disk then
+                data_directory = ""
+        if data_directory:
+            self.devices, notes = osknobs.data_devices(host, data_directory)
+            if self.devices:
+                return [("info", f"OS knobs: data devices {', '.join(self.devices)}"
+                                 f" (under {source} {data_directory})")]  # fmt: skip
+            why = "; ".join(notes) or "no block device"
+            return [("warning", f"OS knobs: no data device under {data_directory} ({why}):"
+                                " the device knobs are left out")]  # fmt: skip
+        self.devices = osknobs.block_devices(host)
+        return [("info", f"OS knobs: no os.devices or os.data_dir, so every disk:"
+                         f" {', '.join(self.devices) or 'none'}")]  # fmt: skip
+
+    # ---- the end of the run ------------------------------------------------------------
+
+    @property
+    def pending(self) -> bool:
+        """Knobs were changed (or a resumed run's were) and are not restored yet."""
+        changed = self.entry is not None or bool(self.result and self.result.changed)
+        return changed and not self.restored
+
+    def how_to_restore(self) -> str:
+        ssh = "" if self.where == "local" else f" --ssh {self.where}"
+        entry = f" (#{self.entry})" if self.entry is not None else ""
+        return (
+            f"the snapshot is kept in the OS tuning history{entry}: restore it with"
+            f" `bench-gui tune os rollback{ssh}` or Rollback on the Database page's OS knobs"
+        )
+
+    def restore(self) -> list[LogLine]:
+        """Roll back what the apply changed; never raises (a failure is a log line)."""
+        if not self.pending:
+            return []
+        if self.entry is not None:
+            entry = TuningHistory(self.store).get(self.entry)
+            if entry is not None and entry.undone_by is not None:
+                self.restored = True  # by hand meanwhile, or by a re-attached follower
+                return [("info", f"OS knobs already restored (#{entry.undone_by})")]
+        try:
+            host = self.open_host()
+            self.label = host.label
+            if self.entry is not None:
+                done = rollback_os(self.store, host, self.entry)[0]
+            else:
+                assert self.result is not None
+                assert self.result.snapshot is not None
+                done = osknobs.rollback(host, self.result.snapshot)
+        except Exception as exc:  # noqa: BLE001 - reported, with the way to do it later
+            return [("error", f"OS knobs not restored on {self.label or self.where}: {exc}; "
+                              + self.how_to_restore())]  # fmt: skip
+        self.restored = True
+        back = ", ".join(f"{key} = {value}" for key, (_old, value) in done.changed.items())
+        return [("info", f"OS knobs restored on {self.label}: {back}")]
+
+    def keep(self, reason: str) -> list[LogLine]:
+        """The knobs stay (the run may go on where the link cannot reach): say how to undo."""
+        if not self.pending:
+            return []
+        return [("warning", f"OS knobs left applied on {self.label}: {reason}; "
+                            + self.how_to_restore())]  # fmt: skip
+
+    def record(self) -> dict[str, Any]:
+        """What was applied, for the session's inventory (``os_tuning``)."""
+        data: dict[str, Any] = {
+            "host": self.label,
+            "where": self.where,
+            "preset": self.section.preset,
+            "knobs": self.section.changes(),
+            "devices": list(self.devices),
+            "history_id": self.entry,
+        }
+        if self.result is not None:
+            data.update(self.result.to_dict())
+        return data
+
+    def close(self) -> None:
+        for item in self.closers:
+            try:
+                item.close()
+            except Exception:  # noqa: BLE001 - closing
+                pass
+
+
+def os_run_for_plan(
+    store: SessionStore,
+    plan: Plan,
+    session_id: int | None = None,
+    *,
+    driver_host: Callable[[], HostIO] | None = None,
+    conninfo: str | None = None,
+    password: str | None = None,
+    history_id: int | None = None,
+) -> OsRun | None:
+    """The :class:`OsRun` of a plan's ``[os]`` section (None without one).
+
+    The knobs go to ``os.host``: empty means the database host, which is the driver's SSH
+    target (through ``driver_host``, the run's own session) or, without one, this machine.
+    ``conninfo`` reaches the server from this machine (to find its data directory).
+    ``history_id`` resumes a run whose knobs were applied earlier (to restore them).
+    """
+    section = plan.os
+    if not section.enabled:
+        return None
+    where = section.host or plan.driver.target or "local"
+    closers: list[Any] = []
+    open_host: Callable[[], HostIO]
+    if where == "local":
+        open_host = LocalHost
+    elif where == plan.driver.target and driver_host is not None:
+        open_host = driver_host
+    else:
+        opened: list[HostIO] = []
+
+        def open_host() -> HostIO:
+            from bench_gui.remote.hostio import SSHHost
+
+            if opened:
+                current = opened[-1]
+                if not isinstance(current, SSHHost) or current.session.is_active():
+                    return current
+            host, session = _ssh_host(where)
+            closers.append(session)
+            opened.append(host)
+            return host
+
+    data_dir_of_server = None
+    if where == "local" and not plan.driver.target and conninfo:
+
+        def data_dir_of_server() -> str | None:
+            found = PgTuner(conninfo, None, password=password).facts().get("data_directory")
+            return str(found) if found else None
+
+    what = section.preset or ", ".join(f"{k}={v}" for k, v in section.knobs.items())
+    run = f"run #{session_id}" if session_id is not None else "a run"
+    return OsRun(
+        store,
+        section,
+        where,
+        open_host,
+        profile=f"for {run}: {what}",
+        server_data_dir=data_dir_of_server,
+        entry=history_id,
+        closers=closers,
+    )

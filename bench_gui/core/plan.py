@@ -2,8 +2,9 @@
 
 A plan names its target (the embedded demo, or a PostgreSQL server), the workload (warehouses,
 the sweep of virtual-user counts, ramp-up and measured windows, options), the power meter and
-the host metrics the agent samples, and a name. Every bad value is reported with the field it
-belongs to and why it is wrong, all of them at once, so a user fixes a plan in one pass.
+the host metrics the agent samples, the OS knobs applied for the run (rolled back when it
+ends), and a name. Every bad value is reported with the field it belongs to and why it is
+wrong, all of them at once, so a user fixes a plan in one pass.
 """
 
 from __future__ import annotations
@@ -12,11 +13,13 @@ import re
 import tomllib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import tomli_w
 
+from bench_gui.agent.hostinfo import SYSCTLS, THP_KNOBS
 from bench_gui.core.power import METER_KINDS, check_meter_options, installed_meter_names
+from bench_gui.core.tuning_presets import BUILTIN_OS_PRESETS
 
 TARGET_KINDS = ("demo", "postgresql")
 BUILD_MODES = ("if_missing", "always", "never")
@@ -105,6 +108,36 @@ class Monitor:
 
 
 @dataclass
+class OsKnobs:
+    """Kernel knobs applied on the database host for the run, rolled back when it ends.
+
+    ``knobs`` are those of :mod:`bench_gui.remote.osknobs` (``vm.dirty_ratio``,
+    ``read_ahead_kb``, ``scheduler``, ``transparent_hugepage``...) and win over the preset's.
+    Never persisted: a reboot, the end of the run or a rollback brings the old values back.
+    """
+
+    preset: str = ""  # an OS preset (bench_gui.core.tuning_presets.BUILTIN_OS_PRESETS)
+    knobs: dict[str, str] = field(default_factory=dict)
+    # Where: "" the database host (the driver's SSH target, else this machine), "local" this
+    # machine, or the name of a saved SSH target.
+    host: str = ""
+    # The data devices, for read_ahead_kb and scheduler: named, or the disks under data_dir
+    # (default: the server's data directory when it is on this machine, else every disk).
+    data_dir: str = ""
+    devices: list[str] = field(default_factory=list)
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.preset or self.knobs)
+
+    def changes(self) -> dict[str, str]:
+        """The preset's knobs with this section's own on top."""
+        out = dict(BUILTIN_OS_PRESETS[self.preset].knobs) if self.preset else {}
+        out.update(self.knobs)
+        return out
+
+
+@dataclass
 class Plan:
     """A complete run plan."""
 
@@ -114,10 +147,16 @@ class Plan:
     driver: Driver = field(default_factory=Driver)
     power: Power = field(default_factory=Power)
     monitor: Monitor = field(default_factory=Monitor)
+    os: OsKnobs = field(default_factory=OsKnobs)
     notes: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        if self.os == OsKnobs():
+            # No [os] section: plans and sessions stay as they were without one (a stored
+            # plan's "os" is what comparisons show as the run's OS knobs).
+            del data["os"]
+        return data
 
     def to_toml(self) -> str:
         return tomli_w.dumps(self.to_dict())
@@ -204,7 +243,7 @@ def parse_vu_list(value: Any) -> list[int]:
 def plan_from_dict(data: dict[str, Any]) -> Plan:
     """Build and validate a plan; raise :class:`PlanError` naming every bad field."""
     problems: list[tuple[str, str]] = []
-    known_top = {"name", "target", "workload", "driver", "power", "monitor", "notes"}
+    known_top = {"name", "target", "workload", "driver", "power", "monitor", "os", "notes"}
     for key in data:
         if key not in known_top:
             problems.append((key, "unknown section or field"))
@@ -290,6 +329,7 @@ def plan_from_dict(data: dict[str, Any]) -> Plan:
         problems.append(("driver.target", "the embedded demo runs on this machine only"))
 
     _check_power(problems, plan, data.get("power", {}), data.get("monitor", {}))
+    _check_os(problems, plan, data.get("os", {}))
 
     if problems:
         raise PlanError(problems)
@@ -342,20 +382,111 @@ def _check_power(
     monitor.enabled = _check_bool(
         problems, "monitor.enabled", monitor_data.get("enabled", monitor.enabled)
     )
-    devices = monitor_data.get("devices", [])
+    monitor.devices = _device_names(problems, "monitor.devices", monitor_data.get("devices", []))
+
+
+def _device_names(problems: list[tuple[str, str]], field_name: str, devices: Any) -> list[str]:
+    """``["sda", "/dev/nvme0n1"]`` or ``"sda, nvme0n1"`` -> device names."""
     if isinstance(devices, str):
         devices = [d for d in devices.replace(",", " ").split() if d]
     if not isinstance(devices, list):
-        problems.append(("monitor.devices", "must be a list of block device names"))
+        problems.append((field_name, "must be a list of block device names"))
         devices = []
     names: list[str] = []
     for device in devices:
         name = device.removeprefix("/dev/") if isinstance(device, str) else device
         if not isinstance(name, str) or not _DEVICE_NAME.match(name):
-            problems.append(("monitor.devices", f"{device!r} is not a block device name"))
+            problems.append((field_name, f"{device!r} is not a block device name"))
         elif name not in names:
             names.append(name)
-    monitor.devices = names
+    return names
+
+
+# Values of the knobs with a fixed set of choices (the kernel lists them in brackets).
+THP_CHOICES: Final = {
+    "enabled": ("always", "madvise", "never"),
+    "defrag": ("always", "defer", "defer+madvise", "madvise", "never"),
+}
+_SYSCTL_NAME = re.compile(r"^(vm|kernel)\.[a-z0-9_]+$")
+_NUMBERS = re.compile(r"^-?[0-9]+(\s+-?[0-9]+)*$")
+_SCHEDULER_NAME = re.compile(r"^[a-z0-9][a-z0-9_+-]*$")
+_TARGET_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+KNOWN_OS_KNOBS: Final = (
+    "a sysctl (vm.*, kernel.*), read_ahead_kb, scheduler, transparent_hugepage[.enabled|.defrag]"
+    " or block.DEVICE.read_ahead_kb|scheduler"
+)
+
+
+def os_knob_problem(key: str, value: str) -> str:
+    """Why a knob of an ``[os]`` section is not acceptable ('' if it is).
+
+    Only the form is checked here: whether the kernel has the knob (a missing one is reported,
+    not an error) and takes the value is the host's answer when the run applies it.
+    """
+    parts = key.split(".")
+    device_knob = key if len(parts) == 1 else parts[2] if len(parts) == 3 else ""
+    if len(parts) == 3 and (parts[0] != "block" or not _DEVICE_NAME.match(parts[1])):
+        device_knob = ""
+    if not value.strip():
+        return "is empty"
+    if device_knob == "read_ahead_kb":
+        if not value.strip().isdigit():
+            return f"must be a whole number of KiB, got {value!r}"
+    elif device_knob == "scheduler":
+        if not _SCHEDULER_NAME.match(value.strip()):
+            return f"{value!r} is not an I/O scheduler name (none, mq-deadline, kyber, bfq)"
+    elif key == "transparent_hugepage" or key.startswith("transparent_hugepage."):
+        knob = "enabled" if key == "transparent_hugepage" else key.split(".", 1)[1]
+        if knob not in THP_KNOBS:
+            return f"not a knob bench-gui knows: use {KNOWN_OS_KNOBS}"
+        if value.strip() not in THP_CHOICES[knob]:
+            return f"must be one of {', '.join(THP_CHOICES[knob])}, got {value!r}"
+    elif key in SYSCTLS or _SYSCTL_NAME.match(key):
+        if not _NUMBERS.match(value.strip()):
+            return f"must be a whole number, got {value!r}"
+    else:
+        return f"not a knob bench-gui knows: use {KNOWN_OS_KNOBS}"
+    return ""
+
+
+def _check_os(problems: list[tuple[str, str]], plan: Plan, data: Any) -> None:
+    """The ``[os]`` section: knobs applied for the run."""
+    if not isinstance(data, dict):
+        problems.append(("os", "must be a table"))
+        return
+    for key in data:
+        if key not in OsKnobs.__dataclass_fields__:
+            problems.append((f"os.{key}", "unknown field"))
+    section = plan.os
+    section.preset = _check_str(problems, "os.preset", data.get("preset", ""))
+    if section.preset and section.preset not in BUILTIN_OS_PRESETS:
+        known = ", ".join(BUILTIN_OS_PRESETS)
+        problems.append(("os.preset", f"no OS preset {section.preset!r} (known: {known})"))
+        section.preset = ""
+    knobs = data.get("knobs", {})
+    if not isinstance(knobs, dict):
+        problems.append(("os.knobs", 'must be a table, e.g. { "vm.dirty_ratio" = "10" }'))
+        knobs = {}
+    for key, value in knobs.items():
+        name = f"os.knobs.{key}"
+        if isinstance(value, bool) or not isinstance(value, str | int):
+            problems.append((name, f"must be text or a whole number, got {value!r}"))
+            continue
+        reason = os_knob_problem(str(key), str(value))
+        if reason:
+            problems.append((name, reason))
+        else:
+            section.knobs[str(key)] = str(value).strip()
+    section.host = _check_str(problems, "os.host", data.get("host", "")).strip()
+    if section.host and section.host != "local":
+        if not _TARGET_NAME.match(section.host):
+            problems.append(("os.host", f"{section.host!r} is not a saved SSH target's name"))
+        elif plan.target.kind == "demo":
+            problems.append(("os.host", "the embedded demo runs on this machine: leave it empty"))
+    section.data_dir = _check_str(problems, "os.data_dir", data.get("data_dir", "")).strip()
+    if section.data_dir and not section.data_dir.startswith("/"):
+        problems.append(("os.data_dir", f"must be an absolute path, got {section.data_dir!r}"))
+    section.devices = _device_names(problems, "os.devices", data.get("devices", []))
 
 
 def load_plan(path: Path) -> Plan:

@@ -7,6 +7,10 @@ each setting's current and proposed value, how it takes effect (reload or restar
 rule behind it; apply the ticked rows, roll back the last apply, and see the history of what
 was applied to this target.
 
+The OS knobs tab does the same for the database host's kernel (:class:`OsKnobsPanel`): the
+sysctls, the data devices' read-ahead and I/O scheduler, transparent huge pages; a preset or
+values typed for the run, the diff, apply, roll back, persist only when asked.
+
 Every server operation runs on a thread pool of the page's own (one task at a time); results
 come back through queued signals, so the page never blocks the event loop and no widget is
 touched from another thread. The work itself is :mod:`bench_gui.tuning`'s, the same code the
@@ -33,10 +37,12 @@ from PySide6.QtWidgets import (
     QInputDialog,
     QLabel,
     QLineEdit,
+    QMessageBox,
     QPushButton,
     QSpinBox,
     QTableWidget,
     QTableWidgetItem,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -55,7 +61,13 @@ from bench_gui.core.pgtune import (
     parse_size,
 )
 from bench_gui.core.plan import Plan, PlanError, plan_from_dict
-from bench_gui.core.tuning_presets import Preset, PresetError, preset_from_proposal
+from bench_gui.core.tuning_presets import (
+    BUILTIN_OS_PRESETS,
+    Preset,
+    PresetError,
+    preset_from_proposal,
+)
+from bench_gui.gui.remote_tasks import RemoteTask
 
 PGTUNE_LABEL = "PgTune (calculated)"
 COLUMNS = ("", "Setting", "Current", "Proposed", "Takes effect", "Rule")
@@ -145,8 +157,8 @@ class DatabasePage(QWidget):
         title.setObjectName("pageTitle")
         outer.addWidget(title)
         subtitle = QLabel(
-            "PostgreSQL settings for the target: PgTune or a preset, a diff before anything"
-            " changes, apply, roll back."
+            "PostgreSQL settings and the host's OS knobs: PgTune or a preset, a diff before"
+            " anything changes, apply, roll back."
         )
         subtitle.setObjectName("pageSubtitle")
         outer.addWidget(subtitle)
@@ -162,16 +174,32 @@ class DatabasePage(QWidget):
         self.banner.hide()
         outer.addWidget(self.banner)
 
+        self.tabs = QTabWidget()
+        postgresql = QWidget()
+        pg_layout = QVBoxLayout(postgresql)
+        pg_layout.setContentsMargins(0, 8, 0, 0)
+        pg_layout.setSpacing(10)
         top = QGridLayout()
         top.setHorizontalSpacing(18)
         top.setColumnStretch(0, 2)
         top.setColumnStretch(1, 3)
         top.addWidget(self._server_group(), 0, 0)
         top.addWidget(self._calculator_group(), 0, 1)
-        outer.addLayout(top)
+        pg_layout.addLayout(top)
+        pg_layout.addWidget(self._diff_group(), 3)
+        pg_layout.addWidget(self._history_group(), 1)
+        self.tabs.addTab(postgresql, "PostgreSQL")
 
-        outer.addWidget(self._diff_group(), 3)
-        outer.addWidget(self._history_group(), 1)
+        self.os_panel = OsKnobsPanel(self.store, self.current_plan_quiet)
+        self.os_panel.message.connect(self.show_message)
+        self.os_panel.busy_changed.connect(self.busy_changed)
+        self.tabs.addTab(self.os_panel, "OS knobs")
+        self.tabs.currentChanged.connect(self._tab_changed)
+        outer.addWidget(self.tabs, 1)
+
+    def _tab_changed(self, index: int) -> None:
+        if self.tabs.widget(index) is self.os_panel and not self.os_panel.busy:
+            self.os_panel.reload_hosts()
 
     def _server_group(self) -> QGroupBox:
         group = QGroupBox("Server")
@@ -432,6 +460,18 @@ class DatabasePage(QWidget):
 
     # ---- connecting ----------------------------------------------------------------------
 
+    def current_plan_quiet(self) -> Plan | None:
+        """The current plan, or None if it is not valid (nothing shown)."""
+        if self.plan_provider is None:
+            return Plan()
+        data = self.plan_provider()
+        if data is None or isinstance(data, Plan):
+            return data
+        try:
+            return plan_from_dict(data)
+        except PlanError:
+            return None
+
     def current_plan(self) -> Plan | None:
         if self.plan_provider is None:
             return Plan()
@@ -511,6 +551,8 @@ class DatabasePage(QWidget):
             self.storage_combo.setCurrentIndex(STORAGE_TYPES.index(machine.storage))
         self._filling = False
         self.status.emit(f"Connected to {conn.target.label}")
+        if conn.host is not None and conn.host.is_local:
+            self.os_panel.suggest_data_dir(facts.get("data_directory"))
         self.refresh_history()
         self.recompute()
 
@@ -744,7 +786,7 @@ class DatabasePage(QWidget):
 
     @property
     def busy(self) -> bool:
-        return self._busy is not None
+        return self._busy is not None or self.os_panel.busy
 
     def _run(self, what: str, work: Callable[[], Any], then: Callable[[Any], None]) -> bool:
         if self._busy is not None:
@@ -815,6 +857,7 @@ class DatabasePage(QWidget):
     def shutdown(self, timeout_s: float = 60.0) -> bool:
         """Wait for the running task; close the connection's SSH links."""
         done = bool(self._pool.waitForDone(int(timeout_s * 1000)))
+        done = self.os_panel.shutdown(timeout_s) and done
         if self.conn is not None:
             self.conn.close()
         return done
@@ -855,4 +898,588 @@ class DatabasePage(QWidget):
             self.summary_label.setText(words.get(self._busy, "Working…"))
 
 
-__all__ = ["DatabasePage", "default_connect"]
+# ---- OS knobs ------------------------------------------------------------------------------
+
+THIS_MACHINE = "This machine"
+BY_HAND = "By hand (edit the “For the run” column)"
+OS_COLUMNS = ("Knob", "Current", "For the run", "Choices", "Status")
+OS_KEY, OS_CURRENT, OS_WANTED, OS_CHOICES, OS_STATUS = range(5)
+OS_HISTORY_COLUMNS = ("#", "When", "What", "Result")
+OS_TASK_WORDS = {
+    "os-read": ("Reading the knobs…", "Cannot read the knobs"),
+    "os-reread": ("Reading the knobs again…", "Cannot read the knobs"),
+    "os-apply": ("Applying…", "Not applied"),
+    "os-rollback": ("Rolling back…", "Not rolled back"),
+    "os-persist": ("Persisting…", "Not persisted"),
+}
+
+
+def _open_os_host(name: str) -> tuple[Any, Any]:
+    """(HostIO, what to close) for "local" or a saved SSH target (in a worker thread)."""
+    from bench_gui.remote.hostio import LocalHost
+
+    if name == "local":
+        return LocalHost(), None
+    from bench_gui.tuning import _ssh_host
+
+    return _ssh_host(name)
+
+
+def _on_host(name: str, work: Callable[[Any], Any]) -> Any:
+    host, closer = _open_os_host(name)
+    try:
+        return work(host)
+    finally:
+        if closer is not None:
+            closer.close()
+
+
+class OsKnobsPanel(QWidget):
+    """The OS knobs of the database host: shown, applied (after the diff), rolled back,
+    persisted only when asked and confirmed; the history of what was applied there.
+
+    Remote work runs in :class:`~bench_gui.gui.remote_tasks.RemoteTask` threads, one at a time;
+    the work is :mod:`bench_gui.tuning`'s, as ``bench-gui tune os`` does it.
+
+    Signals:
+        message(str, str): a sentence and its tone (ok, stopped, failed) for the page's banner.
+        busy_changed(bool): a task started or ended.
+    """
+
+    message = Signal(str, str)
+    busy_changed = Signal(bool)
+
+    def __init__(
+        self,
+        store: Any,
+        plan_provider: Callable[[], Plan | None] | None = None,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        from bench_gui.remote.osknobs import SYSCTL_FILE
+
+        self.store = store
+        self.plan_provider = plan_provider
+        self.knobs: dict[str, Any] = {}  # key -> osknobs.Knob, in the table's order
+        self.devices: list[str] = []
+        self.shown_host = ""  # the host the table shows ("local" or a target name)
+        self.host_label = ""
+        self.history_entries: list[Any] = []
+        self.last_result: Any = None
+        self.last_error = ""
+        self.task: RemoteTask | None = None
+        self.persist_path = SYSCTL_FILE
+        # Asked before persisting: (title, question) -> yes? Tests answer it themselves.
+        self.confirm: Callable[[str, str], bool] = self._ask
+        self._filling = False
+        self._build_ui()
+        self.reload_hosts()
+        self._update_actions()
+
+    # ---- construction --------------------------------------------------------------------
+
+    def _build_ui(self) -> None:
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 8, 0, 0)
+        outer.setSpacing(10)
+
+        host_group = QGroupBox("Host and data devices")
+        grid = QGridLayout(host_group)
+        grid.setHorizontalSpacing(14)
+        grid.setVerticalSpacing(8)
+
+        def label(text: str) -> QLabel:
+            widget = QLabel(text)
+            widget.setObjectName("formLabel")
+            widget.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            return widget
+
+        self.host_combo = QComboBox()
+        self.host_combo.setMinimumWidth(200)
+        self.data_dir_edit = QLineEdit()
+        self.data_dir_edit.setPlaceholderText("/var/lib/postgresql/18/main")
+        self.devices_edit = QLineEdit()
+        self.devices_edit.setPlaceholderText("from the data directory, else every disk")
+        self.read_button = QPushButton("Read knobs")
+        self.read_button.setProperty("role", "primary")
+        self.read_button.clicked.connect(lambda: self.read_knobs())
+        grid.addWidget(label("Host"), 0, 0)
+        grid.addWidget(self.host_combo, 0, 1)
+        grid.addWidget(label("Data directory"), 0, 2)
+        grid.addWidget(self.data_dir_edit, 0, 3)
+        grid.addWidget(label("Devices"), 0, 4)
+        grid.addWidget(self.devices_edit, 0, 5)
+        grid.addWidget(self.read_button, 0, 6)
+        grid.setColumnStretch(3, 3)
+        grid.setColumnStretch(5, 2)
+        self.host_note = QLabel(
+            "The database host: knobs are changed as root there (sudo over SSH), for the run,"
+            " and never persisted unless you ask."
+        )
+        self.host_note.setObjectName("muted")
+        self.host_note.setWordWrap(True)
+        grid.addWidget(self.host_note, 1, 0, 1, 7)
+        outer.addWidget(host_group)
+
+        knobs_group = QGroupBox("Knobs: the host's values and those for the run")
+        layout = QVBoxLayout(knobs_group)
+        row = QHBoxLayout()
+        row.addWidget(label("Preset"))
+        self.preset_combo = QComboBox()
+        self.preset_combo.addItem(BY_HAND, "")
+        for name, preset in BUILTIN_OS_PRESETS.items():
+            self.preset_combo.addItem(preset.title, name)
+        self.preset_combo.currentIndexChanged.connect(self._preset_changed)
+        row.addWidget(self.preset_combo, 1)
+        self.preset_note = QLabel("")
+        self.preset_note.setObjectName("fieldHint")
+        self.preset_note.setWordWrap(True)
+        row.addWidget(self.preset_note, 2)
+        layout.addLayout(row)
+
+        self.table = QTableWidget(0, len(OS_COLUMNS))
+        self.table.setHorizontalHeaderLabels(list(OS_COLUMNS))
+        self.table.verticalHeader().setVisible(False)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setEditTriggers(
+            QAbstractItemView.EditTrigger.DoubleClicked
+            | QAbstractItemView.EditTrigger.EditKeyPressed
+            | QAbstractItemView.EditTrigger.AnyKeyPressed
+        )
+        self.table.setWordWrap(False)
+        head = self.table.horizontalHeader()
+        head.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        head.setSectionResizeMode(OS_STATUS, QHeaderView.ResizeMode.Stretch)
+        self.table.itemChanged.connect(self._item_changed)
+        self.table.setMinimumHeight(240)
+        layout.addWidget(self.table, 1)
+
+        self.diff_label = QLabel("Read the knobs of the host to compare them.")
+        self.diff_label.setObjectName("muted")
+        self.diff_label.setWordWrap(True)
+        self.diff_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        layout.addWidget(self.diff_label)
+        self.result_label = QLabel("")
+        self.result_label.setWordWrap(True)
+        self.result_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.result_label.hide()
+        layout.addWidget(self.result_label)
+
+        actions = QHBoxLayout()
+        actions.addStretch(1)
+        self.persist_button = QPushButton("Persist sysctls…")
+        self.persist_button.setToolTip(
+            "Write the sysctls of the “For the run” column to a sysctl.d file, so they survive"
+            " a reboot (asks first)"
+        )
+        self.persist_button.clicked.connect(lambda: self.persist_sysctls())
+        actions.addWidget(self.persist_button)
+        self.rollback_button = QPushButton("Roll back last")
+        self.rollback_button.setProperty("role", "danger")
+        self.rollback_button.clicked.connect(lambda: self.rollback())
+        actions.addWidget(self.rollback_button)
+        self.apply_button = QPushButton("Apply")
+        self.apply_button.setProperty("role", "primary")
+        self.apply_button.clicked.connect(lambda: self.apply())
+        actions.addWidget(self.apply_button)
+        layout.addLayout(actions)
+        outer.addWidget(knobs_group, 3)
+
+        history_group = QGroupBox("History of OS knobs on this host")
+        hl = QVBoxLayout(history_group)
+        self.history_table = QTableWidget(0, len(OS_HISTORY_COLUMNS))
+        self.history_table.setHorizontalHeaderLabels(list(OS_HISTORY_COLUMNS))
+        self.history_table.verticalHeader().setVisible(False)
+        self.history_table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.history_table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        head = self.history_table.horizontalHeader()
+        head.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        head.setSectionResizeMode(len(OS_HISTORY_COLUMNS) - 1, QHeaderView.ResizeMode.Stretch)
+        self.history_table.setMinimumHeight(90)
+        self.history_table.setMaximumHeight(130)
+        hl.addWidget(self.history_table)
+        outer.addWidget(history_group, 0)
+
+    # ---- hosts ---------------------------------------------------------------------------
+
+    def reload_hosts(self) -> None:
+        """This machine and the saved SSH targets; the plan's driver host chosen first."""
+        from bench_gui.remote.targets import TARGETS_FILE, load_targets
+        from bench_gui.store.paths import data_dir
+
+        try:
+            names = sorted(load_targets(data_dir() / TARGETS_FILE))
+        except Exception:  # noqa: BLE001 - a broken targets file: the Targets page says why
+            names = []
+        current = self.host_combo.currentData()
+        if current is None:
+            plan = self.plan_provider() if self.plan_provider is not None else None
+            current = (plan.driver.target if plan is not None else "") or "local"
+        self.host_combo.blockSignals(True)
+        self.host_combo.clear()
+        self.host_combo.addItem(THIS_MACHINE, "local")
+        for name in names:
+            self.host_combo.addItem(f"{name} (SSH)", name)
+        index = self.host_combo.findData(current)
+        if index < 0:
+            self.host_combo.addItem(f"{current} (not saved)", current)
+            index = self.host_combo.count() - 1
+        self.host_combo.setCurrentIndex(index)
+        self.host_combo.blockSignals(False)
+
+    def host_name(self) -> str:
+        return str(self.host_combo.currentData() or "local")
+
+    def select_host(self, name: str) -> None:
+        index = self.host_combo.findData(name)
+        if index < 0:
+            raise KeyError(name)
+        self.host_combo.setCurrentIndex(index)
+
+    def suggest_data_dir(self, path: str | None) -> None:
+        """The server's data directory, when it is on this machine (kept if one is typed)."""
+        if path and not self.data_dir_edit.text().strip() and self.host_name() == "local":
+            self.data_dir_edit.setText(path)
+
+    # ---- reading -------------------------------------------------------------------------
+
+    def _device_list(self) -> list[str]:
+        text = self.devices_edit.text().replace(",", " ")
+        return [d.removeprefix("/dev/") for d in text.split() if d]
+
+    def read_knobs(self, again: bool = False) -> bool:
+        """Read every knob of the host (and the data devices) in the background; ``again``
+        after an apply or a rollback (whose outcome stays shown)."""
+        from bench_gui.remote import osknobs
+
+        name = self.host_name()
+        data_directory, named = self.data_dir_edit.text().strip(), self._device_list()
+        preset = self._preset_changes()
+
+        def work(host: Any) -> dict[str, Any]:
+            notes: list[str] = []
+            devices = named
+            if not devices and data_directory:
+                devices, notes = osknobs.data_devices(host, data_directory)
+            if not devices:
+                devices = osknobs.block_devices(host)
+                notes.append(f"every disk: {', '.join(devices) or 'none'}")
+            keys = osknobs.default_keys(devices)
+            keys += list(osknobs.expand_changes(preset, devices))  # a preset's own knobs too
+            return {
+                "host": name,
+                "label": host.label,
+                "devices": devices,
+                "notes": notes,
+                "knobs": osknobs.read_knobs(host, keys),
+            }
+
+        kind = "os-reread" if again else "os-read"
+        return self._start(kind, lambda: _on_host(name, work), self._shown)
+
+    def _shown(self, found: dict[str, Any]) -> None:
+        previous = (
+            {k: v for k, v in self.wanted().items()} if found["host"] == self.shown_host else {}
+        )
+        self.shown_host, self.host_label = found["host"], found["label"]
+        self.devices = list(found["devices"])
+        self.knobs = dict(found["knobs"])
+        devices = ", ".join(self.devices) or "none"
+        notes = "; ".join(found["notes"])
+        self.host_note.setText(
+            f"{self.host_label}: data devices {devices}" + (f" ({notes})" if notes else "")
+        )
+        self._fill_table(previous)
+        self.refresh_history()
+
+    def _fill_table(self, wanted: dict[str, str] | None = None) -> None:
+        """The knobs, with the preset's (or the given) values in "For the run"."""
+        from bench_gui.remote import osknobs
+
+        values = osknobs.expand_changes(self._preset_changes(), self.devices)
+        values.update(wanted or {})
+        self._filling = True
+        self.table.setRowCount(len(self.knobs))
+        for i, knob in enumerate(self.knobs.values()):
+            self.table.setItem(i, OS_KEY, DatabasePage._cell(knob.key))
+            current = knob.value if knob.value is not None else "—"
+            self.table.setItem(i, OS_CURRENT, DatabasePage._cell(current))
+            wanted_item = QTableWidgetItem(values.get(knob.key, ""))
+            flags = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+            if knob.available:
+                flags |= Qt.ItemFlag.ItemIsEditable
+            wanted_item.setFlags(flags)
+            self.table.setItem(i, OS_WANTED, wanted_item)
+            self.table.setItem(i, OS_CHOICES, DatabasePage._cell(" ".join(knob.choices)))
+            if knob.status == "ok":
+                status, colour = "ok", "#42be65"
+            elif knob.status == "missing":
+                status, colour = f"not on this kernel — {knob.note}", "#6f7b93"
+            else:
+                status, colour = f"unreadable — {knob.note}", "#ff6b74"
+            status_item = DatabasePage._cell(status)
+            status_item.setToolTip(status)
+            status_item.setForeground(QColor(colour))
+            self.table.setItem(i, OS_STATUS, status_item)
+            if not knob.available:
+                for col in (OS_KEY, OS_CURRENT):
+                    self._item(i, col).setForeground(QColor("#6f7b93"))
+        self._filling = False
+        self._mark_changes()
+
+    def _item(self, row: int, col: int) -> QTableWidgetItem:
+        item = self.table.item(row, col)
+        assert item is not None
+        return item
+
+    def _item_changed(self, item: QTableWidgetItem) -> None:
+        if not self._filling and item.column() == OS_WANTED:
+            self._mark_changes()
+
+    def _row_of(self, key: str) -> int:
+        return list(self.knobs).index(key)
+
+    def set_wanted(self, key: str, value: str) -> None:
+        """Type a value in the "For the run" column (as a user would)."""
+        self._item(self._row_of(key), OS_WANTED).setText(value)
+
+    def wanted(self) -> dict[str, str]:
+        """The "For the run" column: knob -> value, empty cells left out."""
+        out: dict[str, str] = {}
+        for i, key in enumerate(self.knobs):
+            text = self._item(i, OS_WANTED).text().strip()
+            if text:
+                out[key] = text
+        return out
+
+    def changes(self) -> dict[str, str]:
+        """The diff: knobs the host has whose value for the run differs from the current."""
+        return {
+            key: value
+            for key, value in self.wanted().items()
+            if self.knobs[key].available and self.knobs[key].value != value
+        }
+
+    def _mark_changes(self) -> None:
+        changes = self.changes()
+        self._filling = True
+        for i, key in enumerate(self.knobs):
+            item = self._item(i, OS_WANTED)
+            item.setForeground(QColor("#f1c21b" if key in changes else "#e8ecf3"))
+            font = item.font()
+            font.setBold(key in changes)
+            item.setFont(font)
+        self._filling = False
+        if not self.knobs:
+            self.diff_label.setText("Read the knobs of the host to compare them.")
+        elif changes:
+            parts = [f"{k}: {self.knobs[k].value} → {v}" for k, v in changes.items()]
+            lacking = [k for k in self.wanted() if not self.knobs[k].available]
+            text = f"{len(changes)} knob(s) to change: " + ", ".join(parts)
+            if lacking:
+                text += f". Not on this kernel, left out: {', '.join(lacking)}"
+            self.diff_label.setText(text)
+        else:
+            self.diff_label.setText(
+                "Nothing to change: type values in “For the run” or choose a preset."
+            )
+        self._update_actions()
+
+    # ---- presets -------------------------------------------------------------------------
+
+    def preset(self) -> str:
+        return str(self.preset_combo.currentData() or "")
+
+    def select_preset(self, name: str) -> None:
+        index = self.preset_combo.findData(name)
+        if index < 0:
+            raise KeyError(name)
+        self.preset_combo.setCurrentIndex(index)
+
+    def _preset_changes(self) -> dict[str, str]:
+        name = self.preset()
+        return dict(BUILTIN_OS_PRESETS[name].knobs) if name else {}
+
+    def _preset_changed(self) -> None:
+        preset = BUILTIN_OS_PRESETS.get(self.preset())
+        self.preset_note.setText(
+            " ".join([f"Source: {preset.source}.", *preset.notes]) if preset else ""
+        )
+        if self.knobs:
+            missing = [k for k in self._expanded_preset() if k not in self.knobs]
+            if missing:
+                self.read_knobs()  # knobs the table lacks: read them too
+            else:
+                self._fill_table()
+
+    def _expanded_preset(self) -> dict[str, str]:
+        from bench_gui.remote import osknobs
+
+        return osknobs.expand_changes(self._preset_changes(), self.devices)
+
+    # ---- apply, roll back, persist ----------------------------------------------------------
+
+    def apply(self) -> bool:
+        """Apply the diff shown (knobs the kernel lacks are reported, not errors)."""
+        from bench_gui.tuning import apply_os
+
+        changes = self.changes()
+        if not changes:
+            self.message.emit("Nothing to apply: no knob differs from the host's value.", "stopped")
+            return False
+        name, store = self.shown_host, self.store
+        missing = [k for k in self.wanted() if not self.knobs[k].available]
+        profile = self.preset() or ", ".join(f"{k}={v}" for k, v in changes.items())
+        wanted = {**changes, **{k: self.wanted()[k] for k in missing}}
+        return self._start(
+            "os-apply",
+            lambda: _on_host(name, lambda host: apply_os(store, host, wanted, [], profile)[0]),
+            self._applied,
+        )
+
+    def _applied(self, result: Any) -> None:
+        self.last_result = result
+        lines = [f"{k}: {a} → {b}" for k, (a, b) in result.changed.items()]
+        text = f"Changed: {', '.join(lines) or 'nothing'}."
+        if result.unchanged:
+            text += f" Unchanged: {', '.join(result.unchanged)}."
+        if result.missing:
+            text += f" Not on this kernel: {', '.join(result.missing)}."
+        self.result_label.setText(text)
+        self.result_label.show()
+        self.message.emit(f"Applied on {self.host_label}: {result.summary()}.", "ok")
+        self._reread()
+
+    def rollback(self) -> bool:
+        """Restore the last apply on this host not rolled back yet (a run's too)."""
+        from bench_gui.tuning import rollback_os
+
+        name, store = self.shown_host or self.host_name(), self.store
+        return self._start(
+            "os-rollback",
+            lambda: _on_host(name, lambda host: rollback_os(store, host)),
+            self._rolled_back,
+        )
+
+    def _rolled_back(self, outcome: tuple[Any, int, Any]) -> None:
+        result, _rid, undone = outcome
+        self.last_result = result
+        back = ", ".join(f"{k} = {v}" for k, (_a, v) in result.changed.items())
+        self.result_label.setText(f"Restored: {back}.")
+        self.result_label.show()
+        self.message.emit(f"Rolled back #{undone.id} ({undone.profile}).", "ok")
+        self._reread()
+
+    def persist_sysctls(self) -> bool:
+        """Write the sysctls for the run to a sysctl.d file, after a confirmation of its own."""
+        from bench_gui.remote.osknobs import persist_sysctls
+
+        values = {k: v for k, v in self.wanted().items() if k.startswith(("vm.", "kernel."))}
+        values = {k: v for k, v in values.items() if self.knobs[k].available}
+        if not values:
+            self.message.emit("No sysctl to persist: type values in “For the run”.", "stopped")
+            return False
+        listing = "\n".join(f"  {k} = {v}" for k, v in values.items())
+        question = (
+            f"Write these sysctls to {self.persist_path} on {self.host_label}, so they survive"
+            f" a reboot?\n\n{listing}\n\nA rollback does not undo this: delete the file to."
+        )
+        if not self.confirm("Persist sysctls", question):
+            return False
+        name, path = self.shown_host, self.persist_path
+        return self._start(
+            "os-persist",
+            lambda: _on_host(name, lambda host: persist_sysctls(host, values, path)),
+            lambda _text: self.message.emit(
+                f"Persisted {len(values)} sysctl(s) to {path} on {self.host_label}.", "ok"
+            ),
+        )
+
+    def _ask(self, title: str, question: str) -> bool:
+        answer = QMessageBox.question(self, title, question)
+        return answer == QMessageBox.StandardButton.Yes
+
+    def _reread(self) -> None:
+        self.read_knobs(again=True)
+
+    # ---- history ---------------------------------------------------------------------------
+
+    def refresh_history(self) -> None:
+        from bench_gui.store.tuning import TuningHistory
+
+        entries = []
+        if self.host_label:
+            entries = TuningHistory(self.store).entries(f"os://{self.host_label}", kind="os")
+        self.history_entries = entries
+        self.history_table.setRowCount(len(entries))
+        for i, entry in enumerate(entries):
+            ok = entry.result.get("ok", True)
+            result = entry.result.get("summary") or entry.result.get("error") or ""
+            cells = (f"#{entry.id}", entry.created_at[:19].replace("T", " "), entry.describe(),
+                     result if ok else f"FAILED: {result}")  # fmt: skip
+            changes = "\n".join(
+                f"{name}: {c.get('from')} → {c.get('to')}" for name, c in entry.changes.items()
+            )
+            for col, text in enumerate(cells):
+                item = DatabasePage._cell(str(text))
+                item.setToolTip(changes or str(text))
+                self.history_table.setItem(i, col, item)
+        self._update_actions()
+
+    # ---- tasks -----------------------------------------------------------------------------
+
+    @property
+    def busy(self) -> bool:
+        return self.task is not None
+
+    def _start(self, kind: str, body: Callable[[], Any], then: Callable[[Any], None]) -> bool:
+        if self.task is not None:
+            return False
+        task = RemoteTask(kind, body, parent=self)
+        task.done.connect(lambda: self._task_done(task, then))
+        self.task = task
+        self.busy_changed.emit(True)
+        self._update_actions()
+        task.start()
+        return True
+
+    def _task_done(self, task: RemoteTask, then: Callable[[Any], None]) -> None:
+        task.wait()
+        self.task = None
+        self.busy_changed.emit(False)
+        if task.error is not None:
+            self.last_error = str(task.error) or type(task.error).__name__
+            word = OS_TASK_WORDS.get(task.kind, ("", "Failed"))[1]
+            self.message.emit(f"{word}: {self.last_error}", "failed")
+            if task.kind in ("os-apply", "os-rollback"):
+                self.refresh_history()
+                if self.knobs:
+                    self._reread()  # what the host has now (a failed apply undid itself)
+            self._update_actions()
+            return
+        if task.kind != "os-reread":
+            self.last_error = ""
+        then(task.result)
+        self._update_actions()
+
+    def shutdown(self, timeout_s: float = 60.0) -> bool:
+        task = self.task
+        return task.shutdown(timeout_s) if task is not None else True
+
+    def _update_actions(self) -> None:
+        idle = self.task is None
+        shown = bool(self.knobs)
+        for widget in (self.host_combo, self.data_dir_edit, self.devices_edit, self.read_button):
+            widget.setEnabled(idle)
+        self.apply_button.setEnabled(idle and shown and bool(self.changes()))
+        open_apply = any(
+            e.action == "apply" and e.undone_by is None and e.snapshot is not None
+            for e in self.history_entries
+        )
+        self.rollback_button.setEnabled(idle and open_apply)
+        self.persist_button.setEnabled(idle and shown)
+        if self.task is not None:
+            self.diff_label.setText(OS_TASK_WORDS.get(self.task.kind, ("Working…", ""))[0])
+
+
+__all__ = ["DatabasePage", "OsKnobsPanel", "default_connect"]

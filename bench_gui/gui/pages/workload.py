@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QListWidget,
     QListWidgetItem,
+    QPlainTextEdit,
     QProgressBar,
     QPushButton,
     QRadioButton,
@@ -45,6 +46,7 @@ from bench_gui.core.plan import (
     parse_vu_list,
     plan_from_dict,
 )
+from bench_gui.core.tuning_presets import BUILTIN_OS_PRESETS
 from bench_gui.gui.widgets.power_options import PowerOptions
 
 BUILD_MODE_LABELS = {
@@ -171,7 +173,8 @@ class WorkloadPage(QWidget):
         self.field_errors.update(self.power_options.field_errors)
         self._field_widgets.update(self.power_options.field_widgets)
         grid.addWidget(self.power_options, 2, 0, 1, 2)
-        grid.setRowStretch(3, 1)
+        grid.addWidget(self._os_group(), 3, 0, 1, 2)
+        grid.setRowStretch(4, 1)
         scroll.setWidget(content)
         outer.addWidget(scroll, 1)
 
@@ -334,6 +337,61 @@ class WorkloadPage(QWidget):
         layout.addWidget(self.check_list, 1)
         return group
 
+    def _os_group(self) -> QGroupBox:
+        """The ``[os]`` section: kernel knobs applied for the run, rolled back at its end."""
+        group, form = self._form("OS knobs for the run")
+        self.os_preset_combo = QComboBox()
+        self.os_preset_combo.addItem("None", "")
+        for name, preset in BUILTIN_OS_PRESETS.items():
+            self.os_preset_combo.addItem(preset.title, name)
+        self._row(form, "Preset", self._field("os.preset", self.os_preset_combo))
+        self.os_knobs_edit = QPlainTextEdit()
+        self.os_knobs_edit.setPlaceholderText("vm.dirty_ratio = 10\nread_ahead_kb = 4096")
+        self.os_knobs_edit.setFixedHeight(72)
+        self._row(
+            form,
+            "Knobs",
+            self._field(
+                "os.knobs",
+                self.os_knobs_edit,
+                "One KEY = VALUE a line, over the preset's: sysctls, read_ahead_kb, scheduler,"
+                " transparent_hugepage. Applied as root before the run, rolled back after it.",
+            ),
+        )
+        self.os_host_edit = QLineEdit()
+        self.os_host_edit.setPlaceholderText("the database host (the driver host)")
+        self._row(
+            form,
+            "Host",
+            self._field(
+                "os.host", self.os_host_edit, "Empty: the driver host; local, or an SSH target."
+            ),
+        )
+        self.os_data_dir_edit = QLineEdit()
+        self.os_data_dir_edit.setPlaceholderText("the data directory, to find its disks")
+        self._row(form, "Data directory", self._field("os.data_dir", self.os_data_dir_edit))
+        self.os_devices_edit = QLineEdit()
+        self.os_devices_edit.setPlaceholderText("nvme0n1, nvme1n1 (default: the data directory's)")
+        self._row(form, "Data devices", self._field("os.devices", self.os_devices_edit))
+        return group
+
+    def _os_fields(self) -> dict[str, Any]:
+        """The OS knobs fields as the plan's ``os`` table (empty: no section)."""
+        knobs: dict[str, str] = {}
+        for line in self.os_knobs_edit.toPlainText().splitlines():
+            text = line.split("#", 1)[0].strip()
+            if text:
+                key, _sep, value = text.partition("=")
+                knobs[key.strip().strip('"')] = value.strip().strip('"')
+        section = {
+            "preset": str(self.os_preset_combo.currentData() or ""),
+            "knobs": knobs,
+            "host": self.os_host_edit.text().strip(),
+            "data_dir": self.os_data_dir_edit.text().strip(),
+            "devices": self.os_devices_edit.text(),
+        }
+        return section if any(section.values()) else {}
+
     # ---- plan <-> fields -----------------------------------------------------------------
 
     def set_plan(self, plan: Plan) -> None:
@@ -359,6 +417,12 @@ class WorkloadPage(QWidget):
         self._driver_before_demo = ""
         self._select_driver(plan.driver.target)
         self.power_options.set_plan(plan)
+        index = self.os_preset_combo.findData(plan.os.preset)
+        self.os_preset_combo.setCurrentIndex(max(0, index))
+        self.os_knobs_edit.setPlainText("\n".join(f"{k} = {v}" for k, v in plan.os.knobs.items()))
+        self.os_host_edit.setText(plan.os.host)
+        self.os_data_dir_edit.setText(plan.os.data_dir)
+        self.os_devices_edit.setText(", ".join(plan.os.devices))
         self._update_target_enabled()
         self.clear_errors()
         self._update_subtitle()
@@ -387,6 +451,10 @@ class WorkloadPage(QWidget):
         wl["reset_between_steps"] = self.reset_check.isChecked()
         wl["build"] = self.build_combo.currentData()
         self.power_options.fill(data)
+        data.pop("os", None)
+        section = self._os_fields()
+        if section:
+            data["os"] = section
         return data
 
     def current_plan(self) -> Plan | None:
@@ -437,6 +505,8 @@ class WorkloadPage(QWidget):
         """Show (field, reason) pairs: next to the field, or on top for fields without one."""
         general: list[str] = []
         for name, reason in problems:
+            if name.startswith("os.knobs."):  # one knob of the knobs box: shown under it
+                name, reason = "os.knobs", f"{name.removeprefix('os.knobs.')}: {reason}"
             label = self.field_errors.get(name)
             if label is None:
                 general.append(f"{name}: {reason}")
