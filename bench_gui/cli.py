@@ -42,6 +42,25 @@ def _fmt(value: Any, digits: int = 0) -> str:
     return f"{value:,.{digits}f}"
 
 
+def power_text(summary: dict[str, Any]) -> str:
+    """The power part of a finished step's line: average W, mW/NOPM and J per new order when
+    the step was measured with a meter (nothing without one; the reason when it failed)."""
+    watts = summary.get("power_w")
+    if isinstance(watts, int | float) and not isinstance(watts, bool):
+        text = f"  power {watts:,.1f} W"
+        mw, joules = summary.get("mw_per_nopm"), summary.get("j_per_new_order")
+        if isinstance(mw, int | float):
+            text += f"  {mw:,.3f} mW/NOPM"
+        if isinstance(joules, int | float):
+            text += f"  {joules:,.3f} J/new order"
+        if summary.get("power_scope") == "cpu":
+            text += " (CPU power)"
+        return text
+    if summary.get("power_meter") not in (None, "", "none"):
+        return f"  power - ({summary.get('power_error') or 'no reading'})"
+    return ""
+
+
 class ProgressPrinter:
     """Human-readable progress on stderr, so stdout stays clean for ``--json``."""
 
@@ -84,6 +103,7 @@ class ProgressPrinter:
                 f" {_fmt(s.get('nopm'))}  TPM {_fmt(s.get('tpm'))}  driver NOPM"
                 f" {_fmt(s.get('nopm_driver'))}  avg {_fmt(lat.get('avg'), 2)} ms"
                 f"  p99.9 {_fmt(lat.get('p999'), 2)} ms"
+                + power_text(s)
                 + ("" if s.get("complete") else "  (incomplete)")
             )
         elif kind == "log":
@@ -214,6 +234,47 @@ def cmd_sessions(args: argparse.Namespace) -> int:
                 for s in data.get("steps", [])
             ]
         )
+    return EXIT_OK
+
+
+def cmd_session_power_import(args: argparse.Namespace) -> int:
+    """``sessions power-import ID FILE``: a meter's log gives the stored steps their power."""
+    from bench_gui.core.power import PowerLogError, read_power_log
+
+    store = _open_store(args)
+    path = Path(args.file)
+    try:
+        store.get_run(args.id)
+        readings = read_power_log(path, args.column or "", args.time_column or "")
+        result = store.import_power_log(args.id, readings, path.name)
+    except (SessionNotFound, PowerLogError) as exc:
+        print(f"bench-gui: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    if args.json:
+        print(json.dumps(result.to_dict()))
+        return EXIT_OK
+    print(f"session {args.id}: power from {result.label} ({len(readings)} readings)")
+    print(
+        f"{'Step':>4} {'VUs':>5} {'avg W':>9} {'mW/NOPM':>9} {'J/NO':>8} {'energy kJ':>10}"
+        f" {'readings':>8} {'before W':>9}"
+    )
+    nopm = {s.step: s.nopm for s in store.steps(args.id)}
+    for step in result.steps:
+        f = step.figures
+        print(
+            f"{step.step + 1:>4} {step.vus:>5} {f.watts:>9,.1f} {_fmt(f.mw_per_nopm, 3):>9}"
+            f" {_fmt(f.j_per_new_order, 3):>8} {f.energy_j / 1000:>10,.2f} {step.readings:>8}"
+            f" {_fmt(result.previous_w.get(step.step), 1):>9}"
+            + ("" if nopm.get(step.step) else "  (no NOPM)")
+        )
+    if result.idle_w is not None:
+        print(f"idle baseline: {result.idle_w:,.1f} W")
+    else:
+        print(result.idle_note)
+    for line in result.skipped:
+        print(f"skipped {line}")
+    if not result.changed:
+        print("these figures were already stored: nothing changed")
     return EXIT_OK
 
 
@@ -666,6 +727,15 @@ def build_parser() -> argparse.ArgumentParser:
     sp = ssub.add_parser("show", help="one session with its steps")
     sp.add_argument("id", type=int)
     sp.add_argument("--json", action="store_true")
+    sp = ssub.add_parser(
+        "power-import", help="give a stored session's steps the power of a meter's CSV log"
+    )
+    sp.add_argument("id", type=int, metavar="SESSION_ID")
+    sp.add_argument("file", metavar="FILE.csv", help="CSV with a time and a watts column")
+    sp.add_argument("--column", metavar="NAME", help="the watts column (default: found by name)")
+    sp.add_argument("--time-column", metavar="NAME", help="the time column (default: by name)")
+    sp.add_argument("--json", action="store_true")
+    sp.set_defaults(func=cmd_session_power_import)
     p.set_defaults(func=cmd_sessions)
     add_session_commands(ssub)  # export, import, search, tag, note, rename, delete
 

@@ -19,13 +19,15 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from importlib.metadata import entry_points
+from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from bench_gui.agent.power import METER_KINDS as METER_KINDS
 from bench_gui.agent.power import SCOPE_CPU as SCOPE_CPU
 from bench_gui.agent.power import SCOPE_WALL as SCOPE_WALL
-from bench_gui.agent.power import average_watts
+from bench_gui.agent.power import MeterError, average_watts, parse_power_csv
 from bench_gui.agent.power import joules_per_new_order as joules_per_new_order
 from bench_gui.agent.power import mw_per_nopm as mw_per_nopm
 
@@ -340,3 +342,267 @@ def apply_power_log(
         summary["power_scope"] = SCOPE_WALL
         result.append(summary)
     return result
+
+
+# ---- a meter's log imported after the run -----------------------------------------------------
+
+IMPORT_METER = "csv"
+IMPORT_LABEL_PREFIX = "CSV import: "
+# The idle baseline of an import: this long before the run's first event when the plan names no
+# idle time of its own, and at least this much of it covered by the log.
+DEFAULT_IDLE_S = 30.0
+MIN_IDLE_S = 5.0
+# A hole in the log longer than this (or than GAP_FACTOR typical intervals, whichever is longer)
+# inside a step's window is a gap: interpolating across it would invent the power of that time.
+MIN_GAP_S = 10.0
+GAP_FACTOR = 5.0
+# The summary fields an import writes (and keeps the originals of).
+POWER_FIELDS = (
+    "power_w",
+    "energy_j",
+    "mw_per_nopm",
+    "j_per_new_order",
+    "power_readings",
+    "power_meter",
+    "power_scope",
+    "power_label",
+    "power_error",
+    "idle_power_w",
+)
+
+
+class PowerLogError(ValueError):
+    """A power log that cannot be read or does not fit the session; the message says why."""
+
+
+def import_label(file_name: str) -> str:
+    return f"{IMPORT_LABEL_PREFIX}{file_name}"
+
+
+def read_power_log(path: Path, watts_column: str = "", time_column: str = "") -> list[PowerReading]:
+    """The readings of a CSV power log file, in time order (see :func:`parse_power_log`)."""
+    try:
+        text = path.read_text(encoding="utf-8-sig", errors="replace")
+    except OSError as exc:
+        raise PowerLogError(f"cannot read the power log {path}: {exc.strerror or exc}") from None
+    return parse_power_log(text, path.name, watts_column, time_column)
+
+
+def parse_power_log(
+    text: str, name: str, watts_column: str = "", time_column: str = ""
+) -> list[PowerReading]:
+    """The readings of a CSV power log's text, in time order (epoch seconds).
+
+    The columns are found by name unless given (see :func:`bench_gui.agent.power.parse_power_csv`);
+    a log without such columns or with fewer than two usable rows is a :class:`PowerLogError`
+    that names the file (``name``).
+    """
+    try:
+        rows = parse_power_csv(text, time_column, watts_column)
+    except MeterError as exc:
+        raise PowerLogError(f"{name}: {exc}") from None
+    lines = sum(1 for line in text.splitlines()[1:] if line.strip())
+    if len(rows) < 2:
+        raise PowerLogError(
+            f"{name}: {len(rows)} of {lines} rows have a readable time and watts value;"
+            " a power log needs at least two readings"
+        )
+    return [PowerReading(t, w, IMPORT_METER) for t, w in sorted(rows)]
+
+
+def _clock(t: float) -> str:
+    return datetime.fromtimestamp(t).strftime("%Y-%m-%d %H:%M:%S")
+
+
+def _span(seconds: float) -> str:
+    seconds = abs(seconds)
+    if seconds < 120:
+        return f"{seconds:.1f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.1f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def coverage_gap(
+    readings: Sequence[PowerReading], t0: float, t1: float, max_gap_s: float | None = None
+) -> str | None:
+    """Why the readings do not cover [t0, t1] well enough to integrate it, or None if they do.
+
+    Uncovered edges and holes longer than ``max_gap_s`` (default: see :data:`MIN_GAP_S`) inside
+    the window are gaps; the text names the times (local) and the length.
+    """
+    if not readings:
+        return "the log has no readings"
+    first, last = readings[0].t, readings[-1].t
+    if first > t0:
+        if first >= t1:
+            return f"the log starts at {_clock(first)}, {_span(first - t1)} after the window ends"
+        return f"the log starts at {_clock(first)}, {_span(first - t0)} after the window opens"
+    if last < t1:
+        if last <= t0:
+            return f"the log ends at {_clock(last)}, {_span(t0 - last)} before the window opens"
+        return f"the log ends at {_clock(last)}, {_span(t1 - last)} before the window closes"
+    limit = max_gap_s if max_gap_s is not None else typical_gap_limit(readings, t1 - t0)
+    times = [r.t for r in readings]
+    for a, b in zip(times, times[1:], strict=False):
+        if b <= t0 or a >= t1:
+            continue
+        if b - a > limit:
+            return (
+                f"the log has no reading for {_span(b - a)}"
+                f" ({_clock(a)} to {_clock(b)}) inside the window"
+            )
+    return None
+
+
+def median_interval(readings: Sequence[PowerReading]) -> float:
+    steps = sorted(b.t - a.t for a, b in zip(readings, readings[1:], strict=False) if b.t > a.t)
+    return steps[len(steps) // 2] if steps else 0.0
+
+
+def typical_gap_limit(readings: Sequence[PowerReading], window_s: float | None = None) -> float:
+    """The longest hole tolerated in a log: GAP_FACTOR of its median interval, and at least
+    MIN_GAP_S (or half the window, for a window shorter than twice that): a meter that logs
+    once a minute is not holey, one that logs twice a second and misses half a step is."""
+    floor = MIN_GAP_S if window_s is None else min(MIN_GAP_S, window_s / 2)
+    return max(floor, GAP_FACTOR * median_interval(readings))
+
+
+@dataclass(frozen=True)
+class StepPower:
+    """One step's power figures from an imported log."""
+
+    step: int
+    vus: int
+    t0: float
+    t1: float
+    figures: PowerFigures
+    readings: int  # readings inside the window
+
+    def as_summary(self, label: str, idle_w: float | None) -> dict[str, Any]:
+        """The step-summary fields, named as the agent names its own meter's figures."""
+        return {
+            **self.figures.as_summary(),
+            "power_readings": self.readings,
+            "power_meter": IMPORT_METER,
+            "power_scope": SCOPE_WALL,
+            "power_label": label,
+            "power_error": None,
+            "idle_power_w": None if idle_w is None else round(idle_w, 3),
+        }
+
+
+def step_power_from_log(
+    steps: Sequence[Mapping[str, Any]], readings: Sequence[PowerReading]
+) -> tuple[list[StepPower], list[str]]:
+    """Each step's figures over exactly its measured window, and the steps left out (why).
+
+    A step with no measured window (stopped before its window closed, or recorded without the
+    window times) is left out with a note; a step whose window the log does not cover is a
+    :class:`PowerLogError` that names the step and the gap, since figures for some steps and
+    not others would be a silent half result. No step with a window at all is an error too.
+    """
+    ordered = sorted(readings, key=lambda r: r.t)
+    result: list[StepPower] = []
+    skipped: list[str] = []
+    problems: list[str] = []
+    for step in steps:
+        number = int(step.get("step", 0)) + 1
+        vus = int(step.get("vus", 0) or 0)
+        name = f"step {number} ({vus} VU)"
+        t0, t1 = step.get("window_t0"), step.get("window_t1")
+        if not isinstance(t0, int | float) or not isinstance(t1, int | float) or t1 <= t0:
+            skipped.append(f"{name}: no measured window recorded")
+            continue
+        gap = coverage_gap(ordered, float(t0), float(t1))
+        if gap is not None:
+            problems.append(f"{name}, measured {_clock(float(t0))} to {_clock(float(t1))}: {gap}")
+            continue
+        watts = average_power(ordered, float(t0), float(t1))
+        assert watts is not None  # covered, checked above
+        nopm = step.get("nopm")
+        result.append(
+            StepPower(
+                step=number - 1,
+                vus=vus,
+                t0=float(t0),
+                t1=float(t1),
+                figures=window_figures(
+                    watts,
+                    float(t1) - float(t0),
+                    float(nopm) if isinstance(nopm, int | float) else None,
+                ),
+                readings=sum(1 for r in ordered if t0 <= r.t <= t1),
+            )
+        )
+    if problems:
+        span = f"the log covers {_clock(ordered[0].t)} to {_clock(ordered[-1].t)}"
+        raise PowerLogError(
+            "the power log does not cover every measured window (times are local):\n  "
+            + "\n  ".join(problems)
+            + f"\n  ({span})"
+        )
+    if not result:
+        raise PowerLogError(
+            "no step of this session has a measured window to match a power log against"
+            + (f" ({'; '.join(skipped)})" if skipped else "")
+        )
+    return result, skipped
+
+
+def idle_from_log(
+    readings: Sequence[PowerReading], t0: float, t1: float, min_s: float = MIN_IDLE_S
+) -> tuple[float, float, float] | None:
+    """(watts, start, end) over the part of [t0, t1] the log covers, or None when it covers
+    less than ``min_s`` seconds of it (all of it, for a shorter window) or has a gap there."""
+    ordered = sorted(readings, key=lambda r: r.t)
+    if not ordered or t1 <= t0:
+        return None
+    start = max(t0, ordered[0].t)
+    end = min(t1, ordered[-1].t)
+    need = min(min_s, t1 - t0)
+    if end <= start or end - start < need or coverage_gap(ordered, start, end) is not None:
+        return None
+    watts = average_power(ordered, start, end)
+    return None if watts is None else (watts, start, end)
+
+
+@dataclass
+class PowerImport:
+    """What importing a power log into a stored session did."""
+
+    run_id: int
+    source: str  # the log's file name
+    label: str  # the meter label the steps now carry
+    steps: list[StepPower]
+    idle_w: float | None
+    idle_window: tuple[float, float] | None
+    idle_note: str  # why there is no idle baseline, when there is none
+    skipped: list[str]  # steps without a measured window, and why
+    previous_w: dict[int, float | None]  # step -> the watts stored before this import
+    changed: bool  # False: the same figures were already stored (a re-import)
+    message: str  # the log line recorded with the session ("" when nothing changed)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "session": self.run_id,
+            "source": self.source,
+            "label": self.label,
+            "changed": self.changed,
+            "idle_power_w": None if self.idle_w is None else round(self.idle_w, 3),
+            "idle_window": list(self.idle_window) if self.idle_window else None,
+            "idle_note": self.idle_note,
+            "skipped": list(self.skipped),
+            "steps": [
+                {
+                    "step": s.step,
+                    "vus": s.vus,
+                    "window_t0": s.t0,
+                    "window_t1": s.t1,
+                    **s.figures.as_summary(),
+                    "power_readings": s.readings,
+                    "previous_power_w": self.previous_w.get(s.step),
+                }
+                for s in self.steps
+            ],
+        }

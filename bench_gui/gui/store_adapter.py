@@ -120,6 +120,11 @@ class StepRow:
     complete: bool
     latency: dict[str, float | None]  # LATENCY_FIELDS of "all", milliseconds
     errors: int
+    # Power over the measured window (a meter during the run, or a log imported afterwards).
+    power_w: float | None = None
+    mw_per_nopm: float | None = None
+    j_per_new_order: float | None = None
+    power_label: str = ""
 
 
 @dataclass
@@ -211,6 +216,8 @@ def run_steps(store: Any, run_id: int) -> list[StepRow]:
     rows = []
     for result in store.steps(run_id):
         latency = _latency_all(result)
+        summary = _get(result, "summary", default={})
+        summary = summary if isinstance(summary, Mapping) else {}
         rows.append(
             StepRow(
                 step=int(_get(result, "step", "step_index", default=0)),
@@ -222,6 +229,10 @@ def run_steps(store: Any, run_id: int) -> list[StepRow]:
                 complete=bool(_get(result, "complete", default=True)),
                 latency={name: _float(latency.get(name)) for name in LATENCY_FIELDS},
                 errors=_error_count(_get(result, "errors", default={})),
+                power_w=_float(summary.get("power_w")),
+                mw_per_nopm=_float(summary.get("mw_per_nopm")),
+                j_per_new_order=_float(summary.get("j_per_new_order")),
+                power_label=str(summary.get("power_label") or ""),
             )
         )
     rows.sort(key=lambda r: r.step)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
@@ -31,6 +31,18 @@ from typing import Any, Final
 
 from bench_gui import __version__
 from bench_gui.agent.protocol import Event
+from bench_gui.core.power import (
+    DEFAULT_IDLE_S,
+    IMPORT_LABEL_PREFIX,
+    POWER_FIELDS,
+    PowerImport,
+    PowerLogError,
+    PowerReading,
+    StepPower,
+    idle_from_log,
+    import_label,
+    step_power_from_log,
+)
 from bench_gui.store.extras import EXTRAS_MIGRATION, SessionExtras
 from bench_gui.store.paths import default_sessions_path
 
@@ -311,6 +323,34 @@ def target_summary(target: dict[str, Any]) -> str:
         text = f"{target['user']}@{text}"
     if target.get("database"):
         text = f"{text}/{target['database']}"
+    return text
+
+
+def _power_import_message(
+    source: str,
+    figures: Sequence[StepPower],
+    previous: dict[int, float | None],
+    idle_w: float | None,
+    idle_note: str,
+    kept_original: bool,
+) -> str:
+    """The session-log line of a power import: what each step now says, and said before."""
+    replaced = any(previous.get(f.step) is not None for f in figures)
+    parts = []
+    for f in figures:
+        text = f"step {f.step + 1} ({f.vus} VU) "
+        before = previous.get(f.step)
+        if before is not None:
+            text += f"{before:.1f} W -> "
+        text += f"{f.figures.watts:.1f} W"
+        if f.figures.mw_per_nopm is not None:
+            text += f", {f.figures.mw_per_nopm:.3f} mW/NOPM"
+        parts.append(text)
+    verb = "replaced" if replaced else "imported"
+    text = f"power figures {verb} from {source}: " + "; ".join(parts)
+    text += f"; idle {idle_w:.1f} W" if idle_w is not None else f" ({idle_note})"
+    if kept_original:
+        text += " (the meter's own figures are kept as power_original in each step)"
     return text
 
 
@@ -708,6 +748,33 @@ class SessionStore(SessionExtras):
                 marked.append(run_id)
         return marked
 
+    def close_unfinished(self, run_id: int, message: str) -> bool:
+        """Close a run whose agent never reported its end (not re-attached, driver host out of
+        reach...) as "incomplete" with ``message``; False if the run is no longer open.
+
+        Only "running" and "incomplete" runs change: a run that received its ``done`` meanwhile
+        keeps its outcome. As in :meth:`mark_stale_running`, finished_at is the time of the last
+        event received; a run closed already keeps its finished_at.
+        """
+        with self.transaction() as conn:
+            row = conn.execute(
+                "SELECT r.status, r.created_at, r.finished_at,"
+                " (SELECT MAX(t) FROM events e WHERE e.run_id = r.id) FROM runs r WHERE r.id = ?",
+                (run_id,),
+            ).fetchone()
+            if row is None:
+                raise SessionNotFound(run_id)
+            status, created_at, finished_at, last_t = row
+            if status not in ("running", "incomplete"):
+                return False
+            if status == "running" or finished_at is None:
+                finished_at = created_at if last_t is None else _iso(last_t)
+            conn.execute(
+                "UPDATE runs SET status = 'incomplete', finished_at = ?, message = ? WHERE id = ?",
+                (finished_at, message, run_id),
+            )
+        return True
+
     def delete_run(self, run_id: int) -> None:
         """Delete a run and everything stored with it."""
         with self.transaction() as conn:
@@ -865,6 +932,105 @@ class SessionStore(SessionExtras):
             (run_id,),
         )
         return [LogLine(row["seq"], row["t"], row["level"], row["message"]) for row in rows]
+
+    def import_power_log(
+        self, run_id: int, readings: Sequence[PowerReading], source: str
+    ) -> PowerImport:
+        """Give a stored session's steps the power figures of a meter's log (issue 6).
+
+        Each step gets average watts over exactly its measured window (``window_t0`` to
+        ``window_t1``), mW per NOPM, J per new order, the energy and the meter label
+        "CSV import: <source>"; the idle baseline comes from the log's readings before the run,
+        when it covers them. Figures a meter measured during the run are kept in each step's
+        ``power_original`` and the replacement is recorded in the session's log. A log that
+        misses a window raises :class:`~bench_gui.core.power.PowerLogError` naming the step and
+        the gap, and nothing changes; importing the same log again changes nothing either.
+        """
+        label = import_label(source)
+        ordered = sorted(readings, key=lambda r: r.t)
+        with self.transaction() as conn:
+            self._require(conn, run_id)
+            rows = conn.execute(
+                "SELECT step, summary FROM steps WHERE run_id = ? ORDER BY step", (run_id,)
+            ).fetchall()
+            if not rows:
+                raise PowerLogError(f"session {run_id} has no measured step to give power to")
+            summaries = {row["step"]: json.loads(row["summary"]) for row in rows}
+            figures, skipped = step_power_from_log(
+                [{**summary, "step": step} for step, summary in summaries.items()], ordered
+            )
+            idle, idle_note = self._import_idle(conn, run_id, ordered)
+            idle_w = idle[0] if idle else None
+            previous: dict[int, float | None] = {}
+            updates: list[tuple[int, dict[str, Any]]] = []
+            for item in figures:
+                old = summaries[item.step]
+                previous[item.step] = _num(old.get("power_w"))
+                new = dict(old)
+                new.update(item.as_summary(label, idle_w))
+                original = {k: old[k] for k in POWER_FIELDS if old.get(k) is not None}
+                from_meter = not str(old.get("power_label") or "").startswith(IMPORT_LABEL_PREFIX)
+                if original and from_meter and "power_original" not in old:
+                    new["power_original"] = original
+                stamp = {"file": source, "readings": len(ordered)}
+                before = {k: v for k, v in _dict(old.get("power_import")).items() if k in stamp}
+                if before != stamp or any(new.get(k) != old.get(k) for k in POWER_FIELDS):
+                    new["power_import"] = {**stamp, "imported_at": _now()}
+                    updates.append((item.step, new))
+            message = ""
+            if updates:
+                kept = any("power_original" in summary for _step, summary in updates)
+                message = _power_import_message(source, figures, previous, idle_w, idle_note, kept)
+                conn.executemany(
+                    "UPDATE steps SET summary = ? WHERE run_id = ? AND step = ?",
+                    [(_dumps(summary), run_id, step) for step, summary in updates],
+                )
+                self._insert_log(conn, run_id, None, datetime.now(UTC).timestamp(), "info", message)
+        return PowerImport(
+            run_id=run_id,
+            source=source,
+            label=label,
+            steps=figures,
+            idle_w=idle_w,
+            idle_window=(idle[1], idle[2]) if idle else None,
+            idle_note=idle_note,
+            skipped=skipped,
+            previous_w=previous,
+            changed=bool(updates),
+            message=message,
+        )
+
+    @staticmethod
+    def _import_idle(
+        conn: sqlite3.Connection, run_id: int, readings: Sequence[PowerReading]
+    ) -> tuple[tuple[float, float, float] | None, str]:
+        """The idle baseline of an imported log: over the agent's own idle measurement when it
+        made one, else over the plan's idle time (or DEFAULT_IDLE_S) before the run's first
+        event, while the bench had put no load on the server yet."""
+        idle_rows = conn.execute(
+            "SELECT t, json_extract(data, '$.done') FROM events WHERE run_id = ?"
+            " AND kind = 'progress' AND json_extract(data, '$.task') = 'idle' ORDER BY seq",
+            (run_id,),
+        ).fetchall()
+        if idle_rows:
+            done = _num(idle_rows[0][1]) or 0.0
+            t0, t1 = float(idle_rows[0][0]) - done, float(idle_rows[-1][0])
+            where = "the run's idle measurement"
+        else:
+            first = conn.execute("SELECT MIN(t) FROM events WHERE run_id = ?", (run_id,))
+            start = first.fetchone()[0]
+            if start is None:
+                return None, "the session has no events to place an idle period before"
+            plan = _loads(
+                conn.execute("SELECT plan FROM runs WHERE id = ?", (run_id,)).fetchone()[0], {}
+            )
+            idle_s = _num(_dict(_dict(plan).get("power")).get("idle_s")) or DEFAULT_IDLE_S
+            t0, t1 = float(start) - idle_s, float(start)
+            where = f"the {idle_s:g} s before the run started"
+        found = idle_from_log(readings, t0, t1)
+        if found is None:
+            return None, f"no idle baseline: the log does not cover {where}"
+        return found, ""
 
     def run_to_json(self, run_id: int) -> dict[str, Any]:
         """Everything about a run as plain JSON data (``bench-gui sessions show ID --json``)."""

@@ -33,11 +33,14 @@ from PySide6.QtWidgets import (
     QSplitter,
     QTableWidget,
     QTableWidgetItem,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
 
+from bench_gui.core.power import PowerImport, PowerLogError, read_power_log
 from bench_gui.gui import store_adapter
+from bench_gui.gui.remote_tasks import RemoteTask
 from bench_gui.gui.store_adapter import RunHeader, RunRow, short_server
 from bench_gui.gui.widgets.charts import (
     NOPM_COLOR,
@@ -46,12 +49,16 @@ from bench_gui.gui.widgets.charts import (
     SeriesSpec,
     TimeSeriesChart,
 )
+from bench_gui.gui.widgets.session_log import SessionLogView
+from bench_gui.gui.widgets.session_metrics import SessionMetricsView
 from bench_gui.gui.widgets.step_table import StepTable
 
 RUN_COLUMNS = (
     "Name", "Date", "Status", "Engine", "Steps", "Best NOPM", "Virtual users", "Tags"
 )  # fmt: skip
 SESSION_FILE_FILTER = "bench-gui session (*.json *.json.gz);;All files (*)"
+POWER_LOG_FILTER = "Power logs (*.csv *.tsv *.txt);;All files (*)"
+TAB_OVERVIEW, TAB_METRICS, TAB_LOG = 0, 1, 2
 STATUS_LABELS = {
     "running": "● running",
     "complete": "✔ complete",
@@ -99,6 +106,9 @@ class SessionsPage(QWidget):
         # Dialogs, replaceable in tests: (title, text) -> yes?, (title, label, value) -> text.
         self.confirm: Callable[[str, str], bool] = self._confirm
         self.ask_text: Callable[[str, str, str], str | None] = self._ask_text
+        self.power_task: RemoteTask | None = None
+        self.last_power_import: PowerImport | None = None
+        self._metrics_for: int | None = None  # the session the Metrics tab shows
         self._build_ui()
 
     def _build_ui(self) -> None:
@@ -183,9 +193,21 @@ class SessionsPage(QWidget):
         detail_layout = QVBoxLayout(detail)
         detail_layout.setContentsMargins(0, 6, 0, 0)
         detail_layout.setSpacing(10)
+        title_row = QHBoxLayout()
+        title_row.setSpacing(8)
         self.detail_title = QLabel("Open a session to see its charts.")
         self.detail_title.setObjectName("sectionTitle")
-        detail_layout.addWidget(self.detail_title)
+        title_row.addWidget(self.detail_title, 1)
+        self.power_button = QPushButton("Import power log…")
+        self.power_button.setToolTip(
+            "Give this session's steps the power a meter logged during the run (CSV with a"
+            " time and a watts column): average watts over each measured window, mW per NOPM,"
+            " J per new order"
+        )
+        self.power_button.setEnabled(False)
+        self.power_button.clicked.connect(self.choose_power_log)
+        title_row.addWidget(self.power_button)
+        detail_layout.addLayout(title_row)
         self.detail_info = QLabel("")
         self.detail_info.setObjectName("muted")
         self.detail_info.setWordWrap(True)
@@ -227,10 +249,23 @@ class SessionsPage(QWidget):
         )
         charts.addWidget(self.time_chart, 3)
         charts.addWidget(self.scaling_chart, 2)
-        detail_layout.addLayout(charts, 3)
+        overview = QWidget()
+        overview_layout = QVBoxLayout(overview)
+        overview_layout.setContentsMargins(0, 8, 0, 0)
+        overview_layout.setSpacing(10)
+        overview_layout.addLayout(charts, 3)
         self.step_table = StepTable()
         self.step_table.setMinimumHeight(120)
-        detail_layout.addWidget(self.step_table, 2)
+        overview_layout.addWidget(self.step_table, 2)
+        self.metrics_view = SessionMetricsView()
+        self.log_view = SessionLogView()
+        self.tabs = QTabWidget()
+        self.tabs.setDocumentMode(True)
+        self.tabs.addTab(overview, "Overview")
+        self.tabs.addTab(self.metrics_view, "Metrics")
+        self.tabs.addTab(self.log_view, "Log")
+        self.tabs.currentChanged.connect(self._on_tab)
+        detail_layout.addWidget(self.tabs, 1)
         splitter.addWidget(detail)
         splitter.setStretchFactor(0, 1)
         splitter.setStretchFactor(1, 3)
@@ -402,13 +437,104 @@ class SessionsPage(QWidget):
             partial=[not s.complete for s in steps],
         )
         self.step_table.set_steps(steps)
+        try:
+            self.log_view.set_lines(self.store.log(run_id), f"#{header.id} {header.name}")
+        except Exception as exc:
+            self.log_view.clear()
+            self._show_error(f"Cannot read the log of session {run_id}: {exc}")
+        self._metrics_for = None
+        if self.tabs.currentIndex() == TAB_METRICS:
+            self.load_metrics()
         tags, note = self.annotations.get(run_id, ([], ""))
         self.tags_edit.setText(", ".join(tags))
         self.note_edit.setPlainText(note)
         for widget in (self.tags_edit, self.note_edit, self.save_notes_button):
             widget.setEnabled(True)
+        self.power_button.setEnabled(self.power_task is None and header.status != "running")
         self.run_opened.emit(run_id)
         return True
+
+    def _on_tab(self, index: int) -> None:
+        if index == TAB_METRICS:
+            self.load_metrics()
+
+    def load_metrics(self) -> bool:
+        """Draw the opened session's host metrics (read when the Metrics tab is first shown:
+        a long run holds tens of thousands of samples)."""
+        if self.current is None or self._metrics_for == self.current.id:
+            return self.current is not None
+        run_id = self.current.id
+        try:
+            samples = self.store.samples(run_id)
+            steps = self.store.steps(run_id)
+        except Exception as exc:
+            self._show_error(f"Cannot read the metrics of session {run_id}: {exc}")
+            return False
+        self.metrics_view.show_session(samples, steps)
+        self._metrics_for = run_id
+        return True
+
+    # ---- power log import ----------------------------------------------------------------
+
+    def choose_power_log(self) -> None:
+        if self.current is None:
+            return
+        path, _ = QFileDialog.getOpenFileName(
+            self, "Import a power log", str(Path.home()), POWER_LOG_FILTER
+        )
+        if path:
+            self.import_power_log(Path(path))
+
+    def import_power_log(
+        self, path: Path, watts_column: str = "", time_column: str = ""
+    ) -> RemoteTask | None:
+        """Read a meter's CSV log and store each step's power figures, in a worker thread;
+        the steps table shows them when it is done (see :meth:`_power_done`)."""
+        if self.current is None or self.power_task is not None:
+            return None
+        run_id = self.current.id
+        store = self.store
+
+        def work() -> PowerImport | Exception:
+            try:
+                readings = read_power_log(path, watts_column, time_column)
+                return store.import_power_log(run_id, readings, path.name)  # type: ignore[no-any-return]
+            except (PowerLogError, KeyError) as exc:  # KeyError: SessionNotFound
+                return exc
+
+        task = RemoteTask("power-import", work, context=run_id, parent=self)
+        task.done.connect(self._power_done)
+        self.power_task = task
+        self.power_button.setEnabled(False)
+        self.power_button.setText("Importing…")
+        task.start()
+        return task
+
+    def _power_done(self) -> None:
+        task = self.power_task
+        if task is None:
+            return
+        task.wait()
+        self.power_task = None
+        self.power_button.setText("Import power log…")
+        self.power_button.setEnabled(self.current is not None)
+        outcome = task.error if task.error is not None else task.result
+        run_id = int(task.context)
+        if isinstance(outcome, BaseException):
+            self._show_error(f"Power log not imported into session {run_id}: {outcome}")
+            return
+        assert isinstance(outcome, PowerImport)
+        self.last_power_import = outcome
+        if self.current is not None and self.current.id == run_id:
+            self.open_run(run_id)
+        self.error_label.hide()
+        if not outcome.changed:
+            text = f"{outcome.source}: these power figures were already stored"
+        else:
+            text = f"Power from {outcome.source} stored with session {run_id}"
+            if outcome.idle_w is not None:
+                text += f" (idle {outcome.idle_w:,.1f} W)"
+        self.subtitle.setText(text)
 
     # ---- housekeeping --------------------------------------------------------------------
 
@@ -481,6 +607,10 @@ class SessionsPage(QWidget):
             self.detail_info.setText("")
             for widget in (self.tags_edit, self.note_edit, self.save_notes_button):
                 widget.setEnabled(False)
+            self.power_button.setEnabled(False)
+            self.log_view.clear()
+            self.metrics_view.show_session([], [])
+            self._metrics_for = None
         self.error_label.hide()
         self.refresh()
         return True

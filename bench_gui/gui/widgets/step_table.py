@@ -34,10 +34,16 @@ COLUMNS = (
     *(LATENCY_HEADERS[f] for f in LATENCY_FIELDS),
     "Errors",
     "Complete",
+    # Shown only when some step has power figures.
+    "Power\n(W)",
+    "mW /\nNOPM",
+    "J per\norder",
 )
+POWER_COLUMNS = COLUMNS[-3:]
 
 
 MIN_COLUMN_PX = 112
+MIN_COLUMN_PX_POWER = 88  # three more columns: still no horizontal scrolling on a wide window
 
 
 def _fmt_int(value: float | None) -> str:
@@ -65,6 +71,12 @@ class StepTable(QTableWidget):
         header.setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         header.setMinimumSectionSize(MIN_COLUMN_PX)
         header.setDefaultAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        # The power columns come last in the model (``cell_text`` indices stay put) but are
+        # shown after the measured window, next to the throughput they are divided by.
+        after = header.visualIndex(COLUMNS.index("Window\n(s)"))
+        for offset, name in enumerate(POWER_COLUMNS, start=1):
+            header.moveSection(header.visualIndex(COLUMNS.index(name)), after + offset)
+            self.setColumnHidden(COLUMNS.index(name), True)
 
     def set_steps(self, steps: Sequence[StepRow]) -> None:
         self.setRowCount(len(steps))
@@ -79,11 +91,22 @@ class StepTable(QTableWidget):
                 *(_fmt_ms(step.latency.get(f)) for f in LATENCY_FIELDS),
                 str(step.errors),
                 "yes" if step.complete else "stopped",
+                "" if step.power_w is None else f"{step.power_w:,.1f}",
+                "" if step.mw_per_nopm is None else f"{step.mw_per_nopm:,.3f}",
+                "" if step.j_per_new_order is None else f"{step.j_per_new_order:,.3f}",
             ]
             for col, text in enumerate(values):
                 item = QTableWidgetItem(text)
                 item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                if COLUMNS[col] in POWER_COLUMNS and step.power_label:
+                    item.setToolTip(step.power_label)
                 self.setItem(row, col, item)
+        has_power = any(step.power_w is not None for step in steps)
+        for name in POWER_COLUMNS:
+            self.setColumnHidden(COLUMNS.index(name), not has_power)
+        self.horizontalHeader().setMinimumSectionSize(
+            MIN_COLUMN_PX_POWER if has_power else MIN_COLUMN_PX
+        )
         self.resizeRowsToContents()
 
     def cell_text(self, row: int, column: str) -> str:
