@@ -42,6 +42,24 @@ def build_main_window(
     return MainWindow(store, controller_factory=controller_factory)
 
 
+def start_up(store: Any, controller_factory: ControllerFactory | None = None) -> MainWindow:
+    """What main does between opening the store and ``app.exec()`` (tests call it as is).
+
+    Runs a closed or crashed app left "running" are closed as incomplete, except those on an
+    SSH driver host: they may still be going on there. The window opens at once; the driver
+    hosts are asked in the background, and a dialog offers to re-attach to what was found
+    (see :mod:`bench_gui.gui.reattach`). Raises StoreError if the store cannot be read.
+    """
+    from bench_gui.gui.reattach import find_candidates
+
+    candidates = find_candidates(store, at_start=True)
+    store.mark_stale_running(keep=[c.session_id for c in candidates if c.status == "running"])
+    window = build_main_window(store, controller_factory)
+    window.show()
+    window.offer_reattach(candidates)
+    return window
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the desktop app; returns the process exit status."""
     args = list(sys.argv if argv is None else argv)
@@ -66,13 +84,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         try:
             store = SessionStore()
-            store.mark_stale_running()
         except StoreError as exc:
             QMessageBox.critical(None, APP_NAME, f"Cannot open the session store.\n\n{exc}")
             return 1
         try:
-            window = build_main_window(store)
-            window.show()
+            try:
+                window = start_up(store)
+            except StoreError as exc:
+                QMessageBox.critical(None, APP_NAME, f"Cannot read the session store.\n\n{exc}")
+                return 1
             status = app.exec()
             window.shutdown()
         finally:

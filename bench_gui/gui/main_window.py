@@ -3,7 +3,8 @@
 The window owns the one task that may run at a time (a sweep, a schema build or a check, as
 Orange3 allows one task per widget): it builds the controller through ``controller_factory``,
 runs it in a :class:`~bench_gui.gui.worker.RunWorker` and routes the worker's events to the
-page that shows them.
+page that shows them. A run re-attached on a driver host (:mod:`bench_gui.gui.reattach`) is
+such a task too: it is followed on the Live page like a sweep started here.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from PySide6.QtWidgets import (
     QListWidgetItem,
     QMainWindow,
     QMessageBox,
+    QPushButton,
     QStackedWidget,
     QStatusBar,
     QVBoxLayout,
@@ -28,7 +30,7 @@ from PySide6.QtWidgets import (
 
 from bench_gui import __version__
 from bench_gui.agent.protocol import Event
-from bench_gui.core.plan import Plan
+from bench_gui.core.plan import Plan, PlanError, plan_from_dict
 from bench_gui.gui.errors import ErrorNotifier, notifier
 from bench_gui.gui.pages.compare import ComparePage
 from bench_gui.gui.pages.database import DatabasePage
@@ -37,6 +39,7 @@ from bench_gui.gui.pages.sessions import SessionsPage
 from bench_gui.gui.pages.storage import StoragePage
 from bench_gui.gui.pages.targets import TargetsPage
 from bench_gui.gui.pages.workload import WorkloadPage
+from bench_gui.gui.reattach import Candidate, ReattachController, Reattacher, find_candidates
 from bench_gui.gui.worker import Controller, RunWorker, describe_status
 
 # (plan, store, action) -> a controller; the default is bench_gui.runner.RunController.
@@ -44,6 +47,13 @@ ControllerFactory = Callable[[Plan, Any, str], Controller]
 
 PAGES = ("Workload", "Live", "Sessions", "Compare", "Database", "Targets", "Storage")
 ACTION_WORDS = {"run": "Sweep", "build": "Schema build", "check": "Consistency check"}
+NAV_ACTION_STYLE = """
+QPushButton#navAction {
+    background-color: transparent; border: 1px solid #2a3140; border-radius: 8px;
+    color: #b9c3d6; font-size: 14px; font-weight: 600; padding: 8px 10px; margin: 4px 12px 8px 12px;
+}
+QPushButton#navAction:hover { background-color: #1a2130; color: #ffffff; border-color: #3a4459; }
+"""
 
 
 def default_controller_factory(plan: Plan, store: Any, action: str) -> Controller:
@@ -73,6 +83,10 @@ class MainWindow(QMainWindow):
         self.resize(1600, 1000)
         self._build_ui()
         self.errors.error.connect(self.show_error)
+        self.reattacher = Reattacher(store, self)
+        self.reattacher.status.connect(self.set_status)
+        self.reattacher.live_ready.connect(self.follow_next_reattached)
+        self.reattacher.session_changed.connect(lambda _id: self.sessions_page.refresh())
 
     # ---- construction --------------------------------------------------------------------
 
@@ -100,6 +114,15 @@ class MainWindow(QMainWindow):
         for name in PAGES:
             QListWidgetItem(name, self.nav)
         nav_layout.addWidget(self.nav, 1)
+        self.reattach_button = QPushButton("Re-attach runs…")
+        self.reattach_button.setObjectName("navAction")
+        self.reattach_button.setStyleSheet(NAV_ACTION_STYLE)
+        self.reattach_button.setToolTip(
+            "Look for runs left on driver hosts (after bench-gui was closed or crashed)"
+            " and fetch what they recorded"
+        )
+        self.reattach_button.clicked.connect(lambda: self.offer_reattach())
+        nav_layout.addWidget(self.reattach_button)
         version = QLabel(f"v{__version__}")
         version.setObjectName("brandSub")
         nav_layout.addWidget(version)
@@ -181,7 +204,11 @@ class MainWindow(QMainWindow):
             self.set_status(f"{ACTION_WORDS.get(self.worker.action, 'A task')} is still running.")
             return False
         store, factory = self.store, self.controller_factory
-        worker = RunWorker(lambda: factory(plan, store, action), action=action)
+        self._run_worker(RunWorker(lambda: factory(plan, store, action), action=action))
+        return True
+
+    def _run_worker(self, worker: RunWorker) -> None:
+        action = worker.action
         worker.event.connect(self._on_event)
         worker.finished.connect(self._on_finished)
         worker.failed.connect(self._on_failed)
@@ -190,6 +217,47 @@ class MainWindow(QMainWindow):
         self.set_status(f"{ACTION_WORDS.get(action, action)} starting…")
         self.session_label.setText("")
         worker.start()
+
+    # ---- re-attaching --------------------------------------------------------------------
+
+    def offer_reattach(self, candidates: list[Candidate] | None = None) -> bool:
+        """Look for lost runs on their driver hosts in the background, then ask which to
+        follow; None: the sessions :func:`find_candidates` offers on request. False if there
+        is nothing to look for (or a scan is going on already)."""
+        if self.reattacher.busy:
+            self.set_status("Already looking for runs to re-attach.")
+            return False
+        if candidates is None:
+            held = self.reattacher.followed_ids()
+            if self.worker is not None and self.worker.session_id is not None:
+                held.add(self.worker.session_id)
+            candidates = find_candidates(self.store, at_start=False, exclude=held)
+            if not candidates:
+                self.set_status("No run left on a driver host to re-attach.")
+        return self.reattacher.start_scan(candidates)
+
+    def follow_next_reattached(self) -> bool:
+        """Follow the next re-attached run that is still going on, if the Live page is free."""
+        if self.worker is not None:
+            return False
+        candidate = self.reattacher.take_live()
+        if candidate is None:
+            return False
+        try:
+            plan = plan_from_dict(candidate.plan)
+        except PlanError as exc:
+            message = f"cannot re-attach: the stored plan is not valid ({exc})"
+            self.store.close_unfinished(candidate.session_id, message)
+            self.set_status(f"Session #{candidate.session_id}: {message}")
+            return self.follow_next_reattached()
+        store = self.store
+        worker = RunWorker(lambda: ReattachController(candidate, store, replay=True), action="run")
+        self._run_worker(worker)
+        self.last_session_id = candidate.session_id
+        self.session_label.setText(f"Session #{candidate.session_id}")
+        self.set_status(f"Re-attaching to session #{candidate.session_id} on {candidate.target}…")
+        self.live_page.begin_run(plan)
+        self.show_page("Live")
         return True
 
     def stop_task(self) -> None:
@@ -236,6 +304,7 @@ class MainWindow(QMainWindow):
         else:
             self.workload_page.task_finished(action, status)
             self.set_status(f"{ACTION_WORDS.get(action, action)} finished ({status}).")
+        self.follow_next_reattached()
 
     def _on_failed(self, message: str) -> None:
         worker = self._task_ended()
@@ -250,16 +319,18 @@ class MainWindow(QMainWindow):
             # Not a failure the user can act on (wrong password...): a bug; show the traceback.
             title = f"{ACTION_WORDS.get(action, action)} failed unexpectedly"
             self.errors.report(title, f"{message}\n\n{worker.error_details}")
+        self.follow_next_reattached()
 
     def shutdown(self, timeout_s: float = 30.0) -> bool:
         """Stop the running task, if any, and join its thread."""
         self.database_page.shutdown(timeout_s)
         self.targets_page.shutdown(timeout_s)
         self.storage_page.shutdown(timeout_s)
+        ok = True
         worker = self.worker
-        if worker is None:
-            return True
-        return worker.shutdown(timeout_s)
+        if worker is not None:
+            ok = worker.shutdown(timeout_s)
+        return self.reattacher.shutdown(timeout_s) and ok
 
     # ---- messages ------------------------------------------------------------------------
 
