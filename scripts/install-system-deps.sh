@@ -43,7 +43,7 @@ TEST_PACKAGES=(
     openssh-server openssh-client sudo
     unixodbc unixodbc-dev odbc-mariadb
     mariadb-server postgresql
-    btrfs-progs xfsprogs mdadm util-linux
+    btrfs-progs xfsprogs mdadm util-linux kmod
     poppler-utils
     sysstat rsync
 )
