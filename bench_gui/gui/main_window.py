@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 from bench_gui import __version__
 from bench_gui.agent.protocol import Event
 from bench_gui.core.plan import Plan, PlanError, plan_from_dict
+from bench_gui.gui import remote_tasks
 from bench_gui.gui.errors import ErrorNotifier, notifier
 from bench_gui.gui.pages.compare import ComparePage
 from bench_gui.gui.pages.database import DatabasePage
@@ -330,7 +331,10 @@ class MainWindow(QMainWindow):
         worker = self.worker
         if worker is not None:
             ok = worker.shutdown(timeout_s)
-        return self.reattacher.shutdown(timeout_s) and ok
+        ok = self.reattacher.shutdown(timeout_s) and ok
+        # Whatever else runs in the background (a power-log import...) ends before the store
+        # it writes to is closed.
+        return remote_tasks.shutdown_all(timeout_s) and ok
 
     # ---- messages ------------------------------------------------------------------------
 

@@ -97,6 +97,13 @@ def os_error(text: str, path: str) -> OSError:
     return OSError(errno.EIO, text.strip() or "failed", path)
 
 
+def _groups(user: str | None, primary: int | None) -> list[int]:
+    """The supplementary groups of ``user`` (as ``initgroups`` would set them)."""
+    if user is None or primary is None:
+        return []
+    return [g for g in os.getgrouplist(user, primary) if g != primary]
+
+
 class LocalHost:
     """This machine."""
 
@@ -114,14 +121,17 @@ class LocalHost:
     ) -> RunResult:
         me = os.geteuid()
         user: int | None = None
+        group: int | None = None
         if as_user is not None:
-            uid = pwd.getpwnam(as_user).pw_uid
-            if uid != me:
+            entry = pwd.getpwnam(as_user)
+            if entry.pw_uid != me:
                 if me != 0:
                     raise PermissionError(
                         errno.EPERM, f"running a command as {as_user} needs root", argv[0]
                     )
-                user = uid
+                # The user's own groups too, as sudo -u gives them: with root's group kept, a
+                # root-owned 0750/0701 folder would grant or refuse by the wrong bits.
+                user, group = entry.pw_uid, entry.pw_gid
         elif root and me != 0:
             raise PermissionError(errno.EPERM, "this needs root", argv[0])
         # Output through temporary files, not pipes: a server started by the command keeps
@@ -138,6 +148,8 @@ class LocalHost:
                     stderr=err,
                     timeout=timeout,
                     user=user,
+                    group=group,
+                    extra_groups=None if user is None else _groups(as_user, group),
                     check=False,
                     cwd="/",
                 )
