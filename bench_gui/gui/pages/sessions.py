@@ -58,6 +58,7 @@ RUN_COLUMNS = (
 )  # fmt: skip
 SESSION_FILE_FILTER = "bench-gui session (*.json *.json.gz);;All files (*)"
 POWER_LOG_FILTER = "Power logs (*.csv *.tsv *.txt);;All files (*)"
+NO_SESSION_MESSAGE = "Open a session (double-click it) to see its charts"
 TAB_OVERVIEW, TAB_METRICS, TAB_LOG = 0, 1, 2
 STATUS_LABELS = {
     "running": "● running",
@@ -240,13 +241,16 @@ class SessionsPage(QWidget):
             "Throughput over time",
             "Per minute",
             (SeriesSpec("nopm", "NOPM", NOPM_COLOR), SeriesSpec("tpm", "TPM", TPM_COLOR)),
+            empty_message="No samples were stored with this session",
         )
         self.scaling_chart = ScalingChart(
             "NOPM and TPM by virtual users",
             "Per minute",
             SeriesSpec("nopm", "NOPM", NOPM_COLOR),
             SeriesSpec("tpm", "TPM", TPM_COLOR),
+            empty_message="No step of this session was measured",
         )
+        self._note_no_session()
         charts.addWidget(self.time_chart, 3)
         charts.addWidget(self.scaling_chart, 2)
         overview = QWidget()
@@ -605,6 +609,9 @@ class SessionsPage(QWidget):
             self.current = None
             self.detail_title.setText("Open a session to see its charts.")
             self.detail_info.setText("")
+            self.time_chart.clear()
+            self.scaling_chart.clear()
+            self._note_no_session()
             for widget in (self.tags_edit, self.note_edit, self.save_notes_button):
                 widget.setEnabled(False)
             self.power_button.setEnabled(False)
@@ -678,6 +685,10 @@ class SessionsPage(QWidget):
     def _show_error(self, text: str) -> None:
         self.error_label.setText(text)
         self.error_label.show()
+
+    def _note_no_session(self) -> None:
+        for chart in (self.time_chart, self.scaling_chart):
+            chart.note_empty(NO_SESSION_MESSAGE)
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt override)
         super().showEvent(event)

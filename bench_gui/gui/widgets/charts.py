@@ -262,6 +262,10 @@ class ChartCard(QFrame):
         _style_plot(self.plot, x_label, y_label)
         self._placeholder = pg.TextItem("", color=MUTED, anchor=(0.5, 0.5))
         self._placeholder.setFont(_font(17))
+        # A long message wraps, centred, within the plot instead of running off its edges.
+        option = self._placeholder.textItem.document().defaultTextOption()
+        option.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self._placeholder.textItem.document().setDefaultTextOption(option)
         self.plot.addItem(self._placeholder, ignoreBounds=True)
         self.empty = False
 
@@ -290,6 +294,12 @@ class ChartCard(QFrame):
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt override)
         super().resizeEvent(event)
         self._place_legend()
+        self._wrap_placeholder()
+
+    def _wrap_placeholder(self) -> None:
+        width = max(120.0, 0.8 * (self.plot_widget.width() - 70))
+        if self._placeholder.textItem.textWidth() != width:
+            self._placeholder.setTextWidth(width)
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt override)
         # Sized while hidden, the legend was placed inline unchecked: place it for real now.
@@ -307,6 +317,7 @@ class ChartCard(QFrame):
         self.plot.setXRange(*x_range, padding=0)
         self.plot.setYRange(0, 1, padding=0)
         self._placeholder.setText(message)
+        self._wrap_placeholder()
         self._placeholder.setPos((x_range[0] + x_range[1]) / 2, 0.5)
         self._placeholder.show()
 
@@ -537,9 +548,9 @@ class ScalingChart(ChartCard):
         parent: QWidget | None = None,
         value_format: Callable[[float], str] = format_count,
     ) -> None:
-        super().__init__(
-            title, "Virtual users", y_label, pg.AxisItem("bottom"), CountAxis("left"), parent
-        )
+        bottom = pg.AxisItem("bottom")
+        bottom.enableAutoSIPrefix(False)  # user counts, never "(x0.001)" on an empty axis
+        super().__init__(title, "Virtual users", y_label, bottom, CountAxis("left"), parent)
         self.value_format = value_format
         self.plot.showGrid(x=False, y=True, alpha=GRID_ALPHA)
         self.plot.setMouseEnabled(x=False, y=False)
