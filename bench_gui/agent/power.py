@@ -667,6 +667,27 @@ def parse_power_csv(
     return rows
 
 
+def preview_power_csv(text: str, rows: int = 5) -> tuple[list[str], list[list[str]]]:
+    """The header and the first ``rows`` data rows of a CSV power log (delimiter sniffed),
+    so a user can pick its time and watts columns."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    if not lines:
+        return [], []
+    reader = _csv_reader(lines[0])
+    header = [h.strip() for h in next(reader([lines[0]]))]
+    return header, [list(r) for r in reader(lines[1 : rows + 1])]
+
+
+def guess_column(header: Sequence[str], kind: str) -> str:
+    """The column found by name for ``kind`` ("time" or "watts"), or "" when none matches."""
+    candidates = TIME_COLUMNS if kind == "time" else WATTS_COLUMNS
+    names = [h.strip().lower() for h in header]
+    for candidate in candidates:
+        if candidate in names:
+            return header[names.index(candidate)]
+    return ""
+
+
 def _csv_reader(header_line: str) -> Callable[[Iterable[str]], Iterator[list[str]]]:
     try:
         dialect: Any = csv.Sniffer().sniff(header_line, delimiters=",;\t")

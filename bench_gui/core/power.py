@@ -27,7 +27,13 @@ from typing import Any, Protocol, runtime_checkable
 from bench_gui.agent.power import METER_KINDS as METER_KINDS
 from bench_gui.agent.power import SCOPE_CPU as SCOPE_CPU
 from bench_gui.agent.power import SCOPE_WALL as SCOPE_WALL
-from bench_gui.agent.power import MeterError, average_watts, parse_power_csv
+from bench_gui.agent.power import (
+    MeterError,
+    average_watts,
+    guess_column,
+    parse_power_csv,
+    preview_power_csv,
+)
 from bench_gui.agent.power import joules_per_new_order as joules_per_new_order
 from bench_gui.agent.power import mw_per_nopm as mw_per_nopm
 
@@ -386,6 +392,31 @@ def read_power_log(path: Path, watts_column: str = "", time_column: str = "") ->
     except OSError as exc:
         raise PowerLogError(f"cannot read the power log {path}: {exc.strerror or exc}") from None
     return parse_power_log(text, path.name, watts_column, time_column)
+
+
+@dataclass
+class PowerLogPreview:
+    """A power log's columns and first rows, with the columns found by name ("" if none)."""
+
+    header: list[str]
+    rows: list[list[str]]
+    time_column: str
+    watts_column: str
+
+
+def preview_power_log(path: Path, rows: int = 5) -> PowerLogPreview:
+    """The columns and first rows of a CSV power log, read from its start only."""
+    try:
+        with path.open(encoding="utf-8-sig", errors="replace") as handle:
+            head = "".join(line for _, line in zip(range(rows + 1), handle, strict=False))
+    except OSError as exc:
+        raise PowerLogError(f"cannot read the power log {path}: {exc.strerror or exc}") from None
+    header, first = preview_power_csv(head, rows)
+    if not header:
+        raise PowerLogError(f"{path.name} is empty: a power log starts with a header line")
+    return PowerLogPreview(
+        header, first, guess_column(header, "time"), guess_column(header, "watts")
+    )
 
 
 def parse_power_log(

@@ -252,3 +252,52 @@ def test_a_log_that_misses_a_window_is_shown_and_changes_nothing(
     assert "step 2 (2 VU)" in text
     assert [s.summary for s in real_store.steps(session.run_id)] == before
     assert page.power_button.isEnabled()
+
+
+def test_a_log_with_unknown_column_names_is_imported_after_choosing_them(
+    qtbot: QtBot,
+    page: SessionsPage,
+    real_store: SessionStore,
+    session: PowerSession,
+    tmp_path: Path,
+) -> None:
+    """A logger that writes "Zeit;P [W];V" (semicolons, names no rule knows): nothing is
+    preselected, Import waits for a valid choice, a column of text is refused, and the chosen
+    columns are imported."""
+    plain = tmp_path / "plain.csv"
+    write_meter_log(plain, real_store, session.run_id)
+    lines = plain.read_text().splitlines()
+    odd = tmp_path / "logger.csv"
+    odd.write_text(
+        "\n".join(["Zeit;P [W];Note"] + [f"{line.replace(',', ';')};ok" for line in lines[1:]])
+        + "\n"
+    )
+    dialog = page.ask_power_columns(odd)
+    assert dialog is not None
+    qtbot.waitExposed(dialog)
+    assert dialog.preview.header == ["Zeit", "P [W]", "Note"]
+    assert (dialog.time_column, dialog.watts_column) == ("", "")
+    ok = dialog.buttons.buttons()[0]
+    assert not ok.isEnabled()
+    assert "time of each reading" in dialog.problem.text()
+
+    dialog.time_combo.setCurrentIndex(dialog.time_combo.findData("Zeit"))
+    dialog.watts_combo.setCurrentIndex(dialog.watts_combo.findData("Note"))
+    assert not ok.isEnabled()
+    assert "does not read as watts" in dialog.problem.text()
+    dialog.watts_combo.setCurrentIndex(dialog.watts_combo.findData("P [W]"))
+    assert ok.isEnabled()
+
+    dialog.accept()
+    qtbot.waitUntil(lambda: page.power_task is None and page.last_power_import is not None)
+    assert page.error_label.isHidden(), page.error_label.text()
+    stored = [round(s.summary["power_w"], 1) for s in real_store.steps(session.run_id)]
+    assert stored == list(STEP_W)
+    assert "logger.csv" in str(real_store.steps(session.run_id)[0].summary.get("power_label"))
+
+
+def test_an_empty_power_log_is_refused_with_its_name(page: SessionsPage, tmp_path: Path) -> None:
+    empty = tmp_path / "empty.csv"
+    empty.write_text("")
+    assert page.ask_power_columns(empty) is None
+    assert "empty.csv is empty" in page.error_label.text()

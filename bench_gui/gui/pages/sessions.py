@@ -38,7 +38,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from bench_gui.core.power import PowerImport, PowerLogError, read_power_log
+from bench_gui.core.power import PowerImport, PowerLogError, preview_power_log, read_power_log
 from bench_gui.gui import store_adapter
 from bench_gui.gui.remote_tasks import RemoteTask
 from bench_gui.gui.store_adapter import RunHeader, RunRow, short_server
@@ -49,6 +49,7 @@ from bench_gui.gui.widgets.charts import (
     SeriesSpec,
     TimeSeriesChart,
 )
+from bench_gui.gui.widgets.power_log_dialog import PowerLogDialog
 from bench_gui.gui.widgets.session_log import SessionLogView
 from bench_gui.gui.widgets.session_metrics import SessionMetricsView
 from bench_gui.gui.widgets.step_table import StepTable
@@ -108,6 +109,7 @@ class SessionsPage(QWidget):
         self.confirm: Callable[[str, str], bool] = self._confirm
         self.ask_text: Callable[[str, str, str], str | None] = self._ask_text
         self.power_task: RemoteTask | None = None
+        self.power_dialog: PowerLogDialog | None = None  # the column chooser last shown
         self.last_power_import: PowerImport | None = None
         self._metrics_for: int | None = None  # the session the Metrics tab shows
         self._build_ui()
@@ -487,7 +489,24 @@ class SessionsPage(QWidget):
             self, "Import a power log", str(Path.home()), POWER_LOG_FILTER
         )
         if path:
-            self.import_power_log(Path(path))
+            self.ask_power_columns(Path(path))
+
+    def ask_power_columns(self, path: Path) -> PowerLogDialog | None:
+        """Show the log's columns (those found by name preselected) and its first rows; the
+        import starts when the user confirms (non-modal: ``open()``, so tests can drive it)."""
+        try:
+            preview = preview_power_log(path)
+        except PowerLogError as exc:
+            self._show_error(f"Power log not imported: {exc}")
+            return None
+        dialog = PowerLogDialog(path, preview, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.accepted.connect(
+            lambda: self.import_power_log(path, dialog.watts_column, dialog.time_column)
+        )
+        self.power_dialog = dialog
+        dialog.open()
+        return dialog
 
     def import_power_log(
         self, path: Path, watts_column: str = "", time_column: str = ""
