@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from loop_fixtures import loop_disk  # noqa: F401 - fixtures shared by every test folder
 from ssh_fixtures import isolated, sshd  # noqa: F401 - fixtures shared by every test folder
 
 # Qt must be offscreen before anything imports it; GUI tests depend on it.

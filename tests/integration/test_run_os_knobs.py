@@ -9,8 +9,6 @@ other test touches it) and the read-ahead of a loop device made for the test.
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -51,30 +49,6 @@ def expire() -> Iterator[tuple[str, str]]:
     yield before, "2999" if before != "2999" else "2998"
     if _read(EXPIRE) != before:
         Path(EXPIRE).write_text(before + "\n")
-
-
-@pytest.fixture
-def loop_disk(tmp_path: Path) -> Iterator[tuple[str, Path]]:
-    """A loop device with an ext4 filesystem mounted: (device name, mount point)."""
-    if not shutil.which("losetup") or not shutil.which("mkfs.ext4"):
-        pytest.skip("losetup and mkfs.ext4 are needed")
-    image = tmp_path / "disk.img"
-    with open(image, "wb") as fh:
-        fh.truncate(32 * 1024 * 1024)
-    dev = subprocess.run(
-        ["losetup", "-f", "--show", str(image)], capture_output=True, text=True, check=True
-    ).stdout.strip()
-    mount = tmp_path / "mnt"
-    mount.mkdir()
-    try:
-        subprocess.run(["mkfs.ext4", "-q", "-F", dev], check=True, capture_output=True)
-        subprocess.run(["mount", dev, str(mount)], check=True, capture_output=True)
-        try:
-            yield Path(dev).name, mount
-        finally:
-            subprocess.run(["umount", str(mount)], check=False)
-    finally:
-        subprocess.run(["losetup", "-d", dev], check=False)
 
 
 def read_ahead(device: str) -> str:

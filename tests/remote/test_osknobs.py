@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -52,30 +50,6 @@ def machine() -> Iterator[dict[str, str]]:
         if _read(path) != value:
             Path(path).write_text(hostinfo.selected(value) + "\n")
         assert _read(path) == value
-
-
-@pytest.fixture
-def loop_disk(tmp_path: Path) -> Iterator[tuple[str, Path]]:
-    """A loop device with an ext4 filesystem mounted: (device name, mount point)."""
-    if not shutil.which("losetup") or not shutil.which("mkfs.ext4"):
-        pytest.skip("losetup and mkfs.ext4 are needed")
-    image = tmp_path / "disk.img"
-    with open(image, "wb") as fh:
-        fh.truncate(64 * 1024 * 1024)
-    dev = subprocess.run(
-        ["losetup", "-f", "--show", str(image)], capture_output=True, text=True, check=True
-    ).stdout.strip()
-    mount = tmp_path / "mnt"
-    mount.mkdir()
-    try:
-        subprocess.run(["mkfs.ext4", "-q", "-F", dev], check=True, capture_output=True)
-        subprocess.run(["mount", dev, str(mount)], check=True, capture_output=True)
-        try:
-            yield Path(dev).name, mount
-        finally:
-            subprocess.run(["umount", str(mount)], check=False)
-    finally:
-        subprocess.run(["losetup", "-d", dev], check=False)
 
 
 def test_the_data_directory_leads_to_its_disk(loop_disk: tuple[str, Path]) -> None:
