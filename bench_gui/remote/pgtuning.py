@@ -107,7 +107,8 @@ class RejectedSettings(TuningError):
 
 
 class RestartFailed(TuningError):
-    """The server did not start with the new settings.
+    """A restart the new settings needed failed: the server did not start with them, or the
+    server control failed while the server kept running (the message says which).
 
     ``setting`` is the one the server log blames (None if the log does not say);
     ``rolled_back`` tells whether the previous settings were restored and the server runs.
@@ -1128,8 +1129,16 @@ class PgTuner:
         return result
 
     def _recover(self, snapshot: Snapshot, names: list[str], outcome: ControlResult) -> None:
-        """The server did not start: restore the old file, start it, raise RestartFailed."""
+        """The restart failed: restore the previous settings and raise RestartFailed.
+
+        Usually the server did not start with the new settings: the old file is written back
+        and the server started. But a control can also fail before it stops anything (pg_ctl
+        refused, a wrong unit): the server then still runs with the new reloadable values, so
+        they are undone through SQL and reloaded, and the message says what really happened.
+        """
         assert self.control is not None
+        if self._answers():
+            self._recover_running(snapshot, names, outcome)
         culprit = blame_setting(outcome.log + "\n" + outcome.detail, names)
         reason = _first_fatal(outcome.log, outcome.detail)
         restored = False
@@ -1157,6 +1166,42 @@ class PgTuner:
                 " server."
             )
         raise RestartFailed(message, culprit, restored, outcome.log)
+
+    def _answers(self) -> bool:
+        """Whether the server accepts a connection right now."""
+        try:
+            with self.connect() as conn:
+                conn.execute("SELECT 1")
+        except (TuningError, psycopg.Error):
+            return False
+        return True
+
+    def _recover_running(
+        self, snapshot: Snapshot, names: list[str], outcome: ControlResult
+    ) -> None:
+        assert self.control is not None
+        detail = (outcome.detail or outcome.log).strip().splitlines()
+        why = detail[-1] if detail else "it failed"
+        try:
+            with self.connect() as conn:
+                self._undo(conn, snapshot, names)
+                conn.execute("SELECT pg_reload_conf()")
+            restored = True
+        except (TuningError, psycopg.Error):
+            restored = False
+        what = (
+            "the previous settings were put back and reloaded"
+            if restored
+            else f"the previous settings could NOT be put back: restore {AUTO_CONF} in"
+            f" {snapshot.data_directory} from the snapshot and reload"
+        )
+        raise RestartFailed(
+            f"the restart through {self.control.label} failed ({why}) and the server kept"
+            f" running, so nothing needing a restart took effect; {what}.",
+            None,
+            restored,
+            outcome.log,
+        )
 
     def _wait_reload(self, expected: Mapping[str, str]) -> None:
         """After pg_reload_conf(): wait until a new session sees the reloadable values."""

@@ -451,3 +451,33 @@ def test_cli_diff_apply_history_rollback(
     bad.write_text('name = "bad"\n[settings]\nwal_compression = "lz4"\n')
     assert cli_main(["--db", db, "tune", "apply", uri, str(bad)]) == 1
     assert "wal_compression" in capsys.readouterr().err
+
+
+def test_a_control_that_fails_while_the_server_runs_puts_the_settings_back(
+    clean: OwnServer, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """pg_ctl refusing (here: a pg_ctl that fails at once) leaves the server running with the
+    reloaded values: they are undone by SQL, and the message does not claim it did not start."""
+    folder = tmp_path_factory.mktemp("broken-pg-ctl")
+    folder.chmod(0o755)
+    broken = folder / "pg_ctl"
+    broken.write_text(
+        "#!/bin/sh\necho 'pg_ctl: could not access directory: Permission denied' >&2\nexit 1\n"
+    )
+    broken.chmod(0o755)
+    own = clean
+    control = PgCtlControl(
+        LocalHost(), str(own.data_dir), pg_ctl=str(broken), log_file=str(own.data_dir / "log")
+    )
+    pid = own.pid()
+    with pytest.raises(RestartFailed) as info:
+        PgTuner(own.uri, control).apply(
+            settings(max_connections="123", work_mem="7MB"), restart=True
+        )
+    message = str(info.value)
+    assert info.value.rolled_back
+    assert "kept running" in message
+    assert "Permission denied" in message
+    assert "did not start" not in message
+    assert own.pid() == pid  # never restarted
+    assert own.show("work_mem") != "7MB"  # the reloaded value is undone
