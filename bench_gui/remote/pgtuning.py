@@ -535,13 +535,15 @@ class SystemdControl(ServerControl):
 
 
 class PgCtlClusterControl(ServerControl):
-    """Debian's ``pg_ctlcluster VERSION CLUSTER restart``; its log under /var/log/postgresql."""
+    """Debian's ``pg_ctlcluster VERSION CLUSTER restart``; its log is where pg_ctlcluster puts
+    it: the target of ``/etc/postgresql/V/C/log`` when that link exists, else
+    ``/var/log/postgresql/postgresql-V-C.log``."""
 
     def __init__(self, host: HostIO, data_directory: str, version: str, cluster: str) -> None:
         super().__init__(host, data_directory)
         self.version = version
         self.cluster = cluster
-        self.log_file = f"/var/log/postgresql/postgresql-{version}-{cluster}.log"
+        self.default_log = f"/var/log/postgresql/postgresql-{version}-{cluster}.log"
         self.label = f"pg_ctlcluster {version} {cluster}" + (
             "" if host.is_local else f" ({host.label})"
         )
@@ -575,16 +577,28 @@ class PgCtlClusterControl(ServerControl):
         except OSError:
             return False
 
-    def _run(self, action: str, timeout: float) -> ControlResult:
+    @property
+    def log_file(self) -> str:
+        """Read at each use: a link made after this control was built is still followed."""
+        link = f"{DEBIAN_CONF_ROOT}/{self.version}/{self.cluster}/log"
         try:
-            offset = self.host.size(self.log_file)
+            if self.host.exists(link):
+                return self.host.realpath(link)
+        except OSError:
+            pass
+        return self.default_log
+
+    def _run(self, action: str, timeout: float) -> ControlResult:
+        log_file = self.log_file
+        try:
+            offset = self.host.size(log_file)
         except OSError:
             offset = 0
         result = self.host.run(
             ["pg_ctlcluster", self.version, self.cluster, action], root=True, timeout=timeout
         )
         try:
-            log = self.host.read_from(self.log_file, offset)
+            log = self.host.read_from(log_file, offset)
         except OSError:
             log = ""
         if result.ok and action != "stop":

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import pwd
 import re
 import secrets as pysecrets
 import shutil
@@ -487,3 +488,28 @@ def test_systemctl_without_systemd_says_so_before_anything_changes(
     assert code == 1
     assert expected.format(host="this machine") in capsys.readouterr().err
     assert cluster.show("work_mem") == "4MB"
+
+
+def test_the_log_is_read_where_the_clusters_log_link_points(clean: DebianCluster) -> None:
+    """pg_ctlcluster logs to the target of /etc/postgresql/V/C/log when that link exists: the
+    reason of a failed start is read there, not from /var/log/postgresql."""
+    cluster = clean
+    folder = cluster.data_dir.parent / "logs"
+    folder.mkdir(exist_ok=True)
+    custom = folder / "cluster.log"
+    custom.touch()
+    owner = pwd.getpwnam("postgres")
+    os.chown(folder, owner.pw_uid, owner.pw_gid)
+    os.chown(custom, owner.pw_uid, owner.pw_gid)
+    link = Path(f"/etc/postgresql/{cluster.version}/{cluster.name}/log")
+    link.symlink_to(custom)
+    try:
+        assert cluster.control().log_file == str(custom)
+        with pytest.raises(RestartFailed) as info:
+            cluster.tuner().apply(settings(wal_level="minimal"), restart=True)
+        assert info.value.setting == "wal_level"
+        assert "wal_level" in info.value.log
+        assert info.value.log in custom.read_text()
+    finally:
+        link.unlink()
+    assert cluster.control().log_file == str(cluster.log_file)
