@@ -57,7 +57,7 @@ def page(qtbot: QtBot, store: Any) -> Iterator[DatabasePage]:
     qtbot.addWidget(widget)
     widget.resize(1500, 1000)
     widget.show()
-    widget.tabs.setCurrentWidget(widget.os_panel)
+    widget.tabs.setCurrentWidget(widget.os_scroll)
     yield widget
     assert widget.shutdown(60)
 

@@ -68,6 +68,7 @@ from bench_gui.core.tuning_presets import (
     preset_from_proposal,
 )
 from bench_gui.gui.remote_tasks import RemoteTask
+from bench_gui.gui.widgets.common import scrolled
 
 PGTUNE_LABEL = "PgTune (calculated)"
 COLUMNS = ("", "Setting", "Current", "Proposed", "Takes effect", "Rule")
@@ -188,17 +189,19 @@ class DatabasePage(QWidget):
         pg_layout.addLayout(top)
         pg_layout.addWidget(self._diff_group(), 3)
         pg_layout.addWidget(self._history_group(), 1)
-        self.tabs.addTab(postgresql, "PostgreSQL")
+        # Each tab scrolls when the window is short, so its groups never overlap.
+        self.tabs.addTab(scrolled(postgresql), "PostgreSQL")
 
         self.os_panel = OsKnobsPanel(self.store, self.current_plan_quiet)
         self.os_panel.message.connect(self.show_message)
         self.os_panel.busy_changed.connect(self.busy_changed)
-        self.tabs.addTab(self.os_panel, "OS knobs")
+        self.os_scroll = scrolled(self.os_panel)
+        self.tabs.addTab(self.os_scroll, "OS knobs")
         self.tabs.currentChanged.connect(self._tab_changed)
         outer.addWidget(self.tabs, 1)
 
     def _tab_changed(self, index: int) -> None:
-        if self.tabs.widget(index) is self.os_panel and not self.os_panel.busy:
+        if self.tabs.widget(index) is self.os_scroll and not self.os_panel.busy:
             self.os_panel.reload_hosts()
 
     def _server_group(self) -> QGroupBox:
