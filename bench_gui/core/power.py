@@ -317,39 +317,6 @@ def window_figures(watts: float, seconds: float, nopm: float | None) -> PowerFig
     )
 
 
-def apply_power_log(
-    steps: Sequence[Mapping[str, Any]], readings: Sequence[PowerReading]
-) -> list[dict[str, Any]]:
-    """Step summaries with power figures from a log imported after the run.
-
-    ``readings`` carry wall-clock times (epoch seconds); each step's window is its summary's
-    ``window_t0``/``window_t1``, the same instants the agent measured NOPM between. A step the
-    log does not cover gets ``power_w`` None and a ``power_error``.
-    """
-    result = []
-    for step in steps:
-        summary = dict(step)
-        t0, t1 = summary.get("window_t0"), summary.get("window_t1")
-        if not isinstance(t0, int | float) or not isinstance(t1, int | float) or t1 <= t0:
-            summary.update(power_w=None, power_error="the step has no measured window")
-            result.append(summary)
-            continue
-        watts = average_power(readings, float(t0), float(t1))
-        if watts is None:
-            summary.update(power_w=None, power_error="the log does not cover the window")
-        else:
-            nopm = summary.get("nopm")
-            figures = window_figures(
-                watts, float(t1) - float(t0), nopm if isinstance(nopm, int | float) else None
-            )
-            summary.update(figures.as_summary())
-            summary.pop("power_error", None)
-        summary["power_meter"] = "csv"
-        summary["power_scope"] = SCOPE_WALL
-        result.append(summary)
-    return result
-
-
 # ---- a meter's log imported after the run -----------------------------------------------------
 
 IMPORT_METER = "csv"

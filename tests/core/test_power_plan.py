@@ -10,13 +10,14 @@ from bench_gui.core.plan import Plan, PlanError, load_plan, plan_from_dict
 from bench_gui.core.power import (
     METER_KINDS,
     MeterNotFound,
+    PowerLogError,
     PowerReading,
     agent_power_config,
-    apply_power_log,
     check_meter_options,
     default_options,
     get_meter_kind,
     load_meter_kinds,
+    step_power_from_log,
     window_figures,
 )
 
@@ -152,15 +153,17 @@ def test_a_log_imported_after_the_run_gives_each_step_its_power() -> None:
         {"step": 2, "vus": 24, "nopm": 90_000.0, "window_t0": 1190.0, "window_t1": 1250.0},
         {"step": 3, "vus": 32, "nopm": None},
     ]
-    out = apply_power_log(steps, readings)
+    covered = [steps[0], steps[1], steps[3]]
+    powers, skipped = step_power_from_log(covered, readings)
+    out = [p.figures.as_summary() for p in powers]
     assert out[0]["power_w"] == pytest.approx(300.0)
     assert out[0]["mw_per_nopm"] == pytest.approx(5.0)
     assert out[0]["energy_j"] == pytest.approx(18_000.0)
     assert out[1]["power_w"] == pytest.approx(420.0)
     assert out[1]["j_per_new_order"] == pytest.approx(0.3)
-    assert out[2]["power_w"] is None
-    assert out[2]["power_error"] == "the log does not cover the window"
-    assert out[3]["power_error"] == "the step has no measured window"
+    assert skipped == ["step 4 (32 VU): no measured window recorded"]
+    with pytest.raises(PowerLogError, match=r"step 3 \(24 VU\)"):
+        step_power_from_log(steps, readings)  # the log ends before step 3's window does
     assert steps[0].get("power_w") is None  # the input is left alone
 
 

@@ -16,15 +16,15 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "agent"))
 
 from bench_gui_plugins.power_base import keyring_entry, set_bmc_password  # noqa: E402
-from bench_gui_plugins.power_csv import import_log  # noqa: E402
 from powercap_tree import PowercapTree  # noqa: E402
 from redfish_service import RedfishService  # noqa: E402
 
 from bench_gui.core.power import (  # noqa: E402
     PowerMeter,
     agent_power_config,
-    apply_power_log,
     get_meter_kind,
+    read_power_log,
+    step_power_from_log,
 )
 
 
@@ -121,7 +121,7 @@ def test_csv_log_imported_after_the_run(tmp_path: Path) -> None:
         for s in range(0, 60, 5)
     ]
     log.write_text("\n".join(rows) + "\n", encoding="utf-8")
-    readings = import_log(log, watts_column="Outlet W")
+    readings = read_power_log(log, watts_column="Outlet W")
     assert readings[0].watts == 250.0
     assert readings[0].source == "csv"
     start = readings[0].t
@@ -129,11 +129,11 @@ def test_csv_log_imported_after_the_run(tmp_path: Path) -> None:
         {"step": 0, "nopm": 50_000.0, "window_t0": start + 5, "window_t1": start + 50},
         {"step": 1, "nopm": 70_000.0, "window_t0": start + 65, "window_t1": start + 110},
     ]
-    out = apply_power_log(steps, readings)
+    out = [p.figures.as_summary() for p in step_power_from_log(steps, readings)[0]]
     assert out[0]["power_w"] == pytest.approx(250.0)
     assert out[0]["mw_per_nopm"] == pytest.approx(5.0)
     assert out[1]["power_w"] == pytest.approx(350.0)
     with pytest.raises(ValueError, match="no watts column"):
-        import_log(log)  # "Outlet W" is not a name it guesses
+        read_power_log(log)  # "Outlet W" is not a name it guesses
     with pytest.raises(ValueError, match="cannot read"):
-        import_log(tmp_path / "missing.csv")
+        read_power_log(tmp_path / "missing.csv")
