@@ -2,6 +2,6 @@
 
 import sys
 
-from bench_gui.cli import main
+from bench_gui.cli.main import main
 
 sys.exit(main())

@@ -226,7 +226,7 @@ def main() -> int:
         os.environ["HOME"] = str(folder / "home")
         os.environ["BENCH_GUI_DATA_DIR"] = str(folder / "data")
         # Imported after HOME moved: known-hosts paths and the data dir are read from it.
-        from bench_gui.remote.ssh import SSHTransport
+        from bench_gui.remote.ssh_transport import SSHTransport
         from bench_gui.remote.targets import SSHTarget
 
         sshd = PrivateSshd(folder)

@@ -165,5 +165,6 @@ if [ $# -eq 0 ] && [ -z "${DISPLAY:-}" ] && [ -z "${WAYLAND_DISPLAY:-}" ] \
     && [ -z "${QT_QPA_PLATFORM:-}" ]; then
     say "launch.sh: no DISPLAY or WAYLAND_DISPLAY: the GUI needs a desktop session." >&2
     say "  Without one: sh scripts/launch.sh demo --headless" >&2
+    exit 1
 fi
 exec "$venv/bin/bench-gui" "$@"

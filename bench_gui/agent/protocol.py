@@ -122,8 +122,35 @@ DISK_FIELDS: Final = (
 MEMORY_FIELDS: Final = ("used_mb", "cache_mb", "dirty_mb", "writeback_mb", "total_mb")
 
 
+# The longest line a reader takes (a summary with every step's histograms stays far below);
+# a longer one is reported as a bad line without being parsed.
+MAX_LINE_BYTES: Final = 16 * 1024 * 1024
+# Sequence numbers and integer fields must fit a signed 64-bit integer (SQLite's INTEGER).
+INT64_MIN: Final = -(2**63)
+INT64_MAX: Final = 2**63 - 1
+# Timestamps are epoch seconds up to the end of year 9999 (what datetime can show).
+MAX_TIMESTAMP: Final = 253402300799.0
+
+
 class ProtocolError(ValueError):
     """A line that is not a valid event of this protocol."""
+
+
+def show_value(value: Any) -> str:
+    """A short description of a bad value for an error message: never a huge or deep repr."""
+    if value is None or isinstance(value, bool | float):
+        return repr(value)
+    if isinstance(value, int):
+        if -(10**30) < value < 10**30:
+            return repr(value)
+        return f"an integer of about {int((value.bit_length() - 1) * 0.30102999566) + 1} digits"
+    if isinstance(value, str):
+        return repr(value[:40] + "…") if len(value) > 40 else repr(value)
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "a list"
+    return type(value).__name__
 
 
 @dataclass
@@ -153,7 +180,14 @@ def encode_event(kind: str, seq: int, t: float | None = None, **data: Any) -> st
 
 
 def decode_line(line: str | bytes) -> Event:
-    """Parse one JSON line into an :class:`Event`; raise :class:`ProtocolError` if it is not one."""
+    """Parse one JSON line into an :class:`Event`; raise :class:`ProtocolError` if it is not one.
+
+    Total: whatever the line holds (deep nesting, numbers of thousands of digits, a huge line),
+    the only exception is :class:`ProtocolError`. Only the header is checked here (``seq`` an
+    integer of 64 bits, ``t`` a finite time); the payload is the reader's to check.
+    """
+    if len(line) > MAX_LINE_BYTES:
+        raise ProtocolError(f"line of {len(line):,} bytes, longer than {MAX_LINE_BYTES:,}")
     if isinstance(line, bytes):
         try:
             line = line.decode("utf-8")
@@ -166,20 +200,24 @@ def decode_line(line: str | bytes) -> Event:
         body = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ProtocolError(f"not JSON: {exc.msg} at column {exc.colno}") from exc
+    except RecursionError:
+        raise ProtocolError("not an event: nested too deeply") from None
+    except ValueError as exc:  # an integer past Python's digit limit for int(str)
+        raise ProtocolError(f"not JSON this reader takes: {exc}") from None
     if not isinstance(body, dict):
         raise ProtocolError("not a JSON object")
     version = body.pop("v", None)
-    if version != PROTOCOL_VERSION:
-        raise ProtocolError(f"protocol version {version!r}, expected {PROTOCOL_VERSION}")
+    if type(version) is not int or version != PROTOCOL_VERSION:
+        raise ProtocolError(f"protocol version {show_value(version)}, expected {PROTOCOL_VERSION}")
     kind = body.pop("kind", None)
-    if kind not in EVENT_KINDS:
-        raise ProtocolError(f"unknown event kind {kind!r}")
+    if not isinstance(kind, str) or kind not in EVENT_KINDS:
+        raise ProtocolError(f"unknown event kind {show_value(kind)}")
     seq = body.pop("seq", None)
-    if not isinstance(seq, int) or seq < 0:
-        raise ProtocolError(f"bad sequence number {seq!r}")
+    if type(seq) is not int or not 0 <= seq <= INT64_MAX:
+        raise ProtocolError(f"bad sequence number {show_value(seq)}")
     t = body.pop("t", None)
-    if not isinstance(t, int | float):
-        raise ProtocolError(f"bad timestamp {t!r}")
+    if type(t) not in (int, float) or not (0.0 <= t <= MAX_TIMESTAMP):  # NaN fails too
+        raise ProtocolError(f"bad timestamp {show_value(t)}")
     return Event(kind=kind, seq=seq, t=float(t), data=body)
 
 

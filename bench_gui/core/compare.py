@@ -75,6 +75,8 @@ class StepPoint:
     power_w: float | None = None  # average power over the measured window
     complete: bool = True
     step: int = 0
+    # Why its NOPM is doubtful (the database and the driver disagree: core.crosscheck), or None.
+    nopm_flag: str | None = None
 
 
 @dataclass(frozen=True)
@@ -188,6 +190,13 @@ class Level:
     avg_ms: Stats | None
     p999_ms: Stats | None
     power_w: Stats | None
+    # Why some of its steps' NOPM is doubtful (core.crosscheck); empty when none is.
+    doubts: tuple[str, ...] = ()
+
+    @property
+    def doubtful(self) -> bool:
+        """Its NOPM (and what is derived from it) cannot be taken as this run's alone."""
+        return bool(self.doubts)
 
     def value(self, metric: str) -> float | None:
         """The mean of a metric (``mw_per_nopm`` from mean power and mean NOPM)."""
@@ -218,6 +227,7 @@ def levels_of(session: SessionData) -> dict[int, Level]:
             avg_ms=_stats(points, lambda p: p.avg_ms),
             p999_ms=_stats(points, lambda p: p.p999_ms),
             power_w=_stats(points, lambda p: p.power_w),
+            doubts=tuple(p.nopm_flag for p in points if p.nopm_flag),
         )
         for vus, points in sorted(groups.items())
     }
@@ -237,6 +247,7 @@ class Versus:
     mw_per_nopm: Advantage | None
     noise_pct: float | None  # combined CV of the two NOPM figures, None when not repeated
     within_noise: bool  # the NOPM difference is smaller than NOISE_FACTOR x noise_pct
+    doubtful: bool = False  # either side's NOPM is doubtful (Level.doubtful)
 
 
 def versus(other: Level | None, baseline: Level | None, noise_pct: float | None) -> Versus | None:
@@ -257,6 +268,7 @@ def versus(other: Level | None, baseline: Level | None, noise_pct: float | None)
         mw_per_nopm=lower_is_better(other.value("mw_per_nopm"), baseline.value("mw_per_nopm")),
         noise_pct=noise_pct,
         within_noise=within,
+        doubtful=other.doubtful or baseline.doubtful,
     )
 
 
@@ -399,6 +411,11 @@ def _check(sessions: Sequence[SessionData], baseline_id: int) -> list[str]:
                 notes.append(
                     f"session {s.id} ({s.name}): step {p.step + 1} ({p.vus} users) was stopped"
                     " before its measured window ended and is left out"
+                )
+            elif p.nopm_flag:
+                notes.append(
+                    f"session {s.id} ({s.name}): step {p.step + 1} ({p.vus} users): {p.nopm_flag};"
+                    " its NOPM and every ratio made from it are doubtful (marked ⚑)"
                 )
     return notes
 

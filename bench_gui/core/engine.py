@@ -8,10 +8,13 @@ driver that speaks to it.
 
 from __future__ import annotations
 
+import logging
 from importlib.metadata import entry_points
 from typing import Protocol, runtime_checkable
 
 from bench_gui.core.plan import Target
+
+log = logging.getLogger(__name__)
 
 ENGINE_GROUP = "bench_gui.engines"
 
@@ -39,7 +42,10 @@ def load_engines() -> dict[str, Engine]:
     for ep in entry_points(group=ENGINE_GROUP):
         try:
             engine = ep.load()()
-        except Exception:  # noqa: BLE001 - one broken plugin must not break the app
+        except Exception:  # a plugin's own code can fail in any way: skipped, not fatal
+            log.warning(
+                "engine plugin %r (%s) skipped: it failed to load", ep.name, ep.value, exc_info=True
+            )
             continue
         if isinstance(engine, Engine):
             engines[engine.name] = engine

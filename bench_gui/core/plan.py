@@ -10,6 +10,7 @@ wrong, all of them at once, so a user fixes a plan in one pass.
 from __future__ import annotations
 
 import re
+import reprlib
 import tomllib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -19,11 +20,42 @@ import tomli_w
 
 from bench_gui.agent.hostinfo import SYSCTLS, THP_KNOBS
 from bench_gui.core.power import METER_KINDS, check_meter_options, installed_meter_names
-from bench_gui.core.tuning_presets import BUILTIN_OS_PRESETS
+from bench_gui.core.tuning.presets import BUILTIN_OS_PRESETS
 
 TARGET_KINDS = ("demo", "postgresql")
 BUILD_MODES = ("if_missing", "always", "never")
 DEFAULT_VUS = (8, 16, 24, 32, 40, 48, 56, 64)
+# Each virtual user is a database connection of its own, and PostgreSQL's max_connections
+# rarely allows more; each step is a full ramp-up and measured window, so a sweep of more steps
+# runs for days. Both are checked before a range is expanded ("1-3000000000/1" builds nothing).
+MAX_VUS_PER_STEP: Final = 5000
+MAX_STEPS: Final = 100
+# A plan is a few kilobytes of TOML: a bigger file is not a plan, and is not read whole.
+MAX_PLAN_BYTES: Final = 1024 * 1024
+# The only environment variables a plan may name for the database password: the value is sent
+# to the plan's host, so a shared plan must not pick any variable of the desktop's environment.
+PASSWORD_ENV_NAMES: Final = re.compile(r"^(PGPASSWORD|BENCH_GUI_[A-Z0-9_]+)$")
+
+
+def shown(value: Any) -> str:
+    """A value as an error message shows it: short, one line, whatever the value is."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 64:
+        return f"a number of about {int(value.bit_length() * 0.30103)} digits"
+    try:
+        return reprlib.repr(value)
+    except (ValueError, RecursionError):
+        return f"a {type(value).__name__} that cannot be shown"
+
+
+def password_env_problem(name: str) -> str:
+    """Why ``target.password_env`` may not name this variable ('' if it may)."""
+    if not name or PASSWORD_ENV_NAMES.match(name):
+        return ""
+    return (
+        f"{shown(name)} is not allowed: only PGPASSWORD or a BENCH_GUI_* variable (its value"
+        " is sent to the plan's host, so a plan may not pick any variable of your"
+        " environment); or keep the password in the OS keyring: bench-gui target db-password"
+    )
 
 
 class PlanError(ValueError):
@@ -78,6 +110,9 @@ class Workload:
     build_workers: int = 0  # 0: one per CPU
     # Worker processes for the virtual users; 0: one per CPU (capped at the user count).
     processes: int = 0
+    # Seconds the database may go without answering (hung, not down) before the run ends
+    # with the steps it finished; a step it stayed silent in never counts as complete.
+    db_stall_limit_s: float = 120.0
 
 
 @dataclass
@@ -116,7 +151,7 @@ class OsKnobs:
     Never persisted: a reboot, the end of the run or a rollback brings the old values back.
     """
 
-    preset: str = ""  # an OS preset (bench_gui.core.tuning_presets.BUILTIN_OS_PRESETS)
+    preset: str = ""  # an OS preset (bench_gui.core.tuning.presets.BUILTIN_OS_PRESETS)
     knobs: dict[str, str] = field(default_factory=dict)
     # Where: "" the database host (the driver's SSH target, else this machine), "local" this
     # machine, or the name of a saved SSH target.
@@ -167,10 +202,11 @@ class Plan:
 
 def _check_int(problems: list[tuple[str, str]], name: str, value: Any, low: int, high: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        problems.append((name, f"must be a whole number, got {value!r}"))
+        problems.append((name, f"must be a whole number, got {shown(value)}"))
         return low
     if not low <= value <= high:
-        problems.append((name, f"must be between {low} and {high}, got {value}"))
+        problems.append((name, f"must be between {low} and {high}, got {shown(value)}"))
+        return low
     return value
 
 
@@ -178,29 +214,48 @@ def _check_float(
     problems: list[tuple[str, str]], name: str, value: Any, low: float, high: float
 ) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
-        problems.append((name, f"must be a number of seconds, got {value!r}"))
+        problems.append((name, f"must be a number of seconds, got {shown(value)}"))
         return low
-    if not low <= value <= high:
-        problems.append((name, f"must be between {low:g} and {high:g} seconds, got {value:g}"))
+    if not low <= value <= high:  # NaN too
+        problems.append((name, f"must be between {low:g} and {high:g} seconds, got {shown(value)}"))
+        return low
     return float(value)
 
 
 def _check_bool(problems: list[tuple[str, str]], name: str, value: Any) -> bool:
     if not isinstance(value, bool):
-        problems.append((name, f"must be true or false, got {value!r}"))
+        problems.append((name, f"must be true or false, got {shown(value)}"))
         return False
     return value
 
 
 def _check_str(problems: list[tuple[str, str]], name: str, value: Any) -> str:
     if not isinstance(value, str):
-        problems.append((name, f"must be text, got {value!r}"))
+        problems.append((name, f"must be text, got {shown(value)}"))
         return ""
     return value
 
 
+def _too_many_users(number: int) -> ValueError:
+    return ValueError(
+        f"{shown(number) if number.bit_length() > 64 else format(number, ',')} virtual users in"
+        f" one step: at most {MAX_VUS_PER_STEP} (each is a database connection of its own)"
+    )
+
+
+def _too_many_steps(count: int) -> ValueError:
+    return ValueError(
+        f"{count:,} sweep steps: at most {MAX_STEPS} (each step is a full ramp-up and measured"
+        " window; more would run for days)"
+    )
+
+
 def parse_vu_list(value: Any) -> list[int]:
-    """Accept ``[8, 16]``, ``"8,16,24"`` or ``"8-64/8"`` (start-stop/step); raise ValueError."""
+    """Accept ``[8, 16]``, ``"8,16,24"`` or ``"8-64/8"`` (start-stop/step); raise ValueError.
+
+    The limits (:data:`MAX_VUS_PER_STEP`, :data:`MAX_STEPS`) are checked before a range is
+    expanded, so a typo of a few digits never builds a list of millions.
+    """
     if isinstance(value, str):
         text = value.replace(" ", "")
         if not text:
@@ -212,28 +267,41 @@ def parse_vu_list(value: Any) -> list[int]:
                 start, stop = int(start_text), int(stop_text)
                 step = int(step_text) if step_text else 1
             except ValueError:
-                raise ValueError(f"{value!r} is not a range like 8-64/8") from None
+                raise ValueError(f"{shown(value)} is not a range like 8-64/8") from None
             if step <= 0 or stop < start:
-                raise ValueError(f"{value!r} is not a rising range")
+                raise ValueError(f"{shown(value)} is not a rising range")
+            if start < 1:
+                raise ValueError(f"{start} is not a positive user count")
+            if stop > MAX_VUS_PER_STEP:
+                raise _too_many_users(stop)
+            count = (stop - start) // step + 1
+            if count > MAX_STEPS:
+                raise _too_many_steps(count)
             return list(range(start, stop + 1, step))
         items: list[Any] = text.split(",")
     elif isinstance(value, list | tuple):
         items = list(value)
     else:
-        raise ValueError(f"must be a list of user counts, got {value!r}")
+        raise ValueError(f"must be a list of user counts, got {shown(value)}")
+    if len(items) > MAX_STEPS:
+        raise _too_many_steps(len(items))
     result: list[int] = []
     for item in items:
         if isinstance(item, bool):
-            raise ValueError(f"{item!r} is not a whole number")
+            raise ValueError(f"{shown(item)} is not a whole number")
         if isinstance(item, int):
             number = item
-        else:
+        elif isinstance(item, str):
             try:
-                number = int(str(item))
+                number = int(item)
             except ValueError:
-                raise ValueError(f"{item!r} is not a whole number") from None
+                raise ValueError(f"{shown(item)} is not a whole number") from None
+        else:
+            raise ValueError(f"{shown(item)} is not a whole number")
         if number < 1:
-            raise ValueError(f"{number} is not a positive user count")
+            raise ValueError(f"{shown(number)} is not a positive user count")
+        if number > MAX_VUS_PER_STEP:
+            raise _too_many_users(number)
         result.append(number)
     if not result:
         raise ValueError("is empty")
@@ -269,6 +337,8 @@ def plan_from_dict(data: dict[str, Any]) -> Plan:
             key,
             _check_str(problems, f"target.{key}", target_data.get(key, getattr(target, key))),
         )
+    if password_env_problem(target.password_env):
+        problems.append(("target.password_env", password_env_problem(target.password_env)))
     target.port = _check_int(
         problems, "target.port", target_data.get("port", target.port), 1, 65535
     )
@@ -294,9 +364,6 @@ def plan_from_dict(data: dict[str, Any]) -> Plan:
         wl.virtual_users = parse_vu_list(wl_data.get("virtual_users", wl.virtual_users))
     except ValueError as exc:
         problems.append(("workload.virtual_users", str(exc)))
-    else:
-        if max(wl.virtual_users) > 5000:
-            problems.append(("workload.virtual_users", "at most 5000 virtual users per step"))
     wl.rampup_s = _check_float(
         problems, "workload.rampup_s", wl_data.get("rampup_s", wl.rampup_s), 0, 86_400
     )
@@ -315,6 +382,13 @@ def plan_from_dict(data: dict[str, Any]) -> Plan:
     )
     wl.processes = _check_int(
         problems, "workload.processes", wl_data.get("processes", wl.processes), 0, 256
+    )
+    wl.db_stall_limit_s = _check_float(
+        problems,
+        "workload.db_stall_limit_s",
+        wl_data.get("db_stall_limit_s", wl.db_stall_limit_s),
+        1,
+        86_400,
     )
 
     driver_data = data.get("driver", {})
@@ -489,14 +563,48 @@ def _check_os(problems: list[tuple[str, str]], plan: Plan, data: Any) -> None:
     section.devices = _device_names(problems, "os.devices", data.get("devices", []))
 
 
+def plan_text(raw: bytes, where: str) -> str:
+    """A plan file's bytes as text: UTF-8 (a leading BOM is allowed) or :class:`PlanError`."""
+    if len(raw) > MAX_PLAN_BYTES:
+        raise PlanError(
+            [(where, f"is larger than {MAX_PLAN_BYTES // 1024} KiB: not a plan (one is a few KiB)")]
+        )
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise PlanError(
+            [
+                (
+                    where,
+                    f"is not UTF-8 text (byte 0x{raw[exc.start]:02x} on line {line}): save it"
+                    " as UTF-8",
+                )
+            ]
+        ) from None
+
+
 def load_plan(path: Path) -> Plan:
     """Read a TOML plan file; syntax errors and bad values both raise :class:`PlanError`."""
     try:
-        text = path.read_text(encoding="utf-8")
+        with path.open("rb") as file:
+            raw = file.read(MAX_PLAN_BYTES + 1)
     except OSError as exc:
         raise PlanError([(str(path), f"cannot be read: {exc.strerror}")]) from exc
+    return plan_from_toml(plan_text(raw, str(path)), str(path))
+
+
+def plan_from_toml(text: str, where: str = "plan") -> Plan:
+    """A plan from TOML text; syntax errors and bad values both raise :class:`PlanError`."""
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise PlanError([(str(path), f"is not valid TOML: {exc}")]) from exc
+        raise PlanError([(where, f"is not valid TOML: {exc}")]) from exc
+    except ValueError as exc:  # an integer of thousands of digits
+        reason = "a number has thousands of digits" if "digits" in str(exc) else str(exc)
+        raise PlanError([(where, f"is not a usable plan: {reason}")]) from exc
+    except RecursionError:
+        raise PlanError(
+            [(where, "is not a usable plan: its arrays or tables nest too deeply")]
+        ) from None
     return plan_from_dict(data)

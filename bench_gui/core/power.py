@@ -16,6 +16,7 @@ the desktop side, and the desktop side must not compute it twice); it is re-expo
 
 from __future__ import annotations
 
+import logging
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -24,18 +25,20 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from bench_gui.agent.power import METER_KINDS as METER_KINDS
-from bench_gui.agent.power import SCOPE_CPU as SCOPE_CPU
-from bench_gui.agent.power import SCOPE_WALL as SCOPE_WALL
-from bench_gui.agent.power import (
+from bench_gui.agent.power_math import METER_KINDS as METER_KINDS
+from bench_gui.agent.power_math import SCOPE_CPU as SCOPE_CPU
+from bench_gui.agent.power_math import SCOPE_WALL as SCOPE_WALL
+from bench_gui.agent.power_math import (
     MeterError,
     average_watts,
     guess_column,
     parse_power_csv,
     preview_power_csv,
 )
-from bench_gui.agent.power import joules_per_new_order as joules_per_new_order
-from bench_gui.agent.power import mw_per_nopm as mw_per_nopm
+from bench_gui.agent.power_math import joules_per_new_order as joules_per_new_order
+from bench_gui.agent.power_math import mw_per_nopm as mw_per_nopm
+
+log = logging.getLogger(__name__)
 
 POWER_METER_GROUP = "bench_gui.power_meters"
 
@@ -240,7 +243,13 @@ def load_meter_kinds() -> dict[str, MeterKind]:
     for ep in entry_points(group=POWER_METER_GROUP):
         try:
             kind = ep.load()()
-        except Exception:  # noqa: BLE001 - one broken plugin must not break the app
+        except Exception:  # a plugin's own code can fail in any way: skipped, not fatal
+            log.warning(
+                "power meter plugin %r (%s) skipped: it failed to load",
+                ep.name,
+                ep.value,
+                exc_info=True,
+            )
             continue
         if isinstance(kind, MeterKind):
             kinds[kind.name] = kind

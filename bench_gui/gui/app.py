@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import logging
+import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from types import FrameType
 from typing import Any
 
+from PySide6.QtCore import QTimer
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QApplication, QMessageBox
 
@@ -17,6 +21,12 @@ from bench_gui.gui.resources import app_icon, load_theme
 
 APP_NAME = "bench-gui"
 _THEMED = "bench_gui_themed"
+# How often Python gets to run while Qt's event loop waits: a signal's Python handler runs only
+# then (Qt's C++ loop never returns to the interpreter on its own).
+SIGNAL_POLL_MS = 200
+QUIT_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+log = logging.getLogger(__name__)
 
 
 def apply_theme(app: QApplication) -> None:
@@ -46,11 +56,13 @@ def start_up(store: Any, controller_factory: ControllerFactory | None = None) ->
     """What main does between opening the store and ``app.exec()`` (tests call it as is).
 
     Runs a closed or crashed app left "running" are closed as incomplete, except those on an
-    SSH driver host: they may still be going on there. The window opens at once; the driver
+    SSH driver host (they may still be going on there) and those a live process on this
+    machine still writes (a ``bench-gui run`` in a terminal: see
+    :mod:`bench_gui.store.run_claims`). The window opens at once; the driver
     hosts are asked in the background, and a dialog offers to re-attach to what was found
     (see :mod:`bench_gui.gui.reattach`). Raises StoreError if the store cannot be read.
     """
-    from bench_gui.gui.reattach import find_candidates
+    from bench_gui.services.reattach import find_candidates
 
     candidates = find_candidates(store, at_start=True)
     store.mark_stale_running(keep=[c.session_id for c in candidates if c.status == "running"])
@@ -58,6 +70,44 @@ def start_up(store: Any, controller_factory: ControllerFactory | None = None) ->
     window.show()
     window.offer_reattach(candidates)
     return window
+
+
+@contextmanager
+def quit_on_signals(quit_app: Callable[[], None]) -> Iterator[QTimer]:
+    """Ctrl+C in the terminal (SIGINT) and SIGTERM end the app as its window's close would,
+    instead of being ignored while Qt's loop runs: the handler posts ``quit_app`` to the event
+    loop, and a timer wakes Python up often enough for the handler to run. The previous
+    handlers are back after the block."""
+
+    def handler(signum: int, _frame: FrameType | None) -> None:
+        log.info("%s received: closing", signal.Signals(signum).name)
+        QTimer.singleShot(0, quit_app)
+
+    previous = {sig: signal.signal(sig, handler) for sig in QUIT_SIGNALS}
+    ticker = QTimer()
+    ticker.timeout.connect(lambda: None)  # only to give the interpreter a turn
+    ticker.start(SIGNAL_POLL_MS)
+    try:
+        yield ticker
+    finally:
+        ticker.stop()
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+
+
+def close_for_signal(app: QApplication, window: MainWindow) -> None:
+    """What a quit signal does: stop a run or task (what was measured is kept, as when the
+    window is closed during a run) and leave the event loop, dialogs included; ``main`` then
+    shuts the window down and closes the store."""
+    window.shutdown()
+    window.hide()
+    app.quit()
+
+
+def show_start_up_error(title: str, details: str) -> None:
+    """The error channel's view until the main window exists (it has its own): a box that
+    waits, since the app ends after it."""
+    QMessageBox.critical(None, APP_NAME, f"{title}\n\n{details}" if details else title)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -71,13 +121,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     QApplication.setDesktopFileName(APP_NAME)
     existing = QApplication.instance()
     app = existing if isinstance(existing, QApplication) else QApplication(args)
+    errors = notifier()
+    errors.error.connect(show_start_up_error)  # until the window shows them
     if binding_drops_references():
-        logging.getLogger(__name__).critical(BAD_BINDING_HELP)
-        QMessageBox.critical(None, APP_NAME, BAD_BINDING_HELP)
+        errors.report(BAD_BINDING_HELP, "")
         return 2
     apply_theme(app)
 
-    hooks = ExceptHooks(notifier())
+    hooks = ExceptHooks(errors)
     hooks.install()
     try:
         from bench_gui.store import SessionStore, StoreError
@@ -85,15 +136,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             store = SessionStore()
         except StoreError as exc:
-            QMessageBox.critical(None, APP_NAME, f"Cannot open the session store.\n\n{exc}")
+            errors.report("Cannot open the session store.", str(exc))
             return 1
         try:
             try:
                 window = start_up(store)
             except StoreError as exc:
-                QMessageBox.critical(None, APP_NAME, f"Cannot read the session store.\n\n{exc}")
+                errors.report("Cannot read the session store.", str(exc))
                 return 1
-            status = app.exec()
+            errors.error.disconnect(show_start_up_error)
+            with quit_on_signals(lambda: close_for_signal(app, window)):
+                log.info("bench-gui is up: Ctrl+C or SIGTERM closes it")
+                status = app.exec()
             window.shutdown()
         finally:
             store.close()

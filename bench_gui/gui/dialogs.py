@@ -1,4 +1,4 @@
-"""Dialogs shared by the pages: the host-key question (and refusal).
+"""Dialogs shared by the pages: the host-key question (and refusal), and the one flow around it.
 
 :class:`HostKeyDialog` is what the GUI shows for a :class:`~bench_gui.remote.errors.HostKeyError`:
 
@@ -16,6 +16,7 @@ the caller reads :attr:`HostKeyDialog.accepted_fingerprint` when ``finished`` is
 from __future__ import annotations
 
 import html
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import Qt
@@ -243,3 +244,65 @@ class HostKeyDialog(QDialog):
         if isinstance(self.error, UnknownHostKey):
             self.accepted_fingerprint = self.error.fingerprint_sha256
             self.accept()
+
+
+class HostKeyPrompt:
+    """The one host-key flow of the pages: ask about an unknown key, show a refusal.
+
+    A page keeps one prompt. :meth:`ask` opens the question window-modally and calls
+    ``answered`` with the accepted fingerprint, or None when the key was rejected, the dialog
+    closed, or the page is closing (so a retry never happens behind a closed window).
+    :meth:`refuse` shows why a changed or revoked key is refused; there is nothing to answer.
+    ``dialog`` is the open dialog, for tests and for closing the page.
+    """
+
+    def __init__(self, parent: QWidget, known_hosts: Path | None = None) -> None:
+        self.parent = parent
+        self.known_hosts = known_hosts
+        self.dialog: HostKeyDialog | None = None
+        self.closing = False
+
+    def ask(
+        self, error: UnknownHostKey, target_name: str, answered: Callable[[str | None], None]
+    ) -> HostKeyDialog:
+        dialog = self._open(error, target_name)
+
+        def finished(_result: int) -> None:
+            self._forget(dialog)
+            answered(None if self.closing else dialog.accepted_fingerprint)
+
+        dialog.finished.connect(finished)
+        dialog.open()
+        return dialog
+
+    def refuse(self, error: HostKeyError, target_name: str) -> HostKeyDialog:
+        dialog = self._open(error, target_name)
+        dialog.finished.connect(lambda _result: self._forget(dialog))
+        dialog.open()
+        return dialog
+
+    def close(self) -> None:
+        """The page is closing: close an open dialog; its answer is dropped."""
+        self.closing = True
+        if self.dialog is not None:
+            self.dialog.reject()
+
+    def _open(self, error: HostKeyError, target_name: str) -> HostKeyDialog:
+        if self.dialog is not None:
+            self.dialog.reject()
+        dialog = HostKeyDialog(error, target_name, self.known_hosts, self.parent)
+        self.dialog = dialog
+        return dialog
+
+    def _forget(self, dialog: HostKeyDialog) -> None:
+        if self.dialog is dialog:
+            self.dialog = None
+        dialog.deleteLater()
+
+
+def not_accepted_text(host: str) -> str:
+    """What a page says when the user did not accept a host key."""
+    return (
+        f"The host key of {host} was not accepted: nothing was recorded and no password or key"
+        " was offered to it."
+    )

@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 from bench_gui import __version__
 from bench_gui.agent.protocol import Event
 from bench_gui.core.plan import Plan, PlanError, plan_from_dict
-from bench_gui.gui import remote_tasks
+from bench_gui.gui import tasks
 from bench_gui.gui.errors import ErrorNotifier, notifier
 from bench_gui.gui.pages.compare import ComparePage
 from bench_gui.gui.pages.database import DatabasePage
@@ -40,10 +40,11 @@ from bench_gui.gui.pages.sessions import SessionsPage
 from bench_gui.gui.pages.storage import StoragePage
 from bench_gui.gui.pages.targets import TargetsPage
 from bench_gui.gui.pages.workload import WorkloadPage
-from bench_gui.gui.reattach import Candidate, ReattachController, Reattacher, find_candidates
+from bench_gui.gui.reattach import Reattacher
 from bench_gui.gui.worker import Controller, RunWorker, describe_status
+from bench_gui.services.reattach import Candidate, ReattachController, find_candidates
 
-# (plan, store, action) -> a controller; the default is bench_gui.runner.RunController.
+# (plan, store, action) -> a controller; the default is bench_gui.services.run.RunController.
 ControllerFactory = Callable[[Plan, Any, str], Controller]
 
 PAGES = ("Workload", "Live", "Sessions", "Compare", "Database", "Targets", "Storage")
@@ -58,7 +59,7 @@ QPushButton#navAction:hover { background-color: #1a2130; color: #ffffff; border-
 
 
 def default_controller_factory(plan: Plan, store: Any, action: str) -> Controller:
-    from bench_gui.runner import RunController
+    from bench_gui.services.run import RunController
 
     return RunController(plan, store, action)
 
@@ -334,7 +335,7 @@ class MainWindow(QMainWindow):
         ok = self.reattacher.shutdown(timeout_s) and ok
         # Whatever else runs in the background (a power-log import...) ends before the store
         # it writes to is closed.
-        return remote_tasks.shutdown_all(timeout_s) and ok
+        return tasks.shutdown_all(timeout_s) and ok
 
     # ---- messages ------------------------------------------------------------------------
 

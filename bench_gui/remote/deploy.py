@@ -1,7 +1,8 @@
 """Deploying the agent to a driver host over SFTP, without the host needing the internet.
 
 The agent (``bench_gui/agent``, stdlib + psycopg + hdrhistogram) goes into a versioned cache on
-the host, ``~/.cache/bench-gui/agent-<version>-<hash>/``, as one archive unpacked there. Its
+the host, ``~/.cache/bench-gui/agent-<version>-<hash>/`` (the folder is the transport's
+``remote_root``: ``$BENCH_GUI_REMOTE_ROOT`` when set), as one archive unpacked there. Its
 Python dependencies are either the host's own (when ``import psycopg, hdrh`` works there) or
 copied from this desktop's site-packages, which only works when the host runs the same Python
 (implementation, major.minor) on the same platform with a C library at least as new as the
@@ -31,8 +32,8 @@ from typing import Any, Final
 
 import bench_gui.agent
 from bench_gui.agent import AGENT_VERSION
+from bench_gui.remote.connection import SSHConnection
 from bench_gui.remote.errors import DeployError, RemotePythonUnsupported, SSHError
-from bench_gui.remote.session import SSHSession
 
 MIN_PYTHON: Final = (3, 10)  # the agent uses zip(strict=...) and X | Y in isinstance
 # What the agent imports besides the stdlib, as distributions. hdrhistogram declares pbr and
@@ -151,7 +152,7 @@ def local_python() -> PythonInfo:
     )
 
 
-def probe_python(session: SSHSession, python: str) -> PythonInfo:
+def probe_python(session: SSHConnection, python: str) -> PythonInfo:
     """Run the probe with the target's interpreter; a missing one raises a clear error."""
     result = session.run([python, "-c", PROBE_SCRIPT], timeout=60)
     if result.exit_status == 127 or ("not found" in result.stderr and not result.stdout):
@@ -328,7 +329,7 @@ class Deployment:
         return ["env", f"PYTHONPATH={self.pythonpath}", self.python, "-m", "bench_gui.agent", *args]
 
 
-def _exists(session: SSHSession, path: str) -> bool:
+def _exists(session: SSHConnection, path: str) -> bool:
     try:
         session.sftp().stat(path)
     except FileNotFoundError:
@@ -340,7 +341,7 @@ def _exists(session: SSHSession, path: str) -> bool:
     return True
 
 
-def deploy(session: SSHSession, python: str, remote_root: str) -> Deployment:
+def deploy(session: SSHConnection, python: str, remote_root: str) -> Deployment:
     """Make the agent runnable on the host (uploading it only if needed) and say how."""
     info = probe_python(session, python)
     check_python_version(info, session.host)

@@ -15,8 +15,8 @@ import time
 from collections.abc import Callable
 from typing import Any, Final
 
+from bench_gui.remote.connection import CommandResult, SSHConnection
 from bench_gui.remote.errors import SSHError
-from bench_gui.remote.session import CommandResult, SSHSession
 
 LSBLK_COLUMNS: Final = "NAME,PATH,TYPE,SIZE,MODEL,SERIAL,ROTA,TRAN,REV,FSTYPE,MOUNTPOINTS"
 # util-linux before 2.37 has MOUNTPOINT (one) instead of MOUNTPOINTS, before 2.33 no PATH.
@@ -307,7 +307,7 @@ def parse_proc_mounts(text: str) -> list[dict[str, Any]]:
 # -- collecting --------------------------------------------------------------------------------
 
 
-def _run(session: SSHSession, argv: list[str], notes: list[str]) -> CommandResult | None:
+def _run(session: SSHConnection, argv: list[str], notes: list[str]) -> CommandResult | None:
     try:
         result = session.run(argv, timeout=60)
     except SSHError as exc:
@@ -331,7 +331,7 @@ def _try(
         return None
 
 
-def collect_inventory(session: SSHSession) -> dict[str, Any]:
+def collect_inventory(session: SSHConnection) -> dict[str, Any]:
     """The host's inventory; never fails on a missing tool (see ``notes``)."""
     notes: list[str] = []
     inventory: dict[str, Any] = {

@@ -3,7 +3,7 @@
 The knobs are the agent's list (:mod:`bench_gui.agent.hostinfo`): sysctls (dirty ratios,
 swappiness, NUMA balancing, max_map_count, the scheduler's granularity where the kernel has
 it), ``read_ahead_kb`` and the I/O ``scheduler`` of the data devices, transparent huge pages.
-They are written through a :class:`~bench_gui.remote.hostio.HostIO` (this machine or an SSH
+They are written through a :class:`~bench_gui.remote.host_access.HostIO` (this machine or an SSH
 target, as root), never persisted unless asked (:func:`persist_sysctls`), and every apply keeps
 an :class:`OsSnapshot` that :func:`rollback` writes back.
 
@@ -32,7 +32,7 @@ from bench_gui.agent.hostinfo import (
     is_data_candidate,
     selected,
 )
-from bench_gui.remote.hostio import HostIO
+from bench_gui.remote.host_access import HostIO
 
 SYSCTL_FILE: Final = "/etc/sysctl.d/90-bench-gui.conf"
 DEVICE_KNOBS: Final = ("read_ahead_kb", "scheduler")  # the writable ones of BLOCK_KNOBS

@@ -1,4 +1,5 @@
-"""Target secrets in the OS keyring: login password, key passphrase, sudo password.
+"""Target secrets in the OS keyring: login password, key passphrase, sudo password, and the
+password of a database server (:func:`database_password`).
 
 Nothing secret is written by the app itself: ``keyring`` hands each value to the platform's
 store (Secret Service, macOS Keychain, Windows Credential Locker). Entries are under the
@@ -8,12 +9,15 @@ backend of their own with :func:`keyring.set_keyring`.
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final
 
 import keyring
 import keyring.errors
 
+from bench_gui.core.plan import Target, password_env_problem
 from bench_gui.remote.errors import SecretStoreError
 
 SERVICE: Final = "bench-gui"
@@ -91,3 +95,89 @@ class TargetSecrets:
             passphrase=get_secret(target, "passphrase"),
             sudo_password=get_secret(target, "sudo_password"),
         )
+
+
+# ---- database passwords -------------------------------------------------------------------------
+
+
+def db_server_name(target: Target) -> str:
+    """The name a database server's password is kept under: ``postgresql:user@host:port``
+    (an SSH target's name has neither ``@`` nor ``:``, so the two never collide)."""
+    return f"{target.kind}:{target.user}@{target.host}:{target.port}"
+
+
+def set_db_password(target: Target, value: str) -> None:
+    """Store (or replace) the password of the plan target's database user."""
+    server = db_server_name(target)
+    try:
+        keyring.set_password(SERVICE, server, value)
+    except keyring.errors.KeyringError as exc:
+        raise _keyring_error(f"save the database password of {server}", exc) from exc
+
+
+def get_db_password(target: Target) -> str | None:
+    """The stored password of the plan target's database user, or None."""
+    server = db_server_name(target)
+    try:
+        return keyring.get_password(SERVICE, server)
+    except keyring.errors.KeyringError as exc:
+        raise _keyring_error(f"read the database password of {server}", exc) from exc
+
+
+def delete_db_password(target: Target) -> bool:
+    """Forget the stored database password; False if there was none."""
+    server = db_server_name(target)
+    try:
+        keyring.delete_password(SERVICE, server)
+    except keyring.errors.PasswordDeleteError:
+        return False
+    except keyring.errors.KeyringError as exc:
+        raise _keyring_error(f"delete the database password of {server}", exc) from exc
+    return True
+
+
+@dataclass(frozen=True)
+class DbPassword:
+    """A database password and where it came from (said to the user); ``repr`` hides it."""
+
+    value: str | None
+    source: str  # "the OS keyring (postgresql:postgres@db1:5432)", "environment variable X"
+
+    def __repr__(self) -> str:
+        return f"DbPassword(set={self.value is not None}, source={self.source!r})"
+
+
+def database_password(target: Target, environ: Mapping[str, str] | None = None) -> DbPassword:
+    """The password to send with a plan's database connection, looked up once.
+
+    The variable the plan names (``password_env``: PGPASSWORD or BENCH_GUI_*, nothing else of
+    the desktop's environment) when it is set, else the OS keyring's entry for the server.
+    Raise :class:`SecretStoreError` when the plan names a variable that is not allowed, or one
+    that is not set while the keyring has nothing either.
+    """
+    if target.kind == "demo":
+        return DbPassword(None, "none (the embedded demo needs none)")
+    env = os.environ if environ is None else environ
+    name = target.password_env
+    problem = password_env_problem(name)
+    if problem:
+        raise SecretStoreError(f"target.password_env: {problem}")
+    if name and env.get(name) is not None:
+        return DbPassword(env[name], f"environment variable {name}")
+    server = db_server_name(target)
+    try:
+        stored = get_db_password(target)
+    except SecretStoreError as exc:
+        if name:
+            raise SecretStoreError(
+                f"target.password_env names {name}, which is not set, and {exc}"
+            ) from exc
+        return DbPassword(None, f"none (no password in the environment, and {exc})")
+    if stored is not None:
+        return DbPassword(stored, f"the OS keyring ({server})")
+    if name:
+        raise SecretStoreError(
+            f"target.password_env names {name}, which is not set, and the OS keyring holds no"
+            f" password for {server} (save one with: bench-gui target db-password PLAN)"
+        )
+    return DbPassword(None, f"none (the OS keyring holds no password for {server})")

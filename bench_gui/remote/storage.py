@@ -5,18 +5,23 @@ parser) with the evidence of every current use, each from where it was read: mou
 (``/proc/self/mountinfo`` by major:minor and source), the root and boot filesystems' devices
 (through ``slaves``/``holders`` and partition parents), ``/proc/swaps``, ``/proc/mdstat``,
 non-empty ``/sys/class/block/*/holders``, signatures probed with ``blkid -p`` (RAID, LVM, ZFS and
-LUKS members, members of a mounted multi-device btrfs) and finally an ``O_EXCL`` open run on the
-host, which the kernel refuses for any device something holds.
+LUKS members, members of a mounted multi-device btrfs), an ``O_EXCL`` open run on the host,
+which the kernel refuses for any device something holds exclusively, and finally a process scan
+run as root (parsed by :mod:`bench_gui.core.open_handles`): every process's open files and
+memory maps, so a device merely held open (``exec 3</dev/sdb``, a ``dd`` reading it) is refused
+with the pid and command that hold it. A scan that could not read every process is itself a
+refusal, unless the user accepts it explicitly.
 
 :func:`apply_layout` runs a :class:`~bench_gui.core.storage.StoragePlan` only after the user
 typed every device name, and only if a fresh discovery finds no evidence against any device;
 otherwise :class:`StorageRefused` lists each device with its evidence and nothing is touched.
 Steps run one by one with a live log and a progress callback (the md resync from
 ``/proc/mdstat``). :func:`teardown_layout` undoes a layout with the same guards (what the
-layout itself holds is expected; anything else refuses). :func:`describe_layout` is the
-record of a built layout that is stored with every session measured on it.
+layout itself holds is expected; anything else refuses), and only a layout recorded as built by
+bench-gui, unless the user types its devices once more to say it was not. :func:`describe_layout`
+is the record of a built layout that is stored with every session measured on it.
 
-Every command is an argument list run through the session (SSH, or :class:`LocalSession` for
+Every command is an argument list run through the session (SSH, or :class:`LocalShell` for
 this machine), so it lands in the command log and never passes through a shell with user data
 in it: the two fixed scripts here take device names as arguments (``"$@"``), never as text.
 """
@@ -34,6 +39,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Final, NoReturn, Protocol
 
+from bench_gui.core.open_handles import HandleScan, failed_scan, parse_handle_scan
 from bench_gui.core.storage import (
     ERASE_METHODS,
     Layout,
@@ -46,10 +52,10 @@ from bench_gui.core.storage import (
     parse_mdstat,
     valid_device_path,
 )
-from bench_gui.remote.errors import NoSudo, SSHError
+from bench_gui.remote.connection import DEFAULT_TIMEOUT, CommandLogEntry, CommandResult
+from bench_gui.remote.errors import CommandTimeout, NoSudo, SSHError
 from bench_gui.remote.inventory import parse_lsblk_json
-from bench_gui.remote.localhost import LOCAL_TARGET, LocalSession
-from bench_gui.remote.session import DEFAULT_TIMEOUT, CommandLogEntry, CommandResult
+from bench_gui.remote.local_shell import LOCAL_TARGET, LocalShell
 
 LSBLK_COLUMNS: Final = (
     "NAME,KNAME,PATH,TYPE,SIZE,MODEL,SERIAL,ROTA,TRAN,REV,FSTYPE,MOUNTPOINTS,PKNAME,MAJ:MIN,RO"
@@ -88,6 +94,9 @@ TOOLS: Final = (
 )
 BOOT_MOUNTS: Final = ("/boot", "/boot/efi", "/efi")
 RESYNC_POLL_S: Final = 1.0
+# The field names of the two refusals the user may override (each with its own explicit word).
+UNREADABLE_FIELD: Final = "processes"
+NOT_RECORDED_FIELD: Final = "recorded"
 
 # Everything about the host but lsblk and blkid in one round trip: a fixed script, no data
 # of ours in it. Sections start with "@@name"; sysfs facts are "key device value" lines.
@@ -137,10 +146,36 @@ for my $d (@ARGV) {
   else { printf "%s %d %s\n", $d, $! + 0, "$!"; }
 }
 """
+# Who holds a device open without holding it exclusively (parsed by core.open_handles): every
+# process's open files that point into /dev (their device numbers, by stat through the magic
+# link: no file is opened, and nothing outside /dev is stat'ed, so a hung network mount cannot
+# hang it), the memory maps that name one of the devices given as arguments, the commands of
+# those processes, and device-mapper's open counts. Errors stay in their section (2>&1).
+_HANDLES_SCRIPT: Final = r"""
+export LC_ALL=C
+printf '@@uid\n'; id -u
+fds=$(find /proc/[0-9]*/fd -mindepth 1 -maxdepth 1 -lname '/dev/*' \
+  -exec stat -L -c '%n %f %t %T' -- {} + 2>&1)
+maps=
+if [ "$#" -gt 0 ]; then
+  pat=$(for d do printf ' %s\n' "$d"; done)
+  maps=$(grep -H -F -e "$pat" /proc/[0-9]*/maps 2>&1)
+fi
+printf '@@fds\n%s\n@@maps\n%s\n@@comm\n' "$fds" "$maps"
+for p in $(printf '%s\n%s\n' "$fds" "$maps" | sed -n 's#^[^/]*/proc/\([0-9][0-9]*\)/.*#\1#p' \
+  | sort -un); do
+  c=$(cat "/proc/$p/comm" 2>/dev/null) && printf '%s %s\n' "$p" "$c"
+done
+printf '@@dmopen\n'
+if command -v dmsetup >/dev/null 2>&1; then
+  dmsetup info -c --noheadings -o devno,open --separator ' ' 2>/dev/null
+fi
+printf '@@end\n'
+"""
 
 
 class Runner(Protocol):
-    """What storage work needs of a session: SSHSession and LocalSession both are one."""
+    """What storage work needs of a session: SSHConnection and LocalShell both are one."""
 
     @property
     def label(self) -> str: ...
@@ -182,8 +217,8 @@ def open_runner(
 ) -> Runner:
     """A session to ``target``: "local" is this machine, anything else a saved SSH target."""
     if target == LOCAL_TARGET:
-        return LocalSession(on_command=on_command)
-    from bench_gui.remote.session import connect
+        return LocalShell(on_command=on_command)
+    from bench_gui.remote.connection import connect
     from bench_gui.remote.targets import get_target
 
     ssh_target = get_target(target, targets_file)
@@ -203,8 +238,8 @@ class StorageError(RuntimeError):
 class Evidence:
     """One reason a device is in use (``blocking``) or a fact about it worth showing."""
 
-    kind: str  # mounted, root, boot, swap, member, btrfs, holders, busy, readonly, partitions,
-    # signature, not-disk, pgdata
+    kind: str  # mounted, root, boot, swap, member, btrfs, holders, busy, open, open-count,
+    # readonly, partitions, signature, not-disk, pgdata
     text: str
     source: str
     device: str  # the device the evidence was found on (a partition, for a disk's evidence)
@@ -444,6 +479,7 @@ class BlockDevice:
     discard: bool = False
     read_only: bool = False
     exclusive: str = ""  # "ok", the error of the O_EXCL open, or "" (not tried)
+    open_count: int | None = None  # the kernel's, where it is exposed (device-mapper)
     erase_methods: list[str] = field(default_factory=list)
     evidence: list[Evidence] = field(default_factory=list)  # its own and its descendants'
 
@@ -484,6 +520,7 @@ class Discovery:
     boot_devices: list[str]
     notes: list[str] = field(default_factory=list)
     collected_at: str = ""
+    handles: HandleScan | None = None  # the process scan (None: not run)
 
     def find(self, path: str) -> BlockDevice | None:
         for device in self.devices:
@@ -516,6 +553,9 @@ class Discovery:
             "boot_devices": self.boot_devices,
             "tools": self.tools,
             "notes": self.notes,
+            "process_scan": None
+            if self.handles is None
+            else {"complete": self.handles.complete, "problem": self.handles.problem()},
         }
 
 
@@ -579,8 +619,32 @@ def _excl_test(
     return {p: found.get(p, f"untested: {result.first_error_line()}") for p in paths}
 
 
+def _handle_scan(runner: Runner, paths: list[str], notes: list[str]) -> HandleScan:
+    """Read, as root where possible, which processes hold the host's devices open."""
+    argv = ["sh", "-c", _HANDLES_SCRIPT, "sh", *paths]
+    try:
+        try:
+            result = runner.run(argv, sudo=True, timeout=60)
+        except NoSudo as exc:
+            notes.append(f"the process scan needs root to see every process: {exc}")
+            result = runner.run(argv, timeout=60)
+        if "@@end" not in result.stdout and result.exit_status == 127:  # no sudo at all here
+            result = runner.run(argv, timeout=60)
+    except CommandTimeout:
+        return failed_scan("the process scan did not finish in 60 s")
+    if "@@end" not in result.stdout:
+        return failed_scan(f"the process scan failed: {result.first_error_line()}")
+    scan = parse_handle_scan(result.stdout)
+    if not scan.complete:
+        notes.append(f"open handles: {scan.problem()}")
+    return scan
+
+
 def discover(runner: Runner, *, exclusive_test: bool = True) -> Discovery:
-    """The host's block devices with the evidence of their use (read-only: changes nothing)."""
+    """The host's block devices with the evidence of their use (read-only: changes nothing).
+
+    ``exclusive_test`` also runs the open tests: the ``O_EXCL`` open and the process scan.
+    """
     notes: list[str] = []
     doc = _lsblk(runner, notes)
     facts = runner.run(["sh", "-c", _FACTS_SCRIPT, "sh", *TOOLS], timeout=60)
@@ -611,6 +675,11 @@ def discover(runner: Runner, *, exclusive_test: bool = True) -> Discovery:
     elif probe:
         notes.append("blkid is missing: signatures come from lsblk only")
     excl = _excl_test(runner, probe, tools, notes) if exclusive_test else {}
+    handles = None
+    if exclusive_test:
+        names = [str(n["path"]) for n in nodes if n.get("path")]
+        names += [f"/dev/{n['kname']}" for n in nodes if n.get("kname")]
+        handles = _handle_scan(runner, list(dict.fromkeys(names)), notes)
     disc = analyse(
         nodes,
         sections,
@@ -619,6 +688,7 @@ def discover(runner: Runner, *, exclusive_test: bool = True) -> Discovery:
         tools,
         host=(sections.get("hostname", "").strip() or runner.host),
         notes=notes,
+        handles=handles,
     )
     disc.collected_at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     return disc
@@ -686,6 +756,7 @@ def analyse(
     tools: list[str],
     host: str = "",
     notes: list[str] | None = None,
+    handles: HandleScan | None = None,
 ) -> Discovery:
     """The evidence of every device's use, from what :func:`discover` read (pure)."""
     notes = notes if notes is not None else []
@@ -765,6 +836,8 @@ def analyse(
             read_only=bool(node.get("ro")) or bool(block and block.ro),
             exclusive=excl.get(path, ""),
         )
+        if handles is not None and device.dev:
+            device.open_count = handles.open_counts.get(device.dev)
         device.erase_methods = _erase_methods(node, block, tools)
         if device.parent and device.parent in devices:
             devices[device.parent].children.append(path)
@@ -772,6 +845,8 @@ def analyse(
         own[path] = _evidence(
             device, kname, mounts, swaps, md_arrays, root_names, boot_names, mounted_btrfs
         )
+        if handles is not None:
+            own[path] += _handle_evidence(device, kname, handles, sysfs)
 
     # A device carries its own evidence and that of everything under it (partitions).
     for path, device in devices.items():
@@ -806,7 +881,53 @@ def analyse(
         root_devices=sorted(path_of.get(n, f"/dev/{n}") for n in root_names),
         boot_devices=sorted(path_of.get(n, f"/dev/{n}") for n in boot_names),
         notes=notes,
+        handles=handles,
     )
+
+
+def _handle_evidence(
+    device: BlockDevice, kname: str, handles: HandleScan, sysfs: dict[str, SysBlock]
+) -> list[Evidence]:
+    """Processes that hold the device open, and the kernel's open counts (device-mapper)."""
+    path = device.path
+    out = [
+        Evidence(
+            "open",
+            f"is held open by {hold.describe()}",
+            hold.source,
+            path,
+            holder=str(hold.pid),
+        )
+        for hold in handles.holds(device.dev, {path, f"/dev/{kname}"})
+    ]
+    if device.open_count:
+        times = "time" if device.open_count == 1 else "times"
+        out.append(
+            Evidence(
+                "open-count",
+                f"is open {device.open_count} {times} (the kernel's open count)",
+                "dmsetup info -o open",
+                path,
+                blocking=False,
+            )
+        )
+    counted = []
+    for holder in device.holders:
+        block = sysfs.get(holder)
+        count = handles.open_counts.get(block.dev) if block else None
+        if count:
+            counted.append(f"{holder} is open {count} {'time' if count == 1 else 'times'}")
+    if counted:
+        out.append(
+            Evidence(
+                "open-count",
+                f"its holder is in use: {', '.join(counted)} (the kernel's open count)",
+                "dmsetup info -o open",
+                path,
+                blocking=False,
+            )
+        )
+    return out
 
 
 def _dedup(items: list[Evidence]) -> list[Evidence]:
@@ -983,8 +1104,34 @@ def _tool_refusals(layout: Layout, disc: Discovery, teardown: bool) -> list[Refu
     return out
 
 
-def check_layout(layout: Layout, disc: Discovery, action: str = "apply") -> list[Refusal]:
-    """Everything that stops ``layout`` from being applied (or torn down) on this host."""
+def unreadable_refusal(disc: Discovery) -> Refusal | None:
+    """The process scan did not see every process: one of them may hold a device open."""
+    scan = disc.handles
+    if scan is None or scan.complete:
+        return None
+    evidence = [
+        Evidence("unreadable", u.describe(), f"/proc/{u.pid}/fd and maps", "")
+        for u in scan.unreadable[:20]
+    ]
+    return Refusal(
+        UNREADABLE_FIELD,
+        "",
+        f"the open files of every process on {disc.host} could not be read"
+        f" ({scan.problem()}): a process there may hold a device open; refused unless you"
+        " accept that explicitly",
+        evidence,
+    )
+
+
+def check_layout(
+    layout: Layout, disc: Discovery, action: str = "apply", *, accept_unreadable: bool = False
+) -> list[Refusal]:
+    """Everything that stops ``layout`` from being applied (or torn down) on this host.
+
+    ``accept_unreadable`` is the user's explicit word that a process scan which could not read
+    every process (no root, or processes even root may not read) is good enough; a process
+    that the scan did find holding a device refuses whatever it says.
+    """
     teardown = action == "teardown"
     refusals: list[Refusal] = []
     known = [d.path for d in disc.candidates()]
@@ -1063,7 +1210,17 @@ def check_layout(layout: Layout, disc: Discovery, action: str = "apply") -> list
             md_name = md.removeprefix("/dev/")
             if disc.find(md) is not None or md_name in disc.md_arrays:
                 refusals.append(Refusal("array.device", md, f"{md} already exists on {disc.host}"))
-    elif volume_mount is not None:
+    else:
+        # The array device itself: a process holding /dev/md0 open would lose it under wipefs.
+        md_device = disc.find(layout.array.device) if layout.uses_md else None
+        held = [e for e in md_device.blocking if e.kind == "open"] if md_device else []
+        if held:
+            refusals.append(
+                Refusal(
+                    "array.device", layout.array.device, f"{layout.array.device} is in use", held
+                )
+            )
+    if teardown and volume_mount is not None:
         sources = {layout.volume, *layout.device_paths}
         if volume_mount.source not in sources:
             refusals.append(
@@ -1074,6 +1231,10 @@ def check_layout(layout: Layout, disc: Discovery, action: str = "apply") -> list
                     f" {volume_mount.source}, not from this layout's {layout.volume}",
                 )
             )
+    if not accept_unreadable:
+        unreadable = unreadable_refusal(disc)
+        if unreadable is not None:
+            refusals.append(unreadable)
     return refusals
 
 
@@ -1116,13 +1277,19 @@ def check_paths(layout: Layout) -> None:
         raise StorageRefused(bad)
 
 
-def check_confirmation(plan: StoragePlan, confirm: Iterable[str]) -> None:
-    """The typed names must be exactly the plan's devices (``sdb`` or ``/dev/sdb``)."""
+def _typed_devices(confirm: Iterable[str]) -> list[str]:
+    """What the user typed (items split at commas and spaces) as /dev paths."""
     typed: list[str] = []
     for item in confirm:
         for part in re.split(r"[,\s]+", item):
             if part:
                 typed.append(normalize_device(part))
+    return typed
+
+
+def check_confirmation(plan: StoragePlan, confirm: Iterable[str]) -> None:
+    """The typed names must be exactly the plan's devices (``sdb`` or ``/dev/sdb``)."""
+    typed = _typed_devices(confirm)
     wanted = plan.confirm_devices
     missing = [d for d in wanted if d not in typed]
     extra = [d for d in typed if d not in wanted]
@@ -1457,12 +1624,14 @@ def apply_layout(
     on_progress: ProgressFn | None = None,
     cancel: threading.Event | None = None,
     state_dir: Path | None = None,
+    accept_unreadable: bool = False,
 ) -> ApplyResult:
     """Build ``layout`` on the host after the guards; raise StorageRefused or StepFailed.
 
     ``confirm`` is what the user typed: every device of the layout, nothing else. A fresh
-    discovery (with the exclusive-open test) runs right before the first command. With
-    ``state_dir`` the resulting description is recorded there (see :func:`record_layout`).
+    discovery (with the exclusive-open test and the process scan) runs right before the first
+    command; ``accept_unreadable`` see :func:`check_layout`. With ``state_dir`` the resulting
+    description is recorded there (see :func:`record_layout`).
     """
     check_paths(layout)
     plan = build_plan(layout)
@@ -1470,7 +1639,7 @@ def apply_layout(
     log = on_log or (lambda _line: None)
     log(f"Checking the devices on {runner.label}…")
     disc = discover(runner)
-    refusals = check_layout(layout, disc, "apply")
+    refusals = check_layout(layout, disc, "apply", accept_unreadable=accept_unreadable)
     if refusals:
         raise StorageRefused(refusals, disc.host)
     result = ApplyResult("apply", layout.name, layout.target, disc.host, started_at=_now())
@@ -1530,6 +1699,82 @@ def _pgdata_evidence(runner: Runner, layout: Layout) -> list[Evidence]:
 PLACEMENT_FILE: Final = ".bench-gui-placement.json"
 
 
+def _recorded_as(layout: Layout, state_dir: Path | None) -> dict[str, Any] | None:
+    """The record of ``layout`` as bench-gui built it: same mount point, volume and devices."""
+    if state_dir is None:
+        return None
+    for item in recorded_layouts(state_dir, layout.target):
+        mount = item.get("mount") or {}
+        devices = [str(d.get("path")) for d in item.get("devices") or [] if isinstance(d, dict)]
+        if (
+            mount.get("point") == layout.mount.point
+            and item.get("volume") == layout.volume
+            and sorted(devices) == sorted(layout.device_paths)
+        ):
+            return item
+    return None
+
+
+def not_recorded_refusal(
+    layout: Layout, state_dir: Path | None, not_built_confirm: list[str] | None = None
+) -> Refusal | None:
+    """Teardown: refuse a layout bench-gui has no record of building, unless the user typed
+    its devices once more (``not_built_confirm``) to say it was not built here and may go.
+
+    Pure but for reading the records; None when the teardown may go on.
+    """
+    if not_built_confirm is not None:
+        typed = _typed_devices(not_built_confirm)
+        if sorted(set(typed)) == sorted(layout.device_paths):
+            return None
+        return Refusal(
+            NOT_RECORDED_FIELD,
+            "",
+            "to tear down a layout that bench-gui did not build, type every device of it"
+            f" again ({', '.join(layout.device_paths)}); typed: {', '.join(typed) or 'nothing'}",
+        )
+    if _recorded_as(layout, state_dir) is not None:
+        return None
+    point = layout.mount.point
+    records = recorded_layouts(state_dir, layout.target) if state_dir is not None else []
+    same_point = [r for r in records if (r.get("mount") or {}).get("point") == point]
+    if same_point:
+        built = [str(d.get("path")) for d in same_point[0].get("devices") or []]
+        what = (
+            f"the layout bench-gui built on {point} of {layout.target} is over"
+            f" {', '.join(built) or '?'}, not {', '.join(layout.device_paths)}"
+        )
+    else:
+        what = (
+            f"bench-gui has no record of building {layout.name!r} on {layout.target}"
+            f" ({point} over {', '.join(layout.device_paths)})"
+        )
+    return Refusal(
+        NOT_RECORDED_FIELD,
+        "",
+        f"{what}: it tears down only the layouts it built. If this one was not built by"
+        " bench-gui and is to be destroyed, confirm that separately by typing its devices"
+        " again",
+    )
+
+
+def _other_host_refusal(layout: Layout, state_dir: Path | None, host: str) -> list[Refusal]:
+    """The record names another host than the one the target reaches now."""
+    record = _recorded_as(layout, state_dir)
+    built_on = str((record or {}).get("host") or "")
+    if not built_on or not host or built_on == host:
+        return []
+    return [
+        Refusal(
+            NOT_RECORDED_FIELD,
+            "",
+            f"{layout.name!r} was built on host {built_on}, but target {layout.target} now"
+            f" reaches {host}: bench-gui did not build it there. If it is to be destroyed"
+            " anyway, confirm that separately by typing its devices again",
+        )
+    ]
+
+
 def teardown_layout(
     runner: Runner,
     layout: Layout,
@@ -1539,9 +1784,15 @@ def teardown_layout(
     on_progress: ProgressFn | None = None,
     cancel: threading.Event | None = None,
     state_dir: Path | None = None,
+    accept_unreadable: bool = False,
+    not_built_confirm: Iterable[str] | None = None,
 ) -> ApplyResult:
     """Unmount, stop the array and wipe the signatures, with the same guards as apply.
 
+    Only a layout that bench-gui built and recorded in ``state_dir`` is taken down (same
+    target, mount point and devices, on the same host): anything else is refused before the
+    host is touched, unless ``not_built_confirm`` holds the layout's devices typed once more,
+    the user's separate word that it was not built by bench-gui and may be destroyed.
     What the layout itself holds (its mount on ``mount.point``, its md array) is expected;
     any other use of a device refuses, and so does a mount that still holds PostgreSQL data.
     Steps whose object is already gone (not mounted, array stopped) are skipped and said so.
@@ -1549,10 +1800,16 @@ def teardown_layout(
     check_paths(layout)
     plan = build_teardown(layout)
     check_confirmation(plan, confirm)
+    not_built = list(not_built_confirm) if not_built_confirm is not None else None
+    record_refusal = not_recorded_refusal(layout, state_dir, not_built)
+    if record_refusal is not None:
+        raise StorageRefused([record_refusal])
     log = on_log or (lambda _line: None)
     log(f"Checking the devices on {runner.label}…")
     disc = discover(runner)
-    refusals = check_layout(layout, disc, "teardown")
+    refusals = check_layout(layout, disc, "teardown", accept_unreadable=accept_unreadable)
+    if not_built is None:
+        refusals += _other_host_refusal(layout, state_dir, disc.host)
     mounted = disc.mount_at(layout.mount.point)
     if mounted is not None and not refusals:
         pg = _pgdata_evidence(runner, layout)
@@ -1773,6 +2030,8 @@ __all__ = [
     "check_paths",
     "check_layout",
     "describe_layout",
+    "not_recorded_refusal",
+    "unreadable_refusal",
     "describe_line",
     "discover",
     "open_runner",

@@ -258,7 +258,10 @@ def _lookup(config: paramiko.SSHConfig | None, alias: str) -> dict[str, Any]:
         return {"hostname": alias}
     try:
         return dict(config.lookup(alias))
-    except Exception as exc:  # noqa: BLE001 - paramiko raises several kinds for bad configs
+    # paramiko's lookup: a bad Match/CanonicalDomains (SSHException), a non-numeric
+    # CanonicalizeMaxDots (ValueError), CanonicalizeHostname without CanonicalDomains
+    # (KeyError), Match exec without the invoke package (ImportError), a name lookup (OSError).
+    except (paramiko.SSHException, ValueError, KeyError, ImportError, OSError) as exc:
         raise TargetError(f"~/.ssh/config: cannot resolve {alias!r}: {exc}") from exc
 
 

@@ -7,12 +7,26 @@ never fatal.
 
 from __future__ import annotations
 
+import getpass
+import socket
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from bench_gui.agent.protocol import Event, ProtocolError
+
+# The environment variable that tells the agent who started it, for its run lock's "held by".
+LOCK_HOLDER_ENV: Final = "BENCH_GUI_LOCK_HOLDER"
+
+
+def desktop_identity() -> str:
+    """``user@host`` of this desktop: who started a run, as its lock and run folder say."""
+    try:
+        user = getpass.getuser()
+    except (OSError, KeyError):  # no login name and no passwd entry for this uid
+        user = "?"
+    return f"{user}@{socket.gethostname()}"
 
 
 @dataclass

@@ -244,6 +244,21 @@ def _adv(item: Advantage | None) -> Cell:
     return Cell(item.text, round(item.pct, 4), "good" if item.pct > 0 else "bad")
 
 
+DOUBT_MARK = "⚑"
+DOUBT_NOTE = (
+    f"{DOUBT_MARK} NOPM doubtful: the database counted more (or fewer) New-Orders than the"
+    " driver committed in the same window (by more than 2%), so another load was probably"
+    " running on the server; the figure, and every ratio made from it, is not this run's alone."
+)
+
+
+def _doubt(cell: Cell, doubtful: bool) -> Cell:
+    """A cell whose figure rests on a doubtful NOPM (core.crosscheck): marked, flag tone."""
+    if not doubtful or cell.value is None:
+        return cell
+    return Cell(f"{cell.text} {DOUBT_MARK}", cell.value, "flag")
+
+
 def _cv(stats: Stats | None) -> str:
     if stats is None or stats.cv_pct is None:
         return ""
@@ -571,15 +586,28 @@ class _Builder:
                 self._vs_label(s, "Repeat noise"),
             ]
         rows = []
+        doubtful = []
         for row in c.rows:
             cells = [Cell(str(row.vus), row.vus)]
-            cells += [Cell.num(lv.value("nopm") if lv else None) for lv in row.levels.values()]
+            for sid, lv in row.levels.items():
+                cells.append(
+                    _doubt(Cell.num(lv.value("nopm") if lv else None), bool(lv and lv.doubtful))
+                )
+                if lv is not None and lv.doubtful:
+                    doubtful.append(f"{self.names[sid]} at {row.vus} users")
             cells += [Cell.num(lv.value("tpm") if lv else None) for lv in row.levels.values()]
             for s in c.others:
                 vs = row.versus.get(s.id)
-                cells += [_ratio(vs.nopm if vs else None), _ratio(vs.tpm if vs else None)]
-                cells.append(_noise(vs))
+                shaky = vs is not None and vs.doubtful
+                cells += [_doubt(_ratio(vs.nopm if vs else None), shaky)]
+                cells += [_ratio(vs.tpm if vs else None), _noise(vs)]
             rows.append(cells)
+        if doubtful:
+            section.add(
+                "message",
+                f"{DOUBT_MARK} The NOPM of {', '.join(doubtful)} is doubtful: the database"
+                " counted New-Orders the driver did not commit (another load on the server?).",
+            )
         self.add_table(
             section,
             Table(
@@ -590,7 +618,8 @@ class _Builder:
                 notes=[
                     f"Ratio = NOPM (or TPM) of the compared configuration / that of"
                     f" {self.bname} at the same user count. Repeat noise: combined coefficient"
-                    " of variation of repeated measurements (— when a step ran once)."
+                    " of variation of repeated measurements (— when a step ran once).",
+                    *([DOUBT_NOTE] if doubtful else []),
                 ],
             ),
         )

@@ -1,19 +1,15 @@
 """bench_gui.store: sessions (runs, samples, step results, histograms, logs) in SQLite."""
 
+from bench_gui.store.annotations import PowerPriceEntry, PriceEntry
 from bench_gui.store.exchange import SessionFileError, export_session, import_session
-from bench_gui.store.extras import PowerPriceEntry, PriceEntry
 from bench_gui.store.paths import DATA_DIR_ENV, data_dir, default_sessions_path
+from bench_gui.store.records import LogLine, RunDetail, RunInfo, Sample, StepResult
 from bench_gui.store.sessions import (
     FINAL_STATUSES,
     RUN_STATUSES,
     SCHEMA_VERSION,
-    LogLine,
-    RunDetail,
-    RunInfo,
-    Sample,
     SessionNotFound,
     SessionStore,
-    StepResult,
     StoreError,
     target_summary,
 )

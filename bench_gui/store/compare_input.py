@@ -30,7 +30,8 @@ from typing import Any
 from bench_gui.core.compare import SessionData, StepPoint
 from bench_gui.core.economics import ArrayInput
 from bench_gui.core.power import PowerReading, average_power
-from bench_gui.store.sessions import RunDetail, Sample, SessionStore, StepResult
+from bench_gui.store.records import RunDetail, Sample, StepResult
+from bench_gui.store.sessions import SessionStore
 
 GIB = 1024**3
 
@@ -215,6 +216,7 @@ def step_points(store: SessionStore, run_id: int) -> tuple[StepPoint, ...]:
                 power_w=step_power(step, samples if has_power else []),
                 complete=step.complete,
                 step=step.step,
+                nopm_flag=step.nopm_flag,
             )
         )
     return tuple(points)

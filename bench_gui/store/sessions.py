@@ -24,13 +24,14 @@ import sqlite3
 import threading
 from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
 
 from bench_gui import __version__
 from bench_gui.agent.protocol import Event
+from bench_gui.core.crosscheck import nopm_doubt
 from bench_gui.core.power import (
     DEFAULT_IDLE_S,
     IMPORT_LABEL_PREFIX,
@@ -43,8 +44,10 @@ from bench_gui.core.power import (
     import_label,
     step_power_from_log,
 )
-from bench_gui.store.extras import EXTRAS_MIGRATION, SessionExtras
+from bench_gui.store.annotations import EXTRAS_MIGRATION, SessionExtras, storable_text
 from bench_gui.store.paths import default_sessions_path
+from bench_gui.store.records import LogLine, RunDetail, RunInfo, Sample, StepResult
+from bench_gui.store.run_claims import RunClaims
 
 RUN_STATUSES: Final = ("running", "complete", "incomplete", "failed")
 FINAL_STATUSES: Final = ("complete", "incomplete", "failed")
@@ -143,7 +146,7 @@ MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
         )""",
         "CREATE INDEX run_log_by_run ON run_log (run_id, id)",
     ),
-    # 2: tags, notes, device and power prices, hand-entered arrays (bench_gui.store.extras).
+    # 2: tags, notes, device and power prices, hand-entered arrays (bench_gui.store.annotations).
     EXTRAS_MIGRATION,
 )
 SCHEMA_VERSION: Final = len(MIGRATIONS)
@@ -188,87 +191,6 @@ class SessionNotFound(KeyError):
     def __str__(self) -> str:
         # KeyError's own __str__ would print just the repr of the id.
         return f"no session with id {self.run_id}"
-
-
-@dataclass
-class RunInfo:
-    """One line of the session list."""
-
-    id: int
-    name: str
-    kind: str
-    status: str  # one of RUN_STATUSES
-    created_at: str  # UTC, ISO 8601
-    finished_at: str | None
-    engine: str
-    target_summary: str  # "user@host:port/database", "embedded demo"
-    steps: int  # step results stored
-    best_nopm: float | None  # best complete step (any step if none is complete)
-    vus: list[int]  # virtual users of the stored steps, in step order
-
-
-@dataclass
-class RunDetail(RunInfo):
-    """Everything about a run except its bulk data (samples, steps, histograms, log)."""
-
-    plan: dict[str, Any]
-    plan_toml: str
-    target: dict[str, Any]
-    server_version: str | None
-    settings: dict[str, str]
-    inventory: dict[str, Any] | None
-    agent: dict[str, Any]  # the agent's hello: agent_version, engine, config, pid
-    app_version: str
-    message: str
-
-
-@dataclass
-class Sample:
-    """One second of a step, as the agent measured it."""
-
-    seq: int
-    t: float
-    step: int
-    vus: int
-    phase: str
-    elapsed: float
-    nopm_driver: float | None
-    tpm_driver: float | None
-    nopm_db: float | None
-    tpm_db: float | None
-    counts: dict[str, int]
-    errors: dict[str, int]
-    latency_ms: dict[str, dict[str, float]]
-    extra: dict[str, Any]  # the rest of the event: remaining, rollbacks, host, power...
-
-
-@dataclass
-class StepResult:
-    """The result of one sweep step (its ``step`` end event)."""
-
-    step: int
-    vus: int
-    nopm: float | None
-    tpm: float | None
-    nopm_driver: float | None
-    window_s: float | None
-    complete: bool
-    latency_ms: dict[str, dict[str, float]]
-    counts: dict[str, int]
-    errors: dict[str, int]
-    summary: dict[str, Any]  # the whole step summary, histograms excepted (see histograms())
-    seq: int
-    t: float
-
-
-@dataclass
-class LogLine:
-    """A log line of a run: from the agent (seq set) or the desktop side (seq None)."""
-
-    seq: int | None
-    t: float
-    level: str  # agent levels, plus "error"/"fatal" for error events
-    message: str
 
 
 def _now() -> str:
@@ -363,6 +285,8 @@ class SessionStore(SessionExtras):
         self._local = threading.local()
         self._conns: list[tuple[threading.Thread, sqlite3.Connection]] = []
         self._closed = False
+        # Which runs a live process is writing (this one's: those it created or re-attached).
+        self.claims = RunClaims(self._path.with_name(self._path.name + ".live"))
         try:
             self._path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -398,6 +322,7 @@ class SessionStore(SessionExtras):
 
     def close(self) -> None:
         """Close every thread's connection; call it once the worker threads are done."""
+        self.claims.release_all()
         with self._lock:
             self._closed = True
             conns, self._conns = self._conns, []
@@ -544,7 +469,10 @@ class SessionStore(SessionExtras):
         engine: str,
         kind: str = "run",
     ) -> int:
-        """Record a new run, status "running", before its first event arrives; return its id."""
+        """Record a new run, status "running", before its first event arrives; return its id.
+
+        This process claims the run (:attr:`claims`) before anyone can see it: an app that
+        starts meanwhile leaves it running."""
         with self.transaction() as conn:
             cur = conn.execute(
                 "INSERT INTO runs (kind, name, status, created_at, engine, app_version, plan,"
@@ -552,6 +480,7 @@ class SessionStore(SessionExtras):
                 (kind, name, _now(), engine, __version__, _dumps(plan), plan_toml, _dumps(target)),
             )
             assert cur.lastrowid is not None
+            self.claims.claim(cur.lastrowid)
             return cur.lastrowid
 
     def set_server_info(
@@ -717,6 +646,7 @@ class SessionStore(SessionExtras):
             )
             if cur.rowcount == 0:
                 raise SessionNotFound(run_id)
+        self.claims.release(run_id)
 
     def mark_stale_running(
         self,
@@ -726,8 +656,10 @@ class SessionStore(SessionExtras):
     ) -> list[int]:
         """On app start: close runs a crashed app left "running"; return their ids.
 
-        ``keep`` lists runs to leave running (runs about to be re-attached). A finished_at of
-        the last event received is the best guess of when the app lost the run.
+        ``keep`` lists runs to leave running (runs about to be re-attached); runs a live
+        process is still writing (:attr:`claims`: a ``bench-gui run`` in a terminal, another
+        window) are always left alone. A finished_at of the last event received is the best
+        guess of when the app lost the run.
         """
         if status not in FINAL_STATUSES:
             raise ValueError(f"status must be one of {', '.join(FINAL_STATUSES)}, got {status!r}")
@@ -738,7 +670,7 @@ class SessionStore(SessionExtras):
                 " FROM runs r WHERE r.status = 'running' ORDER BY r.id"
             ).fetchall()
             for run_id, created_at, last_t in rows:
-                if run_id in keep:
+                if run_id in keep or self.claims.held(run_id):
                     continue
                 finished = created_at if last_t is None else _iso(last_t)
                 conn.execute(
@@ -753,9 +685,12 @@ class SessionStore(SessionExtras):
         reach...) as "incomplete" with ``message``; False if the run is no longer open.
 
         Only "running" and "incomplete" runs change: a run that received its ``done`` meanwhile
-        keeps its outcome. As in :meth:`mark_stale_running`, finished_at is the time of the last
-        event received; a run closed already keeps its finished_at.
+        keeps its outcome, and one another live process is writing (:attr:`claims`) is left to
+        it. As in :meth:`mark_stale_running`, finished_at is the time of the last event
+        received; a run closed already keeps its finished_at.
         """
+        if self.claims.held(run_id) and not self.claims.mine(run_id):
+            return False
         with self.transaction() as conn:
             row = conn.execute(
                 "SELECT r.status, r.created_at, r.finished_at,"
@@ -773,6 +708,7 @@ class SessionStore(SessionExtras):
                 "UPDATE runs SET status = 'incomplete', finished_at = ?, message = ? WHERE id = ?",
                 (finished_at, message, run_id),
             )
+        self.claims.release(run_id)
         return True
 
     def delete_run(self, run_id: int) -> None:
@@ -783,7 +719,7 @@ class SessionStore(SessionExtras):
 
     def rename_run(self, run_id: int, name: str) -> None:
         """Rename a run; names are for people, the id stays the reference."""
-        name = name.strip()
+        name = storable_text(name.strip(), "session name")
         if not name:
             raise ValueError("a session name cannot be empty")
         with self.transaction() as conn:
@@ -911,6 +847,7 @@ class SessionStore(SessionExtras):
                 summary=json.loads(row["summary"]),
                 seq=row["seq"],
                 t=row["t"],
+                nopm_flag=nopm_doubt(row["nopm"], row["nopm_driver"], row["window_s"], row["vus"]),
             )
             for row in rows
         ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from psycopg.conninfo import make_conninfo
 
+from bench_gui.agent.pg.liveness import with_liveness
 from bench_gui.core.plan import Target
 
 
@@ -25,4 +26,6 @@ class PostgresEngine:
         }
         # No password here: it reaches the agent through its environment (PGPASSWORD), never
         # through the conninfo, which is echoed into events and stored with sessions.
-        return make_conninfo("", **params)
+        # Keepalives, a TCP user timeout and a connect timeout: a vanished server is given up
+        # on by every connection made from this string, on the driver host and here.
+        return with_liveness(make_conninfo("", **params))

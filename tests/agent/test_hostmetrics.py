@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from powercap_tree import EnergyClock, PowercapTree
 
 from bench_gui.agent.hostmetrics import (
     BlockTopology,
@@ -37,6 +36,8 @@ from bench_gui.agent.hostmetrics import (
     socket_times,
     sum_rates,
 )
+from tests._fixtures.powercap_tree import EnergyClock, PowercapTree
+from tests._fixtures.wait import wait_until
 
 # /proc/stat of a two-socket, four-CPU host (kernel 6.1), trimmed after the cpu lines.
 PROC_STAT = """\
@@ -273,6 +274,12 @@ def _device_for(path: Path) -> str:
     return topo.whole(dev)
 
 
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU time a process has used so far (/proc/<pid>/stat)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 @pytest.mark.skipif(shutil.which("iostat") is None, reason="iostat (sysstat) is not installed")
 def test_disk_sampler_matches_iostat_under_direct_writes(tmp_path: Path) -> None:
     device = _device_for(tmp_path)
@@ -283,7 +290,8 @@ def test_disk_sampler_matches_iostat_under_direct_writes(tmp_path: Path) -> None
         stderr=subprocess.DEVNULL,
     )
     try:
-        time.sleep(1.0)  # steady state
+        # Measure once the direct writes flow (32 MiB written), not while dd starts.
+        wait_until(lambda: target.exists() and target.stat().st_size >= 32 << 20, 30, "dd to write")
         sampler = HostSampler([device])
         a = sampler.snapshot()
         out = subprocess.run(
@@ -315,7 +323,7 @@ def test_disk_sampler_matches_iostat_under_direct_writes(tmp_path: Path) -> None
 def test_cpu_sampler_matches_vmstat_under_a_busy_loop() -> None:
     busy = subprocess.Popen([sys.executable, "-c", "while True: pass"])
     try:
-        time.sleep(0.5)
+        wait_until(lambda: _cpu_seconds(busy.pid) >= 0.3, 30, "the busy loop to spin")
         sampler = HostSampler()
         a = sampler.snapshot()
         out = subprocess.run(
@@ -373,7 +381,6 @@ def test_monitor_idle_baseline_and_window_with_rapl(tmp_path: Path) -> None:
 
     watts = {"intel-rapl:0": 30.0, "intel-rapl:1": 20.0, "intel-rapl:0:1": 3.0}
     with EnergyClock(tree, watts, 262_143_328_850):
-        time.sleep(0.1)
         monitor = Monitor.from_config(
             {"devices": [_device_for(tmp_path)]},
             {
@@ -388,7 +395,7 @@ def test_monitor_idle_baseline_and_window_with_rapl(tmp_path: Path) -> None:
             idle = monitor.idle_baseline(emit, threading.Event())
             t0 = time.monotonic()
             monitor.window_start()
-            time.sleep(1.2)
+            time.sleep(1.2)  # the measured window itself: power is integrated over it
             sample = monitor.sample_fields()
             t1 = time.monotonic()
             fields = monitor.window_fields(t0, t1, nopm=60_000.0)

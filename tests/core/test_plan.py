@@ -78,3 +78,63 @@ def test_driver_target_round_trips_and_is_checked(tmp_path: Path) -> None:
         plan_from_dict({"driver": {"target": "lab-1"}})
     with pytest.raises(PlanError, match="driver.host: unknown field"):
         plan_from_dict({"driver": {"host": "x"}})
+
+
+def test_the_stall_limit_is_a_workload_field_named_in_its_errors() -> None:
+    """workload.db_stall_limit_s: how long a hung database may stay silent (issue 15)."""
+    assert Plan().workload.db_stall_limit_s == 120.0
+    plan = plan_from_dict({"workload": {"db_stall_limit_s": 30}})
+    assert plan.workload.db_stall_limit_s == 30.0
+    assert plan.to_dict()["workload"]["db_stall_limit_s"] == 30.0
+    for bad, reason in ((0, "between 1 and 86400"), ("soon", "must be a number of seconds")):
+        with pytest.raises(PlanError) as info:
+            plan_from_dict({"workload": {"db_stall_limit_s": bad}})
+        assert reason in dict(info.value.problems)["workload.db_stall_limit_s"]
+
+
+def test_a_plan_that_is_not_utf8_is_one_clear_line(tmp_path: Path) -> None:
+    path = tmp_path / "latin1.toml"
+    path.write_bytes('name = "caf\u00e9"\n[target]\nhost = "db1"\n'.encode("latin-1"))
+    with pytest.raises(PlanError) as info:
+        load_plan(path)
+    assert info.value.problems == [
+        (str(path), "is not UTF-8 text (byte 0xe9 on line 1): save it as UTF-8")
+    ]
+    # A byte-order mark (Windows editors write one) is not a problem.
+    path.write_bytes(b"\xef\xbb\xbf" + 'name = "caf\u00e9"\n'.encode())
+    assert load_plan(path).name == "caf\u00e9"
+
+
+def test_a_huge_file_is_not_read_as_a_plan(tmp_path: Path) -> None:
+    path = tmp_path / "huge.toml"
+    path.write_bytes(b"# " + b"x" * (2 * 1024 * 1024) + b"\n")
+    with pytest.raises(PlanError, match="larger than 1024 KiB: not a plan"):
+        load_plan(path)
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        (
+            "[workload]\nwarehouses = " + "9" * 5000,
+            "is not a usable plan: a number has thousands of digits",
+        ),
+        ("a = " + "[" * 5000 + "]" * 5000, "nest too deeply"),
+    ],
+)
+def test_values_toml_reads_but_python_cannot_are_plan_errors(
+    tmp_path: Path, text: str, reason: str
+) -> None:
+    path = tmp_path / "odd.toml"
+    path.write_text(text)
+    with pytest.raises(PlanError, match=reason):
+        load_plan(path)
+
+
+def test_step_and_user_limits_are_said_with_their_reason() -> None:
+    with pytest.raises(ValueError, match="at most 100 .each step is a full ramp-up"):
+        parse_vu_list(list(range(1, 102)))
+    with pytest.raises(ValueError, match="at most 5000 .each is a database connection"):
+        parse_vu_list("8,5001")
+    assert len(parse_vu_list("1-100")) == 100
+    assert parse_vu_list([5000]) == [5000]

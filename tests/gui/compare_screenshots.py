@@ -1,10 +1,12 @@
 """Screenshots of the Compare and Sessions pages (not a test: run it by hand).
 
-    xvfb-run -a -s "-screen 0 1920x1080x24" .venv/bin/python tests/gui/compare_screenshots.py DIR
+    xvfb-run -a -s "-screen 0 1920x1080x24" .venv/bin/python -m tests.gui.compare_screenshots DIR
+
+(from the repository's root, so that the test helpers import as the ``tests`` package).
 
 Builds the real main window over a real session store in a temporary data directory, stores
-the seed 000 and seed 003 sessions in it (tests/seed_sessions.py), compares them on the
-Compare page and saves a PNG of every tab.
+the seed 000 and seed 003 sessions in it (tests/_fixtures/seed_sessions.py), compares them on
+the Compare page and saves a PNG of every tab.
 """
 
 from __future__ import annotations
@@ -14,9 +16,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from seed_sessions import POWER_PRICE, build_seed000, build_seed003  # noqa: E402
+from tests._fixtures.seed_sessions import POWER_PRICE, build_seed000, build_seed003
 
 
 def main(out_dir: str) -> int:

@@ -12,15 +12,15 @@ import os
 # Before anything imports Qt: no display needed, same rendering everywhere.
 os.environ["QT_QPA_PLATFORM"] = "offscreen"
 
-from collections.abc import Iterator  # noqa: E402
-from pathlib import Path  # noqa: E402
-from typing import Any  # noqa: E402
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
-import pytest  # noqa: E402
-from pytestqt.qtbot import QtBot  # noqa: E402
+import pytest
+from pytestqt.qtbot import QtBot
 
-from bench_gui.gui.compat import BAD_BINDING_HELP, binding_drops_references  # noqa: E402
-from bench_gui.gui.worker import live_workers  # noqa: E402
+from bench_gui.gui.compat import BAD_BINDING_HELP, binding_drops_references
+from bench_gui.gui.worker import live_workers
 
 # Qt's offscreen platform warns about a window-manager hint it cannot pass on whenever a
 # top-level window is shown; it says nothing about our code.

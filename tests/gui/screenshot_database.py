@@ -1,6 +1,6 @@
 """Screenshots of the Database page against a real embedded PostgreSQL (run it by hand).
 
-    xvfb-run -s "-screen 0 1920x1080x24" .venv/bin/python tests/gui/screenshot_database.py artifacts
+    xvfb-run -s "-screen 0 1920x1080x24" .venv/bin/python -m tests.gui.screenshot_database artifacts
 
 Starts an embedded server in a temporary directory, builds the real main window over a
 session store there, connects the Database page to the server, applies part of a PgTune
@@ -24,10 +24,10 @@ def main(out_dir: str) -> int:
     from PySide6.QtWidgets import QApplication
 
     from bench_gui.gui.app import APP_NAME, build_main_window
-    from bench_gui.remote.hostio import LocalHost
-    from bench_gui.remote.pgtuning import PgCtlControl, TuningTarget
+    from bench_gui.remote.host_access import LocalHost
+    from bench_gui.remote.pg_tuner import PgCtlControl, TuningTarget
+    from bench_gui.services.tuning import Connection
     from bench_gui.store import SessionStore
-    from bench_gui.tuning import Connection
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

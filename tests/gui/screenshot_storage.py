@@ -1,7 +1,7 @@
 """Screenshots of the Storage page on real loop devices of this machine (run it by hand, as root).
 
     xvfb-run -a -s "-screen 0 1920x1080x24" \
-        .venv/bin/python tests/gui/screenshot_storage.py artifacts
+        .venv/bin/python -m tests.gui.screenshot_storage artifacts
 
 Makes five loop devices from sparse files (one of them mounted, to show the evidence), scans
 this machine, lays out a btrfs RAID 10 over four of them, saves: the plan with the typed

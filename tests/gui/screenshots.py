@@ -1,6 +1,6 @@
 """Screenshots of the main window with scripted runs (not a test: run it by hand).
 
-    xvfb-run -s "-screen 0 1920x1080x24" .venv/bin/python tests/gui/screenshots.py artifacts
+    xvfb-run -s "-screen 0 1920x1080x24" .venv/bin/python -m tests.gui.screenshots artifacts
 
 Builds the real main window over a real session store in a temporary data directory, stores
 two scripted sweeps in it the way the runner does (create_run, add_event, finish_run), feeds a
@@ -15,9 +15,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from scripted import sweep_events  # noqa: E402
+from tests._fixtures.scripted import (
+    sweep_events,
+)
 
 
 def store_run(store: Any, name: str, events: list[Any], plan: Any) -> int:

@@ -1,7 +1,7 @@
 """Screenshots of the Live page with power and host metrics (not a test: run it by hand).
 
     xvfb-run -a -s "-screen 0 1920x1080x24" \
-        .venv/bin/python tests/gui/screenshots_power.py artifacts
+        .venv/bin/python -m tests.gui.screenshots_power artifacts
 
 Builds the real main window over a session store in a temporary data directory (and QSettings
 in a temporary folder), feeds a scripted sweep with host metrics and IPMI power into the Live
@@ -17,9 +17,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from scripted_power import power_sweep_events  # noqa: E402
+from tests._fixtures.scripted_power import (
+    power_sweep_events,
+)
 
 
 def main(out_dir: str) -> int:

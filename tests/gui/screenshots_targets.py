@@ -1,7 +1,7 @@
 r"""Screenshots of the Targets page and the host-key dialogs (not a test: run it by hand).
 
     xvfb-run -a -s "-screen 0 1920x1080x24" \
-        .venv/bin/python tests/gui/screenshots_targets.py artifacts
+        .venv/bin/python -m tests.gui.screenshots_targets artifacts
 
 Builds the real main window over a temporary data directory with three saved targets, shows a
 connection report with a problem, the inventory of a scripted two-socket database server (the
@@ -100,7 +100,7 @@ def main(out_dir: str, width: int = 1920, height: int = 1080) -> int:
     from bench_gui.gui.dialogs import HostKeyDialog
     from bench_gui.remote.errors import ChangedHostKey, UnknownHostKey
     from bench_gui.remote.hostkeys import APP_KNOWN_HOSTS
-    from bench_gui.remote.ssh import TargetReport
+    from bench_gui.remote.ssh_transport import TargetReport
     from bench_gui.remote.targets import TARGETS_FILE, SSHTarget, add_target
     from bench_gui.store import SessionStore
     from bench_gui.store.paths import data_dir
@@ -157,8 +157,8 @@ def main(out_dir: str, width: int = 1920, height: int = 1080) -> int:
         "the database is not reachable from db1.lab.example.com: connection to server at"
         ' "10.0.4.20", port 5432 failed: Connection refused (checked with psycopg)'
     )
-    page.show_report(report)
-    page.show_inventory(server_inventory(), "db-server-1")
+    page.checks.show_report(report)
+    page.inventory.show_inventory(server_inventory(), "db-server-1")
     settle()
     window.grab().save(str(out / "targets.png"))
 
@@ -168,10 +168,10 @@ def main(out_dir: str, width: int = 1920, height: int = 1080) -> int:
         "authentication failed for root@10.0.4.17:2222: the server refused the password from"
         " the keyring (Authentication failed.)"
     )
-    page.show_report(failed)
-    page.port_spin.setValue(2222)
-    page.name_edit.setText("raid 10")
-    page.form_target()
+    page.checks.show_report(failed)
+    page.form.port_spin.setValue(2222)
+    page.form.name_edit.setText("raid 10")
+    page.form.form_target()
     settle()
     window.grab().save(str(out / "targets-errors.png"))
 

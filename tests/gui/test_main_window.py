@@ -115,7 +115,7 @@ def test_a_check_against_an_unreachable_server_reports_on_the_workload_page(
 
 
 def test_an_unexpected_worker_exception_reaches_the_error_dialog(qtbot: QtBot, store: Any) -> None:
-    from bench_gui.runner import RunController
+    from bench_gui.services.run import RunController
 
     # A real controller asked for an action it does not know: a bug, not a user error.
     window = build_main_window(

@@ -8,7 +8,6 @@ import os
 import random
 import signal
 import sqlite3
-import time
 from collections.abc import Generator, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -22,18 +21,18 @@ from bench_gui.agent.protocol import Event
 from bench_gui.core.plan import Driver, Plan, Target, Workload
 from bench_gui.gui.app import start_up
 from bench_gui.gui.main_window import MainWindow
-from bench_gui.gui.reattach import (
+from bench_gui.gui.reattach import ReattachDialog
+from bench_gui.remote.hostkeys import APP_KNOWN_HOSTS
+from bench_gui.remote.targets import TARGETS_FILE, add_target
+from bench_gui.services.reattach import (
     DECLINED_MESSAGE,
     REATTACH_LATER,
     RECENT_DAYS,
     Candidate,
-    ReattachDialog,
     find_candidates,
     stored_events,
 )
-from bench_gui.remote.hostkeys import APP_KNOWN_HOSTS
-from bench_gui.remote.targets import TARGETS_FILE, add_target
-from bench_gui.runner import RunController, ssh_transport
+from bench_gui.services.run import RunController, ssh_transport
 from bench_gui.store import SessionStore
 from bench_gui.store.paths import data_dir
 from bench_gui.store.sessions import STALE_MESSAGE
@@ -45,8 +44,9 @@ WAIT_MS = 120_000
 
 @pytest.fixture
 def store(data_dir: Path, isolated: Any) -> Iterator[SessionStore]:
-    """A store whose ids start high and at random: the driver host's run directories (under
-    root's home, shared by every test session on this machine) hold other stores' session 1."""
+    """A store whose ids start high and at random: a run directory of another store's
+    session 1 on the driver host must never pass for this one's (each test has its own
+    folder there now, ``BENCH_GUI_REMOTE_ROOT``; the ids still prove the match is by id)."""
     opened = SessionStore(data_dir / "sessions.sqlite3")
     with opened.transaction() as conn:
         conn.execute(
@@ -55,6 +55,14 @@ def store(data_dir: Path, isolated: Any) -> Iterator[SessionStore]:
         )
     yield opened
     opened.close()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _database(pg_server: Any) -> Iterator[None]:
+    """The runs' database, cloned from the session's TPROC-C template: nothing is built."""
+    pg_server.clone_tpcc("gui_reattach")
+    yield
+    pg_server.drop("gui_reattach")
 
 
 @pytest.fixture
@@ -110,6 +118,7 @@ def _abandon(plan: Plan, store: SessionStore, followers: list[Generator[Event, N
     first.transport.close()  # type: ignore[attr-defined]
     assert first.session_id is not None
     assert store.get_run(first.session_id).status == "running"
+    store.claims.release(first.session_id)  # as the kernel does when the app's process ends
     return first.session_id
 
 
@@ -123,11 +132,8 @@ def _remote(target: str, session_id: int) -> Any:
     return runs[-1]
 
 
-def _wait_finished_on_host(target: str, session_id: int) -> None:
-    deadline = time.monotonic() + WAIT_MS / 1000
-    while _remote(target, session_id).state == "running":
-        assert time.monotonic() < deadline, "the run never ended on the driver host"
-        time.sleep(0.5)
+def _wait_finished_on_host(qtbot: QtBot, target: str, session_id: int) -> None:
+    qtbot.waitUntil(lambda: _remote(target, session_id).state != "running", timeout=WAIT_MS)
 
 
 def _wait_dialog(qtbot: QtBot, window: MainWindow) -> ReattachDialog:
@@ -149,13 +155,15 @@ def _gapless(store: SessionStore, session_id: int) -> tuple[int, int, int]:
 
 def _fake_session(store: SessionStore, plan: Plan) -> int:
     """A session as a crashed app leaves it, for targets where no run needs to exist."""
-    return store.create_run(
+    session_id = store.create_run(
         name=plan.name,
         plan=plan.to_dict(),
         plan_toml=plan.to_toml(),
         target={"kind": "postgresql", "host": "db", "database": "x", "driver": plan.driver.target},
         engine="postgresql",
     )
+    store.claims.release(session_id)  # the app that wrote it is gone
+    return session_id
 
 
 def test_a_run_still_going_on_is_followed_live_to_the_end(
@@ -219,7 +227,7 @@ def test_declined_then_fetched_later_from_the_side_panel(
     sshd.trust()
     _lab(sshd)
     session_id = _abandon(_plan(pg_server, "lab", [1]), store, abandoned)
-    _wait_finished_on_host("lab", session_id)
+    _wait_finished_on_host(qtbot, "lab", session_id)
 
     window = _start(qtbot, store, windows)
     dialog = _wait_dialog(qtbot, window)

@@ -1,7 +1,7 @@
 """``bench-gui run`` prints each step's power, and ``sessions power-import`` adds a meter's log.
 
-One real short sweep measured with RAPL (tests/power_log_session.py) serves every test; the
-imports work on copies of its session store.
+One real short sweep measured with RAPL (tests/_fixtures/power_log_session.py) serves every
+test; the imports work on copies of its session store.
 """
 
 from __future__ import annotations
@@ -14,7 +14,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from power_log_session import (
+
+from bench_gui.agent.protocol import Event
+from bench_gui.cli.main import ProgressPrinter
+from bench_gui.store import SessionStore
+from tests._fixtures.power_log_session import (
     CPU_WATTS,
     IDLE_W,
     STEP_W,
@@ -24,10 +28,6 @@ from power_log_session import (
     windows,
     write_meter_log,
 )
-
-from bench_gui.agent.protocol import Event
-from bench_gui.cli import ProgressPrinter
-from bench_gui.store import SessionStore
 
 pytestmark = pytest.mark.integration
 

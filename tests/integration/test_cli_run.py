@@ -38,6 +38,7 @@ def last_json(stdout: str) -> Any:
 def swept(pg_server: Any, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """One real three-step sweep, shared by the assertions below."""
     folder = tmp_path_factory.mktemp("cli")
+    pg_server.clone_tpcc("cli_tpcc", warehouses=2)
     plan = folder / "plan.toml"
     plan.write_text(pg_server.plan_text("cli_tpcc", vus="1,2,3", rampup=2, duration=8))
     db = folder / "sessions.sqlite3"
@@ -133,23 +134,24 @@ def test_wrong_password_is_a_clear_error(pg_server: Any, tmp_path: Path) -> None
         plan = tmp_path / "plan.toml"
         plan.write_text(
             f'[target]\nkind = "postgresql"\nhost = "{pg_server.socket_dir}"\n'
-            'user = "bench_pw"\npassword_env = "BENCH_TEST_PW"\n'
+            'user = "bench_pw"\npassword_env = "BENCH_GUI_TEST_PW"\n'
             '[workload]\nwarehouses = 1\nvirtual_users = "1"\n'
         )
         db = tmp_path / "s.sqlite3"
-        os.environ["BENCH_TEST_PW"] = "wrong"
+        os.environ["BENCH_GUI_TEST_PW"] = "wrong"
         proc = bench("run", str(plan), "--json", db=db)
         assert proc.returncode == 1
         assert (
             'password authentication failed for user "bench_pw"' in last_json(proc.stdout)["error"]
         )
+        assert "database password: environment variable BENCH_GUI_TEST_PW" in proc.stderr
         # An unset variable is named, not sent as an empty password.
-        del os.environ["BENCH_TEST_PW"]
+        del os.environ["BENCH_GUI_TEST_PW"]
         proc = bench("run", str(plan), db=db)
         assert proc.returncode == 1
-        assert "BENCH_TEST_PW" in proc.stderr
+        assert "BENCH_GUI_TEST_PW" in proc.stderr
     finally:
-        os.environ.pop("BENCH_TEST_PW", None)
+        os.environ.pop("BENCH_GUI_TEST_PW", None)
         hba.write_text(original)
         pg_server.psql("SELECT pg_reload_conf();")
 
@@ -170,3 +172,27 @@ def test_demo_headless_needs_nothing_configured(tmp_path: Path) -> None:
     assert all(s["nopm"] > 0 and s["complete"] for s in result["steps"])
     assert "building 2 warehouses" in proc.stderr
     assert (env_dir / "demo-postgres" / "PG_VERSION").exists()
+
+
+def test_sessions_show_prints_the_session_in_words(swept: dict[str, Any]) -> None:
+    session = swept["result"]["session"]
+    proc = bench("sessions", "show", str(session), db=swept["db"])
+    assert proc.returncode == 0, proc.stderr
+    first = proc.stdout.splitlines()[0]
+    assert first.startswith(f"session {session}: ")
+    assert "(complete)" in first
+    assert "None" not in proc.stdout.split("VUs")[0]
+    assert "server: PostgreSQL" in proc.stdout
+    # The step table: a header and one line per step.
+    table = proc.stdout.split("VUs", 1)[1].strip().splitlines()
+    assert [line.split()[0] for line in table[1:]] == ["1", "2", "3"]
+
+
+def test_check_quiet_still_prints_the_result(swept: dict[str, Any]) -> None:
+    proc = bench("check", str(swept["plan"]), "--quiet", db=swept["db"])
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stderr == ""
+    lines = proc.stdout.strip().splitlines()
+    assert lines[-1].startswith("all ")
+    assert lines[-1].endswith("consistency checks passed")
+    assert all(line.startswith("ok ") for line in lines[:-1])

@@ -4,61 +4,25 @@ a CSV log imported after a run."""
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 
-import keyring
-import keyring.backend
-import keyring.errors
 import pytest
+from bench_gui_plugins.power_base import keyring_entry, set_bmc_password
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "agent"))
-
-from bench_gui_plugins.power_base import keyring_entry, set_bmc_password  # noqa: E402
-from powercap_tree import PowercapTree  # noqa: E402
-from redfish_service import RedfishService  # noqa: E402
-
-from bench_gui.core.power import (  # noqa: E402
+from bench_gui.core.power import (
     PowerMeter,
     agent_power_config,
     get_meter_kind,
     read_power_log,
     step_power_from_log,
 )
-
-
-class MemoryKeyring(keyring.backend.KeyringBackend):
-    """A keyring in this process only: the tests never touch the OS keyring."""
-
-    priority = 1  # type: ignore[assignment]
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.entries: dict[tuple[str, str], str] = {}
-
-    def get_password(self, service: str, username: str) -> str | None:
-        return self.entries.get((service, username))
-
-    def set_password(self, service: str, username: str, password: str) -> None:
-        self.entries[(service, username)] = password
-
-    def delete_password(self, service: str, username: str) -> None:
-        if self.entries.pop((service, username), None) is None:
-            raise keyring.errors.PasswordDeleteError(username)
-
-
-@pytest.fixture
-def memory_keyring() -> Iterator[MemoryKeyring]:
-    previous = keyring.get_keyring()
-    backend = MemoryKeyring()
-    keyring.set_keyring(backend)
-    yield backend
-    keyring.set_keyring(previous)
+from tests._fixtures.isolation import MemoryKeyring
+from tests._fixtures.powercap_tree import PowercapTree
+from tests._fixtures.redfish_service import RedfishService
 
 
 def test_redfish_password_goes_from_the_keyring_to_the_agent_env(
-    memory_keyring: MemoryKeyring,
+    isolated_keyring: MemoryKeyring,
 ) -> None:
     options = {"host": "bmc7.lab", "user": "root"}
     with pytest.raises(
@@ -66,7 +30,7 @@ def test_redfish_password_goes_from_the_keyring_to_the_agent_env(
     ):
         agent_power_config("redfish", options, 30.0, 1.0)
     set_bmc_password("redfish", "root", "bmc7.lab", "calvin")
-    assert memory_keyring.entries == {("bench-gui", "redfish:root@bmc7.lab"): "calvin"}
+    assert isolated_keyring.entries == {("bench-gui", "redfish:root@bmc7.lab"): "calvin"}
     config, env = agent_power_config("redfish", options, 30.0, 1.0)
     assert env == {"BENCH_GUI_REDFISH_PASSWORD": "calvin"}
     assert "calvin" not in repr(config)  # the configuration is echoed in events: no secret
@@ -74,16 +38,16 @@ def test_redfish_password_goes_from_the_keyring_to_the_agent_env(
 
 
 def test_ipmi_over_lan_needs_a_keyring_password_in_band_does_not(
-    memory_keyring: MemoryKeyring,
+    isolated_keyring: MemoryKeyring,
 ) -> None:
     assert agent_power_config("ipmi", {}, 30.0, 1.0)[1] == {}  # this host's BMC: no password
-    memory_keyring.set_password("bench-gui", keyring_entry("ipmi", "ADMIN", "10.0.0.42"), "pw")
+    isolated_keyring.set_password("bench-gui", keyring_entry("ipmi", "ADMIN", "10.0.0.42"), "pw")
     _config, env = agent_power_config("ipmi", {"host": "10.0.0.42", "user": "ADMIN"}, 30.0, 1.0)
     assert env == {"IPMI_PASSWORD": "pw"}
 
 
 def test_a_test_reading_from_a_real_redfish_service(
-    tmp_path: Path, memory_keyring: MemoryKeyring
+    tmp_path: Path, isolated_keyring: MemoryKeyring
 ) -> None:
     with RedfishService("rackmount-environment", tmp_path) as service:
         set_bmc_password("redfish", "root", "127.0.0.1", "calvin")

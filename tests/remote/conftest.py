@@ -1,9 +1,14 @@
-"""The SSH tests: every test gets its own HOME, data directory and in-memory keyring."""
+"""The remote tests: every test gets its own HOME, data directory and in-memory keyring, and
+the storage tests a root connection over the real SSH test target or this machine's shell."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import Any
+
 import pytest
-from ssh_fixtures import MemoryKeyring, Sshd, free_port
+
+from tests._fixtures.isolation import MemoryKeyring
 
 
 @pytest.fixture(autouse=True)
@@ -11,4 +16,21 @@ def _isolated(isolated: MemoryKeyring) -> MemoryKeyring:
     return isolated
 
 
-__all__ = ["MemoryKeyring", "Sshd", "free_port"]
+@pytest.fixture
+def ssh_runner(sshd: Any) -> Iterator[Any]:
+    """A root connection over the real SSH test target."""
+    from bench_gui.remote.connection import connect
+
+    sshd.trust()
+    connection = connect(sshd.target())
+    try:
+        yield connection
+    finally:
+        connection.close()
+
+
+@pytest.fixture
+def local_runner() -> Any:
+    from bench_gui.remote.local_shell import LocalShell
+
+    return LocalShell()

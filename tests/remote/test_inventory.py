@@ -16,7 +16,7 @@ from bench_gui.remote.inventory import (
     parse_os_release,
     parse_proc_mounts,
 )
-from bench_gui.remote.ssh import connect
+from bench_gui.remote.ssh_transport import connect
 
 LSCPU_NESTED = json.dumps(
     {

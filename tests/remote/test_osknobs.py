@@ -17,10 +17,10 @@ from typing import Any
 import pytest
 
 from bench_gui.agent import hostinfo
-from bench_gui.cli import main as cli_main
+from bench_gui.cli.main import main as cli_main
 from bench_gui.remote import osknobs
-from bench_gui.remote.hostio import LocalHost, SSHHost
-from bench_gui.tuning import host_side_facts
+from bench_gui.remote.host_access import LocalHost, SSHHost
+from bench_gui.services.tuning import host_side_facts
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="changing kernel knobs needs root")
 
@@ -163,7 +163,7 @@ def test_persisting_is_only_on_request(tmp_path: Path) -> None:
 
 
 def test_over_ssh(machine: dict[str, str], loop_disk: tuple[str, Path], sshd: Any) -> None:
-    from bench_gui.remote.session import connect
+    from bench_gui.remote.connection import connect
 
     name, mount = loop_disk
     sshd.trust()

@@ -13,7 +13,6 @@ import signal
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 from typing import Any
 
@@ -21,13 +20,20 @@ import pytest
 
 from bench_gui.agent.protocol import Event, decode_line
 from bench_gui.core.plan import Plan, Target, Workload
-from bench_gui.remote.ssh import SSHAgentRun, SSHTransport
-from bench_gui.runner import RunController, RunError, agent_config
+from bench_gui.remote.ssh_transport import SSHAgentRun, SSHTransport
+from bench_gui.services.run import RunController, RunError, agent_config
 from bench_gui.store import SessionStore
+from tests._fixtures.wait import wait_until
 
 pytestmark = pytest.mark.integration
 
 DATABASE = "ssh_tpcc"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _database(pg_server: Any) -> None:
+    """The module's runs share one copy of the session's 1-warehouse build."""
+    pg_server.clone_tpcc(DATABASE)
 
 
 @pytest.fixture(scope="session")
@@ -66,19 +72,18 @@ def stored_seqs(store: SessionStore, run_id: int) -> list[int]:
     return [row[0] for row in rows]
 
 
-def group_alive(pgid: int, settle: float = 0.0) -> bool:
-    """Any live (non-zombie) process in the group, after waiting up to ``settle`` s for none."""
-    deadline = time.monotonic() + settle
-    while True:
-        out = subprocess.run(["ps", "-eo", "pgid=,stat="], capture_output=True, text=True).stdout
-        alive = any(
-            f[0] == str(pgid) and not f[1].startswith("Z")
-            for f in (line.split() for line in out.splitlines())
-            if len(f) >= 2
-        )
-        if not alive or time.monotonic() >= deadline:
-            return alive
-        time.sleep(0.05)
+def group_alive(pgid: int) -> bool:
+    """Any live (non-zombie) process in the group."""
+    out = subprocess.run(["ps", "-eo", "pgid=,stat="], capture_output=True, text=True).stdout
+    return any(
+        f[0] == str(pgid) and not f[1].startswith("Z")
+        for f in (line.split() for line in out.splitlines())
+        if len(f) >= 2
+    )
+
+
+def wait_group_gone(pgid: int, timeout: float = 2) -> None:
+    wait_until(lambda: not group_alive(pgid), timeout, f"process group {pgid} to end")
 
 
 def assert_complete(store: SessionStore, run_id: int, run_dir: str, seen: list[Event]) -> None:
@@ -126,6 +131,24 @@ def test_deploy_reuses_the_hosts_own_packages(sshd: Any, tmp_path: Path) -> None
     assert 0 < deployment.uploaded_bytes < 200_000
 
 
+def test_the_remote_root_comes_from_the_environment(
+    sshd: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without a ``remote_root``, the agent goes where $BENCH_GUI_REMOTE_ROOT says (every test
+    has its own, see tests/conftest.py), never into the SSH user's real ~/.cache/bench-gui."""
+    assert os.environ["BENCH_GUI_REMOTE_ROOT"] == str(tmp_path / "driver-host")
+    monkeypatch.setenv("BENCH_GUI_REMOTE_ROOT", str(tmp_path / "elsewhere"))
+    sshd.trust()
+    transport = SSHTransport(sshd.target(python=sys.executable))
+    try:
+        deployment = transport.deploy()
+    finally:
+        transport.close()
+    assert deployment.agent_dir.startswith(f"{tmp_path / 'elsewhere'}/agent-")
+    monkeypatch.delenv("BENCH_GUI_REMOTE_ROOT")
+    assert SSHTransport(sshd.target()).remote_root == "~/.cache/bench-gui"
+
+
 def test_full_sweep_through_ssh(
     sshd: Any,
     pg_server: Any,
@@ -134,9 +157,9 @@ def test_full_sweep_through_ssh(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     secret = "s3cret-db-pass"
-    monkeypatch.setenv("BG_TEST_PGPASSWORD", secret)
+    monkeypatch.setenv("BENCH_GUI_TEST_PGPASSWORD", secret)
     plan = ssh_plan(pg_server)
-    plan.target.password_env = "BG_TEST_PGPASSWORD"
+    plan.target.password_env = "BENCH_GUI_TEST_PGPASSWORD"
     runs: list[SSHAgentRun] = []
     link: list[str] = []
     transport = make_transport(
@@ -164,7 +187,7 @@ def test_full_sweep_through_ssh(
     assert any("setsid nohup" in e.command for e in transport.command_log)
     for name in os.listdir(run.run_dir):
         assert secret not in Path(run.run_dir, name).read_text(errors="replace"), name
-    assert not group_alive(run.pid, settle=2)
+    wait_group_gone(run.pid)
 
 
 def test_link_cut_twice_loses_nothing(
@@ -221,7 +244,10 @@ def test_second_run_is_refused_while_the_first_holds_the_lock(
         second = RunController(
             ssh_plan(pg_server), store, transport=make_transport(sshd, remote_root)
         )
-        with pytest.raises(RunError, match="another benchmark is running against this target"):
+        with pytest.raises(
+            RunError,
+            match="another benchmark is running against the PostgreSQL server with system id",
+        ):
             list(second.events())
         message = second.errors[-1]
         assert f"agent pid {first.pid}" in message
@@ -264,7 +290,7 @@ def test_stop_ends_the_process_group_and_keeps_the_partial_session(
     assert len(steps) == 1
     assert steps[0].complete is False
     assert_complete(store, run_id, runs[0].run_dir, seen)
-    assert not group_alive(runs[0].pid, settle=2), "processes of the agent's group were left"
+    wait_group_gone(runs[0].pid)  # no process of the agent's group is left
 
 
 DESKTOP_SCRIPT = textwrap.dedent(
@@ -272,9 +298,9 @@ DESKTOP_SCRIPT = textwrap.dedent(
     import json, sys
     from pathlib import Path
     from bench_gui.core.plan import Plan, Target, Workload
-    from bench_gui.remote.ssh import SSHTransport
+    from bench_gui.remote.ssh_transport import SSHTransport
     from bench_gui.remote.targets import SSHTarget
-    from bench_gui.runner import RunController
+    from bench_gui.services.run import RunController
     from bench_gui.store import SessionStore
 
     args = json.loads(sys.argv[1])

@@ -12,6 +12,7 @@ import keyring.errors
 import pytest
 
 from bench_gui.remote import secrets
+from bench_gui.remote.connection import Redactor
 from bench_gui.remote.errors import (
     ChangedHostKey,
     RevokedHostKey,
@@ -20,7 +21,6 @@ from bench_gui.remote.errors import (
     UnknownHostKey,
 )
 from bench_gui.remote.hostkeys import HostKeyChecker, fingerprint_sha256, parse_known_hosts
-from bench_gui.remote.session import Redactor
 from bench_gui.remote.targets import (
     TARGETS_FILE,
     SSHTarget,

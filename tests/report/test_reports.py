@@ -16,7 +16,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from seed_sessions import POWER_PRICE, build_seed000, build_seed003
 
 from bench_gui.core.compare import CompareError
 from bench_gui.core.saturation import StopConditions
@@ -25,6 +24,16 @@ from bench_gui.report.html import render_html
 from bench_gui.report.model import Report
 from bench_gui.report.tabular import render_csv, render_json
 from bench_gui.store import SessionStore
+from tests._fixtures.seed_sessions import (
+    POWER_PRICE,
+    SSD_LAYOUT,
+    SSD_SETTINGS,
+    build_seed000,
+    build_seed003,
+    seed000_points,
+    store_session,
+    sweep,
+)
 
 ARTIFACTS = os.environ.get("BENCH_GUI_REPORT_ARTIFACTS", "")
 FORBIDDEN = re.compile(r"tpm-?c", re.IGNORECASE)
@@ -237,8 +246,6 @@ def test_bad_input(store: SessionStore, tmp_path: Path, seed000: Report) -> None
 
 
 def test_repeated_sessions_show_their_noise(store: SessionStore) -> None:
-    from seed_sessions import SSD_LAYOUT, SSD_SETTINGS, seed000_points, store_session, sweep
-
     hdd, ssd = build_seed000(store)
     again = [{**p, "nopm": p["nopm"] * 1.04} for p in seed000_points(0)]
     repeat = store_session(

@@ -3,17 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from seed_sessions import (
-    HDD_MODEL,
-    SSD_MODEL,
-    TABLE1,
-    TABLE2,
-    TABLE3,
-    build_seed000,
-    build_seed003,
-    store_session,
-    sweep,
-)
 
 from bench_gui.core.compare import CompareError, compare
 from bench_gui.core.economics import economics, format_money
@@ -24,6 +13,17 @@ from bench_gui.store.compare_input import (
     array_input,
     provenance,
     session_data,
+)
+from tests._fixtures.seed_sessions import (
+    HDD_MODEL,
+    SSD_MODEL,
+    TABLE1,
+    TABLE2,
+    TABLE3,
+    build_seed000,
+    build_seed003,
+    store_session,
+    sweep,
 )
 
 

@@ -16,6 +16,7 @@ import psycopg
 from psycopg import sql
 
 from bench_gui.agent.pg import template
+from bench_gui.agent.pg.liveness import with_liveness
 
 COUNTERS_SQL = (
     "SELECT (SELECT sum(d_next_o_id) FROM district),"
@@ -41,12 +42,26 @@ class EngineError(RuntimeError):
 
 
 def connect(conninfo: str, *, what: str = "database") -> psycopg.Connection[Any]:
-    """Open an autocommit connection, turning libpq's errors into one clear message."""
+    """Open an autocommit connection, turning libpq's errors into one clear message.
+
+    Keepalives, a TCP user timeout and a connect timeout come with it (:func:`with_liveness`).
+    """
     try:
-        return psycopg.connect(conninfo, autocommit=True, connect_timeout=10)
+        return psycopg.connect(with_liveness(conninfo), autocommit=True)
     except psycopg.OperationalError as exc:
         text = str(exc).strip().splitlines()[0] if str(exc).strip() else repr(exc)
         raise EngineError(f"cannot connect to the {what}: {text}") from exc
+
+
+def read_counters(conn: psycopg.Connection[Any]) -> Snapshot:
+    """One reading of the measuring counters on ``conn``, timed at the read's midpoint."""
+    before = time.monotonic()
+    row = conn.execute(COUNTERS_SQL).fetchone()
+    after = time.monotonic()
+    assert row is not None
+    return Snapshot(
+        t=(before + after) / 2, new_orders=int(row[0] or 0), transactions=int(row[1] or 0)
+    )
 
 
 class PgEngine:
@@ -55,8 +70,9 @@ class PgEngine:
     name = "postgresql"
 
     def __init__(self, conninfo: str, admin_conninfo: str, database: str) -> None:
-        self.conninfo = conninfo
-        self.admin_conninfo = admin_conninfo
+        # Every connection of the run (loader, templates, the users) is opened from these.
+        self.conninfo = with_liveness(conninfo)
+        self.admin_conninfo = with_liveness(admin_conninfo)
         self.database = database
         self.template = f"{database}_template"
         self._monitor: psycopg.Connection[Any] | None = None
@@ -137,13 +153,7 @@ class PgEngine:
     def snapshot(self) -> Snapshot:
         if self._monitor is None or self._monitor.closed:
             self._monitor = connect(self.conninfo)
-        before = time.monotonic()
-        row = self._monitor.execute(COUNTERS_SQL).fetchone()
-        after = time.monotonic()
-        assert row is not None
-        return Snapshot(
-            t=(before + after) / 2, new_orders=int(row[0] or 0), transactions=int(row[1] or 0)
-        )
+        return read_counters(self._monitor)
 
     def close_monitor(self) -> None:
         if self._monitor is not None:

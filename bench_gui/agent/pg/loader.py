@@ -34,6 +34,9 @@ _WORDS: Final = 1 << 17  # 24-letter words in the dist-info buffer
 _WORD_STEP: Final = 25  # a word and its tab
 _STOCK_TAILS: Final = 1 << 16  # precomputed stock row tails
 _CHUNK: Final = 4 << 20  # bytes per COPY write
+# A rate over less time than this is noise (a burst of rows queued before the clock started
+# gave 73 million rows/s): progress says no rate (0) until this much time has passed.
+RATE_MIN_S: Final = 1.0
 # order_line's columns in the order the loader writes them: the two random ones last.
 ORDER_LINE_COLUMNS: Final = (
     "ol_o_id, ol_d_id, ol_w_id, ol_supply_w_id, ol_number, ol_delivery_d, ol_quantity,"
@@ -419,7 +422,9 @@ def _worker(
                 events.put(("warehouse", w))
     except _Stopped:
         events.put(("stopped", None))
-    except BaseException as exc:
+    # The worker process's top level: any failure, an interrupt included, must reach the parent
+    # as an error with its traceback, or the parent would only see the process go away.
+    except BaseException as exc:  # noqa: BLE001 - sent to the parent with its traceback
         where = f"warehouse {w}: " if w else ""
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
         summary = f"{where}{type(exc).__name__}: {first}"
@@ -463,6 +468,11 @@ def _processes(
                 p.terminate()
             p.join()
         events.close()
+
+
+def rows_per_second(rows: int, seconds: float) -> float:
+    """Rows per second over ``seconds``; 0 (no rate yet) below :data:`RATE_MIN_S`."""
+    return rows / seconds if seconds >= RATE_MIN_S else 0.0
 
 
 def build(
@@ -518,14 +528,15 @@ def build(
     ctx = mp.get_context("spawn")
     mp_stop = ctx.Event()
     with _processes(conninfo, warehouses, workers, mp_stop, ctx) as (events, procs):
-        # Items load here while the worker processes start and load warehouses.
-        ts = time.monotonic()
+        # Items load here while the worker processes start and load warehouses: their rows
+        # count from now, so their rate does too.
+        loading_since = ts = time.monotonic()
         emit("items", 0, tpcc_rand.ITEMS, "rows", 0.0, "loading items")
         rows = load_items(conninfo)
         stats["rows"] += rows
         took = time.monotonic() - ts
         stage_times["items"] = took
-        emit("items", rows, rows, "rows", rows / max(took, 1e-9), "items loaded")
+        emit("items", rows, rows, "rows", rows_per_second(rows, took), "items loaded")
 
         ts = time.monotonic()
         done = 0
@@ -556,13 +567,12 @@ def build(
             now = time.monotonic()
             if now - last_emit >= 0.25 or not running:
                 last_emit = now
-                rate = (stats["rows"] - rows) / max(now - ts, 1e-9)
                 emit(
                     "warehouses",
                     done,
                     warehouses,
                     "warehouses",
-                    rate,
+                    rows_per_second(stats["rows"] - rows, now - loading_since),
                     f"{done} of {warehouses} warehouses loaded",
                 )
         stage_times["warehouses"] = time.monotonic() - ts

@@ -303,7 +303,7 @@ def _run_parallel(
                     for statement, tag in job:
                         conn.execute(statement)
                         finished.put(tag)
-        except BaseException as exc:  # handed back to the caller below
+        except BaseException as exc:  # noqa: BLE001 - a thread's body: re-raised by the caller
             with lock:
                 errors.append(exc)
             halt.set()

@@ -22,8 +22,10 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+import psycopg
 from psycopg import pq
 
+from bench_gui.agent.pg.liveness import with_liveness
 from bench_gui.agent.pg.tpcc_rand import C_ID, C_LAST_RUN, last_name
 from bench_gui.agent.protocol import TX_KEYS, TX_TYPES
 
@@ -171,8 +173,18 @@ class _Params:
         ]
 
 
+class PrepareError(RuntimeError):
+    """A virtual user's connection is up but the TPROC-C routines cannot be prepared."""
+
+
+# What opening a virtual user's connection raises: no server or refused (ConnectionError),
+# the routines missing (PrepareError), libpq's own failures (psycopg.Error).
+CONNECT_ERRORS = (OSError, PrepareError, psycopg.Error)
+
+
 def _connect(conninfo: str) -> Any:
-    conn = pq.PGconn.connect(conninfo.encode())
+    # Keepalives and timeouts: a user on a vanished server is counted lost, not waited on.
+    conn = pq.PGconn.connect(with_liveness(conninfo).encode())
     if conn.status != pq.ConnStatus.OK:
         message = conn.get_error_message() if hasattr(conn, "get_error_message") else ""
         raise ConnectionError(message or conn.error_message.decode(errors="replace"))
@@ -181,7 +193,7 @@ def _connect(conninfo: str) -> Any:
         if res.status != pq.ExecStatus.COMMAND_OK:
             text = res.error_message.decode(errors="replace").strip()
             conn.finish()
-            raise RuntimeError(f"cannot prepare {key}: {text}")
+            raise PrepareError(f"cannot prepare {key}: {text}")
     return conn
 
 
@@ -217,7 +229,7 @@ def worker_main(spec: WorkerSpec, counters: Any, flags: Any, pipe: Any) -> None:
                 user.home_w = params.rng.randint(1, spec.warehouses)
             user.stock_d = params.rng.randint(1, 10)
             users.append(user)
-    except Exception as exc:  # noqa: BLE001 - reported to the parent with its text
+    except CONNECT_ERRORS as exc:
         pipe.send(("error", f"virtual user {len(users) + 1}: {exc}".strip()))
         for user in users:
             user.conn.finish()
@@ -295,7 +307,7 @@ def worker_main(spec: WorkerSpec, counters: Any, flags: Any, pipe: Any) -> None:
                     res = conn.get_result()
                     while conn.get_result() is not None:
                         pass
-                except Exception:  # noqa: BLE001 - a lost connection is counted, not fatal
+                except psycopg.Error:  # a lost connection: counted, not fatal
                     res = None
                 elapsed_us = int((now() - user.started) * 1e6) or 1
                 tx = user.tx
@@ -331,7 +343,7 @@ def worker_main(spec: WorkerSpec, counters: Any, flags: Any, pipe: Any) -> None:
                     if not user.alive:
                         try:
                             user.conn = _connect(spec.conninfo)
-                        except Exception:  # noqa: BLE001 - retried each second
+                        except CONNECT_ERRORS:  # retried each second
                             continue
                         user.alive = True
                         attach(pos)
@@ -346,10 +358,7 @@ def worker_main(spec: WorkerSpec, counters: Any, flags: Any, pipe: Any) -> None:
         pipe.send(("tick", _encode(interval), sums, errors, was_measuring))
         for user in users:
             if user.alive:
-                try:
-                    user.conn.finish()
-                except Exception:  # noqa: BLE001
-                    pass
+                user.conn.finish()  # libpq's PQfinish: never fails
         poller.close()
         pipe.send(("bye", None))
 

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from bench_gui.agent.power import parse_timestamp
+from bench_gui.agent.power_math import parse_timestamp
 from bench_gui.core.power import PowerLogPreview
 
 

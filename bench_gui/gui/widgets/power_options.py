@@ -5,15 +5,14 @@ for the first-party meters), so a meter's form and its validation never disagree
 own validation names the field of every problem (``power.options.host``...), and the page
 shows it next to that field. A BMC password is never a plan field: **Password…** puts it in
 the OS keyring through the meter's plugin. **Test reading** reads the meter once from this
-machine, in a thread of the pool (a BMC can take seconds), and shows the watts.
+machine, in a background task (a BMC can take seconds), and shows the watts.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
-from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -30,6 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from bench_gui.agent.power_math import MeterError
 from bench_gui.core.plan import Monitor, Plan, Power
 from bench_gui.core.power import (
     METER_KINDS,
@@ -40,7 +40,11 @@ from bench_gui.core.power import (
     default_options,
     get_meter_kind,
 )
+from bench_gui.gui.tasks import TaskRunner
+from bench_gui.gui.widgets.plan_fields import PlanFields, add_row, style_form
 
+# What a meter that cannot be read raises (anything else is a bug, for the error notifier).
+READING_ERRORS = (MeterError, LookupError, ValueError, OSError)
 SCOPE_NOTES = {
     "none": "No power is measured. Host metrics (CPU, memory, disks) are sampled anyway.",
     "ipmi": "System power from the BMC (DCMI). Readings the BMC marks deactivated are rejected.",
@@ -52,51 +56,29 @@ SCOPE_NOTES = {
 }
 
 
-class _ReadingSignals(QObject):
-    done = Signal(str)
-
-
-class _TestReading(QRunnable):
-    """One reading of a meter on this machine, off the GUI thread."""
-
-    def __init__(self, read: Callable[[], str], signals: _ReadingSignals) -> None:
-        super().__init__()
-        self.read = read
-        self.signals = signals
-
-    def run(self) -> None:
-        try:
-            text = self.read()
-        except Exception as exc:  # noqa: BLE001 - reported to the user, never raised
-            text = f"No reading: {exc}"
-        self.signals.done.emit(text)
-
-
 class PowerOptions(QGroupBox):
     """Power meter and host metrics of a plan.
 
-    ``field_errors`` / ``field_widgets`` hold the error label and input of every plan field
-    (``power.meter``, ``power.options.host``, ``monitor.devices``...), for the page to show
-    validation problems where they belong.
+    ``fields`` holds the input and error line of every plan field (``power.meter``,
+    ``power.options.host``, ``monitor.devices``...), for the page to show validation problems
+    where they belong.
     """
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__("Power and host metrics", parent)
-        self.field_errors: dict[str, QLabel] = {}
-        self.field_widgets: dict[str, QWidget] = {}
+        self.fields = PlanFields()
         self.option_widgets: dict[str, dict[str, QWidget]] = {}
-        self._signals = _ReadingSignals()
-        self._signals.done.connect(self._show_reading)
+        self.reader = TaskRunner(self, expected=READING_ERRORS, where="the meter's test reading")
 
         outer = QHBoxLayout(self)
         outer.setSpacing(24)
         left = QFormLayout()
-        self._style(left)
+        style_form(left)
         self.meter_combo = QComboBox()
         for kind in METER_KINDS:
             self.meter_combo.addItem(METER_LABELS.get(kind, kind), kind)
         self.meter_combo.currentIndexChanged.connect(self._meter_changed)
-        self._row(left, "Power meter", self._field("power.meter", self.meter_combo))
+        add_row(left, "Power meter", self.fields.cell("power.meter", self.meter_combo))
         self.scope_note = QLabel("")
         self.scope_note.setObjectName("fieldHint")
         self.scope_note.setWordWrap(True)
@@ -133,30 +115,30 @@ class PowerOptions(QGroupBox):
         outer.addLayout(left, 3)
 
         right = QFormLayout()
-        self._style(right)
+        style_form(right)
         self.idle_spin = QDoubleSpinBox()
         self.idle_spin.setRange(0, 3600)
         self.idle_spin.setDecimals(0)
         self.idle_spin.setSuffix(" s")
-        self._row(
+        add_row(
             right,
             "Idle baseline",
-            self._field("power.idle_s", self.idle_spin, "Power with no load, before step 1."),
+            self.fields.cell("power.idle_s", self.idle_spin, "Power with no load, before step 1."),
         )
         self.interval_spin = QDoubleSpinBox()
         self.interval_spin.setRange(0, 10)
         self.interval_spin.setDecimals(1)
         self.interval_spin.setSingleStep(0.5)
         self.interval_spin.setSuffix(" s")
-        self._row(right, "Reading every", self._field("power.interval_s", self.interval_spin))
+        add_row(right, "Reading every", self.fields.cell("power.interval_s", self.interval_spin))
         self.monitor_check = QCheckBox("Sample CPU, memory and disks every second")
-        right.addRow("", self._field("monitor.enabled", self.monitor_check))
+        right.addRow("", self.fields.cell("monitor.enabled", self.monitor_check))
         self.devices_edit = QLineEdit()
         self.devices_edit.setPlaceholderText("where the database lives")
-        self._row(
+        add_row(
             right,
             "Block devices",
-            self._field(
+            self.fields.cell(
                 "monitor.devices",
                 self.devices_edit,
                 "e.g. md0, nvme0n1 — empty: the devices of the database's data directory"
@@ -169,54 +151,20 @@ class PowerOptions(QGroupBox):
 
     # ---- construction --------------------------------------------------------------------
 
-    @staticmethod
-    def _style(form: QFormLayout) -> None:
-        form.setHorizontalSpacing(16)
-        form.setVerticalSpacing(10)
-        form.setLabelAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop)
-        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
-
-    @staticmethod
-    def _row(form: QFormLayout, text: str, field: QWidget) -> None:
-        label = QLabel(text)
-        label.setObjectName("formLabel")
-        label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop)
-        form.addRow(label, field)
-
-    def _field(self, name: str, widget: QWidget, hint: str = "") -> QWidget:
-        box = QWidget()
-        layout = QVBoxLayout(box)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(2)
-        layout.addWidget(widget)
-        if hint:
-            hint_label = QLabel(hint)
-            hint_label.setObjectName("fieldHint")
-            hint_label.setWordWrap(True)
-            layout.addWidget(hint_label)
-        error = QLabel("")
-        error.setObjectName("fieldError")
-        error.setWordWrap(True)
-        error.hide()
-        layout.addWidget(error)
-        self.field_errors[name] = error
-        self.field_widgets[name] = widget
-        return box
-
     def _options_page(self, kind: str) -> QWidget:
         page = QWidget()
         form = QFormLayout(page)
         form.setContentsMargins(0, 0, 0, 0)
-        self._style(form)
+        style_form(form)
         widgets: dict[str, QWidget] = {}
         for spec in METER_OPTIONS.get(kind, ()):
             widget = self._option_widget(spec)
             widgets[spec.name] = widget
             name = f"power.options.{spec.name}"
             if spec.type == "bool":
-                form.addRow("", self._field(name, widget, spec.help))
+                form.addRow("", self.fields.cell(name, widget, spec.help))
             else:
-                self._row(form, spec.label, self._field(name, widget, spec.help))
+                add_row(form, spec.label, self.fields.cell(name, widget, spec.help))
         self.option_widgets[kind] = widgets
         return page
 
@@ -370,7 +318,7 @@ class PowerOptions(QGroupBox):
         return True
 
     def test_reading(self) -> None:
-        """Read the meter once from this machine, in the thread pool."""
+        """Read the meter once from this machine, in a background task."""
         meter, options = self.meter, self.options()
         self.test_button.setEnabled(False)
         self.reading_label.setText("Reading…")
@@ -389,7 +337,10 @@ class PowerOptions(QGroupBox):
             what = "CPU package + DRAM" if kind.scope == SCOPE_CPU else "system"
             return f"{reading.watts:,.1f} W ({what}, read from this machine)"
 
-        QThreadPool.globalInstance().start(_TestReading(read, self._signals))
+        def failed(_what: str, message: str, _details: str) -> None:
+            self._show_reading(f"No reading: {message}")
+
+        self.reader.start("reading", read, self._show_reading, failed)
 
     def _show_reading(self, text: str) -> None:
         self.reading_label.setText(text)

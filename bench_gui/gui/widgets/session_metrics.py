@@ -1,11 +1,11 @@
 """A stored session's metrics over time: throughput, latency, host CPU, memory, disks, power.
 
 The samples a run stored are the events the Live page drew while it ran, so they are read the
-same way: replayed into a :class:`~bench_gui.gui.live_model.LiveModel` (one place that knows
-the sample's fields), then drawn with the Live page's chart catalogue and series. A session
-recorded without host metrics, or without a power meter, says so in the chart instead of
-leaving empty axes; a power log imported after the run shows as each step's average over its
-measured window.
+same way: replayed into a :class:`~bench_gui.services.live_model.LiveModel` (one place that knows
+the sample's fields), then drawn with the Live page's charts
+(:mod:`~bench_gui.gui.widgets.chart_catalogue`). A session recorded without host metrics, or
+without a power meter, says so in the chart instead of leaving empty axes; a power log imported
+after the run shows as each step's average over its measured window.
 """
 
 from __future__ import annotations
@@ -29,16 +29,7 @@ from PySide6.QtWidgets import (
 
 from bench_gui.agent.protocol import Event
 from bench_gui.core.power import IMPORT_LABEL_PREFIX, METER_LABELS
-from bench_gui.gui.live_model import LiveModel
-from bench_gui.gui.pages.live import (
-    CPU_SERIES,
-    DEVICE_CHARTS,
-    LATENCY_SERIES,
-    MEMORY_SERIES,
-    POWER_SERIES,
-    THIN,
-    THROUGHPUT_SERIES,
-)
+from bench_gui.gui.widgets.chart_catalogue import DEVICE_CHARTS, THIN, time_chart
 from bench_gui.gui.widgets.chart_layout import CHART_INFO
 from bench_gui.gui.widgets.charts import (
     DEVICE_COLORS,
@@ -48,6 +39,7 @@ from bench_gui.gui.widgets.charts import (
     SeriesSpec,
     TimeSeriesChart,
 )
+from bench_gui.services.live_model import LiveModel
 
 ALL_DEVICES: Final = "All devices"
 # The charts of the Metrics tab, in grid order (keys of the Live page's chart catalogue).
@@ -185,26 +177,10 @@ class SessionMetricsView(QWidget):
 
     @staticmethod
     def _make_chart(key: str) -> TimeSeriesChart:
-        title = CHART_INFO[key].title
-        if key == "throughput":
-            return TimeSeriesChart(title, "Per minute", THROUGHPUT_SERIES, manual_range=True)
-        if key == "latency":
-            return TimeSeriesChart(
-                "Latency, all transactions", "Latency (ms)", LATENCY_SERIES, count_axis=False,
-                manual_range=True,
-            )  # fmt: skip
         if key == "power":
-            series = (*POWER_SERIES, SeriesSpec(STEP_POWER_KEY, "step average", MUTED, 2.0, True))
-            return TimeSeriesChart(title, "Watts", series, count_axis=False, manual_range=True)
-        if key == "cpu":
-            return TimeSeriesChart(
-                title, "% of all CPUs", CPU_SERIES, count_axis=False, y_max=100.0,
-                manual_range=True,
-            )  # fmt: skip
-        if key == "memory":
-            return TimeSeriesChart(title, "GB", MEMORY_SERIES, count_axis=False, manual_range=True)
-        label, _columns, count = DEVICE_CHARTS[key]
-        return TimeSeriesChart(title, label, (), count_axis=count, manual_range=True)
+            step = SeriesSpec(STEP_POWER_KEY, "step average", MUTED, 2.0, True)
+            return time_chart(key, extra=(step,))
+        return time_chart(key)
 
     # ---- data ----------------------------------------------------------------------------
 

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import (
 )
 
 from bench_gui.agent.protocol import LATENCY_FIELDS
-from bench_gui.gui.store_adapter import StepRow
+from bench_gui.services.session_view import StepRow
 
 LATENCY_HEADERS = {
     "avg": "Avg ms",

@@ -1,0 +1,41 @@
+"""Connection options that keep a dead or unreachable server from holding a connection forever.
+
+A PostgreSQL server whose host vanishes (a pulled cable, a crashed VM, a firewall that drops
+packets) never closes its TCP connections: without keepalives a client waits on them for
+hours. Every connection the agent and the desktop open gets TCP keepalives, a TCP user
+timeout (how long sent data may stay unacknowledged) and a connect timeout, unless the
+connection string already sets them. They do nothing for Unix sockets and cannot notice a
+server whose processes are stopped while its kernel still answers (that is the sampler's job:
+:mod:`bench_gui.agent.pg.counters`).
+
+Pure (psycopg's conninfo parser only), so the desktop side uses it as is.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+# libpq parameters (seconds, except tcp_user_timeout in milliseconds): a silent peer is given
+# up after about idle + interval x count = 25 s, unacknowledged data after 30 s.
+LIVENESS_OPTIONS: Final[dict[str, int]] = {
+    "connect_timeout": 10,
+    "keepalives": 1,
+    "keepalives_idle": 10,
+    "keepalives_interval": 5,
+    "keepalives_count": 3,
+    "tcp_user_timeout": 30_000,
+}
+
+
+def with_liveness(conninfo: str) -> str:
+    """``conninfo`` with :data:`LIVENESS_OPTIONS` added where it does not set them itself.
+
+    Idempotent; a URI comes back as a key=value string (libpq reads both).
+    """
+    present = conninfo_to_dict(conninfo)
+    missing = {k: v for k, v in LIVENESS_OPTIONS.items() if k not in present}
+    if not missing:
+        return conninfo
+    return make_conninfo(conninfo, **missing)

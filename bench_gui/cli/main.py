@@ -1,0 +1,821 @@
+"""Command line: everything the GUI does can be done headless, for tests and automation.
+
+``bench-gui`` with no command opens the desktop app on the embedded demo target.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+from bench_gui import __version__
+from bench_gui.agent.protocol import Event
+from bench_gui.cli.compare import add_commands as add_compare_commands
+from bench_gui.cli.compare import add_session_commands
+from bench_gui.cli.storage import add_commands as add_storage_commands
+from bench_gui.cli.targets import EXIT_HOSTKEY
+from bench_gui.cli.targets import add_commands as add_target_commands
+from bench_gui.cli.terminal import safe
+from bench_gui.core.crosscheck import nopm_doubt
+from bench_gui.core.plan import Plan, PlanError, Target, Workload, load_plan
+from bench_gui.services.run import HostKeyUnknown, RunController, RunError, step_results
+from bench_gui.store import SessionNotFound, SessionStore, StoreError
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+# Marks a NOPM figure that is doubtful (see bench_gui.core.crosscheck); plain ASCII, so it
+# shows on any terminal.
+DOUBT_MARK = "(!)"
+
+
+def demo_plan() -> Plan:
+    """About a minute in all on the embedded server: a short but real three-step sweep."""
+    return Plan(
+        name="Demo sweep (embedded PostgreSQL)",
+        target=Target(kind="demo", database="tpcc_demo"),
+        workload=Workload(
+            warehouses=2, virtual_users=[1, 2, 4], rampup_s=4.0, duration_s=12.0, build="if_missing"
+        ),
+    )
+
+
+def _fmt(value: Any, digits: int = 0) -> str:
+    """A number for a table or a progress line; "-" for anything that is not one."""
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return "-"
+    return f"{value:,.{digits}f}"
+
+
+def power_text(summary: dict[str, Any]) -> str:
+    """The power part of a finished step's line: average W, mW/NOPM and J per new order when
+    the step was measured with a meter (nothing without one; the reason when it failed)."""
+    watts = summary.get("power_w")
+    if isinstance(watts, int | float) and not isinstance(watts, bool):
+        text = f"  power {watts:,.1f} W"
+        mw, joules = summary.get("mw_per_nopm"), summary.get("j_per_new_order")
+        if isinstance(mw, int | float):
+            text += f"  {mw:,.3f} mW/NOPM"
+        if isinstance(joules, int | float):
+            text += f"  {joules:,.3f} J/new order"
+        if summary.get("power_scope") == "cpu":
+            text += " (CPU power)"
+        return text
+    if summary.get("power_meter") not in (None, "", "none"):
+        return f"  power - ({summary.get('power_error') or 'no reading'})"
+    return ""
+
+
+class ProgressPrinter:
+    """Human-readable progress on stderr, so stdout stays clean for ``--json``."""
+
+    def __init__(self, stream: TextIO, quiet: bool = False) -> None:
+        self.stream = stream
+        self.quiet = quiet
+        self._last_progress = ""
+
+    def __call__(self, event: Event) -> None:
+        if self.quiet:
+            return
+        kind = event.kind
+        if kind == "hello":
+            self._line(f"connected: {event.get('server', '')}")
+        elif kind == "progress":
+            done, total = event.get("done", 0), event.get("total", 0)
+            text = f"{event.get('stage', event.get('task', ''))}: {done}/{total}"
+            if event.get("rate"):
+                text += f" ({event.get('rate'):,.0f} rows/s)"
+            if text != self._last_progress:
+                self._last_progress = text
+                self._line(text)
+        elif kind == "step" and event.get("phase") == "start":
+            self._line(
+                f"step {event.get('step', 0) + 1}: {event.get('vus')} virtual users,"
+                f" ramp-up {event.get('rampup_s')} s, measuring {event.get('duration_s')} s"
+            )
+        elif kind == "sample":
+            lat = (event.get("latency_ms") or {}).get("all") or {}
+            self._line(
+                f"  {str(event.get('phase') or ''):7} {_fmt(event.get('elapsed')):>6} s"
+                f"  NOPM {_fmt(event.get('nopm_db'))}  TPM {_fmt(event.get('tpm_db'))}"
+                f"  avg {_fmt(lat.get('avg'), 2)} ms"
+            )
+        elif kind == "step" and event.get("phase") == "end":
+            s = event.get("summary") or {}
+            lat = (s.get("latency_ms") or {}).get("all") or {}
+            self._line(
+                f"step {s.get('step', 0) + 1} done: {s.get('vus')} VU  NOPM"
+                f" {_fmt(s.get('nopm'))}  TPM {_fmt(s.get('tpm'))}  driver NOPM"
+                f" {_fmt(s.get('nopm_driver'))}  avg {_fmt(lat.get('avg'), 2)} ms"
+                f"  p99.9 {_fmt(lat.get('p999'), 2)} ms"
+                + power_text(s)
+                + ("" if s.get("complete") else "  (incomplete)")
+            )
+            doubt = nopm_doubt(s.get("nopm"), s.get("nopm_driver"), s.get("window_s"), s.get("vus"))
+            if doubt:
+                self._line(f"  {DOUBT_MARK} {doubt}")
+        elif kind == "log":
+            self._line(f"[{event.get('level', 'info')}] {event.get('message', '')}")
+        elif kind == "error":
+            self._line(f"error: {event.get('message', '')}")
+
+    def _line(self, text: str) -> None:
+        print(text, file=self.stream, flush=True)
+
+
+def _open_store(args: argparse.Namespace) -> SessionStore:
+    return SessionStore(Path(args.db) if getattr(args, "db", None) else None)
+
+
+def _drive(plan: Plan, action: str, args: argparse.Namespace) -> int:
+    store = _open_store(args)
+    controller = RunController(
+        plan, store, action=action, accept_fingerprint=getattr(args, "accept_host_key", None)
+    )
+    printer = ProgressPrinter(sys.stderr, quiet=getattr(args, "quiet", False))
+    failure = ""
+    try:
+        if plan.target.kind != "demo" and not printer.quiet:
+            print(f"database password: {safe(controller.password.source)}", file=sys.stderr)
+        for event in controller.events():
+            printer(event)
+    except HostKeyUnknown as exc:
+        print(
+            f"bench-gui: {exc}\n  If this is the right machine, run again with"
+            f" --accept-host-key {exc.fingerprint}",
+            file=sys.stderr,
+        )
+        return EXIT_HOSTKEY
+    except RunError as exc:
+        failure = str(exc)
+    except KeyboardInterrupt:
+        controller.stop()
+        failure = "interrupted"
+    result: dict[str, Any] = {"session": controller.session_id}
+    if action == "run":
+        result["steps"] = step_results(controller)
+    if controller.summary is not None and "checks" in controller.summary.data:
+        result["checks"] = controller.summary.get("checks")
+    if controller.final is not None:
+        result["status"] = controller.final.get("status")
+    if failure:
+        result["error"] = failure
+        print(f"bench-gui: {failure}", file=sys.stderr)
+    if getattr(args, "json", False):
+        print(json.dumps(result))
+    elif action == "run":
+        _print_steps(result.get("steps", []))
+    elif action == "check":
+        _print_checks(result.get("checks") or [], failure)
+    ok = not failure and (controller.final is None or controller.final.get("status") == "ok")
+    return EXIT_OK if ok else EXIT_FAILED
+
+
+def _print_checks(checks: list[dict[str, Any]], failure: str) -> None:
+    """The consistency conditions, one line each, on stdout (``--quiet`` silences only the
+    progress on stderr, never the result)."""
+    if not checks:
+        print("no consistency check was run" + (f": {failure}" if failure else ""))
+        return
+    for check in checks:
+        mark = "ok    " if check.get("ok") else "FAILED"
+        detail = f": {check.get('detail')}" if check.get("detail") else ""
+        print(f"{mark} {check.get('name', '?')}{detail}")
+    failed = sum(1 for c in checks if not c.get("ok"))
+    print(
+        f"all {len(checks)} consistency checks passed"
+        if not failed
+        else f"{failed} of {len(checks)} consistency checks failed"
+    )
+
+
+def _print_steps(steps: list[dict[str, Any]]) -> None:
+    """The steps as a table; a NOPM the database and the driver disagree on (``nopm_flag``)
+    carries :data:`DOUBT_MARK`, with the reason below the table."""
+    if not steps:
+        return
+    print(
+        f"{'VUs':>5} {'NOPM':>10}{'':4} {'TPM':>10} {'driver NOPM':>12} {'avg ms':>8}"
+        f" {'p99.9 ms':>9}"
+    )
+    doubts: list[str] = []
+    for s in steps:
+        lat = (s.get("latency_ms") or {}).get("all") or {}
+        mark = f" {DOUBT_MARK}" if s.get("nopm_flag") else ""
+        if s.get("nopm_flag"):
+            doubts.append(f"{DOUBT_MARK} {s['vus']} VU: {s['nopm_flag']}")
+        print(
+            f"{s['vus']:>5} {_fmt(s['nopm']):>10}{mark:4} {_fmt(s['tpm']):>10}"
+            f" {_fmt(s['nopm_driver']):>12} {_fmt(lat.get('avg'), 2):>8}"
+            f" {_fmt(lat.get('p999'), 2):>9}"
+        )
+    for line in doubts:
+        print(line)
+
+
+def _plan_arg(args: argparse.Namespace) -> Plan:
+    if getattr(args, "demo", False) or not getattr(args, "plan", None):
+        return demo_plan()
+    return load_plan(Path(args.plan))
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    plan = load_plan(Path(args.plan))
+    if args.driver:
+        plan.driver.target = args.driver
+    return _drive(plan, "run", args)
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    if not args.headless:
+        return cmd_gui(args)
+    return _drive(demo_plan(), "run", args)
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    return _drive(_plan_arg(args), "check", args)
+
+
+def cmd_build(args: argparse.Namespace) -> int:
+    return _drive(_plan_arg(args), "build", args)
+
+
+def cmd_sessions(args: argparse.Namespace) -> int:
+    store = _open_store(args)
+    if args.sessions_cmd == "list":
+        runs = store.list_runs(kind=None if args.all else "run")
+        if args.json:
+            print(json.dumps([_jsonable(r) for r in runs]))
+        else:
+            print(f"{'ID':>4}  {'created':20} {'status':11} {'steps':>5} {'best NOPM':>10}  name")
+            for r in runs:
+                print(
+                    f"{r.id:>4}  {safe(r.created_at)[:19]:20} {safe(r.status):11} {r.steps:>5}"
+                    f" {_fmt(r.best_nopm):>10}  {safe(r.name)}"
+                )
+        return EXIT_OK
+    try:
+        data = store.run_to_json(args.id)
+    except SessionNotFound as exc:
+        print(f"bench-gui: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    if args.json:
+        print(json.dumps(data, default=str))
+    else:
+        run = data.get("run") or {}
+        print(f"session {run.get('id')}: {safe(run.get('name'))} ({safe(run.get('status'))})")
+        created, finished = safe(run.get("created_at")), safe(run.get("finished_at") or "-")
+        print(f"created: {created}  finished: {finished}")
+        print(f"target: {safe(run.get('target_summary'))}  engine: {safe(run.get('engine'))}")
+        print(f"server: {safe(run.get('server_version') or '-')}")
+        if run.get("message"):
+            print(f"message: {safe(run.get('message'))}")
+        _print_steps(
+            [
+                {
+                    **s,
+                    "nopm": s.get("nopm"),
+                    "tpm": s.get("tpm"),
+                    "nopm_driver": s.get("nopm_driver"),
+                }
+                for s in data.get("steps", [])
+            ]
+        )
+    return EXIT_OK
+
+
+def cmd_session_power_import(args: argparse.Namespace) -> int:
+    """``sessions power-import ID FILE``: a meter's log gives the stored steps their power."""
+    from bench_gui.core.power import PowerLogError, read_power_log
+
+    store = _open_store(args)
+    path = Path(args.file)
+    try:
+        store.get_run(args.id)
+        readings = read_power_log(path, args.column or "", args.time_column or "")
+        result = store.import_power_log(args.id, readings, path.name)
+    except (SessionNotFound, PowerLogError) as exc:
+        print(f"bench-gui: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    if args.json:
+        print(json.dumps(result.to_dict()))
+        return EXIT_OK
+    print(f"session {args.id}: power from {result.label} ({len(readings)} readings)")
+    print(
+        f"{'Step':>4} {'VUs':>5} {'avg W':>9} {'mW/NOPM':>9} {'J/NO':>8} {'energy kJ':>10}"
+        f" {'readings':>8} {'before W':>9}"
+    )
+    nopm = {s.step: s.nopm for s in store.steps(args.id)}
+    for step in result.steps:
+        f = step.figures
+        print(
+            f"{step.step + 1:>4} {step.vus:>5} {f.watts:>9,.1f} {_fmt(f.mw_per_nopm, 3):>9}"
+            f" {_fmt(f.j_per_new_order, 3):>8} {f.energy_j / 1000:>10,.2f} {step.readings:>8}"
+            f" {_fmt(result.previous_w.get(step.step), 1):>9}"
+            + ("" if nopm.get(step.step) else "  (no NOPM)")
+        )
+    if result.idle_w is not None:
+        print(f"idle baseline: {result.idle_w:,.1f} W")
+    else:
+        print(result.idle_note)
+    for line in result.skipped:
+        print(f"skipped {line}")
+    if not result.changed:
+        print("these figures were already stored: nothing changed")
+    return EXIT_OK
+
+
+def _jsonable(obj: Any) -> Any:
+    from dataclasses import asdict, is_dataclass
+
+    if is_dataclass(obj) and not isinstance(obj, type):
+        return {k: _jsonable(v) for k, v in asdict(obj).items()}
+    if isinstance(obj, dict):
+        return {k: _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_jsonable(v) for v in obj]
+    if isinstance(obj, str | int | float | bool) or obj is None:
+        return obj
+    return str(obj)
+
+
+def cmd_gui(args: argparse.Namespace) -> int:
+    from bench_gui.gui.app import main as gui_main
+
+    return int(gui_main([]))
+
+
+# -- tune: PostgreSQL and OS tuning (the code lives in bench_gui.services.tuning) ----------
+
+
+def _tune_inputs(args: argparse.Namespace) -> Any:
+    from bench_gui.core.tuning.pgtune import PgVersion, parse_size
+    from bench_gui.services.tuning import Inputs
+
+    return Inputs(
+        ram_bytes=parse_size(args.ram) if getattr(args, "ram", None) else None,
+        cpus=getattr(args, "cpus", None),
+        connections=getattr(args, "connections", None),
+        storage=getattr(args, "storage", None),
+        db_type=getattr(args, "type", None) or "oltp",
+        version=PgVersion.parse(args.version) if getattr(args, "version", None) else None,
+        edition=getattr(args, "edition", None) or "current",
+    )
+
+
+def _print_rows(rows: list[Any]) -> None:
+    words = {
+        "same": "unchanged",
+        "reload": "reload",
+        "restart": "RESTART",
+        "invalid": "REFUSED",
+        "unknown": "UNKNOWN",
+    }
+    width = max([len(r.name) for r in rows] + [7])
+    print(f"{'Setting':<{width}}  {'Current':>12}  {'Proposed':>12}  {'Takes effect':<12}  Rule")
+    for r in rows:
+        note = r.problem if r.problem else r.rule
+        print(
+            f"{r.name:<{width}}  {r.current or '-':>12}  {r.proposed:>12}"
+            f"  {words.get(r.action, r.action):<12}  {note}"
+        )
+
+
+def _tune_connection(args: argparse.Namespace) -> Any:
+    from bench_gui.services.tuning import resolve_target
+
+    return resolve_target(
+        args.target,
+        control=getattr(args, "control", None),
+        data_directory=getattr(args, "data_dir", None),
+        ssh=getattr(args, "ssh", None),
+    )
+
+
+def _tune_proposal(args: argparse.Namespace, conn: Any) -> Any:
+    from bench_gui.services.tuning import PGTUNE, resolve_profile, server_facts, server_version
+
+    version = server_version(conn)
+    inputs = _tune_inputs(args)
+    facts = None
+    if args.profile == PGTUNE and (inputs.ram_bytes is None or inputs.cpus is None):
+        facts = server_facts(conn)
+    return resolve_profile(args.profile, version, inputs, facts)
+
+
+def _tune_postgresql(args: argparse.Namespace) -> int:
+    from bench_gui.core.tuning.pgtune import calculate
+
+    inputs = _tune_inputs(args)
+    if inputs.ram_bytes is None:
+        print("bench-gui: --ram is required (e.g. --ram 128GiB)", file=sys.stderr)
+        return EXIT_USAGE
+    from bench_gui.services.tuning import tune_input
+
+    proposal = calculate(tune_input(inputs, None, inputs.version or _latest()))
+    if args.json:
+        print(proposal.to_json())
+    elif args.alter_system:
+        print(proposal.to_alter_system())
+    else:
+        print(proposal.to_conf(), end="")
+    return EXIT_OK
+
+
+def _latest() -> Any:
+    from bench_gui.core.tuning.pgtune import LATEST_VERSION
+
+    return LATEST_VERSION
+
+
+def _tune_presets(args: argparse.Namespace) -> int:
+    from bench_gui.core.tuning.pgtune import PgVersion
+    from bench_gui.core.tuning.presets import BUILTIN_OS_PRESETS
+    from bench_gui.store.user_presets import all_presets, load_user_presets
+
+    presets = all_presets()
+    if args.name:
+        if args.name not in presets:
+            print(f"bench-gui: no preset named {args.name!r}", file=sys.stderr)
+            return EXIT_FAILED
+        preset = presets[args.name]
+        version = PgVersion.parse(args.version) if args.version else (preset.version or _latest())
+        proposal = preset.proposal(version)
+        if args.json:
+            print(proposal.to_json())
+        else:
+            print(f"# {preset.title}\n# source: {preset.source or 'user preset'}")
+            print(proposal.to_conf(), end="")
+        return EXIT_OK
+    _users, problems = load_user_presets()
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "postgresql": [
+                        {
+                            "name": p.name,
+                            "title": p.title,
+                            "builtin": p.builtin,
+                            "version": str(p.version) if p.version else None,
+                            "settings": p.settings,
+                            "source": p.source,
+                        }
+                        for p in presets.values()
+                    ],
+                    "os": [
+                        {"name": p.name, "title": p.title, "knobs": p.knobs, "source": p.source}
+                        for p in BUILTIN_OS_PRESETS.values()
+                    ],
+                    "problems": problems,
+                }
+            )
+        )
+        return EXIT_OK
+    for p in presets.values():
+        kind = "built-in" if p.builtin else "user"
+        print(f"{p.name:24} {kind:8} {p.title}")
+    for os_preset in BUILTIN_OS_PRESETS.values():
+        print(f"{os_preset.name:24} {'OS':8} {os_preset.title}")
+    for line in problems:
+        print(f"bench-gui: {line}", file=sys.stderr)
+    return EXIT_OK
+
+
+def _tune_diff(args: argparse.Namespace) -> int:
+    conn = _tune_connection(args)
+    try:
+        proposal = _tune_proposal(args, conn)
+        rows = conn.tuner.diff(proposal)
+    finally:
+        conn.close()
+    if args.json:
+        print(json.dumps({"target": conn.target.label, "proposal": proposal.to_dict(),
+                          "diff": [_jsonable(r) for r in rows]}))  # fmt: skip
+    else:
+        print(f"# {conn.target.label}: {proposal.title} (PostgreSQL {proposal.version})")
+        _print_rows(rows)
+        for note in proposal.notes:
+            print(f"# note: {note}")
+    return EXIT_OK
+
+
+def _print_apply(result: Any, args: argparse.Namespace, entry: int | None) -> None:
+    if args.json:
+        data = result.to_dict()
+        data["history_id"] = entry
+        print(json.dumps(data, default=str))
+        return
+    print(result.summary())
+    for name, value in result.verified.items():
+        mark = "!" if name in result.mismatches else " "
+        print(f" {mark} {name} = {value}")
+    for line in result.messages:
+        print(f"note: {line}")
+
+
+def _tune_apply(args: argparse.Namespace) -> int:
+    from bench_gui.services.tuning import apply_profile
+
+    store = _open_store(args)
+    conn = _tune_connection(args)
+    try:
+        proposal = _tune_proposal(args, conn)
+        only = set(args.only.split(",")) if args.only else None
+        result, entry = apply_profile(
+            store, conn, proposal, profile=args.profile, restart=args.restart,
+            skip_invalid=args.skip_invalid, only=only,
+        )  # fmt: skip
+    finally:
+        conn.close()
+    _print_apply(result, args, entry)
+    if result.pending_restart and not args.json:
+        print(
+            f"bench-gui: {', '.join(result.pending_restart)} take effect after a restart"
+            " (run again with --restart)",
+            file=sys.stderr,
+        )
+    return EXIT_OK if result.ok else EXIT_FAILED
+
+
+def _tune_rollback(args: argparse.Namespace) -> int:
+    from bench_gui.services.tuning import rollback_last
+
+    store = _open_store(args)
+    conn = _tune_connection(args)
+    try:
+        result, entry, undone = rollback_last(store, conn, restart=not args.no_restart)
+    finally:
+        conn.close()
+    if not args.json:
+        print(f"rolled back #{undone.id} ({undone.profile}, {undone.created_at[:19]})")
+    _print_apply(result, args, entry)
+    return EXIT_OK if result.ok else EXIT_FAILED
+
+
+def _tune_history(args: argparse.Namespace) -> int:
+    from bench_gui.store.tuning_history import TuningHistory
+
+    key = None
+    if args.target:
+        conn = _tune_connection(args)
+        key = conn.target.key
+        conn.close()
+    entries = TuningHistory(_open_store(args)).entries(key)
+    if args.json:
+        print(json.dumps([_jsonable(e) for e in entries], default=str))
+        return EXIT_OK
+    for e in entries:
+        ok = "" if e.result.get("ok", True) else f"  FAILED: {e.result.get('error', '')}"
+        print(f"#{e.id:<4} {e.created_at[:19]}  {e.kind:10} {e.target_label:28} {e.describe()}{ok}")
+    return EXIT_OK
+
+
+def _os_host(args: argparse.Namespace) -> tuple[Any, Any]:
+    from bench_gui.remote.host_access import LocalHost
+
+    if getattr(args, "ssh", None):
+        from bench_gui.services.tuning import ssh_host
+
+        return ssh_host(args.ssh)
+    return LocalHost(), None
+
+
+def _tune_os(args: argparse.Namespace) -> int:
+    from bench_gui.remote import osknobs
+    from bench_gui.services.tuning import apply_os, os_changes, rollback_os
+
+    host, session = _os_host(args)
+    try:
+        devices = list(args.device or [])
+        notes: list[str] = []
+        if not devices and args.data_dir:
+            devices, notes = osknobs.data_devices(host, args.data_dir)
+        if not devices:
+            devices = osknobs.block_devices(host)
+        if args.os_cmd == "show":
+            knobs = osknobs.read_knobs(host, osknobs.default_keys(devices))
+            if args.json:
+                print(json.dumps([_jsonable(k) for k in knobs.values()]))
+            else:
+                for k in knobs.values():
+                    value = k.value if k.available else f"({k.status}: {k.note})"
+                    print(f"{k.key:40} {value}")
+                for note in notes:
+                    print(f"# note: {note}")
+            return EXIT_OK
+        store = _open_store(args)
+        if args.os_cmd == "apply":
+            changes = os_changes(args.set or [], args.preset)
+            result, entry = apply_os(store, host, changes, devices, profile=args.preset or "")
+        else:
+            result, entry, _undone = rollback_os(store, host)
+        if args.json:
+            print(json.dumps({**result.to_dict(), "history_id": entry}))
+        else:
+            print(result.summary())
+            for key, (before, after) in result.changed.items():
+                print(f"  {key}: {before} -> {after}" if before else f"  {key} = {after}")
+            for key, why in result.missing.items():
+                print(f"  {key}: {why}")
+        return EXIT_OK
+    finally:
+        if session is not None:
+            session.close()
+
+
+def cmd_tune(args: argparse.Namespace) -> int:
+    """``bench-gui tune ...``: every failure becomes one message and an exit status."""
+    from bench_gui.core.tuning.pgtune import TuneInputError
+    from bench_gui.core.tuning.presets import PresetError
+    from bench_gui.remote.errors import SSHError
+    from bench_gui.remote.osknobs import OsKnobError
+    from bench_gui.remote.pg_tuner import TuningError
+
+    handlers = {
+        "postgresql": _tune_postgresql,
+        "presets": _tune_presets,
+        "diff": _tune_diff,
+        "apply": _tune_apply,
+        "rollback": _tune_rollback,
+        "history": _tune_history,
+        "os": _tune_os,
+    }
+    try:
+        return handlers[args.tune_cmd](args)
+    except TuneInputError as exc:
+        for name, reason in exc.problems:
+            print(f"bench-gui: --{name}: {reason}", file=sys.stderr)
+        return EXIT_USAGE
+    except (ValueError, PresetError) as exc:
+        print(f"bench-gui: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except (TuningError, OsKnobError, SSHError) as exc:
+        print(f"bench-gui: {exc}", file=sys.stderr)
+        if "nothing was changed:" in str(exc) and args.tune_cmd == "apply":
+            print("bench-gui: leave those out with --skip-invalid", file=sys.stderr)
+        return EXIT_FAILED
+
+
+def _add_tune_parser(sub: Any) -> None:
+    from bench_gui.core.tuning.pgtune import DB_TYPES, EDITIONS, STORAGE_TYPES
+
+    p = sub.add_parser("tune", help="PostgreSQL and OS tuning: PgTune, presets, apply, rollback")
+    tsub = p.add_subparsers(dest="tune_cmd", required=True)
+
+    def calculator(sp: argparse.ArgumentParser, required: bool) -> None:
+        sp.add_argument("--ram", required=required, help="memory of the server, e.g. 128GiB")
+        sp.add_argument("--cpus", type=int, help="CPUs (threads) of the server")
+        sp.add_argument("--connections", type=int, help="max_connections (default: by type)")
+        sp.add_argument("--storage", choices=STORAGE_TYPES, help="data storage type")
+        sp.add_argument("--type", choices=DB_TYPES, default="oltp", help="workload type")
+        sp.add_argument("--version", help="PostgreSQL version (default: the server's / 18)")
+        sp.add_argument("--edition", choices=EDITIONS, default="current",
+                        help="PgTune rules: current, or classic (the briefs' era)")  # fmt: skip
+
+    def target(sp: argparse.ArgumentParser) -> None:
+        sp.add_argument("target", help="'demo', a plan file, or a connection string / URI")
+        sp.add_argument("--control", help="restart with pg_ctl[:PATH], systemctl:UNIT or"
+                        " pg_ctlcluster:VERSION/CLUSTER")  # fmt: skip
+        sp.add_argument("--data-dir", help="the server's data directory (default: asked)")
+        sp.add_argument("--ssh", help="run the server control on this SSH target")
+        sp.add_argument("--json", action="store_true")
+
+    sp = tsub.add_parser("postgresql", help="PgTune's settings for a machine")
+    calculator(sp, True)
+    sp.add_argument("--json", action="store_true")
+    sp.add_argument("--alter-system", action="store_true", help="as ALTER SYSTEM statements")
+
+    sp = tsub.add_parser("presets", help="list presets, or show one mapped to a version")
+    sp.add_argument("name", nargs="?")
+    sp.add_argument("--version", help="map the preset to this PostgreSQL version")
+    sp.add_argument("--json", action="store_true")
+
+    for name, text in (
+        ("diff", "the server's values against a profile"),
+        ("apply", "apply a profile (ALTER SYSTEM, reload, restart with --restart)"),
+    ):
+        sp = tsub.add_parser(name, help=text)
+        target(sp)
+        sp.add_argument("profile", help="pgtune, a preset name, or a preset file (.toml)")
+        calculator(sp, False)
+        if name == "apply":
+            sp.add_argument(
+                "--restart", action="store_true", help="restart when a setting needs it"
+            )
+            sp.add_argument("--skip-invalid", action="store_true",
+                            help="leave out values the server would refuse")  # fmt: skip
+            sp.add_argument("--only", help="apply only these settings (comma-separated)")
+
+    sp = tsub.add_parser("rollback", help="undo the last apply on a target")
+    target(sp)
+    sp.add_argument("--no-restart", action="store_true", help="do not restart, even if needed")
+
+    sp = tsub.add_parser("history", help="what was applied and rolled back")
+    sp.add_argument("target", nargs="?", help="only this target")
+    sp.add_argument("--json", action="store_true")
+
+    sp = tsub.add_parser("os", help="OS knobs: show, apply for a run, roll back")
+    sp.add_argument("os_cmd", choices=("show", "apply", "rollback"))
+    sp.add_argument("--set", action="append", metavar="KEY=VALUE",
+                    help="a knob: vm.dirty_ratio=40, read_ahead_kb=2048, scheduler=none,"
+                    " transparent_hugepage=never")  # fmt: skip
+    sp.add_argument("--preset", help="an OS preset (micron-9300-linux)")
+    sp.add_argument("--device", action="append", help="a data device (default: all disks)")
+    sp.add_argument("--data-dir", help="tune the disks under this directory")
+    sp.add_argument("--ssh", help="an SSH target instead of this machine")
+    sp.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_tune)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="bench-gui",
+        description="OLTP storage and database test bench (TPROC-C, derived from TPC-C; results"
+        " are not TPC-C results). Without a command, opens the desktop app.",
+    )
+    parser.add_argument("--version", action="version", version=f"bench-gui {__version__}")
+    parser.add_argument("--db", help="session database file (default: in the user data dir)")
+    sub = parser.add_subparsers(dest="command")
+
+    p = sub.add_parser("run", help="run a plan headless")
+    p.add_argument("plan", help="plan file (TOML)")
+    p.add_argument("--driver", metavar="TARGET", help="run the agent on this SSH target")
+    p.add_argument(
+        "--accept-host-key",
+        metavar="SHA256:…",
+        help="accept the driver host's key with this fingerprint",
+    )
+    p.add_argument("--json", action="store_true", help="last stdout line: the result as JSON")
+    p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("demo", help="a short sweep on the embedded demo target")
+    p.add_argument("--headless", action="store_true", help="no window: print progress")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--quiet", action="store_true")
+    p.set_defaults(func=cmd_demo)
+
+    for name, func, text in (
+        ("check", cmd_check, "TPC-C consistency checks"),
+        ("build", cmd_build, "build (or rebuild) the schema"),
+    ):
+        p = sub.add_parser(name, help=text)
+        p.add_argument("plan", nargs="?", help="plan file (TOML); default: the demo target")
+        p.add_argument("--json", action="store_true")
+        p.add_argument("--quiet", action="store_true")
+        p.set_defaults(func=func)
+
+    p = sub.add_parser("sessions", help="stored sessions")
+    ssub = p.add_subparsers(dest="sessions_cmd", required=True)
+    sp = ssub.add_parser("list", help="list stored runs")
+    sp.add_argument("--json", action="store_true")
+    sp.add_argument("--all", action="store_true", help="include builds and checks")
+    sp = ssub.add_parser("show", help="one session with its steps")
+    sp.add_argument("id", type=int)
+    sp.add_argument("--json", action="store_true")
+    sp = ssub.add_parser(
+        "power-import", help="give a stored session's steps the power of a meter's CSV log"
+    )
+    sp.add_argument("id", type=int, metavar="SESSION_ID")
+    sp.add_argument("file", metavar="FILE.csv", help="CSV with a time and a watts column")
+    sp.add_argument("--column", metavar="NAME", help="the watts column (default: found by name)")
+    sp.add_argument("--time-column", metavar="NAME", help="the time column (default: by name)")
+    sp.add_argument("--json", action="store_true")
+    sp.set_defaults(func=cmd_session_power_import)
+    p.set_defaults(func=cmd_sessions)
+    add_session_commands(ssub)  # export, import, search, tag, note, rename, delete
+
+    add_compare_commands(sub)  # compare, prices
+
+    _add_tune_parser(sub)
+
+    add_target_commands(sub)
+    add_storage_commands(sub)  # storage devices, plan, apply, teardown, db-move
+
+    p = sub.add_parser("gui", help="open the desktop app")
+    p.set_defaults(func=cmd_gui)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    func = getattr(args, "func", cmd_gui)
+    try:
+        return int(func(args))
+    except PlanError as exc:
+        print("bench-gui: the plan is not valid:", file=sys.stderr)
+        for name, reason in exc.problems:
+            print(f"  {safe(name)}: {safe(reason)}", file=sys.stderr)
+        return EXIT_USAGE
+    except StoreError as exc:
+        print(f"bench-gui: session store: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    except RunError as exc:
+        print(f"bench-gui: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+
+
+__all__ = ["main"]

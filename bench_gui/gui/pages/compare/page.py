@@ -1,0 +1,342 @@
+"""The Compare page: two or more sessions against a baseline, as a technical brief shows them.
+
+On the left the user picks the sessions and the baseline, the stop condition that defines the
+saturation point, and the prices (each array's devices and count, unit prices, a cost entered
+by hand, the power price). On the right the comparison: fast facts, then tabs with the overlaid
+charts (saturation marked) and the tables, exactly the ones the reports print - the page shows
+a :class:`~bench_gui.report.model.Report`, built by the same code as ``bench-gui compare``.
+
+Price edits apply to the comparison at once; "Save prices" keeps them in the session store
+(the price list, the power price, each session's array).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QGuiApplication, QShowEvent
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QGroupBox,
+    QLineEdit,
+    QScrollArea,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from bench_gui.core.saturation import DEFAULT_MIN_GAIN_PCT, StopConditions
+from bench_gui.gui.pages.compare.export_menu import ExportButton
+from bench_gui.gui.pages.compare.prices import PAGE_NOTE, PriceBox, PriceInputs
+from bench_gui.gui.pages.compare.results import ComparisonView
+from bench_gui.gui.pages.compare.session_picker import SessionPicker
+from bench_gui.gui.widgets.page_parts import ErrorLine, PageHeader, page_layout
+from bench_gui.report import ReportError
+from bench_gui.report.model import Report
+from bench_gui.store import SessionNotFound, StoreError
+
+SUBTITLE = (
+    "Two or more sessions against a baseline: throughput, response time, saturation, economics"
+)
+
+
+def _limit_spin() -> QDoubleSpinBox:
+    spin = QDoubleSpinBox()
+    spin.setRange(0.0, 3_600_000.0)
+    spin.setDecimals(1)
+    spin.setSuffix(" ms")
+    spin.setSpecialValueText("no limit")
+    spin.setValue(0.0)
+    return spin
+
+
+class ComparePage(QWidget):
+    """Choose sessions, baseline, thresholds and prices; see and export the comparison.
+
+    Signals:
+        status(str): a line for the status bar.
+        compared(object): a new :class:`Report` is shown.
+    """
+
+    status = Signal(str)
+    compared = Signal(object)
+
+    def __init__(self, store: Any, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.store = store
+        self.report: Report | None = None
+        self._build_ui()
+
+    def _build_ui(self) -> None:
+        outer = page_layout(self)
+        self.header = PageHeader("Compare", SUBTITLE)
+        self.subtitle = self.header.subtitle
+        self.export_button = ExportButton(self._default_name)
+        self.export_button.setEnabled(False)
+        self.export_button.report_file_chosen.connect(self.export_report)
+        self.export_button.chart_folder_chosen.connect(self.export_charts)
+        self.header.add_widget(self.export_button)
+        self.compare_button = self.header.add_action("Compare", primary=True)
+        self.compare_button.clicked.connect(self.compare)
+        outer.addWidget(self.header)
+        self.error_label = ErrorLine()
+        outer.addWidget(self.error_label)
+
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.setChildrenCollapsible(False)
+        splitter.addWidget(self._build_inputs())
+        self.results = ComparisonView()
+        splitter.addWidget(self.results)
+        splitter.setStretchFactor(0, 0)
+        splitter.setStretchFactor(1, 1)
+        splitter.setSizes([540, 1200])
+        outer.addWidget(splitter, 1)
+        # The results' parts by the names the tests know (the dicts are kept, never replaced).
+        r = self.results
+        self.tabs, self.notes_label, self.tiles = r.tabs, r.notes_label, r.tiles
+        self.charts, self.table_views = r.charts, r.table_views
+
+    def _build_inputs(self) -> QWidget:
+        panel = QWidget()
+        column = QVBoxLayout(panel)
+        column.setContentsMargins(0, 0, 8, 0)
+        column.setSpacing(4)
+        self.picker = SessionPicker()
+        self.picker.changed.connect(self._sessions_changed)
+        self.session_list, self.filter_edit = self.picker.session_list, self.picker.filter_edit
+        column.addWidget(self.picker, 3)
+
+        stop = QGroupBox("Saturation point (stop condition)")
+        form = QFormLayout(stop)
+        self.min_gain_spin = QDoubleSpinBox()
+        self.min_gain_spin.setRange(0.0, 100.0)
+        self.min_gain_spin.setDecimals(1)
+        self.min_gain_spin.setSuffix(" %")
+        self.min_gain_spin.setValue(DEFAULT_MIN_GAIN_PCT)
+        self.min_gain_spin.setToolTip("Stop when one more step adds less NOPM than this")
+        form.addRow("Min. NOPM gain per step", self.min_gain_spin)
+        self.max_avg_spin = _limit_spin()
+        form.addRow("Avg response time limit", self.max_avg_spin)
+        self.max_p999_spin = _limit_spin()
+        form.addRow("p99.9 response time limit", self.max_p999_spin)
+        column.addWidget(stop)
+
+        self.prices = PriceBox()
+        self.prices.save_prices_button.clicked.connect(self.save_prices)
+        self.array_table, self.power_spin = self.prices.array_table, self.prices.power_spin
+        self.set_array = self.prices.set_array  # fill a session's price row, as a user would
+        column.addWidget(self.prices, 2)
+
+        report = QGroupBox("Report")
+        form = QFormLayout(report)
+        self.title_edit = QLineEdit()
+        self.title_edit.setPlaceholderText("From the session names")
+        form.addRow("Title", self.title_edit)
+        self.page_combo = QComboBox()
+        self.page_combo.addItem("Letter", "letter")
+        self.page_combo.addItem("A4", "a4")
+        form.addRow("PDF page", self.page_combo)
+        column.addWidget(report)
+
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setMinimumWidth(540)
+        scroll.setMaximumWidth(640)
+        scroll.setWidget(panel)
+        return scroll
+
+    # ---- sessions ------------------------------------------------------------------------
+
+    def refresh(self) -> None:
+        """Reload the sessions (keeping what is ticked) and the stored prices."""
+        try:
+            runs = self.store.list_runs()
+            notes = self.store.annotations()
+            power = self.store.power_price()
+        except StoreError as exc:  # the store names the file and the reason
+            self.show_error(f"Cannot read the sessions: {exc}")
+            return
+        self.picker.fill(runs, notes)
+        self.prices.show_power_price(power)
+        self._sessions_changed()
+
+    def apply_filter(self, text: str) -> None:
+        self.picker.apply_filter(text)
+
+    def checked_ids(self) -> list[int]:
+        return self.picker.checked_ids()
+
+    def set_checked(self, ids: list[int]) -> None:
+        """Tick exactly these sessions (in list order)."""
+        self.picker.set_checked(ids)
+
+    def set_baseline(self, run_id: int) -> bool:
+        return self.picker.set_baseline(run_id)
+
+    def baseline_id(self) -> int | None:
+        return self.picker.baseline_id()
+
+    def _sessions_changed(self) -> None:
+        ids = self.picker.checked_ids()
+        self.picker.offer_baselines(ids)
+        self.prices.fill_arrays(self.store, ids, self.picker.names())
+        self.compare_button.setEnabled(len(ids) >= 2)
+        count = len(ids)
+        self.status.emit(
+            f"{count} session{'s' if count != 1 else ''} ticked" if count else "No session ticked"
+        )
+
+    # ---- prices --------------------------------------------------------------------------
+
+    def price_inputs(self) -> PriceInputs:
+        """Arrays, the price list with this page's unit prices on top, the power price; raise
+        ValueError naming the cell that is not a number."""
+        return self.prices.price_inputs(self.store.device_prices())
+
+    def save_prices(self) -> bool:
+        """Keep the page's prices: new unit prices in the price list, each session's array,
+        the power price. Returns False (message shown) on bad input."""
+        from bench_gui.store.compare_input import array_from_layout, storage_layout
+
+        try:
+            arrays, prices, power = self.price_inputs()
+            stored = self.store.device_prices()
+            for price in prices:
+                if price.source == PAGE_NOTE and price not in stored:
+                    self.store.add_device_price(price)
+            for run_id, array in arrays.items():
+                layout = array_from_layout(storage_layout(self.store.get_run(run_id)))
+                same = (array.device, array.count) == (layout.device, layout.count)
+                # The layout says it all: no row of its own (it follows later layout edits).
+                if same and array.hand_cost is None:
+                    self.store.set_run_array(run_id, None)
+                else:
+                    self.store.set_run_array(run_id, array)
+            current = self.store.power_price()
+            if power is not None and (
+                current is None
+                or (current.per_kwh, current.currency) != (power.per_kwh, power.currency)
+            ):
+                self.store.add_power_price(power)
+        except (ValueError, StoreError, SessionNotFound) as exc:  # ValueError: a bad cell
+            self.show_error(f"Cannot save the prices: {exc}")
+            return False
+        self.error_label.clear_error()
+        self.prices.saved()
+        self.status.emit("Prices saved")
+        return True
+
+    # ---- comparing -----------------------------------------------------------------------
+
+    def conditions(self) -> StopConditions:
+        return StopConditions(
+            self.min_gain_spin.value(),
+            self.max_avg_spin.value() or None,
+            self.max_p999_spin.value() or None,
+        )
+
+    def compare(self) -> bool:
+        """Compare the ticked sessions; False (and a clear message) when they cannot be."""
+        from bench_gui.report.model import build_report
+
+        ids = self.checked_ids()
+        baseline = self.baseline_id()
+        if len(ids) < 2 or baseline is None:
+            self.clear_results()
+            self.show_error(
+                "Tick at least two sessions to compare, and choose which one is the baseline."
+            )
+            return False
+        try:
+            arrays, prices, power = self.price_inputs()
+            report = build_report(
+                self.store,
+                ids,
+                baseline,
+                self.conditions(),
+                title=self.title_edit.text().strip() or None,
+                arrays=arrays,
+                prices=prices,
+                power_price=power,
+            )
+        # CompareError, EconomicsError and a bad price are ValueErrors; the store's say why.
+        except (ValueError, StoreError, SessionNotFound) as exc:
+            self.clear_results()
+            self.show_error(f"Cannot compare: {exc}")
+            return False
+        self.error_label.clear_error()
+        self.show_report(report)
+        return True
+
+    def clear_results(self) -> None:
+        """Back to the empty state: a failed comparison never leaves an older one on show."""
+        self.report = None
+        self.results.clear()
+        self.export_button.setEnabled(False)
+        self.header.set_subtitle(SUBTITLE)
+
+    def show_report(self, report: Report) -> None:
+        self.report = report
+        self.header.set_subtitle(report.title)
+        self.results.show_report(report)
+        self.export_button.setEnabled(True)
+        self.status.emit(
+            f"Compared {len(report.comparison.sessions)} sessions against"
+            f" {report.names[report.comparison.baseline.id]}"
+        )
+        self.compared.emit(report)
+
+    # ---- export --------------------------------------------------------------------------
+
+    def export_report(self, path: Path) -> bool:
+        """Write the shown comparison as .pdf/.html/.csv/.json; False (message shown) if not."""
+        from bench_gui.report import write_report
+
+        if self.report is None:
+            self.show_error("Compare sessions first, then export the comparison.")
+            return False
+        QGuiApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
+        try:
+            write_report(self.report, path, page_size=str(self.page_combo.currentData()))
+        except (ReportError, OSError, ValueError) as exc:
+            self.show_error(f"Cannot export: {exc}")
+            return False
+        finally:
+            QGuiApplication.restoreOverrideCursor()
+        self.error_label.clear_error()
+        self.status.emit(f"Exported {path}")
+        return True
+
+    def export_charts(self, directory: Path, fmt: str = "png") -> list[Path]:
+        """Write the shown comparison's charts as images; [] (message shown) if not."""
+        from bench_gui.report import write_charts
+
+        if self.report is None:
+            self.show_error("Compare sessions first, then export the charts.")
+            return []
+        try:
+            written = write_charts(self.report, directory, fmt)
+        except (OSError, ValueError) as exc:
+            self.show_error(f"Cannot export the charts: {exc}")
+            return []
+        self.status.emit(f"{len(written)} charts written to {directory}")
+        return written
+
+    def _default_name(self) -> str:
+        if self.report is None:
+            return "comparison"
+        ids = "-".join(str(s.id) for s in self.report.comparison.sessions)
+        return f"comparison-{ids}"
+
+    def show_error(self, text: str) -> None:
+        """In the page's error line, and in the status bar."""
+        self.error_label.show_error(text)
+        self.status.emit(text)
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt override)
+        super().showEvent(event)
+        self.refresh()

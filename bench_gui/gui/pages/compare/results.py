@@ -1,0 +1,238 @@
+"""The comparison on show: fast facts, the report's notes, and a tab a group of the report's
+sections (overlaid charts with the saturation point marked, the tables the reports print)."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QLayout,
+    QScrollArea,
+    QSizePolicy,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from bench_gui.gui.widgets.compare_charts import OverlayChart, session_color
+from bench_gui.gui.widgets.report_table import ReportTableView
+from bench_gui.report.model import Report, Section
+
+# Report sections -> the tab that shows them.
+TABS = (
+    ("Throughput", ("throughput",)),
+    ("Response time", ("latency_avg", "latency_p999")),
+    ("Power", ("power",)),
+    ("Saturation", ("saturation",)),
+    ("Economics", ("economics",)),
+    ("Repeatability", ("repeatability",)),
+    ("Configuration", ("configuration",)),
+)
+PLACEHOLDER = (
+    "Tick two or more sessions, choose the baseline and press Compare.\n\nThe comparison shows"
+    " NOPM and TPM ratios per user count, response-time advantages, each configuration at its"
+    " saturation point, what differs in their configuration, how repeatable the figures are,"
+    " and the array cost of a new order."
+)
+TAB_STYLE = (
+    "QTabBar::tab { padding: 10px 20px; font-size: 15px; font-weight: 600;"
+    " color: #93a0b8; background: transparent; border: none;"
+    " border-bottom: 3px solid transparent; }"
+    "QTabBar::tab:hover { color: #ffffff; }"
+    "QTabBar::tab:selected { color: #ffffff; border-bottom: 3px solid #33b1ff; }"
+    "QTabWidget::pane { border: none; border-top: 1px solid #2a3140; }"
+)
+BLOCK_STYLES = {
+    "headline": "color: #7cc4ff; font-size: 16px; font-weight: 600;",
+    "formula": "font-family: 'DejaVu Sans Mono'; background: #1a2130; border-left: 3px solid"
+    " #33b1ff; padding: 6px 10px;",
+    "message": "color: #f1c21b;",
+}
+
+
+def _clear(layout: QLayout) -> None:
+    while layout.count():
+        item = layout.takeAt(0)
+        if item is None:
+            break
+        widget = item.widget()
+        child = item.layout()
+        if widget is not None:
+            widget.deleteLater()
+        elif child is not None:
+            _clear(child)
+
+
+class FactCard(QFrame):
+    """One fast fact: the figure, what it is, and between which sessions - wrapped, so five
+    of them share the page's width."""
+
+    def __init__(self, value: str, text: str, detail: str, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("factCard")
+        self.setStyleSheet(
+            "QFrame#factCard { background-color: #1a1f29; border: 1px solid #2a3140;"
+            " border-left: 5px solid #42be65; border-radius: 10px; }"
+            "QFrame#factCard QLabel { background: transparent; border: none; }"
+        )
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        column = QVBoxLayout(self)
+        column.setContentsMargins(14, 8, 10, 8)
+        column.setSpacing(0)
+        self.value_label = QLabel(value)
+        self.value_label.setStyleSheet("color: #ffffff; font-size: 27px; font-weight: 700;")
+        column.addWidget(self.value_label)
+        self.text_label = QLabel(text)
+        self.text_label.setWordWrap(True)
+        self.text_label.setStyleSheet("color: #c9d1e0; font-size: 15px; font-weight: 600;")
+        column.addWidget(self.text_label)
+        self.detail_label = QLabel(detail)
+        self.detail_label.setWordWrap(True)
+        self.detail_label.setStyleSheet("color: #7f8aa1; font-size: 13px;")
+        column.addWidget(self.detail_label)
+        column.addStretch(1)
+        for label in (self.value_label, self.text_label, self.detail_label):
+            label.setMinimumWidth(10)
+
+    @property
+    def value_text(self) -> str:
+        return self.value_label.text()
+
+
+class ComparisonView(QWidget):
+    """Shows one :class:`Report`, or what to do to get one. ``charts`` and ``table_views``
+    hold the shown report's charts and tables by key, ``tiles`` its fact cards."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.charts: dict[str, OverlayChart] = {}
+        self.table_views: dict[str, ReportTableView] = {}
+        self.tiles: list[FactCard] = []
+        column = QVBoxLayout(self)
+        column.setContentsMargins(8, 0, 0, 0)
+        column.setSpacing(10)
+        self.facts_row = QHBoxLayout()
+        self.facts_row.setSpacing(12)
+        column.addLayout(self.facts_row)
+        self.notes_label = QLabel("")
+        self.notes_label.setObjectName("compareNotes")
+        self.notes_label.setWordWrap(True)
+        self.notes_label.setStyleSheet(
+            "QLabel#compareNotes { background-color: #33290a; border: 1px solid #f1c21b;"
+            " border-radius: 8px; padding: 8px 12px; color: #f5e3a3; font-size: 14px; }"
+        )
+        self.notes_label.hide()
+        column.addWidget(self.notes_label)
+        self.tabs = QTabWidget()
+        self.tabs.setDocumentMode(True)
+        self.tabs.setStyleSheet(TAB_STYLE)
+        self.tabs.addTab(self._placeholder(), "Comparison")
+        column.addWidget(self.tabs, 1)
+
+    @staticmethod
+    def _placeholder() -> QLabel:
+        label = QLabel(PLACEHOLDER)
+        label.setObjectName("muted")
+        label.setWordWrap(True)
+        label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        return label
+
+    def clear(self) -> None:
+        """Back to the empty state."""
+        self.charts.clear()
+        self.table_views.clear()
+        _clear(self.facts_row)
+        self.tiles.clear()
+        self.notes_label.hide()
+        self.tabs.clear()
+        self.tabs.addTab(self._placeholder(), "Comparison")
+
+    def show_report(self, report: Report) -> None:
+        """The report's facts, notes and sections; the tab that was open stays open."""
+        _clear(self.facts_row)
+        self.tiles.clear()
+        for fact in report.facts[:5]:
+            card = FactCard(fact.value, fact.text, fact.detail)
+            self.facts_row.addWidget(card, 1)
+            self.tiles.append(card)
+        if report.notes:
+            self.notes_label.setText("\n".join(f"⚑  {n}" for n in report.notes))
+            self.notes_label.show()
+        else:
+            self.notes_label.hide()
+        colors = [session_color(i) for i in range(len(report.comparison.sessions))]
+        self.charts.clear()
+        self.table_views.clear()
+        current = self.tabs.tabText(self.tabs.currentIndex())
+        self.tabs.clear()
+        sections = {s.key: s for s in report.sections}
+        for name, keys in TABS:
+            present = [sections[k] for k in keys if k in sections]
+            if present:
+                self.tabs.addTab(self._tab(report, present, colors), name)
+        for i in range(self.tabs.count()):
+            if self.tabs.tabText(i) == current:
+                self.tabs.setCurrentIndex(i)
+
+    def _tab(self, report: Report, sections: list[Section], colors: list[str]) -> QWidget:
+        body = QWidget()
+        column = QVBoxLayout(body)
+        column.setContentsMargins(4, 12, 12, 12)
+        column.setSpacing(8)
+        for section in sections:
+            heading = QLabel(section.heading)
+            heading.setObjectName("sectionTitle")
+            heading.setStyleSheet("font-size: 19px;")
+            column.addWidget(heading)
+            for block in section.blocks:
+                column.addWidget(self._block(report, block.kind, block.content, colors))
+            if section.key == "configuration" and "config_all" in report.tables:
+                column.addWidget(self._table(report, "config_all"))
+        column.addStretch(1)
+        scroll = QScrollArea()  # wide tables scroll sideways
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setWidget(body)
+        return scroll
+
+    def _block(self, report: Report, kind: str, content: str, colors: list[str]) -> QWidget:
+        if kind == "chart":
+            spec = report.charts[content]
+            chart = OverlayChart(spec.title, spec.y_label, count_axis=spec.unit == "")
+            chart.set_spec(spec, colors)
+            chart.setMinimumHeight(360)
+            self.charts[content] = chart
+            return chart
+        if kind == "table":
+            return self._table(report, content)
+        label = QLabel(f"⚑  {content}" if kind == "message" else content)
+        label.setWordWrap(True)
+        label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        if kind in BLOCK_STYLES:
+            label.setStyleSheet(BLOCK_STYLES[kind])
+        else:
+            label.setObjectName("muted")
+        return label
+
+    def _table(self, report: Report, key: str) -> QWidget:
+        table = report.tables[key]
+        box = QWidget()
+        column = QVBoxLayout(box)
+        column.setContentsMargins(0, 6, 0, 6)
+        column.setSpacing(4)
+        title = QLabel(table.label)
+        title.setStyleSheet("font-weight: 600; color: #e8ecf3;")
+        column.addWidget(title)
+        view = ReportTableView()
+        view.set_table(table)
+        view.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.table_views[key] = view
+        column.addWidget(view)
+        for note in table.notes:
+            label = QLabel(note)
+            label.setObjectName("fieldHint")
+            label.setWordWrap(True)
+            column.addWidget(label)
+        return box

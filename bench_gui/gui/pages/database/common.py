@@ -1,0 +1,65 @@
+"""What the Database page's tabs share: table cells and colours, a form label, the current
+plan, and the errors a tab expects from its background work (shown in the page's banner)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import psycopg
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QTableWidgetItem
+
+from bench_gui.core.plan import Plan, PlanError, plan_from_dict
+from bench_gui.core.tuning.presets import PresetError
+from bench_gui.remote.demo import DemoUnavailable
+from bench_gui.remote.errors import SSHError
+from bench_gui.remote.osknobs import OsKnobError
+from bench_gui.remote.pg_tuner import TuningError
+from bench_gui.store import StoreError
+
+TEXT = "#e8ecf3"
+MUTED = "#6f7b93"
+GREEN = "#42be65"
+YELLOW = "#f1c21b"
+RED = "#ff6b74"
+
+# Failures the user can act on: the banner says what and why. Anything else is a bug, which
+# the task runner logs and sends to the error notifier.
+PG_ERRORS: tuple[type[BaseException], ...] = (
+    TuningError,
+    PresetError,
+    PlanError,
+    DemoUnavailable,
+    psycopg.Error,
+    SSHError,
+    StoreError,
+    OSError,
+)
+OS_ERRORS: tuple[type[BaseException], ...] = (
+    OsKnobError,
+    TuningError,
+    PresetError,
+    SSHError,
+    StoreError,
+    OSError,
+)
+
+PlanProvider = Callable[[], dict[str, Any] | Plan | None]
+
+
+def plan_of(provider: PlanProvider | None) -> Plan | None:
+    """The provider's plan (a default plan without one); PlanError if it is not valid."""
+    if provider is None:
+        return Plan()
+    data = provider()
+    if data is None or isinstance(data, Plan):
+        return data
+    return plan_from_dict(data)
+
+
+def cell(text: str) -> QTableWidgetItem:
+    """A read-only, selectable table cell."""
+    item = QTableWidgetItem(text)
+    item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable)
+    return item

@@ -1,0 +1,20 @@
+"""The Live page, in parts: the page and its redraw timer (:mod:`.page`), the header with the
+run's phase and the Stop button (:mod:`.header`), the big numbers (:mod:`.tile_row`), the
+charts and their layout (:mod:`.chart_board`), what the page says when a run ends
+(:mod:`.outcome`) and how it writes its figures (:mod:`.numbers`)."""
+
+from bench_gui.gui.pages.live.outcome import (
+    NO_HOST_MESSAGE,
+    NO_POWER_MESSAGE,
+    NO_READINGS_MESSAGE,
+)
+from bench_gui.gui.pages.live.page import LivePage
+from bench_gui.gui.widgets.chart_catalogue import LATENCY_SERIES
+
+__all__ = [
+    "LATENCY_SERIES",
+    "NO_HOST_MESSAGE",
+    "NO_POWER_MESSAGE",
+    "NO_READINGS_MESSAGE",
+    "LivePage",
+]

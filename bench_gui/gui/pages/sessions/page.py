@@ -1,0 +1,293 @@
+"""The Sessions page: every stored run, and the charts and step table of the one opened.
+
+All reads go through :mod:`bench_gui.services.session_view`. The list is reloaded when the page
+is shown and when a run finishes; opening a run (double-click or the Open button) loads its
+samples and steps once and draws them with the same chart widgets as the Live page. What
+cannot be read is said in the page's error line (the store names the file and the reason).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QShowEvent
+from PySide6.QtWidgets import QHBoxLayout, QLineEdit, QPushButton, QSplitter, QWidget
+
+from bench_gui.core.power import PowerImport
+from bench_gui.gui.pages.sessions.detail import TAB_METRICS, SessionDetail
+from bench_gui.gui.pages.sessions.housekeeping import Housekeeping
+from bench_gui.gui.pages.sessions.power_import import PowerLogImport
+from bench_gui.gui.pages.sessions.run_table import RunTable
+from bench_gui.gui.tasks import Task
+from bench_gui.gui.widgets.page_parts import ErrorLine, PageHeader, page_layout
+from bench_gui.gui.widgets.power_log_dialog import PowerLogDialog
+from bench_gui.services import session_view
+from bench_gui.services.session_view import RunHeader, RunRow
+from bench_gui.store import SessionNotFound, StoreError
+
+READ_ERRORS = (StoreError, SessionNotFound)
+
+
+class SessionsPage(Housekeeping):
+    """Lists stored runs and shows one.
+
+    Signals:
+        run_opened(int): a run's charts were loaded (its id).
+    """
+
+    run_opened = Signal(int)
+
+    def __init__(self, store: Any, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.store = store
+        self.rows: list[RunRow] = []
+        self.current: RunHeader | None = None
+        self.annotations: dict[int, tuple[list[str], str]] = {}
+        # Dialogs, replaceable in tests: (title, text) -> yes?, (title, label, value) -> text.
+        self.confirm: Callable[[str, str], bool] = self._confirm
+        self.ask_text: Callable[[str, str, str], str | None] = self._ask_text
+        self.last_power_import: PowerImport | None = None
+        self._metrics_for: int | None = None  # the session the Metrics tab shows
+        self._build_ui()
+        self.power_import = PowerLogImport(store, self.power_button, self)
+        self.power_import.imported.connect(self._power_imported)
+        self.power_import.failed.connect(self.error_label.show_error)
+
+    def _build_ui(self) -> None:
+        outer = page_layout(self)
+        self.header = PageHeader("Sessions")
+        self.subtitle = self.header.subtitle
+        self.refresh_button = self.header.add_action("Refresh")
+        self.refresh_button.clicked.connect(self.refresh)
+        self.open_button = self.header.add_action("Open", primary=True)
+        self.open_button.setEnabled(False)
+        self.open_button.clicked.connect(self.open_selected)
+        outer.addWidget(self.header)
+        outer.addLayout(self._tools())
+        self.error_label = ErrorLine()
+        outer.addWidget(self.error_label)
+
+        splitter = QSplitter(Qt.Orientation.Vertical)
+        splitter.setChildrenCollapsible(False)
+        self.table = RunTable()
+        self.table.itemSelectionChanged.connect(self._on_selection)
+        self.table.cellDoubleClicked.connect(lambda row, _col: self.open_row(row))
+        splitter.addWidget(self.table)
+        self.detail = SessionDetail()
+        self.detail.save_notes_button.clicked.connect(self.save_annotations)
+        self.detail.power_button.clicked.connect(self.choose_power_log)
+        self.detail.tabs.currentChanged.connect(self._on_tab)
+        splitter.addWidget(self.detail)
+        splitter.setStretchFactor(0, 1)
+        splitter.setStretchFactor(1, 3)
+        outer.addWidget(splitter, 1)
+        # The detail's parts by the names the tests know.
+        d = self.detail
+        self.detail_title, self.detail_info, self.power_button = d.title, d.info, d.power_button
+        self.tags_edit, self.note_edit, self.tabs = d.tags_edit, d.note_edit, d.tabs
+        self.time_chart, self.scaling_chart, self.step_table = (
+            d.time_chart,
+            d.scaling_chart,
+            d.step_table,
+        )
+        self.metrics_view, self.log_view = d.metrics_view, d.log_view
+
+    def _tools(self) -> QHBoxLayout:
+        tools = QHBoxLayout()
+        tools.setSpacing(8)
+        self.search_edit = QLineEdit()
+        self.search_edit.setPlaceholderText("Search name, tag, note or #id…")
+        self.search_edit.setClearButtonEnabled(True)
+        self.search_edit.textChanged.connect(self.apply_search)
+        tools.addWidget(self.search_edit, 1)
+        buttons = []
+        for text, tip, slot in (
+            ("Import…", "Add a session from a file a colleague exported", self.choose_import_file),
+            ("Export…", "Write the selected session to one file to share", self.choose_export_file),
+            ("Rename…", "", self.rename_selected),
+            ("Delete…", "", self.delete_selected),
+        ):
+            button = QPushButton(text)
+            button.setToolTip(tip)
+            button.clicked.connect(slot)
+            tools.addWidget(button)
+            buttons.append(button)
+        self.import_button, self.export_button, self.rename_button, self.delete_button = buttons
+        for button in buttons[1:]:
+            button.setEnabled(False)
+        return tools
+
+    # ---- list ----------------------------------------------------------------------------
+
+    def refresh(self) -> None:
+        """Reload the list of runs, keeping the selection."""
+        selected = self.table.selected_id()
+        try:
+            self.rows = session_view.run_rows(self.store)
+            reader = getattr(self.store, "annotations", None)
+            self.annotations = dict(reader()) if callable(reader) else {}
+        except READ_ERRORS as exc:
+            self.error_label.show_error(f"Cannot read the sessions: {exc}")
+            return
+        self.error_label.clear_error()
+        self.table.fill(self.rows, self.annotations)
+        count = len(self.rows)
+        self.header.set_subtitle(
+            "No sessions yet: every sweep you run is kept here."
+            if not count
+            else f"{count} session{'s' if count != 1 else ''}  ·  double-click one to open it"
+        )
+        if selected is not None:
+            self.table.select_id(selected)
+        self.table.apply_search(self.search_edit.text())
+
+    def apply_search(self, text: str) -> int:
+        """Show only the sessions matching ``text``; how many are shown."""
+        return self.table.apply_search(text)
+
+    def visible_names(self) -> list[str]:
+        """Names of the sessions the search leaves visible, in display order."""
+        return self.table.visible_names()
+
+    def row_texts(self) -> list[list[str]]:
+        """The list's text, in display order."""
+        return self.table.row_texts()
+
+    def selected_id(self) -> int | None:
+        return self.table.selected_id()
+
+    def select_id(self, run_id: int) -> bool:
+        return self.table.select_id(run_id)
+
+    def _on_selection(self) -> None:
+        chosen = self.table.selected_id() is not None
+        for button in (self.open_button, self.export_button, self.rename_button):
+            button.setEnabled(chosen)
+        self.delete_button.setEnabled(chosen)
+
+    def open_selected(self) -> None:
+        run_id = self.table.selected_id()
+        if run_id is not None:
+            self.open_run(run_id)
+
+    def open_row(self, row: int) -> None:
+        run_id = self.table.row_id(row)
+        if run_id is not None:
+            self.open_run(run_id)
+
+    # ---- detail --------------------------------------------------------------------------
+
+    def open_run(self, run_id: int) -> bool:
+        """Load one run's charts and steps; False (message shown) if it cannot be read."""
+        try:
+            header = session_view.run_header(self.store, run_id)
+            series = session_view.run_samples(self.store, run_id)
+            steps = session_view.run_steps(self.store, run_id)
+        except READ_ERRORS as exc:
+            self.error_label.show_error(f"Cannot open session {run_id}: {exc}")
+            return False
+        self.error_label.clear_error()
+        self.current = header
+        self.table.select_id(run_id)
+        self.detail.show_run(header, series, steps)
+        try:
+            self.log_view.set_lines(self.store.log(run_id), f"#{header.id} {header.name}")
+        except READ_ERRORS as exc:
+            self.log_view.clear()
+            self.error_label.show_error(f"Cannot read the log of session {run_id}: {exc}")
+        self._metrics_for = None
+        if self.tabs.currentIndex() == TAB_METRICS:
+            self.load_metrics()
+        self.detail.show_annotations(*self.annotations.get(run_id, ([], "")))
+        self.power_import.arm(header.status != "running")
+        self.run_opened.emit(run_id)
+        return True
+
+    def forget_current(self) -> None:
+        """The opened session is gone (deleted): show none."""
+        self.current = None
+        self.detail.forget()
+        self.power_import.arm(False)
+        self._metrics_for = None
+
+    def _on_tab(self, index: int) -> None:
+        if index == TAB_METRICS:
+            self.load_metrics()
+
+    def load_metrics(self) -> bool:
+        """Draw the opened session's host metrics (read when the Metrics tab is first shown:
+        a long run holds tens of thousands of samples)."""
+        if self.current is None or self._metrics_for == self.current.id:
+            return self.current is not None
+        run_id = self.current.id
+        try:
+            samples = self.store.samples(run_id)
+            steps = self.store.steps(run_id)
+        except READ_ERRORS as exc:
+            self.error_label.show_error(f"Cannot read the metrics of session {run_id}: {exc}")
+            return False
+        self.metrics_view.show_session(samples, steps)
+        self._metrics_for = run_id
+        return True
+
+    def save_annotations(self) -> bool:
+        """Store the opened session's tags (comma-separated) and note."""
+        if self.current is None:
+            return False
+        run_id = self.current.id
+        try:
+            self.store.set_tags(run_id, self.detail.tags())
+            self.store.set_note(run_id, self.detail.note())
+        except (*READ_ERRORS, ValueError) as exc:  # ValueError: a tag too long or with a comma
+            self.error_label.show_error(f"Cannot save the tags and note: {exc}")
+            return False
+        self.error_label.clear_error()
+        self.refresh()
+        self.table.select_id(run_id)
+        return True
+
+    # ---- power log import ----------------------------------------------------------------
+
+    @property
+    def power_task(self) -> Task | None:
+        """The power-log import running in the background, if any."""
+        return self.power_import.task
+
+    def choose_power_log(self) -> None:
+        if self.current is not None:
+            self.power_import.choose(self.current.id)
+
+    def ask_power_columns(self, path: Path) -> PowerLogDialog | None:
+        """Show a power log's columns; it is imported into the opened session on OK."""
+        if self.current is None:
+            return None
+        return self.power_import.ask_columns(path, self.current.id)
+
+    def import_power_log(
+        self, path: Path, watts_column: str = "", time_column: str = ""
+    ) -> Task | None:
+        """Import a power log into the opened session, in the background (None: no session
+        is open, or an import is running)."""
+        if self.current is None:
+            return None
+        return self.power_import.start(path, self.current.id, watts_column, time_column)
+
+    def _power_imported(self, outcome: PowerImport) -> None:
+        self.last_power_import = outcome
+        if self.current is not None and self.current.id == outcome.run_id:
+            self.open_run(outcome.run_id)
+        self.error_label.clear_error()
+        if not outcome.changed:
+            text = f"{outcome.source}: these power figures were already stored"
+        else:
+            text = f"Power from {outcome.source} stored with session {outcome.run_id}"
+            if outcome.idle_w is not None:
+                text += f" (idle {outcome.idle_w:,.1f} W)"
+        self.header.set_subtitle(text)
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt override)
+        super().showEvent(event)
+        self.refresh()

@@ -1,0 +1,412 @@
+"""What people add to sessions after the fact: tags, notes, prices and array descriptions.
+
+Kept apart from the measured data (runs, samples, steps) in tables of their own (schema
+migration 2), so editing a note can never touch a measurement. :class:`SessionExtras` is mixed
+into :class:`~bench_gui.store.sessions.SessionStore`; its methods use the store's transactions.
+
+Prices are the inputs of the economics (seed 000): a device price list (unit price, currency,
+date, source note), power prices per kWh, and per session what its array is made of (device
+and count, taken from the stored storage layout or entered by hand) and a cost entered by hand.
+"""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+from collections.abc import Iterable, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Final
+
+from bench_gui.core.economics import ArrayInput, DevicePrice, PowerPrice
+from bench_gui.store.records import RunInfo
+
+MAX_TAG_LENGTH: Final = 40
+
+# Migration 2 of the session store (see sessions.MIGRATIONS).
+EXTRAS_MIGRATION: Final[tuple[str, ...]] = (
+    """CREATE TABLE run_tags (
+        run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+        tag TEXT NOT NULL COLLATE NOCASE,
+        PRIMARY KEY (run_id, tag)
+    ) WITHOUT ROWID""",
+    "CREATE INDEX run_tags_by_tag ON run_tags (tag)",
+    """CREATE TABLE run_notes (
+        run_id INTEGER PRIMARY KEY REFERENCES runs (id) ON DELETE CASCADE,
+        text TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+    )""",
+    """CREATE TABLE device_prices (
+        id INTEGER PRIMARY KEY,
+        device TEXT NOT NULL,
+        unit_price REAL NOT NULL CHECK (unit_price >= 0),
+        currency TEXT NOT NULL,
+        price_date TEXT NOT NULL DEFAULT '',
+        source TEXT NOT NULL DEFAULT '',
+        created_at TEXT NOT NULL
+    )""",
+    """CREATE TABLE power_prices (
+        id INTEGER PRIMARY KEY,
+        per_kwh REAL NOT NULL CHECK (per_kwh >= 0),
+        currency TEXT NOT NULL,
+        price_date TEXT NOT NULL DEFAULT '',
+        source TEXT NOT NULL DEFAULT '',
+        created_at TEXT NOT NULL
+    )""",
+    """CREATE TABLE run_arrays (
+        run_id INTEGER PRIMARY KEY REFERENCES runs (id) ON DELETE CASCADE,
+        device TEXT,
+        count INTEGER CHECK (count IS NULL OR count > 0),
+        hand_cost REAL CHECK (hand_cost IS NULL OR hand_cost >= 0),
+        currency TEXT,
+        note TEXT NOT NULL DEFAULT ''
+    )""",
+)
+
+
+@dataclass(frozen=True)
+class PriceEntry:
+    """A stored device price with its id (to delete or replace it)."""
+
+    id: int
+    price: DevicePrice
+    created_at: str
+
+
+@dataclass(frozen=True)
+class PowerPriceEntry:
+    """A stored power price with its id."""
+
+    id: int
+    price: PowerPrice
+    created_at: str
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def storable_text(text: str, what: str) -> str:
+    """``text`` if SQLite can store it; a ValueError naming ``what`` otherwise.
+
+    A lone surrogate (what undecodable bytes on a command line become) has no UTF-8 form:
+    refused here with a message instead of failing deep in the driver.
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        bad = text[exc.start : exc.end].encode("unicode_escape").decode("ascii")
+        raise ValueError(
+            f"the {what} has a character that is not valid text ({bad}, at position"
+            f" {exc.start + 1}): type it again in UTF-8"
+        ) from None
+    return text
+
+
+def clean_tags(tags: Iterable[str]) -> list[str]:
+    """Tags trimmed, without empties or duplicates (case-insensitive), in the given order."""
+    out: list[str] = []
+    seen: set[str] = set()
+    for tag in tags:
+        text = storable_text(" ".join(str(tag).split()), "tag")
+        if not text:
+            continue
+        if len(text) > MAX_TAG_LENGTH:
+            raise ValueError(f"a tag is at most {MAX_TAG_LENGTH} characters: {text!r}")
+        if "," in text:
+            raise ValueError(f"a tag cannot contain a comma: {text!r}")
+        if text.lower() not in seen:
+            seen.add(text.lower())
+            out.append(text)
+    return out
+
+
+def _currency(code: str) -> str:
+    text = code.strip().upper()
+    if not (text.isalpha() and 2 <= len(text) <= 4):
+        raise ValueError(f"a currency is a code like USD or EUR, got {code!r}")
+    return text
+
+
+def _price(value: float, what: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise ValueError(f"{what} must be a number, got {value!r}")
+    if value < 0:
+        raise ValueError(f"{what} cannot be negative, got {value:g}")
+    return float(value)
+
+
+def _date(text: str) -> str:
+    text = text.strip()
+    if text:
+        try:
+            datetime.fromisoformat(text)
+        except ValueError:
+            raise ValueError(f"a price date is YYYY-MM-DD, got {text!r}") from None
+    return text
+
+
+class SessionExtras:
+    """Tags, notes, prices and arrays; mixed into the SessionStore."""
+
+    if TYPE_CHECKING:
+
+        def transaction(self) -> AbstractContextManager[sqlite3.Connection]: ...
+
+        def _snapshot(self) -> AbstractContextManager[sqlite3.Connection]: ...
+
+        @staticmethod
+        def _require(conn: sqlite3.Connection, run_id: int) -> None: ...
+
+        def list_runs(self, kind: str | None = "run") -> list[RunInfo]: ...
+
+    # -- tags -----------------------------------------------------------------------------------
+
+    def tags(self, run_id: int) -> list[str]:
+        """A run's tags, alphabetical."""
+        with self._snapshot() as conn:
+            self._require(conn, run_id)
+            rows = conn.execute(
+                "SELECT tag FROM run_tags WHERE run_id = ? ORDER BY tag", (run_id,)
+            ).fetchall()
+        return [row[0] for row in rows]
+
+    def set_tags(self, run_id: int, tags: Iterable[str]) -> list[str]:
+        """Replace a run's tags; return them cleaned."""
+        cleaned = clean_tags(tags)
+        with self.transaction() as conn:
+            self._require(conn, run_id)
+            conn.execute("DELETE FROM run_tags WHERE run_id = ?", (run_id,))
+            conn.executemany(
+                "INSERT INTO run_tags (run_id, tag) VALUES (?, ?)", [(run_id, t) for t in cleaned]
+            )
+        return sorted(cleaned, key=str.lower)
+
+    def add_tags(self, run_id: int, tags: Iterable[str]) -> list[str]:
+        """Add tags (those already there are kept once); return all of the run's tags."""
+        cleaned = clean_tags(tags)
+        with self.transaction() as conn:
+            self._require(conn, run_id)
+            conn.executemany(
+                "INSERT OR IGNORE INTO run_tags (run_id, tag) VALUES (?, ?)",
+                [(run_id, t) for t in cleaned],
+            )
+        return self.tags(run_id)
+
+    def remove_tags(self, run_id: int, tags: Iterable[str]) -> list[str]:
+        """Remove tags (case-insensitive); return the run's remaining tags."""
+        with self.transaction() as conn:
+            self._require(conn, run_id)
+            conn.executemany(
+                "DELETE FROM run_tags WHERE run_id = ? AND tag = ?",
+                [(run_id, t) for t in clean_tags(tags)],
+            )
+        return self.tags(run_id)
+
+    def all_tags(self) -> list[tuple[str, int]]:
+        """Every tag in use with the number of runs carrying it (for completion and filters)."""
+        with self._snapshot() as conn:
+            rows = conn.execute(
+                "SELECT tag, COUNT(*) FROM run_tags GROUP BY tag COLLATE NOCASE ORDER BY tag"
+            ).fetchall()
+        return [(row[0], row[1]) for row in rows]
+
+    # -- notes ----------------------------------------------------------------------------------
+
+    def note(self, run_id: int) -> str:
+        """A run's note ("" when none)."""
+        with self._snapshot() as conn:
+            self._require(conn, run_id)
+            row = conn.execute("SELECT text FROM run_notes WHERE run_id = ?", (run_id,)).fetchone()
+        return str(row[0]) if row else ""
+
+    def set_note(self, run_id: int, text: str) -> None:
+        """Set (or, with blank text, remove) a run's note."""
+        text = storable_text(text.strip(), "note")
+        with self.transaction() as conn:
+            self._require(conn, run_id)
+            if text:
+                conn.execute(
+                    "INSERT INTO run_notes (run_id, text, updated_at) VALUES (?, ?, ?)"
+                    " ON CONFLICT (run_id) DO UPDATE SET text = excluded.text,"
+                    " updated_at = excluded.updated_at",
+                    (run_id, text, _now()),
+                )
+            else:
+                conn.execute("DELETE FROM run_notes WHERE run_id = ?", (run_id,))
+
+    def annotations(self) -> dict[int, tuple[list[str], str]]:
+        """{run id: (tags, note)} of every annotated run, in one read (for the session list)."""
+        out: dict[int, tuple[list[str], str]] = {}
+        with self._snapshot() as conn:
+            for run_id, tag in conn.execute("SELECT run_id, tag FROM run_tags ORDER BY tag"):
+                out.setdefault(run_id, ([], ""))[0].append(tag)
+            for run_id, text in conn.execute("SELECT run_id, text FROM run_notes"):
+                tags = out.get(run_id, ([], ""))[0]
+                out[run_id] = (tags, text)
+        return out
+
+    def find_runs(
+        self, text: str = "", tag: str | None = None, kind: str | None = "run"
+    ) -> list[RunInfo]:
+        """Runs whose name, engine, target, tags or note contain ``text`` (any case; ``#12``
+        finds session 12), and that carry ``tag`` when given; newest first."""
+        notes = self.annotations()
+        needle = text.strip().lower()
+        found = []
+        for info in self.list_runs(kind):
+            tags, note = notes.get(info.id, ([], ""))
+            if tag and tag.lower() not in (t.lower() for t in tags):
+                continue
+            haystack = " ".join([info.name, info.engine, info.target_summary, note, *tags])
+            if needle.startswith("#") and needle[1:].isdigit():
+                if int(needle[1:]) != info.id:
+                    continue
+            elif needle and needle not in haystack.lower():
+                continue
+            found.append(info)
+        return found
+
+    # -- device prices --------------------------------------------------------------------------
+
+    def add_device_price(self, price: DevicePrice) -> int:
+        """Add a device price; several prices of one device are kept (the latest date wins)."""
+        device = price.device.strip()
+        if not device:
+            raise ValueError("a device price needs the device's name (its model)")
+        with self.transaction() as conn:
+            cur = conn.execute(
+                "INSERT INTO device_prices (device, unit_price, currency, price_date, source,"
+                " created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                (
+                    device,
+                    _price(price.unit_price, "the unit price"),
+                    _currency(price.currency),
+                    _date(price.date),
+                    price.source.strip(),
+                    _now(),
+                ),
+            )
+            assert cur.lastrowid is not None
+            return cur.lastrowid
+
+    def device_price_entries(self) -> list[PriceEntry]:
+        """The device price list, by device then date."""
+        with self._snapshot() as conn:
+            rows = conn.execute(
+                "SELECT * FROM device_prices ORDER BY device COLLATE NOCASE, price_date, id"
+            ).fetchall()
+        return [
+            PriceEntry(
+                row["id"],
+                DevicePrice(
+                    row["device"],
+                    row["unit_price"],
+                    row["currency"],
+                    row["price_date"],
+                    row["source"],
+                ),
+                row["created_at"],
+            )
+            for row in rows
+        ]
+
+    def device_prices(self) -> list[DevicePrice]:
+        return [entry.price for entry in self.device_price_entries()]
+
+    def delete_device_price(self, price_id: int) -> None:
+        with self.transaction() as conn:
+            if conn.execute("DELETE FROM device_prices WHERE id = ?", (price_id,)).rowcount == 0:
+                raise KeyError(f"no device price with id {price_id}")
+
+    # -- power prices ---------------------------------------------------------------------------
+
+    def add_power_price(self, price: PowerPrice) -> int:
+        """Add a power price per kWh; the one with the latest date is the current one."""
+        with self.transaction() as conn:
+            cur = conn.execute(
+                "INSERT INTO power_prices (per_kwh, currency, price_date, source, created_at)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (
+                    _price(price.per_kwh, "the price per kWh"),
+                    _currency(price.currency),
+                    _date(price.date),
+                    price.source.strip(),
+                    _now(),
+                ),
+            )
+            assert cur.lastrowid is not None
+            return cur.lastrowid
+
+    def power_price_entries(self) -> list[PowerPriceEntry]:
+        with self._snapshot() as conn:
+            rows = conn.execute("SELECT * FROM power_prices ORDER BY price_date, id").fetchall()
+        return [
+            PowerPriceEntry(
+                row["id"],
+                PowerPrice(row["per_kwh"], row["currency"], row["price_date"], row["source"]),
+                row["created_at"],
+            )
+            for row in rows
+        ]
+
+    def power_price(self) -> PowerPrice | None:
+        """The current power price (latest date, then latest entered), or None."""
+        entries = self.power_price_entries()
+        return entries[-1].price if entries else None
+
+    def delete_power_price(self, price_id: int) -> None:
+        with self.transaction() as conn:
+            if conn.execute("DELETE FROM power_prices WHERE id = ?", (price_id,)).rowcount == 0:
+                raise KeyError(f"no power price with id {price_id}")
+
+    # -- arrays ---------------------------------------------------------------------------------
+
+    def run_array(self, run_id: int) -> ArrayInput | None:
+        """What the user entered about a run's array (None: nothing; the layout decides)."""
+        with self._snapshot() as conn:
+            self._require(conn, run_id)
+            row = conn.execute("SELECT * FROM run_arrays WHERE run_id = ?", (run_id,)).fetchone()
+        if row is None:
+            return None
+        return ArrayInput(
+            device=row["device"],
+            count=row["count"],
+            hand_cost=row["hand_cost"],
+            currency=row["currency"],
+            origin="hand",
+            note=row["note"],
+        )
+
+    def set_run_array(self, run_id: int, array: ArrayInput | None) -> None:
+        """Record a run's array by hand (device, count and/or cost); None removes it."""
+        with self.transaction() as conn:
+            self._require(conn, run_id)
+            conn.execute("DELETE FROM run_arrays WHERE run_id = ?", (run_id,))
+            if array is None:
+                return
+            if array.count is not None and array.count < 1:
+                raise ValueError(f"the device count must be at least 1, got {array.count}")
+            cost = None if array.hand_cost is None else _price(array.hand_cost, "the array cost")
+            conn.execute(
+                "INSERT INTO run_arrays (run_id, device, count, hand_cost, currency, note)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                (
+                    run_id,
+                    (array.device or "").strip() or None,
+                    array.count,
+                    cost,
+                    _currency(array.currency) if array.currency else None,
+                    array.note.strip(),
+                ),
+            )
+
+    def run_arrays(self, run_ids: Sequence[int]) -> dict[int, ArrayInput]:
+        """Hand-entered arrays of several runs (runs without one are left out)."""
+        out = {}
+        for run_id in run_ids:
+            array = self.run_array(run_id)
+            if array is not None:
+                out[run_id] = array
+        return out

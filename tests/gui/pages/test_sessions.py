@@ -1,0 +1,129 @@
+"""The Sessions page over a real session store filled with real protocol events."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+from bench_gui.agent.protocol import Event
+from bench_gui.core.plan import Plan
+from bench_gui.gui.pages.sessions import SessionsPage
+from bench_gui.services.session_view import run_rows
+from tests._fixtures.scripted import capacity, latency_avg, sweep_events
+
+pytestmark = pytest.mark.gui
+
+Filled = tuple[Any, int, int]  # the store, the SSD run id, the HDD run id
+
+
+def store_run(store: Any, name: str, events: list[Event], vus: list[int]) -> int:
+    """Record a run the way the runner does: create, store every event, finish."""
+    plan = Plan(name=name)
+    plan.workload.virtual_users = vus
+    plan.workload.rampup_s = 3
+    plan.workload.duration_s = 5
+    run_id: int = store.create_run(
+        name=name,
+        plan=plan.to_dict(),
+        plan_toml=plan.to_toml(),
+        target={"kind": "demo"},
+        engine="postgresql",
+    )
+    for event in events:
+        store.add_event(run_id, event)
+    status = {"ok": "complete", "stopped": "incomplete"}[events[-1].get("status")]
+    store.finish_run(run_id, status)
+    return run_id
+
+
+@pytest.fixture
+def filled_store(store: Any) -> Filled:
+    ssd = store_run(store, "SSD RAID 10", sweep_events([8, 16, 24], 3, 5), [8, 16, 24])
+    hdd = store_run(
+        store, "HDD RAID 10", sweep_events([8, 16, 24], 3, 5, stop_in_step=1), [8, 16, 24]
+    )
+    return store, ssd, hdd
+
+
+@pytest.fixture
+def page(qtbot: QtBot, filled_store: Filled) -> SessionsPage:
+    widget = SessionsPage(filled_store[0])
+    qtbot.addWidget(widget)
+    widget.resize(1600, 1000)
+    return widget
+
+
+def test_sessions_are_listed_newest_first(page: SessionsPage) -> None:
+    page.show()  # shown: the list is (re)loaded
+    rows = page.row_texts()
+    assert [r[0] for r in rows] == ["HDD RAID 10", "SSD RAID 10"]
+    hdd, ssd = rows
+    assert hdd[2:5] == ["◐ incomplete", "postgresql", "2"]
+    assert ssd[2:5] == ["✔ complete", "postgresql", "3"]
+    assert ssd[5] == f"{capacity(24):,.0f}"
+    assert ssd[6] == "8, 16, 24"
+    assert hdd[6] == "8, 16"
+    assert ssd[1][:2] == "20"
+    assert len(ssd[1]) == len("2026-01-01 12:00")
+    assert "2 sessions" in page.subtitle.text()
+
+
+def test_opening_a_session_shows_its_charts_and_steps(
+    qtbot: QtBot, page: SessionsPage, filled_store: Filled
+) -> None:
+    _store, ssd, _hdd = filled_store
+    page.show()
+    assert not page.open_button.isEnabled()
+    assert page.select_id(ssd)
+    assert page.open_button.isEnabled()
+    with qtbot.waitSignal(page.run_opened, timeout=1000) as blocker:
+        page.open_button.click()
+    assert blocker.args == [ssd]
+
+    assert page.detail_title.text() == f"#{ssd}  SSD RAID 10"
+    assert "PostgreSQL 16.4" in page.detail_info.text()
+    x, y = page.time_chart.curves["nopm"].getData()
+    assert len(x) == 3 * 8
+    assert x[0] == 0.0
+    assert y[-1] == pytest.approx(capacity(24))
+    assert page.time_chart.marker_count == 3
+    assert sorted(page.scaling_chart.values) == [8, 16, 24]
+    assert page.scaling_chart.values[16][0] == pytest.approx(capacity(16))
+
+    table = page.step_table
+    assert table.rowCount() == 3
+    assert table.cell_text(0, "Users") == "8"
+    assert table.cell_text(2, "NOPM") == f"{capacity(24):,.0f}"
+    assert table.cell_text(1, "Avg ms") == f"{latency_avg(16):.1f}"
+    assert table.cell_text(1, "p99.9 ms") == f"{latency_avg(16) * 5:.1f}"
+    assert table.cell_text(1, "Max ms") == f"{latency_avg(16) * 8:.1f}"
+    assert table.cell_text(1, "Complete") == "yes"
+
+
+def test_a_stopped_session_marks_its_partial_step(page: SessionsPage, filled_store: Filled) -> None:
+    _store, _ssd, hdd = filled_store
+    assert page.open_run(hdd)
+    assert page.step_table.rowCount() == 2
+    assert page.step_table.cell_text(1, "Complete") == "stopped"
+    assert page.scaling_chart.partial == {16}
+
+
+def test_refresh_picks_up_new_runs_and_keeps_the_selection(
+    page: SessionsPage, filled_store: Filled
+) -> None:
+    store, ssd, _hdd = filled_store
+    page.refresh()
+    page.select_id(ssd)
+    new = store_run(store, "NVMe", sweep_events([4], 1, 2), [4])
+    page.refresh()
+    assert [r[0] for r in page.row_texts()][0] == "NVMe"
+    assert page.selected_id() == ssd
+    assert {r.id for r in run_rows(store)} == {ssd, new, _hdd}
+
+
+def test_unknown_session_shows_a_message(page: SessionsPage) -> None:
+    assert not page.open_run(9999)
+    assert page.error_label.isVisibleTo(page)
+    assert "9999" in page.error_label.text()
