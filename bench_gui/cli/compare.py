@@ -62,9 +62,23 @@ def _print_table(table: Any) -> None:
     print()
 
 
+def _report_options(args: argparse.Namespace) -> Any:
+    """The author's report choices from the command line (a ValueError names a bad one)."""
+    from bench_gui.report.options import ReportOptions, check_cover, parse_repeats
+
+    return ReportOptions(
+        latency=args.latency,
+        author_notes=args.author_notes,
+        cover=check_cover(args.author or "", args.logo, args.date or ""),
+        repeats=parse_repeats(args.repeats or []),
+    )
+
+
 def cmd_compare(args: argparse.Namespace) -> int:
     from bench_gui.report import ReportError, build_report, report_format, write_charts
     from bench_gui.report import write_report as write
+    from bench_gui.report.notes import author_warnings
+    from bench_gui.report.options import default_paper
 
     ids: list[int] = args.ids
     baseline = args.baseline if args.baseline is not None else (ids[0] if ids else 0)
@@ -73,19 +87,26 @@ def cmd_compare(args: argparse.Namespace) -> int:
             report_format(Path(path))
         except ReportError as exc:
             return _fail(str(exc), EXIT_USAGE)
+    try:
+        options = _report_options(args)
+    except ValueError as exc:
+        return _fail(safe(str(exc)), EXIT_USAGE)
     conditions = StopConditions(args.min_gain, args.max_avg_ms, args.max_p999_ms)
     store = _store(args)
     try:
-        report = build_report(store, ids, baseline, conditions, title=args.title)
+        report = build_report(store, ids, baseline, conditions, title=args.title, options=options)
     except (CompareError, SessionNotFound) as exc:
         return _fail(f"cannot compare: {exc}")
-    for note in report.notes:
+    # The author's notes, before anything is written: they are not printed in the report
+    # (unless --author-notes appendix keeps them at its end).
+    for note in author_warnings(report):
         print(f"note: {safe(note)}", file=sys.stderr)
+    paper = args.paper or default_paper()
     for path in args.report or []:
         try:
-            written = write(report, Path(path), page_size=args.page_size)
-        except OSError as exc:
-            return _fail(f"cannot write {path}: {exc}")
+            written = write(report, Path(path), page_size=paper)
+        except (OSError, ValueError) as exc:
+            return _fail(f"cannot write {safe(path)}: {safe(str(exc))}")
         print(f"report written: {written}", file=sys.stderr)
     if args.charts:
         for chart in write_charts(report, Path(args.charts), args.chart_format):
@@ -283,6 +304,10 @@ def cmd_prices(args: argparse.Namespace) -> int:
                 DevicePrice(args.name, args.price, args.currency, args.date, args.source)
             )
             print(f"device price {price_id} added: {args.name} {args.price:g} {args.currency}")
+            # A hand-entered cost may now disagree with the price list: said at once.
+            for run_id, hand in store.all_run_arrays().items():
+                if hand.hand_cost is not None:
+                    _check_array(store, run_id, only_device=args.name)
         elif action == "device":
             store.delete_device_price(args.price_id)
             print(f"device price {args.price_id} removed")
@@ -295,6 +320,14 @@ def cmd_prices(args: argparse.Namespace) -> int:
             store.delete_power_price(args.price_id)
             print(f"power price {args.price_id} removed")
         elif action == "array":
+            if args.id == "list":
+                return _list_arrays(store, args)
+            try:
+                args.id = int(args.id)
+            except ValueError:
+                return _fail(
+                    f"prices array takes a session id or 'list', got {args.id!r}", EXIT_USAGE
+                )
             if args.clear:
                 store.set_run_array(args.id, None)
                 print(f"session {args.id}: array entered by hand removed")
@@ -311,8 +344,90 @@ def cmd_prices(args: argparse.Namespace) -> int:
                     ),
                 )
                 print(f"session {args.id}: array recorded")
+                _check_array(store, args.id)
     except (ValueError, KeyError, SessionNotFound) as exc:
         return _fail(str(exc).strip("'\""))
+    return EXIT_OK
+
+
+def _same_device(a: str, b: str) -> bool:
+    from bench_gui.core.economics import find_price
+
+    return find_price(a, [DevicePrice(b, 0.0, "USD")]) is not None
+
+
+def _array_cost(store: SessionStore, run_id: int) -> tuple[ArrayInput, Any, str]:
+    """A session's array as the economics will price it: (what it is made of, its cost or
+    None, why it has none)."""
+    from bench_gui.core.economics import EconomicsError, array_cost
+    from bench_gui.store.compare_input import array_input
+
+    spec = array_input(store, store.get_run(run_id))
+    try:
+        return spec, array_cost(spec, store.device_prices()), ""
+    except EconomicsError as exc:
+        return spec, None, str(exc)
+
+
+def _check_array(store: SessionStore, run_id: int, only_device: str = "") -> None:
+    """Say at once when a hand-entered cost disagrees with unit price x count (it is stored as
+    entered all the same: the price list may be the one that is wrong). ``only_device``: say
+    it only of an array of that device."""
+    spec, cost, _why = _array_cost(store, run_id)
+    if only_device and not (spec.device and _same_device(spec.device, only_device)):
+        return
+    if cost is not None and cost.flag:
+        print(f"warning: session {run_id}: {safe(cost.flag)} (stored as entered)", file=sys.stderr)
+    elif spec.hand_cost is not None and spec.device and cost is not None and cost.price is None:
+        print(
+            f"note: session {run_id}: no price of {safe(spec.device)} in the price list: the"
+            " hand-entered cost cannot be checked against unit price x count",
+            file=sys.stderr,
+        )
+
+
+def _list_arrays(store: SessionStore, args: argparse.Namespace) -> int:
+    """``prices array list``: every session with an array entered by hand, checked."""
+    if args.clear or any(
+        getattr(args, k) not in (None, "") for k in ("device", "count", "cost", "currency", "note")
+    ):
+        return _fail("prices array list takes no other option than --json", EXIT_USAGE)
+    names = {r.id: r.name for r in store.list_runs(kind=None)}
+    rows = []
+    for run_id, hand in sorted(store.all_run_arrays().items()):
+        spec, cost, why = _array_cost(store, run_id)
+        rows.append(
+            {
+                "session": run_id,
+                "name": names.get(run_id, ""),
+                "device": spec.device,
+                "count": spec.count,
+                "hand_cost": hand.hand_cost,
+                "currency": (cost.currency if cost is not None else hand.currency) or None,
+                "unit_price": cost.unit_price if cost is not None else None,
+                "computed": cost.computed if cost is not None else None,
+                "cost": cost.cost if cost is not None else None,
+                "arithmetic": cost.arithmetic if cost is not None else why,
+                "flag": cost.flag if cost is not None else None,
+                "note": hand.note,
+            }
+        )
+    if args.json:
+        print(json.dumps(rows))
+        return EXIT_OK
+    if not rows:
+        print("no array entered by hand (bench-gui prices array ID --device NAME --count N)")
+        return EXIT_OK
+    print(f"{'ID':>4}  {'device':28} {'count':>5}  cost")
+    for row in rows:
+        device = safe(row["device"] or "-")
+        count = "-" if row["count"] is None else str(row["count"])
+        print(f"{row['session']:>4}  {device:28} {count:>5}  {safe(row['arithmetic'])}")
+        print(f"      {safe(row['name'])}")
+        if row["flag"]:
+            print(f"      warning: {safe(row['flag'])}")
+        if row["note"]:
+            print(f"      note: {safe(row['note'])}")
     return EXIT_OK
 
 
@@ -355,9 +470,10 @@ def add_commands(sub: Any) -> None:
     p = sub.add_parser(
         "compare",
         help="compare sessions against a baseline; write reports",
-        description="Compare two or more sessions against a baseline: NOPM/TPM ratios,"
-        " response-time advantages, saturation, configuration differences, repeatability and"
-        " economics. The workload is derived from TPC-C; the results are not TPC-C results.",
+        description="Compare sessions against a baseline (or report on one session): NOPM/TPM"
+        " ratios, response-time advantages, saturation, the system under test side by side,"
+        " repeatability and economics. The workload is derived from TPC-C; the results are not"
+        " TPC-C results.",
     )
     p.add_argument("ids", type=int, nargs="+", metavar="ID", help="session ids")
     p.add_argument("--baseline", type=int, help="the baseline session (default: the first ID)")
@@ -380,7 +496,36 @@ def add_commands(sub: Any) -> None:
     p.add_argument("--max-p999-ms", type=float, help="stop condition: p99.9 response time limit")
     p.add_argument("--charts", metavar="DIR", help="also write every chart into DIR")
     p.add_argument("--chart-format", choices=("png", "svg"), default="png")
-    p.add_argument("--page-size", choices=("letter", "a4"), default="letter", help="PDF page size")
+    p.add_argument(
+        "--paper",
+        "--page-size",
+        dest="paper",
+        choices=("a4", "letter"),
+        help="PDF paper (default: the locale's: letter in the US and Canada, else a4)",
+    )
+    p.add_argument(
+        "--latency",
+        choices=("all", "new-order"),
+        default="all",
+        help="response times of all transactions, or of New-Order only (default all)",
+    )
+    p.add_argument(
+        "--author-notes",
+        choices=("omit", "appendix"),
+        default="omit",
+        help="the notes for the author (printed here either way): left out of the report, or"
+        " kept in an appendix at its end (default omit)",
+    )
+    p.add_argument("--author", metavar="TEXT", help="cover line: the author's company or name")
+    p.add_argument("--logo", metavar="PATH", help="cover line: a PNG, JPEG or SVG logo")
+    p.add_argument("--date", metavar="YYYY-MM-DD", help="cover line: the report's date")
+    p.add_argument(
+        "--repeats",
+        action="append",
+        metavar="ID,ID",
+        help="sessions that are repeats of one another (repeatable; never the baseline with a"
+        " compared session): their spread is shown as repeat noise",
+    )
     p.set_defaults(func=cmd_compare)
 
     p = sub.add_parser("prices", help="device and power prices, arrays entered by hand")
@@ -410,13 +555,17 @@ def add_commands(sub: Any) -> None:
     wp.add_argument("price_id", type=int)
 
     sp = psub.add_parser(
-        "array", help="a session's array by hand: devices and count, and/or its cost"
+        "array",
+        help="a session's array by hand: devices and count, and/or its cost; 'list': all",
+        description="Record a session's array by hand (a cost that disagrees with unit price x"
+        " count is stored, with a warning), or 'prices array list' to see every one, checked.",
     )
-    sp.add_argument("id", type=int, help="session id")
+    sp.add_argument("id", metavar="ID|list", help="session id, or 'list'")
     sp.add_argument("--device", help="device model (as in the price list)")
     sp.add_argument("--count", type=int, help="number of devices")
     sp.add_argument("--cost", type=float, help="array cost entered by hand")
     sp.add_argument("--currency", help="currency of --cost")
     sp.add_argument("--note", default="")
     sp.add_argument("--clear", action="store_true", help="remove what was entered by hand")
+    sp.add_argument("--json", action="store_true", help="with 'list': as JSON")
     p.set_defaults(func=cmd_prices)

@@ -1,11 +1,14 @@
 """Hardware and OS inventory of a host, stored with every session.
 
 A comparison is only as good as the record of what was compared: CPU, memory, kernel and
-distribution, block devices (model, serial, size, rotational, transport, firmware) and
-filesystems. Each item comes from the usual tool (``lscpu -J``, ``lsblk -J``, ``findmnt -J``)
-with a fallback on ``/proc``; a tool that is missing or too old leaves a note in ``notes``
-instead of failing the inventory. The parsers are pure functions, tested on captured output.
-(The database's version and settings come from the agent's ``hello`` event.)
+distribution, block devices (model, serial, size, rotational, transport, firmware, I/O
+scheduler, read-ahead) and filesystems. The same inventory is taken over SSH and on this
+machine (:class:`~bench_gui.remote.local_shell.LocalShell`); :func:`data_directory_storage`
+adds where the database's data directory lives. Each item comes from the usual tool
+(``lscpu -J``, ``lsblk -J``, ``findmnt -J``) with a fallback on ``/proc``; a tool that is
+missing or too old leaves a note in ``notes`` instead of failing the inventory. The parsers
+are pure functions, tested on captured output. (The database's version and settings come
+from the agent's ``hello`` event.)
 """
 
 from __future__ import annotations
@@ -13,14 +16,16 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
-from bench_gui.remote.connection import CommandResult, SSHConnection
+from bench_gui.remote.connection import CommandResult
 from bench_gui.remote.errors import SSHError
 
-LSBLK_COLUMNS: Final = "NAME,PATH,TYPE,SIZE,MODEL,SERIAL,ROTA,TRAN,REV,FSTYPE,MOUNTPOINTS"
-# util-linux before 2.37 has MOUNTPOINT (one) instead of MOUNTPOINTS, before 2.33 no PATH.
+LSBLK_COLUMNS: Final = "NAME,PATH,TYPE,SIZE,MODEL,SERIAL,ROTA,TRAN,REV,FSTYPE,MOUNTPOINTS,SCHED,RA"
+# util-linux before 2.37 has MOUNTPOINT (one) instead of MOUNTPOINTS, before 2.33 no PATH;
+# SCHED and RA (the I/O scheduler, the read-ahead in KiB) are tried first, then left out.
 LSBLK_FALLBACK_COLUMNS: Final = (
+    "NAME,PATH,TYPE,SIZE,MODEL,SERIAL,ROTA,TRAN,REV,FSTYPE,MOUNTPOINTS",
     "NAME,PATH,TYPE,SIZE,MODEL,SERIAL,ROTA,TRAN,REV,FSTYPE,MOUNTPOINT",
     "NAME,TYPE,SIZE,MODEL,SERIAL,ROTA,TRAN,REV,FSTYPE,MOUNTPOINT",
 )
@@ -33,6 +38,22 @@ PSEUDO_FILESYSTEMS: Final = frozenset(
     }
 )  # fmt: skip
 _UNAME_SCRIPT: Final = "uname -r; uname -v; uname -m; uname -n"
+
+
+class Shell(Protocol):
+    """Where an inventory runs its commands: an SSH connection, or this machine's LocalShell."""
+
+    @property
+    def host(self) -> str: ...
+
+    def run(
+        self,
+        argv: list[str],
+        sudo: bool = False,
+        timeout: float = 60.0,
+        input: str | bytes | None = None,
+        check: bool = False,
+    ) -> CommandResult: ...
 
 
 def _int(value: Any) -> int | None:
@@ -240,6 +261,9 @@ def parse_lsblk_json(text: str) -> list[dict[str, Any]]:
             "fstype": _str(raw.get("fstype")),
             "mountpoints": [m for m in mounts if m],
         }
+        if "sched" in raw or "ra" in raw:
+            out["scheduler"] = _str(raw.get("sched"))
+            out["read_ahead_kib"] = _int(raw.get("ra"))
         children = [device(c) for c in raw.get("children") or [] if isinstance(c, dict)]
         if children:
             out["children"] = children
@@ -307,7 +331,7 @@ def parse_proc_mounts(text: str) -> list[dict[str, Any]]:
 # -- collecting --------------------------------------------------------------------------------
 
 
-def _run(session: SSHConnection, argv: list[str], notes: list[str]) -> CommandResult | None:
+def _run(session: Shell, argv: list[str], notes: list[str]) -> CommandResult | None:
     try:
         result = session.run(argv, timeout=60)
     except SSHError as exc:
@@ -331,7 +355,7 @@ def _try(
         return None
 
 
-def collect_inventory(session: SSHConnection) -> dict[str, Any]:
+def collect_inventory(session: Shell) -> dict[str, Any]:
     """The host's inventory; never fails on a missing tool (see ``notes``)."""
     notes: list[str] = []
     inventory: dict[str, Any] = {
@@ -401,3 +425,72 @@ def collect_inventory(session: SSHConnection) -> dict[str, Any]:
         )
     inventory["filesystems"] = mounts or []
     return inventory
+
+
+# -- the database's data directory --------------------------------------------------------------
+
+_DISK_COLUMNS: Final = (
+    "NAME,PATH,TYPE,SIZE,MODEL,SERIAL,ROTA,TRAN,REV,SCHED,RA",
+    "NAME,PATH,TYPE,SIZE,MODEL,SERIAL,ROTA,TRAN,REV",
+)
+# findmnt -T needs a path it can stat: the data directory (mode 0700, another user's) may not
+# be, so the nearest ancestor that is stands in for it (same filesystem unless a mount point
+# hides in between, which the unreadable part of a path cannot show anyway).
+_FINDMNT_T: Final = (
+    'p=$1; while [ ! -e "$p" ] && [ "$p" != / ]; do p=$(dirname "$p"); done;'
+    f' exec findmnt -J -b -o {FINDMNT_COLUMNS} -T "$p"'
+)
+
+
+def _leaves(devices: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The disks at the bottom of an inverse ``lsblk -s`` tree (partition -> LV -> disk...)."""
+    out: list[dict[str, Any]] = []
+    for device in devices:
+        children = device.get("children") or []
+        if children:
+            out.extend(_leaves(children))
+        elif not any(d.get("path") == device.get("path") for d in out):
+            out.append({k: v for k, v in device.items() if k not in ("mountpoints", "fstype")})
+    return out
+
+
+def data_directory_storage(session: Shell, data_directory: str) -> dict[str, Any]:
+    """Where a data directory lives: its mount, filesystem, device and the disks under it
+    (model, size, rotational, scheduler, read-ahead); never fails (see ``notes``)."""
+    notes: list[str] = []
+    out: dict[str, Any] = {"data_directory": data_directory, "notes": notes}
+    result = _run(session, ["sh", "-c", _FINDMNT_T, "sh", data_directory], notes)
+    mounts = _try(notes, "findmnt -T", parse_findmnt_json, result) if result else None
+    if not mounts:
+        if mounts is not None:
+            notes.append(f"findmnt -T: no filesystem found for {data_directory}")
+        return out
+    mount = mounts[0]
+    source = str(mount.get("source") or "")
+    device = source.split("[", 1)[0]  # btrfs: /dev/sda1[/subvolume]
+    out.update(
+        mount=mount.get("target"),
+        filesystem=mount.get("fstype"),
+        device=source or None,
+        mount_options=mount.get("options"),
+        size_bytes=mount.get("size_bytes"),
+    )
+    if not device.startswith("/dev/"):
+        notes.append(f"{source or 'the filesystem'} is not a block device: no disks to list")
+        out["disks"] = []
+        return out
+    devices = None
+    for columns in _DISK_COLUMNS:
+        listed = _run(session, ["lsblk", "-J", "-b", "-s", "-o", columns, device], notes)
+        if listed is None:
+            break
+        if listed.ok:
+            devices = _try(notes, "lsblk -s", parse_lsblk_json, listed)
+            break
+        if listed.exit_status == 127 or columns == _DISK_COLUMNS[-1]:
+            notes.append(f"lsblk -s: {listed.first_error_line()}")
+            break
+    if devices:
+        out["device_type"] = devices[0].get("type")
+    out["disks"] = _leaves(devices or [])
+    return out

@@ -29,7 +29,8 @@ from bench_gui.remote.demo import DemoUnavailable, start_demo
 from bench_gui.remote.errors import SecretStoreError, SSHError, UnknownHostKey
 from bench_gui.remote.host_access import HostIO, SSHHost
 from bench_gui.remote.hostkeys import APP_KNOWN_HOSTS
-from bench_gui.remote.inventory import collect_inventory
+from bench_gui.remote.inventory import Shell, collect_inventory, data_directory_storage
+from bench_gui.remote.local_shell import LocalShell
 from bench_gui.remote.local_transport import LocalTransport
 from bench_gui.remote.secrets import DbPassword, database_password
 from bench_gui.remote.ssh_transport import SSHTransport, desktop_identity
@@ -180,6 +181,10 @@ class RunController:
         self._reattached = False
         self._os: OsRun | None = None
         self._password: DbPassword | None = None
+        # Where the inventory was taken (this machine or the SSH driver host), and its host
+        # name: the database's placement is looked up there once the agent names its folder.
+        self._inventory_shell: Shell | None = None
+        self._inventory_host: str | None = None
 
     def stop(self) -> None:
         self._stop.set()
@@ -206,7 +211,44 @@ class RunController:
     def _record(self, event: Event) -> Event:
         if self.session_id is not None:
             self.store.add_event(self.session_id, event)
+            if event.kind == "hello":
+                self._record_database(event)
         return event
+
+    def _database_here(self) -> bool:
+        """Whether the database runs on the inventoried host (its host as the driver sees it:
+        a socket folder, localhost, or the host's own name)."""
+        if self.plan.target.kind == "demo":
+            return True
+        host = (self.plan.target.host or "").split(",")[0].strip()
+        names = {"localhost", "127.0.0.1", "::1", self._inventory_host or ""}
+        return not host or host.startswith(("/", "@")) or host in names - {""}
+
+    def _record_database(self, hello: Event) -> None:
+        """Add the database to the session's inventory: engine, version, data directory, and
+        the mount, filesystem, device and disks under it when it is on the inventoried host.
+        Never fails the run: a problem is a warning in the session's log."""
+        assert self.session_id is not None
+        data_dir = hello.get("data_directory")
+        record: dict[str, Any] = {
+            "engine": hello.get("engine"),
+            "version": hello.get("server"),
+            "version_num": hello.get("server_version_num"),
+            "data_directory": data_dir,
+        }
+        try:
+            if not isinstance(data_dir, str) or not data_dir:
+                record["notes"] = ["the server did not say where its data directory is"]
+            elif self._inventory_shell is None or not self._database_here():
+                record["notes"] = [
+                    "the database server is not on the inventoried host: the storage under its"
+                    " data directory is not known"
+                ]
+            else:
+                record.update(data_directory_storage(self._inventory_shell, data_dir))
+            self.store.update_inventory(self.session_id, {"database": record})
+        except (SSHError, OSError) as exc:
+            self.store.add_log(self.session_id, "warning", f"no database placement: {exc}")
 
     # -- running ---------------------------------------------------------------------------
     @property
@@ -405,11 +447,19 @@ class RunController:
             self._finish("failed", str(exc))
             raise RunError(str(exc)) from exc
         inventory: dict[str, Any] = {}
-        if isinstance(self.transport, SSHTransport):
-            try:
-                inventory = collect_inventory(self.transport.session())
-            except (SSHError, OSError) as exc:
-                self.store.add_log(self.session_id, "warning", f"no inventory: {exc}")
+        # The host the agent runs on, whatever the driver: the SSH driver host or this machine.
+        try:
+            shell: Shell = (
+                self.transport.session()
+                if isinstance(self.transport, SSHTransport)
+                else LocalShell(on_command=self._command)
+            )
+            inventory = collect_inventory(shell)
+            inventory["collected_on"] = self.plan.driver.target or "local"
+            self._inventory_shell = shell
+            self._inventory_host = inventory.get("hostname")
+        except (SSHError, OSError) as exc:
+            self.store.add_log(self.session_id, "warning", f"no inventory: {exc}")
         # The storage layout bench-gui prepared on the database host (the driver host, or this
         # machine), so comparisons and reports can say what the run measured.
         layout = session_layout(data_dir() / "storage", self.plan.driver.target or "local")

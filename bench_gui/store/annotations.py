@@ -7,17 +7,21 @@ into :class:`~bench_gui.store.sessions.SessionStore`; its methods use the store'
 Prices are the inputs of the economics (seed 000): a device price list (unit price, currency,
 date, source note), power prices per kWh, and per session what its array is made of (device
 and count, taken from the stored storage layout or entered by hand) and a cost entered by hand.
+
+A storage description (schema migration 3) is what the user says about a session's storage
+where bench-gui did not build the layout: devices, count, RAID level, filesystem, a note.
 """
 
 from __future__ import annotations
 
 import math
+import re
 import sqlite3
 from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from bench_gui.core.economics import ArrayInput, DevicePrice, PowerPrice
 from bench_gui.store.records import RunInfo
@@ -63,6 +67,23 @@ EXTRAS_MIGRATION: Final[tuple[str, ...]] = (
         note TEXT NOT NULL DEFAULT ''
     )""",
 )
+
+
+# Part of migration 3 (bench_gui.store.settings_migration): the storage the user describes.
+STORAGE_DESCRIPTION_DDL: Final[tuple[str, ...]] = (
+    """CREATE TABLE run_storage (
+        run_id INTEGER PRIMARY KEY REFERENCES runs (id) ON DELETE CASCADE,
+        devices TEXT NOT NULL DEFAULT '',
+        count INTEGER CHECK (count IS NULL OR count > 0),
+        raid TEXT NOT NULL DEFAULT '',
+        filesystem TEXT NOT NULL DEFAULT '',
+        note TEXT NOT NULL DEFAULT '',
+        updated_at TEXT NOT NULL
+    )""",
+)
+MAX_DESCRIPTION_FIELD: Final = 200
+_RAID_WORDS: Final = {"none": "none", "no": "none", "jbod": "jbod", "single": "none"}
+_RAID_NUMBERS: Final = frozenset({"0", "1", "2", "3", "4", "5", "6", "10", "50", "60", "100"})
 
 
 @dataclass(frozen=True)
@@ -120,6 +141,54 @@ def clean_tags(tags: Iterable[str]) -> list[str]:
             seen.add(text.lower())
             out.append(text)
     return out
+
+
+def raid_level(text: str) -> str:
+    """A RAID level as stored: ``10`` for "RAID 10", "raid10" or "10"; ``none``, ``jbod``, or
+    a ZFS/mdadm word (``raidz2``, ``mirror``); a ValueError names anything else."""
+    raw = " ".join(text.split()).lower()
+    if not raw:
+        return ""
+    if raw in _RAID_WORDS:
+        return _RAID_WORDS[raw]
+    match = re.fullmatch(r"(?:raid[\s-]?)?(\d{1,3})", raw)
+    if match and str(int(match.group(1))) in _RAID_NUMBERS:
+        return str(int(match.group(1)))
+    if re.fullmatch(r"raidz[1-3]?|mirror|stripe|draid[1-3]?", raw):
+        return raw
+    raise ValueError(
+        f"a RAID level is like 0, 1, 5, 6, 10, none, jbod, raidz2 or mirror, got {text!r}"
+    )
+
+
+def raid_text(level: str) -> str:
+    """A stored RAID level for a reader: ``RAID 10``, ``no RAID``, ``JBOD``, ``raidz2``."""
+    if level.isdigit():
+        return f"RAID {level}"
+    return {"none": "no RAID", "jbod": "JBOD"}.get(level, level)
+
+
+def _field(text: str | None, what: str) -> str:
+    value = storable_text(" ".join((text or "").split()), what)
+    if len(value) > MAX_DESCRIPTION_FIELD:
+        raise ValueError(f"the {what} is at most {MAX_DESCRIPTION_FIELD} characters")
+    return value
+
+
+def description_text(devices: str, count: int | None, raid: str, filesystem: str) -> str:
+    """``4 x Seagate Exos X18 16TB, RAID 10, ext4``: a description on one line."""
+    parts = []
+    if devices and count:
+        parts.append(f"{count} x {devices}")
+    elif devices:
+        parts.append(devices)
+    elif count:
+        parts.append(f"{count} devices")
+    if raid:
+        parts.append(raid_text(raid))
+    if filesystem:
+        parts.append(filesystem)
+    return ", ".join(parts)
 
 
 def _currency(code: str) -> str:
@@ -402,6 +471,22 @@ class SessionExtras:
                 ),
             )
 
+    def all_run_arrays(self) -> dict[int, ArrayInput]:
+        """Every session's array entered by hand, by session id."""
+        with self._snapshot() as conn:
+            rows = conn.execute("SELECT * FROM run_arrays ORDER BY run_id").fetchall()
+        return {
+            row["run_id"]: ArrayInput(
+                device=row["device"],
+                count=row["count"],
+                hand_cost=row["hand_cost"],
+                currency=row["currency"],
+                origin="hand",
+                note=row["note"],
+            )
+            for row in rows
+        }
+
     def run_arrays(self, run_ids: Sequence[int]) -> dict[int, ArrayInput]:
         """Hand-entered arrays of several runs (runs without one are left out)."""
         out = {}
@@ -410,3 +495,74 @@ class SessionExtras:
             if array is not None:
                 out[run_id] = array
         return out
+
+    # -- storage described by the user ------------------------------------------------------------
+
+    def set_storage_description(
+        self,
+        run_id: int,
+        *,
+        devices: str = "",
+        count: int | None = None,
+        raid: str = "",
+        filesystem: str = "",
+        note: str = "",
+    ) -> dict[str, Any]:
+        """Record what the user says a session's storage was (replacing what was said before);
+        return it as :meth:`storage_description` does. Every field is optional, not all."""
+        if count is not None and (isinstance(count, bool) or count < 1):
+            raise ValueError(f"the device count must be at least 1, got {count}")
+        fields = (
+            _field(devices, "device description"),
+            count,
+            raid_level(raid),
+            _field(filesystem, "filesystem"),
+            storable_text(note.strip(), "storage note"),
+        )
+        if not any(fields):
+            raise ValueError(
+                "describe the storage: its devices, count, RAID level, filesystem or a note"
+            )
+        with self.transaction() as conn:
+            self._require(conn, run_id)
+            conn.execute(
+                "INSERT INTO run_storage (run_id, devices, count, raid, filesystem, note,"
+                " updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id) DO UPDATE SET"
+                " devices = excluded.devices, count = excluded.count, raid = excluded.raid,"
+                " filesystem = excluded.filesystem, note = excluded.note,"
+                " updated_at = excluded.updated_at",
+                (run_id, *fields, _now()),
+            )
+        found = self.storage_description(run_id)
+        assert found is not None
+        return found
+
+    def storage_description(self, run_id: int) -> dict[str, Any] | None:
+        """What the user entered about a session's storage, or None. The record:
+        ``devices``, ``count``, ``raid`` (``10``, ``none``, ``jbod``, ``raidz2``...),
+        ``raid_text`` (``RAID 10``), ``filesystem``, ``note``, ``text`` (all on one line),
+        ``source`` (always ``user``: entered by hand, not measured) and ``updated_at``."""
+        with self._snapshot() as conn:
+            self._require(conn, run_id)
+            row = conn.execute("SELECT * FROM run_storage WHERE run_id = ?", (run_id,)).fetchone()
+        if row is None:
+            return None
+        return {
+            "devices": row["devices"],
+            "count": row["count"],
+            "raid": row["raid"],
+            "raid_text": raid_text(row["raid"]) if row["raid"] else "",
+            "filesystem": row["filesystem"],
+            "note": row["note"],
+            "text": description_text(row["devices"], row["count"], row["raid"], row["filesystem"])
+            or row["note"],
+            "source": "user",
+            "updated_at": row["updated_at"],
+        }
+
+    def clear_storage_description(self, run_id: int) -> bool:
+        """Remove what the user entered about a session's storage; False if there was none."""
+        with self.transaction() as conn:
+            self._require(conn, run_id)
+            cur = conn.execute("DELETE FROM run_storage WHERE run_id = ?", (run_id,))
+        return cur.rowcount > 0

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Final, Protocol
 
 from bench_gui import __version__
+from bench_gui.agent.pg.setting_units import upgrade_settings
 from bench_gui.agent.protocol import EVENT_KINDS, Event
 from bench_gui.core.economics import ArrayInput
 from bench_gui.core.events import BadEvent, check_event
@@ -376,7 +377,11 @@ class _Validator:
         settings = run.get("settings") or {}
         self.need(isinstance(settings, dict), "run.settings is not a table")
         for key, value in settings.items():
-            self.need(isinstance(value, str), f"{_where('run.settings', key)} is not text")
+            # Text (files written before settings had units) or a setting record.
+            where = _where("run.settings", key)
+            self.need(isinstance(value, str | dict), f"{where} is not text or a setting record")
+            if isinstance(value, dict):
+                self.need(isinstance(value.get("setting"), str), f"{where}.setting is not text")
         for key in ("inventory", "agent"):
             value = run.get(key)
             self.need(value is None or isinstance(value, dict), f"run.{key} is not a table")
@@ -483,6 +488,20 @@ def import_session(store: SessionStore, path: Path, max_bytes: int = MAX_JSON_BY
         raise _fail(path, f"the session in the file is inconsistent ({exc})") from exc
 
 
+def _settings(session: dict[str, Any]) -> dict[str, Any]:
+    """A file's settings as the store keeps them: a file written before settings had units
+    (schema version < 3) gets its texts ("163848kB") made records, as the store's migration
+    did; a newer file's are kept as they are."""
+    run = session["run"]
+    settings: dict[str, Any] = run.get("settings") or {}
+    written = session.get("schema_version")
+    if isinstance(written, int) and not isinstance(written, bool) and written >= 3:
+        return settings
+    version = (run.get("agent") or {}).get("server_version_num")
+    number = version if isinstance(version, int) and not isinstance(version, bool) else 0
+    return upgrade_settings(settings, number)[0]
+
+
 def _write(store: SessionStore, path: Path, document: dict[str, Any]) -> int:
     session = document["session"]
     run = session["run"]
@@ -509,7 +528,7 @@ def _write(store: SessionStore, path: Path, document: dict[str, Any]) -> int:
                 run["plan_toml"],
                 _dumps(run["target"]),
                 run.get("server_version"),
-                _dumps(run.get("settings") or {}),
+                _dumps(_settings(session)),
                 None if run.get("inventory") is None else _dumps(run["inventory"]),
                 _dumps(run.get("agent") or {}),
                 message,

@@ -35,7 +35,9 @@ class RunDetail(RunInfo):
     plan_toml: str
     target: dict[str, Any]
     server_version: str | None
-    settings: dict[str, str]
+    # name -> record (setting, unit, value, value_unit, display, source, boot_val, vartype:
+    # bench_gui.agent.pg.setting_units); text only in sessions imported from old files.
+    settings: dict[str, Any]
     inventory: dict[str, Any] | None
     agent: dict[str, Any]  # the agent's hello: agent_version, engine, config, pid
     app_version: str

@@ -48,6 +48,7 @@ from bench_gui.store.annotations import EXTRAS_MIGRATION, SessionExtras, storabl
 from bench_gui.store.paths import default_sessions_path
 from bench_gui.store.records import LogLine, RunDetail, RunInfo, Sample, StepResult
 from bench_gui.store.run_claims import RunClaims
+from bench_gui.store.settings_migration import SETTINGS_MIGRATION
 
 RUN_STATUSES: Final = ("running", "complete", "incomplete", "failed")
 FINAL_STATUSES: Final = ("complete", "incomplete", "failed")
@@ -57,9 +58,13 @@ DONE_STATUSES: Final = {"ok": "complete", "stopped": "incomplete", "failed": "fa
 BUSY_TIMEOUT_S: Final = 10.0
 STALE_MESSAGE: Final = "bench-gui stopped while this run was going on"
 
+# One step of a migration: an SQL statement, or a function given the connection (a rewrite of
+# stored JSON that SQL cannot express), run inside the migration's transaction.
+MigrationStep = str | Callable[[sqlite3.Connection], object]
+
 # Ordered schema migrations; migration N (1-based) brings PRAGMA user_version from N-1 to N.
 # Append only: never edit a migration that has shipped.
-MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
+MIGRATIONS: Final[tuple[tuple[MigrationStep, ...], ...]] = (
     (
         # AUTOINCREMENT: ids are shown to users (``sessions show ID``), so a deleted run's id
         # must never come back as another run.
@@ -148,6 +153,9 @@ MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
     ),
     # 2: tags, notes, device and power prices, hand-entered arrays (bench_gui.store.annotations).
     EXTRAS_MIGRATION,
+    # 3: settings in real units (old "163848kB" texts rewritten), storage described by the user
+    # (bench_gui.store.settings_migration).
+    SETTINGS_MIGRATION,
 )
 SCHEMA_VERSION: Final = len(MIGRATIONS)
 
@@ -450,7 +458,10 @@ class SessionStore(SessionExtras):
                 if conn.execute("PRAGMA user_version").fetchone()[0] >= number:
                     continue
                 for statement in MIGRATIONS[number - 1]:
-                    conn.execute(statement)
+                    if isinstance(statement, str):
+                        conn.execute(statement)
+                    else:
+                        statement(conn)
                 conn.execute(f"PRAGMA user_version = {number}")
 
     @staticmethod
@@ -487,10 +498,13 @@ class SessionStore(SessionExtras):
         self,
         run_id: int,
         version: str,
-        settings: dict[str, str],
+        settings: dict[str, Any],
         inventory: dict[str, Any] | None = None,
     ) -> None:
-        """Record the server's version and settings; an inventory of None keeps the stored one."""
+        """Record the server's version and settings; an inventory of None keeps the stored one.
+
+        Settings are records (:mod:`bench_gui.agent.pg.setting_units`); text is kept as given.
+        """
         with self.transaction() as conn:
             if inventory is None:
                 cur = conn.execute(
@@ -504,6 +518,18 @@ class SessionStore(SessionExtras):
                 )
             if cur.rowcount == 0:
                 raise SessionNotFound(run_id)
+
+    def update_inventory(self, run_id: int, fields: dict[str, Any]) -> dict[str, Any]:
+        """Add or replace top-level parts of a run's inventory (the database's placement, found
+        once the agent said where its data directory is); return the inventory."""
+        with self.transaction() as conn:
+            row = conn.execute("SELECT inventory FROM runs WHERE id = ?", (run_id,)).fetchone()
+            if row is None:
+                raise SessionNotFound(run_id)
+            inventory = _dict(_loads(row[0], {}))
+            inventory.update(fields)
+            conn.execute("UPDATE runs SET inventory = ? WHERE id = ?", (_dumps(inventory), run_id))
+        return inventory
 
     def add_event(self, run_id: int, event: Event) -> bool:
         """Store one event from the agent, committed at once; False if its seq was already stored.
@@ -591,7 +617,11 @@ class SessionStore(SessionExtras):
 
     def _on_hello(self, conn: sqlite3.Connection, run_id: int, event: Event) -> None:
         d = event.data
-        settings = {str(k): str(v) for k, v in _dict(d.get("settings")).items()}
+        # Records as the agent builds them; anything else kept as text (an older agent).
+        settings = {
+            str(k): v if isinstance(v, dict) else str(v)
+            for k, v in _dict(d.get("settings")).items()
+        }
         agent = {k: v for k, v in d.items() if k not in ("server", "settings")}
         server = d.get("server")
         conn.execute(

@@ -17,13 +17,17 @@ from psycopg import sql
 
 from bench_gui.agent.pg import template
 from bench_gui.agent.pg.liveness import with_liveness
+from bench_gui.agent.pg.setting_units import setting_record
 
 COUNTERS_SQL = (
     "SELECT (SELECT sum(d_next_o_id) FROM district),"
     " (SELECT sum(xact_commit + xact_rollback) FROM pg_stat_database)"
 )
+# The raw setting with its unit (16384 of 8kB), the text SHOW prints (128MB), where it was set
+# and the engine's own default (boot_val): see bench_gui.agent.pg.setting_units.
 SETTINGS_SQL = (
-    "SELECT name, setting, coalesce(unit, ''), source FROM pg_settings"
+    "SELECT name, setting, unit, source, boot_val, vartype, current_setting(name)"
+    " FROM pg_settings"
     " WHERE source NOT IN ('default', 'override', 'client', 'session') ORDER BY name"
 )
 
@@ -79,7 +83,12 @@ class PgEngine:
 
     # -- facts -------------------------------------------------------------------------------
     def server_info(self) -> dict[str, Any]:
-        """Version and non-default settings: stored with every run for provenance."""
+        """Version and non-default settings: stored with every run for provenance.
+
+        Each setting is a record with its value in real units and PostgreSQL's own text
+        (:func:`~bench_gui.agent.pg.setting_units.setting_record`), never the number and the
+        unit joined ("163848kB" was 16384 x 8kB).
+        """
         with connect(self.admin_conninfo, what="server") as conn:
             version = conn.execute("SELECT version()").fetchone()
             rows = conn.execute(SETTINGS_SQL).fetchall()
@@ -90,7 +99,10 @@ class PgEngine:
             except psycopg.Error:
                 pass  # needs pg_read_all_settings; optional
         settings = {
-            name: f"{setting}{unit}" if unit else setting for name, setting, unit, _ in rows
+            name: setting_record(
+                setting, unit, display=shown, source=source, boot_val=boot, vartype=vartype
+            )
+            for name, setting, unit, source, boot, vartype, shown in rows
         }
         return {
             "server": version[0] if version else "",

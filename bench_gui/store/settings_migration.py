@@ -1,0 +1,50 @@
+"""Schema migration 3 of the session store: settings in real units, and storage descriptions.
+
+Sessions stored before it keep each database setting as text with its unit appended to the
+number (shared_buffers of 16384 x 8kB was stored "163848kB"). The migration rewrites every such
+text as a record with the value in real units and PostgreSQL's own text (``128MB``), keeping the
+old text in ``migrated_from`` (:mod:`bench_gui.agent.pg.setting_units`). The ``hello`` events
+keep what the agent sent, as it sent it.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable
+from typing import Final
+
+from bench_gui.agent.pg.setting_units import upgrade_settings
+from bench_gui.store.annotations import STORAGE_DESCRIPTION_DDL
+
+
+def upgrade_stored_settings(conn: sqlite3.Connection) -> int:
+    """Rewrite the old text settings of every run as records; the number of runs changed."""
+    rows = conn.execute(
+        "SELECT id, settings, json_extract(agent, '$.server_version_num') FROM runs"
+        " WHERE settings IS NOT NULL AND settings NOT IN ('', '{}')"
+    ).fetchall()
+    changed = 0
+    for run_id, text, version in rows:
+        try:
+            settings = json.loads(text)
+        except ValueError:
+            continue  # not JSON: left for a person to look at, never thrown away
+        if not isinstance(settings, dict):
+            continue
+        number = version if isinstance(version, int) and not isinstance(version, bool) else 0
+        upgraded, count = upgrade_settings(settings, number)
+        if count:
+            conn.execute(
+                "UPDATE runs SET settings = ? WHERE id = ?",
+                (json.dumps(upgraded, separators=(",", ":"), default=str), run_id),
+            )
+            changed += 1
+    return changed
+
+
+# Migration 3 (see sessions.MIGRATIONS): a statement is SQL, a callable gets the connection.
+SETTINGS_MIGRATION: Final[tuple[str | Callable[[sqlite3.Connection], object], ...]] = (
+    *STORAGE_DESCRIPTION_DDL,
+    upgrade_stored_settings,
+)
