@@ -15,10 +15,14 @@ Rules, applied everywhere a figure is printed:
 - Printed ratios and advantages are **truncated toward zero, never rounded up**: the magnitude
   of a printed difference is never larger than the one measured (29.76 prints as 29X, 95.9%
   as 95%). Money is rounded to the cent as usual; it is a value, not a claim.
-- Repeated steps (the same user count more than once in a session, or sessions of the same
-  plan) are averaged; their spread is reported as mean, standard deviation and coefficient of
-  variation (CV), and a difference smaller than twice the combined CV of the two sides is
-  marked as within the noise.
+- Repeated steps (the same user count more than once in a session) are averaged; their
+  spread is reported as mean, standard deviation and coefficient of variation (CV), and a
+  difference smaller than twice the combined CV of the two sides is marked as within the
+  noise. Sessions are repeats of one another only when the author says so (``repeat_groups``)
+  or when everything recorded about their system is the same (an equal, non-empty
+  ``SessionData.plan_key``), and never the baseline and a session compared with it: a
+  comparison would otherwise average the two things it compares.
+- A report may cover one session alone: its figures, saturation and economics, no ratios.
 """
 
 from __future__ import annotations
@@ -89,9 +93,13 @@ class SessionData:
     steps: tuple[StepPoint, ...]
     # Section -> {key: value}, e.g. {"Database settings": {"shared_buffers": "30GB"}}.
     config: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
-    # Sessions with the same plan key ran the same plan: they are repeats of one another.
+    # Sessions with the same non-empty key ran the same plan on a system recorded as the same
+    # in every respect (inventory, storage, settings, notes): repeats of one another. Empty:
+    # too little was recorded to tell, so the session is nobody's repeat.
     plan_key: str = ""
     created_at: str = ""
+    # Which transactions its response times are of: "all", or "new_order" (New-Order only).
+    latency_of: str = "all"
 
 
 # ---- statistics and formatting ------------------------------------------------------------------
@@ -306,6 +314,9 @@ class RepeatRow:
     tpm: Stats | None
     avg_ms: Stats | None
     p999_ms: Stats | None
+    # Why these are repeats: "steps" (one session ran the user count more than once),
+    # "declared" (the author said so) or "same system" (everything recorded is the same).
+    basis: str = "steps"
 
 
 @dataclass(frozen=True)
@@ -375,11 +386,8 @@ def _label(sessions: Sequence[SessionData]) -> str:
 
 def _check(sessions: Sequence[SessionData], baseline_id: int) -> list[str]:
     notes: list[str] = []
-    if len(sessions) < 2:
-        got = f"only session {sessions[0].id}" if sessions else "none"
-        raise CompareError(
-            f"a comparison needs at least two sessions, one of them the baseline (got {got})"
-        )
+    if not sessions:
+        raise CompareError("a report needs at least one session (got none)")
     ids = [s.id for s in sessions]
     duplicates = sorted({i for i in ids if ids.count(i) > 1})
     if duplicates:
@@ -420,14 +428,58 @@ def _check(sessions: Sequence[SessionData], baseline_id: int) -> list[str]:
     return notes
 
 
-def _repeatability(sessions: Sequence[SessionData]) -> list[RepeatRow]:
-    """Groups of repeats: sessions sharing a plan key, and user counts repeated in a session."""
-    rows: list[RepeatRow] = []
-    by_plan: dict[str, list[SessionData]] = {}
+def repeat_sets(
+    sessions: Sequence[SessionData],
+    baseline_id: int,
+    declared: Sequence[Sequence[int]] = (),
+) -> list[tuple[list[SessionData], str]]:
+    """The sessions that are repeats of one another, each set with its basis.
+
+    The author's ``declared`` sets come first; the other sessions are grouped by an equal,
+    non-empty plan key. The baseline is never grouped with a session compared with it.
+    """
+    by_id = {s.id: s for s in sessions}
+    taken: set[int] = set()
+    out: list[tuple[list[SessionData], str]] = []
+    for group in declared:
+        ids = list(dict.fromkeys(group))
+        unknown = [i for i in ids if i not in by_id]
+        if unknown:
+            raise CompareError(
+                "a repeat set names sessions that are not compared: " + ", ".join(map(str, unknown))
+            )
+        if baseline_id in ids and len(ids) > 1:
+            raise CompareError(
+                f"the baseline (session {baseline_id}) cannot be a repeat of a session compared"
+                " with it: compare the repeats of the baseline on their own"
+            )
+        again = [i for i in ids if i in taken]
+        if again:
+            raise CompareError(
+                "a session can be in one repeat set only; listed again: "
+                + ", ".join(map(str, again))
+            )
+        if len(ids) < 2:
+            raise CompareError(f"a repeat set needs two sessions or more (got {ids})")
+        taken.update(ids)
+        out.append(([by_id[i] for i in ids], "declared"))
+    by_key: dict[str, list[SessionData]] = {}
     for s in sessions:
-        key = s.plan_key or f"session:{s.id}"
-        by_plan.setdefault(key, []).append(s)
-    for members in by_plan.values():
+        if s.id in taken:
+            continue
+        key = s.plan_key if s.plan_key and s.id != baseline_id else f"session:{s.id}"
+        by_key.setdefault(key, []).append(s)
+    for members in by_key.values():
+        out.append((members, "same system" if len(members) > 1 else "steps"))
+    return out
+
+
+def _repeatability(
+    sessions: Sequence[SessionData], baseline_id: int, declared: Sequence[Sequence[int]] = ()
+) -> list[RepeatRow]:
+    """Repeated measurements: user counts repeated in a session, and sets of repeat sessions."""
+    rows: list[RepeatRow] = []
+    for members, basis in repeat_sets(sessions, baseline_id, declared):
         points: dict[int, list[StepPoint]] = {}
         for s in members:
             for p in s.steps:
@@ -447,6 +499,7 @@ def _repeatability(sessions: Sequence[SessionData]) -> list[RepeatRow]:
                     tpm=_stats(group, lambda p: p.tpm),
                     avg_ms=_stats(group, lambda p: p.avg_ms),
                     p999_ms=_stats(group, lambda p: p.p999_ms),
+                    basis=basis,
                 )
             )
     return rows
@@ -486,8 +539,11 @@ def compare(
     sessions: Sequence[SessionData],
     baseline_id: int,
     conditions: StopConditions | None = None,
+    repeat_groups: Sequence[Sequence[int]] = (),
 ) -> Comparison:
-    """Compare sessions against the baseline; raise :class:`CompareError` on bad input."""
+    """Compare sessions against the baseline (one session alone: its own figures only);
+    ``repeat_groups`` are the sets of sessions the author says are repeats of one another.
+    Raise :class:`CompareError` on bad input."""
     conditions = conditions or StopConditions()
     notes = _check(sessions, baseline_id)
     ordered = tuple(
@@ -495,7 +551,7 @@ def compare(
     )
     base = ordered[0]
     levels = {s.id: levels_of(s) for s in ordered}
-    repeats = _repeatability(ordered)
+    repeats = _repeatability(ordered, base.id, repeat_groups)
     all_vus = sorted({vus for by_vus in levels.values() for vus in by_vus})
     common = tuple(v for v in all_vus if all(v in levels[s.id] for s in ordered))
 

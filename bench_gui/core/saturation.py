@@ -11,7 +11,10 @@ condition was met. The stop conditions here, all set by the user:
 The saturation point is the **last step before the stop condition**: the highest load that
 still bought at least the minimum gain and kept latency within its limits. If the sweep ends
 before any condition is met, the last step is reported with ``reached=False``: the sweep did
-not find the limit, and a reader must not take that load for one.
+not find the limit ("not reached by 32 users"), and a reader must not take that load for one.
+A sweep that meets the stop condition right after its first step (or at it, for a latency
+limit) saturated at the first load tested (``first_step``): the range started too high to show
+where the limit really is.
 """
 
 from __future__ import annotations
@@ -71,6 +74,15 @@ class Saturation:
     gains: tuple[Gain, ...] = field(default_factory=tuple)
     peak_vus: int | None = None  # the step with the highest NOPM
     short: str = ""  # the reason in a few words, for a table cell
+    # Met at the first load tested: the range started too high to show the real limit.
+    first_step: bool = False
+    first_vus: int | None = None  # the lightest load measured
+    last_vus: int | None = None  # the heaviest load measured
+
+    @property
+    def not_reached(self) -> bool:
+        """The sweep ended before a stop condition: its last step is no saturation point."""
+        return not self.reached and self.vus is not None
 
 
 def _over(value: float | None, limit: float | None) -> bool:
@@ -97,10 +109,14 @@ def find_saturation(points: Sequence[LoadPoint], conditions: StopConditions) -> 
                 None,
                 True,
                 f"the {label} response time at the lightest load ({first.vus} users,"
-                f" {value:,.1f} ms) already exceeds the {limit:g} ms limit",
+                f" {value:,.1f} ms) already exceeds the {limit:g} ms limit: the range started"
+                " too high",
                 trigger_vus=first.vus,
                 peak_vus=peak.vus,
                 short=f"{label} latency over {limit:g} ms from {first.vus} users",
+                first_step=True,
+                first_vus=first.vus,
+                last_vus=usable[-1].vus,
             )
     for before, after in zip(usable, usable[1:], strict=False):
         assert before.nopm is not None
@@ -127,6 +143,13 @@ def find_saturation(points: Sequence[LoadPoint], conditions: StopConditions) -> 
             )
             short = f"NOPM {pct:+.1f}% at {after.vus} (< {conditions.min_gain_pct:g}%)"
         if reason:
+            at_first = before is first
+            if at_first:
+                reason += (
+                    f"; it saturated at the first load tested ({first.vus} users): the range"
+                    " started too high to show where the limit is"
+                )
+                short = f"{short}; first step"
             return Saturation(
                 before.vus,
                 True,
@@ -135,15 +158,27 @@ def find_saturation(points: Sequence[LoadPoint], conditions: StopConditions) -> 
                 gains=tuple(gains),
                 peak_vus=peak.vus,
                 short=short,
+                first_step=at_first,
+                first_vus=first.vus,
+                last_vus=usable[-1].vus,
             )
     last = usable[-1]
-    short = "not reached: sweep ended"
+    short = f"not reached by {last.vus} users"
     if len(usable) == 1:
-        reason = f"only one load level ({last.vus} users) was measured"
+        reason = f"only one load level ({last.vus} users) was measured: no saturation point"
         short = "one load level only"
     else:
         reason = (
-            f"not reached: NOPM still rose {gains[-1].pct:+.1f}% at the last step"
-            f" ({last.vus} users); the sweep ended before a stop condition"
+            f"not reached by {last.vus} users: NOPM still rose {gains[-1].pct:+.1f}% at the last"
+            " step; the sweep ended before a stop condition"
         )
-    return Saturation(last.vus, False, reason, gains=tuple(gains), peak_vus=peak.vus, short=short)
+    return Saturation(
+        last.vus,
+        False,
+        reason,
+        gains=tuple(gains),
+        peak_vus=peak.vus,
+        short=short,
+        first_vus=first.vus,
+        last_vus=last.vus,
+    )

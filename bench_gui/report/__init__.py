@@ -31,8 +31,9 @@ def report_format(path: Path) -> str:
     return suffix
 
 
-def write_report(report: Report, path: Path, page_size: str = "letter") -> Path:
-    """Write ``report`` to ``path`` in the format its extension names."""
+def write_report(report: Report, path: Path, page_size: str | None = None) -> Path:
+    """Write ``report`` to ``path`` in the format its extension names; ``page_size`` (a4 or
+    letter, default: the locale's) is the PDF's paper."""
     fmt = report_format(path)
     if fmt == ".html":
         from bench_gui.report.html import write_html

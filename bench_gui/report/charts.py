@@ -3,7 +3,9 @@
 Print style, as in the seed briefs: white background, thin grey grid, one colour per session
 (the baseline blue, the first compared session green), user counts as categories on the x axis,
 throughput as grouped bars and response times as lines. Every chart marks each session's
-saturation point (a diamond, and a ring on lines) and says so in its legend.
+saturation point (a diamond, and a ring on lines) and says so in its legend; a sweep that
+ended before saturating has its heaviest load marked apart (an open triangle, "not saturated"),
+never as a saturation point.
 
 Works without a display: :func:`ensure_app` starts an offscreen QGuiApplication when none runs
 (the command line), and reuses the running one inside the desktop app.
@@ -92,6 +94,17 @@ def _diamond(center: QPointF, radius: float) -> QPolygonF:
     )
 
 
+def _triangle(center: QPointF, radius: float) -> QPolygonF:
+    x, y = center.x(), center.y()
+    return QPolygonF(
+        [
+            QPointF(x, y - radius),
+            QPointF(x + radius, y + radius * 0.8),
+            QPointF(x - radius, y + radius * 0.8),
+        ]
+    )
+
+
 def paint_chart(painter: QPainter, rect: QRectF, spec: ChartSpec, caption: bool = False) -> None:
     """Draw ``spec`` into ``rect`` (logical pixels) with ``painter``; ``caption`` draws the
     figure's caption under it (the PDF, where a caption must never leave its figure)."""
@@ -140,16 +153,22 @@ def paint_chart(painter: QPainter, rect: QRectF, spec: ChartSpec, caption: bool 
         painter.setPen(TEXT)
         painter.drawText(QPointF(x + 30, y + row_h / 2 + fm.ascent() / 2 - 2), label)
         x += w
-    sat_label = "saturation point"
-    w = 16 + 8 + fm.horizontalAdvance(sat_label)
-    if x + w > left + width - pad:
-        x = left + pad
-        y += row_h
-    painter.setPen(QPen(TEXT, 1.2))
-    painter.setBrush(QColor("#ffffff"))
-    painter.drawPolygon(_diamond(QPointF(x + 8, y + row_h / 2), 6))
-    painter.setPen(MUTED)
-    painter.drawText(QPointF(x + 22, y + row_h / 2 + fm.ascent() / 2 - 2), sat_label)
+    marks = []
+    if any(s.saturation is not None for s in spec.series):
+        marks.append(("saturation point", _diamond))
+    if any(s.unsaturated is not None for s in spec.series):
+        marks.append(("not saturated (heaviest load tested)", _triangle))
+    for mark_label, shape in marks:
+        w = 16 + 8 + fm.horizontalAdvance(mark_label) + 22
+        if x + w > left + width - pad:
+            x = left + pad
+            y += row_h
+        painter.setPen(QPen(TEXT, 1.2))
+        painter.setBrush(QColor("#ffffff"))
+        painter.drawPolygon(shape(QPointF(x + 8, y + row_h / 2), 6))
+        painter.setPen(MUTED)
+        painter.drawText(QPointF(x + 22, y + row_h / 2 + fm.ascent() / 2 - 2), mark_label)
+        x += w
     legend_bottom = y + row_h + 8
 
     # Value range.
@@ -226,6 +245,7 @@ def paint_chart(painter: QPainter, rect: QRectF, spec: ChartSpec, caption: bool 
     )
 
     markers: list[tuple[QPointF, QColor]] = []
+    open_marks: list[tuple[QPointF, QColor]] = []  # heaviest load of an unsaturated sweep
     series_n = max(len(spec.series), 1)
     if spec.kind == "bars":
         group = band * 0.74
@@ -243,6 +263,8 @@ def paint_chart(painter: QPainter, rect: QRectF, spec: ChartSpec, caption: bool 
                     painter.setBrush(Qt.BrushStyle.NoBrush)
                     painter.drawRect(bar)
                     markers.append((QPointF(bar.center().x(), bar.top() - 10), color))
+                elif s.unsaturated == spec.categories[i]:
+                    open_marks.append((QPointF(bar.center().x(), bar.top() - 10), color))
     else:
         for s in spec.series:
             color = QColor(s.color)
@@ -277,6 +299,12 @@ def paint_chart(painter: QPainter, rect: QRectF, spec: ChartSpec, caption: bool 
                     painter.setBrush(QBrush(color))
                     painter.setPen(QPen(QColor("#ffffff"), 1.2))
                     markers.append((QPointF(pt.x(), pt.y() - 20), color))
+                elif s.unsaturated == spec.categories[i]:
+                    open_marks.append((QPointF(pt.x(), pt.y() - 16), color))
+    for center, color in open_marks:
+        painter.setPen(QPen(color.darker(140), 2))
+        painter.setBrush(QColor("#ffffff"))
+        painter.drawPolygon(_triangle(center, 6.5))
     for center, color in markers:
         painter.setPen(QPen(TEXT, 1.2))
         painter.setBrush(QColor("#ffffff"))

@@ -1,43 +1,91 @@
 """The HTML report: one self-contained file (styles inline, charts embedded as data URIs).
 
 Rendered from a Jinja2 template with autoescaping on: session names and notes are user text.
+Two filters keep table text whole: ``lines`` prints a header's lines (the model splits a header
+where it may break, so no header breaks in the middle of a word) and ``soft`` lets a long token
+(a path, mount options) break after its punctuation rather than run off the page.
 """
 
 from __future__ import annotations
 
 import base64
+import re
 from functools import cache
 from pathlib import Path
 
 import jinja2
+from markupsafe import Markup, escape
 
 from bench_gui import __version__
 from bench_gui.report.charts import chart_png
 from bench_gui.report.model import Report
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
+LONG_TOKEN = 18  # characters from which a token gets break opportunities
+_BREAK_AFTER = re.compile(r"([,/=;:_|.-])(?=\S)")
+LOGO_TYPES = {
+    ".png": "image/png",
+    ".jpg": "image/jpeg",
+    ".jpeg": "image/jpeg",
+    ".svg": "image/svg+xml",
+}
+
+
+def lines(text: str) -> Markup:
+    """A header's lines, escaped, joined by line breaks."""
+    return Markup("<br>").join(escape(part) for part in str(text).split("\n"))
+
+
+def soft(text: object, mark: str = "\u200b") -> Markup:
+    """``text`` escaped, with a break opportunity after the punctuation of long tokens, and
+    every ``LONG_TOKEN`` characters in a token with no punctuation at all."""
+    out = []
+    for token in re.split(r"(\s+)", str(text)):
+        if len(token) > LONG_TOKEN and not token.isspace():
+            token = _BREAK_AFTER.sub(lambda m: m.group(1) + "\x00", token)
+            pieces = []
+            for part in token.split("\x00"):
+                while len(part) > LONG_TOKEN + 6:
+                    pieces.append(part[:LONG_TOKEN])
+                    part = part[LONG_TOKEN:]
+                pieces.append(part)
+            out.append(Markup(mark).join(escape(p) for p in pieces))
+        else:
+            out.append(escape(token))
+    return Markup("").join(out)
 
 
 @cache
 def environment() -> jinja2.Environment:
-    return jinja2.Environment(
+    env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(TEMPLATES),
         autoescape=jinja2.select_autoescape(["html", "j2"]),
         trim_blocks=True,
         lstrip_blocks=True,
         undefined=jinja2.StrictUndefined,
     )
+    env.filters["lines"] = lines
+    env.filters["soft"] = soft
+    env.filters["wbr"] = lambda text: soft(text, "<wbr>")
+    return env
 
 
-def data_uri(png: bytes) -> str:
-    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+def data_uri(png: bytes, mime: str = "image/png") -> str:
+    return f"data:{mime};base64," + base64.b64encode(png).decode("ascii")
+
+
+def logo_uri(path: Path) -> str:
+    """The author's logo as a data URI (an unreadable file raises OSError naming it)."""
+    mime = LOGO_TYPES.get(path.suffix.lower(), "image/png")
+    return data_uri(path.read_bytes(), mime)
 
 
 def render_html(report: Report) -> str:
     """The whole report as one HTML document."""
     images = {key: data_uri(chart_png(spec)) for key, spec in report.charts.items()}
+    logo = logo_uri(report.cover.logo) if report.cover.logo else ""
     template = environment().get_template("report.html.j2")
-    return template.render(r=report, images=images, app_version=__version__)
+    return template.render(r=report, images=images, logo=logo, app_version=__version__)
 
 
 def write_html(report: Report, path: Path) -> Path:

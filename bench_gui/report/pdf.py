@@ -1,9 +1,14 @@
 """The PDF report, laid out like the seeds' technical briefs, through Qt's offscreen renderer.
 
 The body is rich text (a Jinja2 template rendered for QTextDocument's HTML subset) laid out
-in 96-dpi units on pages of the chosen size; each page is then painted onto a QPdfWriter with
-a running header and a footer (title, page number, the not-a-TPC-C-result notice). Charts are
-embedded as high-resolution images (about 270 dpi at their printed size); text stays text.
+in 96-dpi units on pages of the chosen size (A4 or US Letter; by default the one of the
+locale's territory); each page is then painted onto a QPdfWriter with a running header and a
+footer (title, page number, the not-a-TPC-C-result notice). Charts are embedded as
+high-resolution images (about 270 dpi at their printed size); text stays text.
+
+Words wrap at their boundaries only, so no table header breaks in the middle of a word; a
+document that would then be wider than the page (a table with too many columns) falls back to
+breaking long words rather than running off the page.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from PySide6.QtCore import QMarginsF, QRectF, QSizeF, Qt, QUrl
 from PySide6.QtGui import (
     QAbstractTextDocumentLayout,
     QColor,
+    QImage,
     QPageLayout,
     QPageSize,
     QPainter,
@@ -23,12 +29,15 @@ from PySide6.QtGui import (
     QTextCursor,
     QTextDocument,
     QTextFormat,
+    QTextOption,
+    QTextTable,
 )
 
 from bench_gui import __version__
 from bench_gui.report.charts import FONT_FAMILY, chart_image, ensure_app, font
 from bench_gui.report.html import environment
 from bench_gui.report.model import Report
+from bench_gui.report.options import check_paper, default_paper
 
 LAYOUT_DPI = 96.0  # the document is laid out in CSS pixels
 PDF_DPI = 300
@@ -43,7 +52,13 @@ TONES = {
     "muted": "color: #98a1b2;",
     "flag": "color: #7a5600; font-weight: 600;",
     "head": "font-weight: 600;",
+    "section": "font-weight: 700; color: #13294b;",
+    "label": "color: #4a5568;",
+    "diff": "font-weight: 600; color: #5c4100;",
 }
+LOGO_HEIGHT = 28  # CSS pixels
+# A table may reach this far into the margin (cell borders round up) before words break.
+OVERFLOW_PX = 8.0
 FOOTER_NOTICE = "TPROC-C workload derived from TPC-C; these are not TPC-C results."
 
 
@@ -51,8 +66,24 @@ def render_brief_html(report: Report, chart_width: int) -> str:
     """The rich text of the brief (QTextDocument's HTML subset)."""
     template = environment().get_template("brief_qt.html.j2")
     return template.render(
-        r=report, tones=TONES, font=FONT_FAMILY, chart_width=chart_width, app_version=__version__
+        r=report,
+        tones=TONES,
+        font=FONT_FAMILY,
+        chart_width=chart_width,
+        app_version=__version__,
+        logo_height=LOGO_HEIGHT,
     )
+
+
+def logo_image(report: Report) -> QImage | None:
+    """The author's logo, or None; an unreadable image raises ValueError naming the file."""
+    path = report.cover.logo
+    if path is None:
+        return None
+    image = QImage(str(path))
+    if image.isNull():
+        raise ValueError(f"the logo {path} is not an image Qt can read (PNG, JPEG or SVG)")
+    return image
 
 
 def build_document(report: Report, content: QSizeF) -> QTextDocument:
@@ -61,18 +92,33 @@ def build_document(report: Report, content: QSizeF) -> QTextDocument:
     doc.setDocumentMargin(0)
     doc.setDefaultFont(font(11.5))
     doc.setUseDesignMetrics(True)
-    chart_width = int(content.width() * 0.85)
+    option = QTextOption()
+    option.setWrapMode(QTextOption.WrapMode.WordWrap)  # never in the middle of a word
+    doc.setDefaultTextOption(option)
+    chart_width = int(content.width() * 0.8)
     for key, spec in report.charts.items():
         image = chart_image(spec, scale=3.0)
         doc.addResource(QTextDocument.ResourceType.ImageResource, QUrl(f"chart://{key}"), image)
+    logo = logo_image(report)
+    if logo is not None:
+        doc.addResource(QTextDocument.ResourceType.ImageResource, QUrl("logo://cover"), logo)
     doc.setPageSize(content)
     doc.setHtml(render_brief_html(report, chart_width))
+    if doc.size().width() > content.width() + OVERFLOW_PX:
+        # Something is wider than the page even with every word whole: break words instead.
+        option.setWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
+        doc.setDefaultTextOption(option)
+        doc.setHtml(render_brief_html(report, chart_width))
     paginate(doc, content.height())
     return doc
 
 
 ALWAYS_BEFORE = QTextFormat.PageBreakFlag.PageBreak_AlwaysBefore
 OBJECT_CHAR = "\ufffc"  # an image's place in the text
+MAX_SHRINK = 0.3  # a figure may lose this much of its height to stay with its table
+LISTING_LINES = 6  # lines of a command listing kept together at a page break
+LISTING_COLOR = QColor("#151b26")  # the listing's background (brief_qt.html.j2)
+STANDALONE_TEXT = 0.12  # a heading and its text shorter than this go along with their figure
 
 
 def _page(y: float, page_height: float) -> int:
@@ -100,6 +146,7 @@ class _Paginator:
         self.layout = doc.documentLayout()
         self.page_height = page_height
         self.ours: set[int] = set()
+        self.our_tables: set[int] = set()  # tables this moved to a page of their own
 
     def top(self, block: QTextBlock) -> float:
         """Where the block's first line is: a line pushed to the next page moves inside its
@@ -157,6 +204,99 @@ class _Paginator:
             block = block.previous()
         return found
 
+    def figure_group(self, before: QTextBlock) -> QTextBlock | None:
+        """Where a table's group starts when the figure just before it comes along: the
+        figure, or the heading that opens it when the text between them is too short to
+        stand alone at the bottom of a page; None without such a figure."""
+        block = before
+        if not block.isValid() or OBJECT_CHAR not in block.text():
+            return None
+        if QTextCursor(block).currentTable() is not None:
+            return None
+        if block.blockFormat().pageBreakPolicy() == ALWAYS_BEFORE:
+            return None
+        heading = self.group_start(block.previous(), self.page_of(block))
+        if heading is None:
+            return block
+        if self.top(block) - self.top(heading) < self.page_height * STANDALONE_TEXT:
+            return heading
+        return block
+
+    def shrink_figure(self, figure: QTextBlock, table: QTextTable) -> bool:
+        """Make the figure just above a table smaller (by at most MAX_SHRINK of its height),
+        as little as will do, so that the two end on the figure's page; True when it worked."""
+        offset = figure.text().find(OBJECT_CHAR)
+        if offset < 0:
+            return False
+        cursor = QTextCursor(figure)
+        cursor.setPosition(figure.position() + offset)
+        cursor.setPosition(figure.position() + offset + 1, QTextCursor.MoveMode.KeepAnchor)
+        fmt = cursor.charFormat().toImageFormat()
+        width, height = fmt.width(), fmt.height()
+        if not fmt.isValid() or width <= 0:
+            return False
+        if height <= 0:
+            image = self.doc.resource(QTextDocument.ResourceType.ImageResource, QUrl(fmt.name()))
+            if not isinstance(image, QImage) or image.isNull():
+                return False
+            height = width * image.height() / image.width()
+        here = self.page_of_last_line(figure)
+
+        def fits(scale: float) -> bool:
+            fmt.setWidth(width * scale)
+            fmt.setHeight(height * scale)
+            cursor.setCharFormat(fmt)
+            rect = self.layout.frameBoundingRect(table)
+            top, bottom = (
+                _page(rect.top(), self.page_height),
+                _page(rect.bottom() - 1, self.page_height),
+            )
+            return top == bottom == self.page_of_last_line(figure) == here
+
+        low, high = 1.0 - MAX_SHRINK, 1.0
+        if not fits(low):
+            fits(1.0)
+            return False
+        for _ in range(5):  # the largest scale that still fits, to within about 2%
+            middle = (low + high) / 2
+            if fits(middle):
+                low = middle
+            else:
+                high = middle
+        fits(low)
+        return True
+
+    def keep_with_figure(self, figure: QTextBlock, table: QTextTable, page: int) -> bool:
+        """Bring a table and the figure above it onto one page: a smaller figure when that
+        is enough for the table to end on ``page``, else both (with their heading) on the
+        next page; True when either worked."""
+        if self.page_of_last_line(figure) == page and self.shrink_figure(figure, table):
+            return True
+        start = self.figure_group(figure)
+        return start is not None and self.try_break(start, table)
+
+    def bottom_of(self, block: QTextBlock) -> float:
+        return self.layout.blockBoundingRect(block).bottom()
+
+    def try_break(self, start: QTextBlock, table: QTextTable) -> bool:
+        """Break before ``start`` if the table then sits on one page; else leave all as was."""
+        saved = []
+        block = start
+        for _ in range(6):
+            if not block.isValid():
+                break
+            saved.append((block, block.blockFormat()))
+            block = block.next()
+        ours = set(self.ours)
+        self.set_break(start)
+        rect = self.layout.frameBoundingRect(table)
+        if _page(rect.top(), self.page_height) == _page(rect.bottom() - 1, self.page_height):
+            return True
+        for item, fmt in saved:
+            QTextCursor(item).setBlockFormat(fmt)
+        self.ours = ours
+        return False
+
     def fix_one(self) -> bool:
         block = self.doc.begin()
         previous = QTextBlock()  # the last block outside a table
@@ -167,17 +307,29 @@ class _Paginator:
                 first = _page(rect.top(), self.page_height)
                 last = _page(rect.bottom() - 1, self.page_height)
                 tfmt = table.format()
+                with_figure = self.figure_group(previous)
+                if with_figure is not None and first == last:
+                    # A table pushed whole to the next page leaves its figure behind.
+                    figure_page = self.page_of_last_line(previous)
+                    if figure_page < first and self.keep_with_figure(previous, table, figure_page):
+                        return True
+                # A table taller than most of a page may run on over pages, but never from a
+                # scrap at the bottom of one (its header and a row or two).
+                scrap = (first + 1) * self.page_height - rect.top() < self.page_height * 0.25
                 if (
                     first != last
-                    and rect.height() <= self.page_height * 0.8
+                    and (rect.height() <= self.page_height * 0.8 or scrap)
                     and tfmt.pageBreakPolicy() != ALWAYS_BEFORE
                 ):
+                    if with_figure is not None and self.keep_with_figure(previous, table, first):
+                        return True
                     start = self.group_start(previous, first)
                     if start is not None:
                         self.set_break(start)
                     else:
                         tfmt.setPageBreakPolicy(ALWAYS_BEFORE)
                         table.setFormat(tfmt)
+                        self.our_tables.add(table.firstPosition())
                     return True
                 block = self.doc.findBlock(table.lastPosition() + 1)
                 previous = QTextBlock()
@@ -197,6 +349,10 @@ class _Paginator:
                     start = self.group_start(previous, here) if previous.isValid() else None
                     self.set_break(start if start is not None else block)
                     return True
+            if self.is_listing(block) and not self.is_listing(block.previous()):
+                moved = self.keep_listing_lines(block)
+                if moved:
+                    return True
             nxt = block.next()
             if fmt.headingLevel() > 0 and nxt.isValid() and fmt.pageBreakPolicy() != ALWAYS_BEFORE:
                 here = self.page_of(block)
@@ -210,9 +366,89 @@ class _Paginator:
                     start = self.group_start(previous, here)
                     self.set_break(start if start is not None else block)
                     return True
+                first = self.section_start_alone(block) if fmt.headingLevel() == 2 else None
+                if first is not None:
+                    self.set_break(block)
+                    if isinstance(first, QTextTable) and first.firstPosition() in self.our_tables:
+                        # The table moved on its own before: it now goes with its heading.
+                        tfmt = first.format()
+                        tfmt.setPageBreakPolicy(QTextFormat.PageBreakFlag.PageBreak_Auto)
+                        first.setFormat(tfmt)
+                        self.our_tables.discard(first.firstPosition())
+                    return True
             previous = block
             block = block.next()
         return False
+
+    @staticmethod
+    def is_listing(block: QTextBlock) -> bool:
+        """A line of a command listing (a paragraph on the listing's dark background)."""
+        return block.isValid() and block.blockFormat().background().color() == LISTING_COLOR
+
+    def keep_listing_lines(self, first: QTextBlock) -> bool:
+        """A listing that runs on to another page keeps at least LISTING_LINES lines on each
+        side: a short one goes whole to the next page (with its heading), a long one sends
+        LISTING_LINES lines on; True when a break was set."""
+        lines = []
+        block = first
+        while self.is_listing(block):
+            lines.append(block)
+            block = block.next()
+        pages = [self.page_of(line) for line in lines]
+        for i in range(1, len(lines)):
+            if pages[i] == pages[i - 1]:
+                continue
+            before, after = i, len(lines) - i
+            if after >= LISTING_LINES and before >= LISTING_LINES:
+                continue
+            whole = before < LISTING_LINES or before + after < 2 * LISTING_LINES
+            target = lines[0] if whole else lines[len(lines) - LISTING_LINES]
+            if target.blockFormat().pageBreakPolicy() == ALWAYS_BEFORE:
+                return False
+            start = self.group_start(lines[0].previous(), pages[0]) if whole else None
+            self.set_break(start if start is not None else target)
+            return True
+        return False
+
+    def section_start_alone(self, heading: QTextBlock) -> QTextTable | QTextBlock | None:
+        """The section's first figure or data table when it is on a later page than the
+        section's heading (and opening text) while all of it would fit on one page, else None."""
+        here, start = self.page_of(heading), self.top(heading)
+        block = heading.next()
+        last_bottom = self.bottom_of(heading)  # of what comes before the figure or table
+        for _ in range(12):
+            if not block.isValid():
+                return None
+            table = QTextCursor(block).currentTable()
+            if table is not None:
+                rect = self.layout.frameBoundingRect(table)
+                if table.columns() > 1:  # a data table (a formula or a message box has one)
+                    if _page(rect.top(), self.page_height) == here:
+                        return None
+                    moved = table.format().pageBreakPolicy() == ALWAYS_BEFORE
+                    if moved and table.firstPosition() not in self.our_tables:
+                        return None  # the template's own break
+                    # The table starts a page (moved here, or by Qt): what comes before it
+                    # is the section's opening, to take along.
+                    opening = last_bottom - start
+                    if rect.height() + opening <= self.page_height * 0.95:
+                        return table
+                    # A table that runs on over pages anyway starts under its heading.
+                    tall = rect.height() > self.page_height * 0.8
+                    return table if tall and opening < self.page_height * 0.25 else None
+                last_bottom = rect.bottom()
+                block = self.doc.findBlock(table.lastPosition() + 1)
+                continue
+            if block.blockFormat().headingLevel() == 2:
+                return None  # the next section: this one has no figure or table
+            if OBJECT_CHAR in block.text():
+                if self.page_of(block) == here:
+                    return None
+                fits = self.bottom_of(block) - start <= self.page_height * 0.95
+                return block if fits else None
+            last_bottom = self.bottom_of(block)
+            block = block.next()
+        return None
 
 
 def paginate(doc: QTextDocument, page_height: float, rounds: int = 80) -> int:
@@ -224,11 +460,15 @@ def paginate(doc: QTextDocument, page_height: float, rounds: int = 80) -> int:
     return rounds
 
 
-def write_pdf(report: Report, path: Path, page_size: str = "letter") -> Path:
-    """Write the brief as a PDF; ``page_size`` is ``letter`` or ``a4``."""
+def write_pdf(report: Report, path: Path, page_size: str | None = None) -> Path:
+    """Write the brief as a PDF; ``page_size`` is ``letter`` or ``a4`` (default: the locale's)."""
     ensure_app()
-    if page_size not in PAGE_SIZES:
-        raise ValueError(f"page size must be one of {', '.join(PAGE_SIZES)}, got {page_size!r}")
+    try:
+        page_size = check_paper(page_size or default_paper())
+    except ValueError:
+        raise ValueError(
+            f"page size must be one of {', '.join(PAGE_SIZES)}, got {page_size!r}"
+        ) from None
     writer = QPdfWriter(str(path))
     writer.setPageSize(QPageSize(PAGE_SIZES[page_size]))
     writer.setPageMargins(QMarginsF(0, 0, 0, 0), QPageLayout.Unit.Point)

@@ -14,7 +14,12 @@ Where things are looked for (first found wins):
 - step power (watts over the measured window): the step summary's ``power_w``,
   ``avg_power_w`` or ``power`` ({``avg_w``|``watts``}), else integrated from the samples'
   ``power`` readings (``{"watts": W}`` or a number) or ``power_w`` over the measured window;
-- commands run on the target: log lines of level ``command``, or starting with ``$ ``.
+- commands run on the target: log lines of level ``command``, or starting with ``$ ``;
+- response times: the step's ``latency_ms["all"]``, or ``latency_ms["new_order"]`` when the
+  report is of New-Order only (:func:`has_latency_of` says whether a session stored it);
+- database settings: text (``"30GB"``) as older sessions stored them, or a record with the
+  value and its unit (``{"setting": "16384", "unit": "8kB", ...}``, printed ``128MB`` as
+  PostgreSQL's SHOW prints it); a record that says it is at its default is left out.
 """
 
 from __future__ import annotations
@@ -197,7 +202,31 @@ def step_power(step: StepResult, samples: list[Sample]) -> float | None:
     return average_power(readings, t0, t1)
 
 
-def step_points(store: SessionStore, run_id: int) -> tuple[StepPoint, ...]:
+LATENCY_KEYS = {"all": "all", "new_order": "new_order", "new-order": "new_order"}
+
+
+def latency_key(scope: str) -> str:
+    """``all`` or ``new_order`` (``new-order`` accepted); a ValueError names a bad scope."""
+    try:
+        return LATENCY_KEYS[scope]
+    except KeyError:
+        raise ValueError(
+            f"response times are of 'all' transactions or of 'new-order' only, got {scope!r}"
+        ) from None
+
+
+def has_latency_of(store: SessionStore, run_id: int, scope: str) -> bool:
+    """Whether every complete step of a session stored response times for ``scope``."""
+    key = latency_key(scope)
+    steps = [s for s in store.steps(run_id) if s.complete]
+    return bool(steps) and all(
+        _num(_dict(s.latency_ms.get(key)).get("avg")) is not None for s in steps
+    )
+
+
+def step_points(store: SessionStore, run_id: int, latency: str = "all") -> tuple[StepPoint, ...]:
+    """The session's steps; response times of ``latency`` (``all`` or ``new_order``)."""
+    key = latency_key(latency)
     steps = store.steps(run_id)
     # The samples are read only when some step's summary lacks its power figure.
     needs_samples = any(_summary_power(step.summary) is None for step in steps)
@@ -205,14 +234,14 @@ def step_points(store: SessionStore, run_id: int) -> tuple[StepPoint, ...]:
     has_power = any(_sample_watts(s) is not None for s in samples)
     points = []
     for step in steps:
-        latency = _dict(step.latency_ms.get("all"))
+        times = _dict(step.latency_ms.get(key))
         points.append(
             StepPoint(
                 vus=step.vus,
                 nopm=step.nopm,
                 tpm=step.tpm,
-                avg_ms=_num(latency.get("avg")),
-                p999_ms=_num(latency.get("p999")),
+                avg_ms=_num(times.get("avg")),
+                p999_ms=_num(times.get("p999")),
                 power_w=step_power(step, samples if has_power else []),
                 complete=step.complete,
                 step=step.step,
@@ -220,6 +249,85 @@ def step_points(store: SessionStore, run_id: int) -> tuple[StepPoint, ...]:
             )
         )
     return tuple(points)
+
+
+# ---- database settings in real units ------------------------------------------------------------
+
+_BYTE_UNITS = (("TB", 1024**4), ("GB", 1024**3), ("MB", 1024**2), ("kB", 1024), ("B", 1))
+_TIME_UNITS = (("d", 86_400_000.0), ("h", 3_600_000.0), ("min", 60_000.0), ("s", 1000.0))
+_TIME_UNITS_SMALL = (("ms", 1.0), ("us", 0.001))
+_UNIT = re.compile(r"(\d*)\s*(TB|GB|MB|kB|B|d|h|min|s|ms|us)")
+
+
+def with_unit(value: Any, unit: str) -> str:
+    """A pg_settings value in its unit as SHOW prints it: 16384 x ``8kB`` -> ``128MB``,
+    ``300`` ``s`` -> ``5min``; a value that is not a whole number of its unit, or a negative
+    one (-1: off), is printed as it is with its unit."""
+    text = _text(value)
+    match = _UNIT.fullmatch(unit.strip())
+    number = _num(value)
+    if number is None:
+        try:
+            number = float(text)
+        except ValueError:
+            return f"{text}{unit}" if text and unit else text
+    if match is None or number < 0 or not number.is_integer():
+        return f"{text}{unit.strip()}" if unit.strip() and number != -1 else text
+    multiple = int(match.group(1) or 1)
+    base = match.group(2)
+    sizes = dict(_BYTE_UNITS)
+    if base in sizes:
+        total_bytes = int(number) * multiple * sizes[base]
+        if total_bytes == 0:
+            return "0"
+        for name, size in _BYTE_UNITS:
+            if total_bytes % size == 0:
+                return f"{total_bytes // size}{name}"
+    times = dict(_TIME_UNITS + _TIME_UNITS_SMALL)
+    total_ms = number * multiple * times[base]
+    if total_ms == 0:
+        return "0"
+    for name, unit_ms in _TIME_UNITS + _TIME_UNITS_SMALL:
+        count = total_ms / unit_ms
+        if abs(count - round(count)) < 1e-9:
+            return f"{round(count)}{name}"
+    return f"{text}{unit.strip()}"
+
+
+def setting_text(value: Any) -> str:
+    """A stored setting as a reader reads it: text as stored, or a record's value in its unit."""
+    if isinstance(value, dict):
+        for key in ("display", "text", "show"):
+            if isinstance(value.get(key), str) and value[key].strip():
+                return str(value[key]).strip()
+        raw = value.get("setting", value.get("value"))
+        unit = value.get("unit")
+        return with_unit(raw, unit) if isinstance(unit, str) and unit else _text(raw)
+    return _text(value)
+
+
+def setting_is_default(value: Any) -> bool:
+    """True when a stored setting record says it is at the engine's default (its source is
+    ``default``, or it equals its boot value); text settings were stored as non-default."""
+    if not isinstance(value, dict):
+        return False
+    if value.get("source") == "default":
+        return True
+    raw = value.get("setting", value.get("value"))
+    for key in ("boot_val", "default", "boot_value"):
+        boot = value.get(key)
+        if boot is not None and raw is not None:
+            return _text(boot) == _text(raw)
+    return False
+
+
+def settings_text(settings: Mapping[str, Any] | None) -> dict[str, str]:
+    """Settings not at their defaults, by name, as a reader reads them."""
+    return {
+        str(name): setting_text(value)
+        for name, value in sorted(_dict(settings).items())
+        if not setting_is_default(value)
+    }
 
 
 # ---- configuration ------------------------------------------------------------------------------
@@ -349,44 +457,87 @@ def config_of(detail: RunDetail) -> dict[str, dict[str, str]]:
     if detail.server_version:
         database["Server"] = short_server(detail.server_version)
     config["Database"] = database
-    if detail.settings:
-        config["Database settings"] = {k: str(v) for k, v in sorted(detail.settings.items())}
+    settings = settings_text(detail.settings)
+    if settings:
+        config["Database settings"] = settings
     wl = workload(detail.plan)
     if wl:
         config["Workload"] = wl
     return config
 
 
-def plan_key(detail: RunDetail) -> str:
-    """Sessions with equal keys ran the same plan on the same configuration: repeats.
+# Inventory fields that change from one reading to the next on one unchanged system.
+_VOLATILE = frozenset(
+    {
+        "collected_at", "applied_at", "notes", "available_bytes", "avail_bytes", "used_bytes",
+        "history_id", "resync", "result", "before", "rolled_back", "updated_at",
+    }
+)  # fmt: skip
 
-    The plan without its name and notes, the target, the server version and settings, the
-    storage layout and the OS knobs: two sweeps differing in any of these are not repeats.
+
+def _stable(value: Any) -> Any:
+    """``value`` without the fields that change between readings of one system."""
+    if isinstance(value, dict):
+        return {k: _stable(v) for k, v in value.items() if k not in _VOLATILE}
+    if isinstance(value, list):
+        return [_stable(v) for v in value]
+    return value
+
+
+def storage_description(store: SessionStore, run_id: int) -> Any:
+    """What the author entered about a session's storage where bench-gui did not build it
+    (None when nothing was entered, or the store predates the feature)."""
+    reader = getattr(store, "storage_description", None)
+    if not callable(reader):
+        return None
+    found = reader(run_id)
+    return found or None
+
+
+def plan_key(detail: RunDetail, note: str = "", description: Any = None) -> str:
+    """Sessions with equal keys ran the same plan on a system recorded as the same: repeats.
+
+    The plan without its name (its notes included), the target, the server version, data
+    directory and settings, the inventory (what does not change between readings), the
+    storage layout or the author's description of the storage, the OS knobs and the session's
+    note: two sweeps differing in any of these are not repeats. "" when neither an inventory
+    nor a storage layout or description was recorded: too little is known to tell.
     """
-    plan = {k: v for k, v in _dict(detail.plan).items() if k not in ("name", "notes")}
+    inventory = _dict(detail.inventory)
+    layout = storage_layout(detail)
+    hardware = {k: v for k, v in inventory.items() if k not in ("storage_layout", "os_tuning")}
+    if not (hardware or layout or description):
+        return ""
+    tuning = _dict(inventory.get("os_tuning"))
     material = {
-        "plan": plan,
+        "plan": {k: v for k, v in _dict(detail.plan).items() if k != "name"},
         "engine": detail.engine,
         "server": short_server(detail.server_version),
+        "data_directory": _dict(detail.agent).get("data_directory"),
         "settings": detail.settings,
-        "storage": storage_layout(detail),
+        "inventory": _stable(hardware),
+        "storage": _stable(layout),
+        "description": _stable(description),
         "os": os_knobs(detail),
+        "os_tuning": {"preset": tuning.get("preset"), "knobs": tuning.get("knobs")},
+        "note": note.strip(),
     }
     text = json.dumps(material, sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def session_data(store: SessionStore, run_id: int) -> SessionData:
-    """A stored session as the comparison needs it."""
+def session_data(store: SessionStore, run_id: int, latency: str = "all") -> SessionData:
+    """A stored session as the comparison needs it; response times of ``latency``."""
     detail = store.get_run(run_id)
     return SessionData(
         id=detail.id,
         name=detail.name,
         status=detail.status,
-        steps=step_points(store, run_id),
+        steps=step_points(store, run_id, latency),
         config=config_of(detail),
-        plan_key=plan_key(detail),
+        plan_key=plan_key(detail, store.note(run_id), storage_description(store, run_id)),
         created_at=detail.created_at,
+        latency_of=latency_key(latency),
     )
 
 

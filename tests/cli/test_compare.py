@@ -69,8 +69,8 @@ def test_compare_bad_input(
     db: tuple[Path, int, int], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path, hdd, ssd = db
-    assert run(path, "compare", str(hdd)) == 1
-    assert "cannot compare: a comparison needs at least two sessions" in capsys.readouterr().err
+    assert run(path, "compare", str(hdd), "--date", "2024-13-01") == 2
+    assert "the date is YYYY-MM-DD, got '2024-13-01'" in capsys.readouterr().err
     assert run(path, "compare", str(hdd), "99") == 1
     assert "no session with id 99" in capsys.readouterr().err
     assert run(path, "compare", str(hdd), str(ssd), "--baseline", "7") == 1

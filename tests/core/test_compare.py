@@ -120,14 +120,59 @@ def test_repeated_steps_are_averaged_and_their_noise_shown() -> None:
     assert [(r.vus, r.nopm.n) for r in c.repeatability] == [(8, 3)]
 
 
-def test_sessions_of_one_plan_are_repeats_of_each_other() -> None:
+def test_sessions_of_one_recorded_system_are_repeats_of_each_other() -> None:
+    base = session(3, [(8, 3000), (16, 6000)], plan_key="other")
     a = session(1, [(8, 1000), (16, 2000)], plan_key="same")
     b = session(2, [(8, 1100), (16, 2100)], plan_key="same")
-    c = session(3, [(8, 3000), (16, 6000)], plan_key="other")
-    result = compare([a, b, c], 1)
-    groups = {(r.session_ids, r.vus) for r in result.repeatability}
-    assert groups == {((1, 2), 8), ((1, 2), 16)}
+    result = compare([base, a, b], 3)
+    groups = {(r.session_ids, r.vus, r.basis) for r in result.repeatability}
+    assert groups == {((1, 2), 8, "same system"), ((1, 2), 16, "same system")}
     assert result.repeatability[0].label == "#1 s1, #2 s2"
+    vs = result.rows[0].versus[1]
+    assert vs is not None
+    assert vs.noise_pct == pytest.approx(6.73, abs=0.01)  # CV of 1000 and 1100
+
+
+def test_the_baseline_is_never_a_repeat_of_a_compared_session() -> None:
+    # Issue 14: an HDD baseline and an SSD run of one plan were averaged ("noise ±182.7%").
+    hdd = session(1, [(8, 1000), (16, 2000)], plan_key="same")
+    ssd = session(2, [(8, 22_000), (16, 52_000)], plan_key="same")
+    result = compare([hdd, ssd], 1)
+    assert result.repeatability == ()
+    assert all(vs is None or vs.noise_pct is None for r in result.rows for vs in r.versus.values())
+    with pytest.raises(CompareError, match="the baseline .session 1. cannot be a repeat"):
+        compare([hdd, ssd], 1, repeat_groups=[(1, 2)])
+
+
+def test_sessions_with_nothing_recorded_are_nobodys_repeats() -> None:
+    # An empty key: too little was recorded about the systems to tell that they are the same.
+    base = session(1, [(8, 500)], plan_key="x")
+    a, b = session(2, [(8, 1000)]), session(3, [(8, 1100)])
+    assert compare([base, a, b], 1).repeatability == ()
+
+
+def test_the_author_says_which_sessions_are_repeats() -> None:
+    base = session(1, [(8, 500)], plan_key="x")
+    a = session(2, [(8, 1000)], plan_key="a")
+    b = session(3, [(8, 1100)], plan_key="b")
+    c = session(4, [(8, 1300)], plan_key="a")
+    result = compare([base, a, b, c], 1, repeat_groups=[(2, 3)])
+    groups = {(r.session_ids, r.basis) for r in result.repeatability}
+    assert groups == {((2, 3), "declared")}  # 4 shares 2's key, but 2 is in the author's set
+    with pytest.raises(CompareError, match="not compared: 9"):
+        compare([base, a, b], 1, repeat_groups=[(2, 9)])
+    with pytest.raises(CompareError, match="one repeat set only; listed again: 3"):
+        compare([base, a, b, c], 1, repeat_groups=[(2, 3), (3, 4)])
+    with pytest.raises(CompareError, match="two sessions or more"):
+        compare([base, a, b], 1, repeat_groups=[(2,)])
+
+
+def test_one_session_alone_makes_a_report() -> None:
+    alone = compare([session(1, [(8, 1000), (16, 1500), (24, 1520)])], 1)
+    assert alone.others == ()
+    assert [r.vus for r in alone.rows] == [8, 16, 24]
+    assert all(r.versus == {} for r in alone.rows)
+    assert alone.saturation[1].vus == 16
 
 
 def test_incomplete_steps_are_left_out_with_a_note() -> None:
@@ -142,8 +187,8 @@ def test_incomplete_steps_are_left_out_with_a_note() -> None:
 
 def test_bad_input_is_refused_with_a_clear_message() -> None:
     a = session(1, [(8, 1000)])
-    with pytest.raises(CompareError, match="at least two sessions.*only session 1"):
-        compare([a], 1)
+    with pytest.raises(CompareError, match="at least one session .got none."):
+        compare([], 1)
     with pytest.raises(CompareError, match="listed twice: 1"):
         compare([a, a], 1)
     with pytest.raises(CompareError, match=r"baseline \(session 9\) must be one of"):

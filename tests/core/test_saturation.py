@@ -30,7 +30,10 @@ def test_the_threshold_is_the_users_choice() -> None:
     sat = find_saturation(points(SEED003_BASELINE), StopConditions(min_gain_pct=0.5))
     assert sat.vus == 240
     assert not sat.reached
-    assert sat.reason.startswith("not reached: NOPM still rose +1.1% at the last step (240")
+    assert sat.reason.startswith("not reached by 240 users: NOPM still rose +1.1% at the last")
+    assert sat.short == "not reached by 240 users"
+    assert sat.not_reached
+    assert not sat.first_step
 
 
 def test_a_drop_is_a_stop() -> None:
@@ -69,3 +72,30 @@ def test_describe() -> None:
         "the NOPM gain from one step to the next falls below 5%; or the average response time"
         " exceeds 20 ms; or the 99.9th percentile response time exceeds 100 ms"
     )
+
+
+def test_a_sweep_still_rising_at_its_last_step_did_not_saturate() -> None:
+    # The SSD of issue 14: still +10.6% at 32 users.
+    rows = [(4, 20_000), (8, 38_000), (16, 60_000), (24, 75_000), (32, 82_950)]
+    sat = find_saturation(points(rows), StopConditions(min_gain_pct=5))
+    assert (sat.vus, sat.reached, sat.not_reached) == (32, False, True)
+    assert sat.reason == (
+        "not reached by 32 users: NOPM still rose +10.6% at the last step; the sweep ended"
+        " before a stop condition"
+    )
+    assert (sat.first_vus, sat.last_vus) == (4, 32)
+
+
+def test_saturating_at_the_first_step_says_the_range_started_too_high() -> None:
+    sat = find_saturation(points([(4, 9000), (8, 9100), (16, 8700)]), StopConditions())
+    assert (sat.vus, sat.reached, sat.first_step) == (4, True, True)
+    assert sat.reason.endswith(
+        "it saturated at the first load tested (4 users): the range started too high to show"
+        " where the limit is"
+    )
+    assert sat.short == "NOPM +1.1% at 8 (< 5%); first step"
+    later = find_saturation(points([(4, 1000), (8, 1900), (16, 1950)]), StopConditions())
+    assert (later.vus, later.first_step) == (8, False)
+    over = find_saturation([LoadPoint(8, 100, 30, 90)], StopConditions(max_avg_ms=20))
+    assert (over.vus, over.first_step) == (None, True)
+    assert "the range started too high" in over.reason

@@ -22,9 +22,11 @@ from bench_gui.core.saturation import StopConditions
 from bench_gui.report import ReportError, build_report, write_charts, write_report
 from bench_gui.report.html import render_html
 from bench_gui.report.model import Report
+from bench_gui.report.options import ReportOptions
 from bench_gui.report.tabular import render_csv, render_json
 from bench_gui.store import SessionStore
 from tests._fixtures.seed_sessions import (
+    INVENTORY,
     POWER_PRICE,
     SSD_LAYOUT,
     SSD_SETTINGS,
@@ -96,13 +98,19 @@ def test_the_model_reads_like_seed000(seed000: Report) -> None:
     assert any("disagrees with unit price x count: $199 x 16 = $3,184" in n for n in r.notes)
     numbers = [t.number for t in r.tables.values() if t.number]
     assert numbers == list(range(1, len(numbers) + 1))
+    assert r.tables["config_settings"].number == numbers[-2]  # How we tested: like Tables 7, 8
     assert [c.number for c in r.charts.values()] == [1, 2, 3]
     assert all(c.series[1].saturation == 48 for c in r.charts.values())
     how = {h.heading: h for h in r.how_we_tested}
-    assert ("CPU", "2 x Intel Xeon E5-2690 v3") in how["Platform"].rows
+    platform = {row[0].text: [c.text for c in row[1:]] for row in r.tables["config_platform"].rows}
+    assert platform["CPU"][0] == "2 x Intel Xeon E5-2690 v3 (24 cores, 48 threads)"
     assert "mkfs.xfs /dev/md0" in how["Commands run on the targets"].code
-    assert any("ramp-up of 15 minutes" in p for p in how["Workload"].paragraphs)
-    assert any("format only" in p for p in how["Storage"].paragraphs)
+    assert any("ramp-up of 15 min followed" in p for p in how["Test sequence"].paragraphs)
+    assert any("HDD RAID 10: format only" in p for p in how["Test sequence"].paragraphs)
+    assert r.reader_notes == [
+        "⚑ The HDD RAID 10 array cost used below, $3,440, was given by the author and disagrees"
+        " with its unit price x count ($199 x 16 = $3,184); the economics use $3,440."
+    ]
 
 
 def test_html_is_self_contained(seed000: Report, tmp_path: Path) -> None:
@@ -223,22 +231,24 @@ def test_seed003_power_and_saturation(store: SessionStore, tmp_path: Path) -> No
     assert "Power per NOPM by user count" in text
 
 
-def test_missing_prices_are_explained(store: SessionStore) -> None:
+def test_missing_prices_are_told_to_the_author_only(store: SessionStore) -> None:
     hdd, ssd = build_seed000(store, prices=False)
     r = build_report(store, [hdd, ssd], hdd)
     assert any(
         "no price for device 'Micron S650DC 800GB': add it to the price list" in n for n in r.notes
     )
-    section = next(s for s in r.sections if s.key == "economics")
-    assert any("No array could be priced" in p for p in section.paragraphs)
+    assert any(n.startswith("no array could be priced") for n in r.notes)
+    # The reader's brief has no economics section asking them to enter prices.
+    assert "economics" not in [s.key for s in r.sections]
     assert "array_cost" not in r.tables
     assert "economics" not in r.title
+    assert not any("price" in n for n in r.reader_notes)
 
 
 def test_bad_input(store: SessionStore, tmp_path: Path, seed000: Report) -> None:
     hdd, _ssd = build_seed000(store)
-    with pytest.raises(CompareError, match="at least two sessions"):
-        build_report(store, [hdd], hdd)
+    with pytest.raises(CompareError, match="at least one session"):
+        build_report(store, [], hdd)
     with pytest.raises(ReportError, match=r"ends in \.html, \.pdf, \.csv, \.json"):
         write_report(seed000, tmp_path / "report.docx")
     with pytest.raises(ValueError, match="page size"):
@@ -253,13 +263,36 @@ def test_repeated_sessions_show_their_noise(store: SessionStore) -> None:
         "S650DC RAID 10, second run",
         sweep("PostgreSQL 9.4.5 on x86_64-redhat-linux-gnu", SSD_SETTINGS, again),
         plan_extra={"storage": SSD_LAYOUT},
+        inventory={**INVENTORY, "block_devices": SSD_LAYOUT["devices"]},
     )
     r = build_report(store, [hdd, ssd, repeat], hdd)
     rows = cell_texts(r, "repeatability")
     assert len(rows) == 8  # one row per user count of the two SSD runs
+    assert rows[0][0].endswith("(same recorded system)")
     assert rows[0][1:4] == ["8", "2", f"{30_267 * 1.02:,.0f}"]
     assert rows[0][5] == "2.8%"  # CV of x and 1.04x
     throughput = r.tables["throughput"]
     noise = throughput.columns.index("S650DC RAID 10\nRepeat noise")
     assert throughput.rows[0][noise].text == "±2.8%"
     assert "Repeatability" in [s.heading for s in r.sections]
+
+
+def test_a_note_or_storage_that_differs_makes_sessions_no_repeats(store: SessionStore) -> None:
+    hdd, ssd = build_seed000(store)
+    again = [{**p, "nopm": p["nopm"] * 1.04} for p in seed000_points(0)]
+    repeat = store_session(
+        store,
+        "S650DC RAID 10, second run",
+        sweep("PostgreSQL 9.4.5 on x86_64-redhat-linux-gnu", SSD_SETTINGS, again),
+        plan_extra={"storage": SSD_LAYOUT},
+        inventory={**INVENTORY, "block_devices": SSD_LAYOUT["devices"]},
+    )
+    store.set_note(repeat, "after moving the array to the other controller")
+    r = build_report(store, [hdd, ssd, repeat], hdd)
+    assert "repeatability" not in r.tables
+    assert not any("Repeat noise" in col for col in r.tables["throughput"].columns)
+    # Unless the author says they are repeats.
+    r = build_report(
+        store, [hdd, ssd, repeat], hdd, options=ReportOptions(repeats=((ssd, repeat),))
+    )
+    assert cell_texts(r, "repeatability")[0][0].endswith("(repeats by the author's word)")

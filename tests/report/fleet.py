@@ -1,0 +1,136 @@
+"""Up to six stored sessions of unlike systems, for the report's wording and page checks.
+
+Seed 000's two arrays, then configurations chosen for what a report must say about them: one
+that never saturates in the range tested (NOPM still +10% at its last step), one that
+saturates at the first load tested, one whose storage nobody recorded (no inventory, no
+layout), one with its settings stored as records with units (16384 x 8kB), and long names.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bench_gui.store import SessionStore
+from tests._fixtures.seed_sessions import (
+    HDD_LAYOUT,
+    HDD_SETTINGS,
+    INVENTORY,
+    build_seed000,
+    seed000_points,
+    store_session,
+    sweep,
+)
+
+PG16 = "PostgreSQL 16.4 on x86_64-pc-linux-gnu, compiled by gcc"
+NVME_LAYOUT = {
+    "devices": [
+        {
+            "path": f"/dev/nvme{i}n1",
+            "model": "Micron 7450 PRO 3.84TB",
+            "size_bytes": 3_840 * 10**9,
+            "rotational": False,
+            "transport": "nvme",
+            "firmware": "E2MU200",
+            "erase": "nvme-format",
+            "erase_label": "NVMe format (user data erase)",
+            "scheduler": "none",
+            "read_ahead_kib": 128,
+        }
+        for i in range(4)
+    ],
+    "array": {"level": "10", "backend": "mdadm", "devices": 4, "chunk_kib": 512},
+    "filesystem": {"type": "xfs", "mkfs": "mkfs.xfs -f /dev/md0"},
+    "mount": {
+        "point": "/var/lib/postgresql/16/nvme",
+        "options": "rw,noatime,attr2,inode64,logbufs=8,logbsize=32k,sunit=1024,swidth=2048",
+        "owner": "postgres",
+    },
+}
+# Settings as records with their unit: what the engine reads from pg_settings.
+RECORD_SETTINGS: dict[str, Any] = {
+    "shared_buffers": {"setting": "16384", "unit": "8kB", "source": "configuration file"},
+    "effective_cache_size": {"setting": "3932160", "unit": "8kB", "source": "configuration file"},
+    "checkpoint_timeout": {"setting": "900", "unit": "s", "source": "configuration file"},
+    "random_page_cost": {"setting": "1.1", "unit": "", "source": "configuration file"},
+    "max_connections": {"setting": "100", "unit": "", "source": "default", "boot_val": "100"},
+    "work_mem": {"setting": "65536", "unit": "kB", "boot_val": "4096"},
+    "DateStyle": {"setting": "ISO, MDY", "unit": "", "source": "configuration file"},
+}
+
+
+def points(rows: list[tuple[int, float, float, float]]) -> list[dict[str, Any]]:
+    return [{"vus": v, "nopm": n, "avg": a, "p999": p} for v, n, a, p in rows]
+
+
+# Still +10.6% at its last step (32 users): not saturated within the range tested.
+NEVER_SATURATES = [
+    (4, 20_000, 1.2, 9.0),
+    (8, 38_000, 1.3, 9.5),
+    (16, 60_000, 1.6, 11.0),
+    (24, 75_000, 1.9, 12.5),
+    (32, 82_950, 2.3, 14.0),
+]
+# NOPM falls after the first step: saturated at the first load tested.
+FIRST_STEP = [
+    (4, 9_000, 3.0, 40.0),
+    (8, 9_100, 5.8, 75.0),
+    (16, 8_700, 12.0, 160.0),
+    (24, 8_500, 19.0, 240.0),
+    (32, 8_300, 26.0, 330.0),
+]
+CLOUD = [
+    (4, 4_000, 6.0, 60.0),
+    (8, 7_000, 7.0, 70.0),
+    (16, 11_000, 9.5, 95.0),
+    (24, 12_000, 13.0, 140.0),
+    (32, 12_100, 17.0, 190.0),
+]
+
+
+def nvme(store: SessionStore, name: str) -> int:
+    run = store_session(
+        store,
+        name,
+        sweep(PG16, {}, points(NEVER_SATURATES), 300, 600),
+        plan_extra={"notes": "Tuned for NVMe: random_page_cost 1.1, 128MB shared_buffers."},
+        inventory={**INVENTORY, "hostname": "db-nvme", "storage_layout": NVME_LAYOUT},
+    )
+    detail = store.get_run(run)
+    store.set_server_info(run, detail.server_version or PG16, RECORD_SETTINGS, None)
+    return run
+
+
+def fleet(store: SessionStore, count: int) -> list[int]:
+    """``count`` sessions (1 to 6), the first the baseline."""
+    hdd, ssd = build_seed000(store)
+    ids = [hdd, ssd]
+    if count >= 3:
+        ids.append(nvme(store, "PostgreSQL 16 on 4 x Micron 7450 NVMe RAID 10 with tuned settings"))
+    if count >= 4:
+        ids.append(
+            store_session(
+                store,
+                "PostgreSQL 16 on 2 x SATA SSD mirror, default settings",
+                sweep(PG16, {"max_connections": "200"}, points(FIRST_STEP), 300, 600),
+                plan_extra={"os": {"preset": "", "knobs": {"vm.swappiness": "1"}}},
+                inventory={**INVENTORY, "hostname": "db-sata"},
+            )
+        )
+    if count >= 5:
+        cloud = store_session(
+            store, "Cloud volume gp3 3000 IOPS", sweep(PG16, {}, points(CLOUD), 300, 600)
+        )
+        store.set_note(cloud, "Provisioned 3000 IOPS, 125 MB/s; instance r6i.4xlarge.")
+        ids.append(cloud)
+    if count >= 6:
+        again = [{**p, "nopm": p["nopm"] * 1.02} for p in seed000_points(1)]
+        ids.append(
+            store_session(
+                store,
+                "HDD RAID 10 (16 x 15K SAS), second run after a firmware update",
+                sweep("PostgreSQL 9.4.5 on x86_64-redhat-linux-gnu", HDD_SETTINGS, again),
+                plan_extra={"storage": HDD_LAYOUT},
+                inventory={**INVENTORY, "block_devices": HDD_LAYOUT["devices"]},
+            )
+        )
+    return ids[:count]
