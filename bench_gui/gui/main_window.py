@@ -5,57 +5,73 @@ Orange3 allows one task per widget): it builds the controller through ``controll
 runs it in a :class:`~bench_gui.gui.worker.RunWorker` and routes the worker's events to the
 page that shows them. A run re-attached on a driver host (:mod:`bench_gui.gui.reattach`) is
 such a task too: it is followed on the Live page like a sweep started here.
+
+A page is built the first time it is shown (or asked for), and its module is imported only
+then: the window opens with the Workload page alone, before the charts, SSH, database and
+report code load (:mod:`bench_gui.gui.window_pages` builds them). Each page sits in a scroll
+area of its own (:func:`bench_gui.gui.window_fit.page_frame`), so no page can make the window
+larger than the screen. Each page has its own status message; the status bar shows the one of
+the page on screen. The shortcuts are in :mod:`bench_gui.gui.window_keys`.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QCloseEvent
+from PySide6.QtGui import QCloseEvent, QResizeEvent
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
-    QListWidget,
-    QListWidgetItem,
     QMainWindow,
     QMessageBox,
-    QPushButton,
+    QScrollArea,
     QStackedWidget,
     QStatusBar,
-    QVBoxLayout,
     QWidget,
 )
 
-from bench_gui import __version__
 from bench_gui.agent.protocol import Event
 from bench_gui.core.plan import Plan, PlanError, plan_from_dict
-from bench_gui.gui import tasks
+from bench_gui.gui import tasks, window_fit, window_keys, window_pages
 from bench_gui.gui.errors import ErrorNotifier, notifier
-from bench_gui.gui.pages.compare import ComparePage
-from bench_gui.gui.pages.database import DatabasePage
-from bench_gui.gui.pages.live import LivePage
-from bench_gui.gui.pages.sessions import SessionsPage
-from bench_gui.gui.pages.storage import StoragePage
-from bench_gui.gui.pages.targets import TargetsPage
-from bench_gui.gui.pages.workload import WorkloadPage
-from bench_gui.gui.reattach import Reattacher
+from bench_gui.gui.nav_panel import NavPanel
 from bench_gui.gui.worker import Controller, RunWorker, describe_status
-from bench_gui.services.reattach import Candidate, ReattachController, find_candidates
+
+if TYPE_CHECKING:
+    from bench_gui.gui.demo_ready import DemoReady
+    from bench_gui.gui.pages.compare import ComparePage
+    from bench_gui.gui.pages.database import DatabasePage
+    from bench_gui.gui.pages.live import LivePage
+    from bench_gui.gui.pages.sessions import SessionsPage
+    from bench_gui.gui.pages.storage import StoragePage
+    from bench_gui.gui.pages.targets import TargetsPage
+    from bench_gui.gui.pages.workload import WorkloadPage
+    from bench_gui.gui.reattach import Reattacher
+    from bench_gui.services.reattach import Candidate
 
 # (plan, store, action) -> a controller; the default is bench_gui.services.run.RunController.
 ControllerFactory = Callable[[Plan, Any, str], Controller]
+# The Present view: window -> the widget shown full screen (F11, the Live page's Present).
+PresentFactory = Callable[["MainWindow"], QWidget]
 
+
+def present_live_run(window: MainWindow) -> QWidget:
+    """The Present view over the Live page's model (imported when first presented: it pulls
+    in the chart library, which the window does not need to open)."""
+    from bench_gui.gui.present.window import follow_main_window
+
+    return follow_main_window(window)
+
+
+APP_TITLE = "bench-gui"
 PAGES = ("Workload", "Live", "Sessions", "Compare", "Database", "Targets", "Storage")
 ACTION_WORDS = {"run": "Sweep", "build": "Schema build", "check": "Consistency check"}
-NAV_ACTION_STYLE = """
-QPushButton#navAction {
-    background-color: transparent; border: 1px solid #2a3140; border-radius: 8px;
-    color: #b9c3d6; font-size: 14px; font-weight: 600; padding: 8px 10px; margin: 4px 12px 8px 12px;
-}
-QPushButton#navAction:hover { background-color: #1a2130; color: #ffffff; border-color: #3a4459; }
-"""
+READY = "Ready"
+
+log = logging.getLogger(__name__)
 
 
 def default_controller_factory(plan: Plan, store: Any, action: str) -> Controller:
@@ -81,14 +97,20 @@ class MainWindow(QMainWindow):
         self.worker: RunWorker | None = None
         self.last_session_id: int | None = None
         self.error_box: QMessageBox | None = None
-        self.setWindowTitle("bench-gui — OLTP test bench")
-        self.resize(1600, 1000)
+        self.present_factory: PresentFactory | None = present_live_run
+        self.present_view: QWidget | None = None
+        self.presenting = False
+        self.demo: DemoReady | None = None
+        self._pages: dict[str, QWidget] = {}
+        self._frames: dict[str, QScrollArea] = {}
+        self._status: dict[str, str] = {}
+        self._reattacher: Reattacher | None = None
+        self._pending: tuple[str, Plan] | None = None
+        self._targets_task: tasks.TaskRunner | None = None
         self._build_ui()
         self.errors.error.connect(self.show_error)
-        self.reattacher = Reattacher(store, self)
-        self.reattacher.status.connect(self.set_status)
-        self.reattacher.live_ready.connect(self.follow_next_reattached)
-        self.reattacher.session_changed.connect(lambda _id: self.sessions_page.refresh())
+        self.shortcuts = window_keys.install(self)
+        self.resize(window_fit.PREFERRED)  # the app fits it to its screen (window_fit)
 
     # ---- construction --------------------------------------------------------------------
 
@@ -97,95 +119,130 @@ class MainWindow(QMainWindow):
         row = QHBoxLayout(central)
         row.setContentsMargins(0, 0, 0, 0)
         row.setSpacing(0)
-
-        nav_panel = QWidget()
-        nav_panel.setObjectName("navPanel")
-        nav_panel.setFixedWidth(190)
-        nav_layout = QVBoxLayout(nav_panel)
-        nav_layout.setContentsMargins(0, 0, 0, 0)
-        nav_layout.setSpacing(0)
-        brand = QLabel("bench-gui")
-        brand.setObjectName("brand")
-        nav_layout.addWidget(brand)
-        sub = QLabel("TPROC-C test bench")
-        sub.setObjectName("brandSub")
-        nav_layout.addWidget(sub)
-        self.nav = QListWidget()
-        self.nav.setObjectName("navigation")
-        self.nav.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-        for name in PAGES:
-            QListWidgetItem(name, self.nav)
-        nav_layout.addWidget(self.nav, 1)
-        self.reattach_button = QPushButton("Re-attach runs…")
-        self.reattach_button.setObjectName("navAction")
-        self.reattach_button.setStyleSheet(NAV_ACTION_STYLE)
-        self.reattach_button.setToolTip(
-            "Look for runs left on driver hosts (after bench-gui was closed or crashed)"
-            " and fetch what they recorded"
-        )
-        self.reattach_button.clicked.connect(lambda: self.offer_reattach())
-        nav_layout.addWidget(self.reattach_button)
-        version = QLabel(f"v{__version__}")
-        version.setObjectName("brandSub")
-        nav_layout.addWidget(version)
-        row.addWidget(nav_panel)
-
+        self.nav_panel = NavPanel(PAGES)
+        self.nav = self.nav_panel.nav
+        self.reattach_button = self.nav_panel.reattach_button
+        self.nav_panel.reattach_requested.connect(lambda: self.offer_reattach())
+        row.addWidget(self.nav_panel)
         self.stack = QStackedWidget()
-        self.workload_page = WorkloadPage()
-        self.live_page = LivePage()
-        self.sessions_page = SessionsPage(self.store)
-        self.compare_page = ComparePage(self.store)
-        self.database_page = DatabasePage(self.store, plan_provider=self.workload_page.plan_data)
-        self.targets_page = TargetsPage(plan_source=self.workload_page.current_plan)
-        self.workload_page.set_driver_targets(self.targets_page.target_names())
-        self.storage_page = StoragePage()
-        for page in (
-            self.workload_page,
-            self.live_page,
-            self.sessions_page,
-            self.compare_page,
-            self.database_page,
-            self.targets_page,
-            self.storage_page,
-        ):
-            self.stack.addWidget(page)
         row.addWidget(self.stack, 1)
         self.setCentralWidget(central)
-        self.nav.currentRowChanged.connect(self.stack.setCurrentIndex)
-        self.nav.setCurrentRow(0)
 
         status = QStatusBar()
-        self.status_label = QLabel("Ready")
+        self.status_label = QLabel(READY)
+        self.status_label.setMinimumWidth(1)  # a long message never widens the window
         self.session_label = QLabel("")
         status.addWidget(self.status_label, 1)
         status.addPermanentWidget(self.session_label)
         self.setStatusBar(status)
 
-        self.workload_page.start_requested.connect(self.start_run)
-        self.workload_page.build_requested.connect(lambda plan: self.start_task("build", plan))
-        self.workload_page.check_requested.connect(lambda plan: self.start_task("check", plan))
-        self.workload_page.cancel_requested.connect(self.stop_task)
-        self.live_page.stop_requested.connect(self.stop_task)
-        self.live_page.open_session_requested.connect(self.open_last_session)
-        self.database_page.status.connect(self.set_status)
-        self.compare_page.status.connect(self.set_status)
-        self.targets_page.status.connect(self.set_status)
-        self.targets_page.targets_changed.connect(self.workload_page.set_driver_targets)
-        self.storage_page.status.connect(self.set_status)
-        self.targets_page.targets_changed.connect(lambda _names: self.storage_page.reload_targets())
+        self.nav.currentRowChanged.connect(self._on_row_changed)
+        self.nav.setCurrentRow(0)
+
+    def _on_row_changed(self, row: int) -> None:
+        if not 0 <= row < len(PAGES):
+            return
+        name = PAGES[row]
+        page = self.page(name)
+        window_fit.no_focus_on_charts(page)  # charts a page made since it was last shown
+        self.stack.setCurrentWidget(self._frames[name])
+        self.status_label.setText(self._status.get(name, READY))
+        self.setWindowTitle(f"{name} — {APP_TITLE}")
+
+    # ---- pages, built on first use -------------------------------------------------------
+
+    def page(self, name: str) -> QWidget:
+        """The page called ``name``, built (and its module imported) on the first call."""
+        built = self._pages.get(name)
+        if built is not None:
+            return built
+        if name not in PAGES:
+            raise KeyError(f"no page named {name!r} (the pages: {', '.join(PAGES)})")
+        page = window_pages.make(self, name)
+        self._pages[name] = page
+        frame = window_fit.page_frame(page)
+        self._frames[name] = frame
+        # In the stack at the page's place in the navigation, whatever order they are built in.
+        index = sum(1 for other in PAGES[: PAGES.index(name)] if other in self._frames)
+        self.stack.insertWidget(index, frame)
+        return page
+
+    def built(self, name: str) -> QWidget | None:
+        """The page if it has been built (None otherwise: nothing to refresh or stop)."""
+        return self._pages.get(name)
+
+    def built_pages(self) -> list[str]:
+        """The pages built so far, in the navigation's order."""
+        return [name for name in PAGES if name in self._pages]
+
+    def page_status(self, name: str) -> Callable[[str], None]:
+        """A slot for the status messages of the page ``name``."""
+        return lambda text: self.set_status(text, name)
+
+    def load_driver_targets(self) -> None:
+        """The saved SSH targets for the Workload page's driver list, read in the background
+        (reading them loads the SSH library): the app calls it once the window is up."""
+        if self._targets_task is None:
+            from bench_gui.remote.errors import TargetError
+
+            self._targets_task = tasks.TaskRunner(
+                self, expected=(TargetError, OSError), where="saved targets"
+            )
+        self._targets_task.start(
+            "targets", window_pages.saved_target_names, self._got_driver_targets, _quiet
+        )
+
+    def _got_driver_targets(self, names: list[str]) -> None:
+        if self.built("Targets") is None:  # once built, the Targets page says what is saved
+            self.workload_page.set_driver_targets(names)
+
+    @property
+    def workload_page(self) -> WorkloadPage:
+        return self.page("Workload")  # type: ignore[return-value]
+
+    @property
+    def live_page(self) -> LivePage:
+        return self.page("Live")  # type: ignore[return-value]
+
+    @property
+    def sessions_page(self) -> SessionsPage:
+        return self.page("Sessions")  # type: ignore[return-value]
+
+    @property
+    def compare_page(self) -> ComparePage:
+        return self.page("Compare")  # type: ignore[return-value]
+
+    @property
+    def database_page(self) -> DatabasePage:
+        return self.page("Database")  # type: ignore[return-value]
+
+    @property
+    def targets_page(self) -> TargetsPage:
+        return self.page("Targets")  # type: ignore[return-value]
+
+    @property
+    def storage_page(self) -> StoragePage:
+        return self.page("Storage")  # type: ignore[return-value]
 
     # ---- navigation ----------------------------------------------------------------------
 
     def show_page(self, name: str) -> None:
+        if name not in PAGES:
+            raise KeyError(f"no page named {name!r} (the pages: {', '.join(PAGES)})")
         self.nav.setCurrentRow(PAGES.index(name))
 
     def current_page_name(self) -> str:
-        return PAGES[self.stack.currentIndex()]
+        return PAGES[self.nav.currentRow()]
 
     def open_last_session(self) -> None:
         self.show_page("Sessions")
         if self.last_session_id is not None:
             self.sessions_page.open_run(self.last_session_id)
+
+    def _refresh_sessions(self) -> None:
+        sessions = self.built("Sessions")
+        if sessions is not None:
+            sessions.refresh()  # type: ignore[attr-defined]
 
     # ---- tasks ---------------------------------------------------------------------------
 
@@ -197,17 +254,69 @@ class MainWindow(QMainWindow):
         """Start a sweep and show the Live page; False if another task is running."""
         if not self.start_task("run", plan):
             return False
-        self.live_page.begin_run(plan)
-        self.show_page("Live")
+        if self._pending is None:
+            self.live_page.begin_run(plan)
+            self.show_page("Live")
         return True
 
-    def start_task(self, action: str, plan: Plan) -> bool:
-        if self.worker is not None:
-            self.set_status(f"{ACTION_WORDS.get(self.worker.action, 'A task')} is still running.")
+    # ---- the demo target, made ready as the window opens ---------------------------------
+
+    def prepare_demo(self) -> bool:
+        """Start the demo server and build the Workload plan's schema in the background
+        (:mod:`bench_gui.gui.demo_ready`); False if the plan is not on the demo target."""
+        from bench_gui.gui.demo_ready import DemoReady
+
+        plan = self.workload_page.current_plan()
+        if plan is None:
             return False
+        if self.demo is None:
+            self.demo = DemoReady(self)
+            self.demo.status.connect(self.page_status("Workload"))
+            self.demo.settled.connect(self.demo_settled)
+        return self.demo.start(plan)
+
+    def _waits_for_demo(self, action: str, plan: Plan) -> bool:
+        """While the demo target is being made ready, a task on it waits, then starts."""
+        if plan.target.kind != "demo" or self.demo is None or not self.demo.busy:
+            return False
+        self._pending = (action, plan)
+        self.workload_page.set_busy(action)
+        words = ACTION_WORDS.get(action, action).lower()
+        self.set_status(
+            f"The demo target is being prepared: the {words} starts when it is ready.",
+            "Workload",
+        )
+        return True
+
+    def demo_settled(self) -> None:
+        """The demo target's preparation ended (ready or not): start the task that waited."""
+        pending, self._pending = self._pending, None
+        if pending is None:
+            return
+        action, plan = pending
+        self.workload_page.set_busy(None)
+        if action == "run":
+            self.start_run(plan)
+        else:
+            self.start_task(action, plan)
+
+    def start_task(self, action: str, plan: Plan) -> bool:
+        """Run ``action`` on ``plan`` in the window's one task; False if a task is running.
+        (A task on the demo target while it is made ready waits for it: True.)"""
+        running = self.worker.action if self.worker is not None else None
+        if running is None and self._pending is not None:
+            running = self._pending[0]
+        if running is not None:
+            self.set_status(f"{ACTION_WORDS.get(running, 'A task')} is still running.")
+            return False
+        if self._waits_for_demo(action, plan):
+            return True
         store, factory = self.store, self.controller_factory
         self._run_worker(RunWorker(lambda: factory(plan, store, action), action=action))
         return True
+
+    def _task_page(self, action: str) -> str:
+        return "Live" if action == "run" else "Workload"
 
     def _run_worker(self, worker: RunWorker) -> None:
         action = worker.action
@@ -216,16 +325,31 @@ class MainWindow(QMainWindow):
         worker.failed.connect(self._on_failed)
         self.worker = worker
         self.workload_page.set_busy(action)
-        self.set_status(f"{ACTION_WORDS.get(action, action)} starting…")
+        self.set_status(f"{ACTION_WORDS.get(action, action)} starting…", self._task_page(action))
         self.session_label.setText("")
+        self.shortcuts.task_changed(True)
         worker.start()
 
     # ---- re-attaching --------------------------------------------------------------------
+
+    @property
+    def reattacher(self) -> Reattacher:
+        """The re-attach workflow, made (and its SSH code loaded) when first needed."""
+        if self._reattacher is None:
+            from bench_gui.gui.reattach import Reattacher
+
+            self._reattacher = Reattacher(self.store, self)
+            self._reattacher.status.connect(self.set_status)
+            self._reattacher.live_ready.connect(self.follow_next_reattached)
+            self._reattacher.session_changed.connect(lambda _id: self._refresh_sessions())
+        return self._reattacher
 
     def offer_reattach(self, candidates: list[Candidate] | None = None) -> bool:
         """Look for lost runs on their driver hosts in the background, then ask which to
         follow; None: the sessions :func:`find_candidates` offers on request. False if there
         is nothing to look for (or a scan is going on already)."""
+        from bench_gui.services.reattach import find_candidates
+
         if self.reattacher.busy:
             self.set_status("Already looking for runs to re-attach.")
             return False
@@ -240,8 +364,10 @@ class MainWindow(QMainWindow):
 
     def follow_next_reattached(self) -> bool:
         """Follow the next re-attached run that is still going on, if the Live page is free."""
-        if self.worker is not None:
+        if self.worker is not None or self._reattacher is None:
             return False
+        from bench_gui.services.reattach import ReattachController
+
         candidate = self.reattacher.take_live()
         if candidate is None:
             return False
@@ -257,15 +383,28 @@ class MainWindow(QMainWindow):
         self._run_worker(worker)
         self.last_session_id = candidate.session_id
         self.session_label.setText(f"Session #{candidate.session_id}")
-        self.set_status(f"Re-attaching to session #{candidate.session_id} on {candidate.target}…")
+        self.set_status(
+            f"Re-attaching to session #{candidate.session_id} on {candidate.target}…", "Live"
+        )
         self.live_page.begin_run(plan)
         self.show_page("Live")
         return True
 
     def stop_task(self) -> None:
+        """Stop the running task, or drop the one waiting for the demo target."""
+        if self._pending is not None and self.worker is None:
+            action, _plan = self._pending
+            self._pending = None
+            self.workload_page.set_busy(None)
+            words = ACTION_WORDS.get(action, action)
+            self.set_status(f"{words} not started.", "Workload")
+            return
         if self.worker is not None:
+            action = self.worker.action
             self.worker.stop()
-            self.set_status(f"Stopping the {ACTION_WORDS.get(self.worker.action, '').lower()}…")
+            self.set_status(
+                f"Stopping the {ACTION_WORDS.get(action, '').lower()}…", self._task_page(action)
+            )
 
     def _on_event(self, event: Event) -> None:
         worker = self.worker
@@ -280,10 +419,13 @@ class MainWindow(QMainWindow):
                 model = self.live_page.model
                 self.set_status(
                     f"Sweep running: step {model.step_number} of {model.step_count or '?'}"
-                    f" ({event.get('vus')} users)"
+                    f" ({event.get('vus')} users)",
+                    "Live",
                 )
+                window_fit.no_focus_on_charts(self.live_page)
             elif event.kind == "hello":
-                self.set_status(f"Sweep running against {event.get('server') or 'the target'}")
+                server = event.get("server") or "the target"
+                self.set_status(f"Sweep running against {server}", "Live")
         else:
             self.workload_page.task_event(event)
 
@@ -294,6 +436,7 @@ class MainWindow(QMainWindow):
             if worker.session_id is not None and worker.action == "run":
                 self.last_session_id = worker.session_id
         self.workload_page.set_busy(None)
+        self.shortcuts.task_changed(False)
         return worker
 
     def _on_finished(self, status: str) -> None:
@@ -301,11 +444,11 @@ class MainWindow(QMainWindow):
         action = worker.action if worker is not None else "run"
         if action == "run":
             self.live_page.run_finished(status)
-            self.set_status(describe_status(status))
-            self.sessions_page.refresh()
+            self.set_status(describe_status(status), "Live")
+            self._refresh_sessions()
         else:
             self.workload_page.task_finished(action, status)
-            self.set_status(f"{ACTION_WORDS.get(action, action)} finished ({status}).")
+            self.set_status(f"{ACTION_WORDS.get(action, action)} finished ({status}).", "Workload")
         self.follow_next_reattached()
 
     def _on_failed(self, message: str) -> None:
@@ -313,41 +456,74 @@ class MainWindow(QMainWindow):
         action = worker.action if worker is not None else "run"
         if action == "run":
             self.live_page.run_failed(message)
-            self.sessions_page.refresh()
+            self._refresh_sessions()
         else:
             self.workload_page.task_failed(action, message)
-        self.set_status(f"{ACTION_WORDS.get(action, action)} failed: {message}")
+        words = ACTION_WORDS.get(action, action)
+        self.set_status(f"{words} failed: {message}", self._task_page(action))
         if worker is not None and worker.unexpected:
             # Not a failure the user can act on (wrong password...): a bug; show the traceback.
-            title = f"{ACTION_WORDS.get(action, action)} failed unexpectedly"
-            self.errors.report(title, f"{message}\n\n{worker.error_details}")
+            details = f"{message}\n\n{worker.error_details}"
+            self.errors.report(f"{words} failed unexpectedly", details)
         self.follow_next_reattached()
 
     def shutdown(self, timeout_s: float = 30.0) -> bool:
         """Stop the running task, if any, and join its thread."""
-        self.database_page.shutdown(timeout_s)
-        self.targets_page.shutdown(timeout_s)
-        self.storage_page.shutdown(timeout_s)
+        for name in ("Database", "Targets", "Storage"):
+            page = self.built(name)
+            if page is not None:
+                page.shutdown(timeout_s)  # type: ignore[attr-defined]
         ok = True
+        if self.demo is not None:
+            ok = self.demo.shutdown(timeout_s)
         worker = self.worker
         if worker is not None:
-            ok = worker.shutdown(timeout_s)
-        ok = self.reattacher.shutdown(timeout_s) and ok
+            ok = worker.shutdown(timeout_s) and ok
+        if self._reattacher is not None:
+            ok = self._reattacher.shutdown(timeout_s) and ok
         # Whatever else runs in the background (a power-log import...) ends before the store
         # it writes to is closed.
         return tasks.shutdown_all(timeout_s) and ok
 
+    # ---- presenting ----------------------------------------------------------------------
+
+    def toggle_present(self) -> None:
+        """Full screen without the side panel and the status bar (F11), and back.
+
+        With ``present_factory`` set, the widget it makes (once) is what the screen shows; the
+        page that was on screen comes back when presenting ends."""
+        self.presenting = not self.presenting
+        self.nav_panel.setVisible(not self.presenting)
+        self.statusBar().setVisible(not self.presenting)
+        if self.presenting:
+            if self.present_factory is not None:
+                if self.present_view is None:
+                    self.present_view = self.present_factory(self)
+                    self.stack.addWidget(self.present_view)
+                self.stack.setCurrentWidget(self.present_view)
+            self.showFullScreen()
+        else:
+            self.stack.setCurrentWidget(self._frames[self.current_page_name()])
+            self.showNormal()
+            window_fit.fit_to_screen(self)
+        self.shortcuts.update()
+
     # ---- messages ------------------------------------------------------------------------
 
-    def set_status(self, text: str) -> None:
-        self.status_label.setText(text)
+    def set_status(self, text: str, page: str | None = None) -> None:
+        """A status message of ``page`` (default: the page on screen). It shows while that
+        page is on screen, and again when the page comes back."""
+        name = page or self.current_page_name()
+        self._status[name] = text
+        if name == self.current_page_name():
+            self.status_label.setText(text)
 
     def show_error(self, title: str, details: str) -> None:
         """The error dialog of the one notification path (non-blocking)."""
         summary, _, more = details.partition("\n\n")
         box = QMessageBox(self)
         box.setIcon(QMessageBox.Icon.Critical)
-        box.setWindowTitle("bench-gui")
+        box.setWindowTitle(APP_TITLE)
         box.setText(title)
         box.setInformativeText(summary)
         if more:
@@ -358,6 +534,10 @@ class MainWindow(QMainWindow):
         self.set_status(f"{title}: {summary}")
 
     # ---- Qt overrides --------------------------------------------------------------------
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt override)
+        super().resizeEvent(event)
+        self.nav_panel.fit_width(event.size().width())
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt override)
         if self.worker is not None:
@@ -372,3 +552,7 @@ class MainWindow(QMainWindow):
                 return
             self.shutdown()
         super().closeEvent(event)
+
+
+def _quiet(_what: str, _message: str, _details: str) -> None:
+    """A targets file that cannot be read: the Targets page says why when it is opened."""

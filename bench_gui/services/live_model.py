@@ -221,6 +221,9 @@ class LiveModel:
         self.smoothing = max(1, smoothing)
         self.devices: dict[str, RingBuffer] = {}
         self.sockets: dict[str, RingBuffer] = {}
+        # Counts the runs this model has been reset for: a view that follows the model (the
+        # Present view) sees a new run even when ``version`` happens to come back the same.
+        self.generation = 0
         self.reset()
 
     # ---- lifecycle -----------------------------------------------------------------------
@@ -251,6 +254,11 @@ class LiveModel:
         self.remaining_at: float | None = None  # run time (s) of the sample that said it
         self.points: list[StepPoint] = []
         self.markers: list[tuple[float, int, int]] = []  # (t, step, vus) at each step start
+        # Each step's measured window so far, (start, end) in run time: what counts, as opposed
+        # to the ramp-up before it (the charts shade it).
+        self.windows: list[tuple[float, float]] = []
+        self._window_of: int | None = None  # the step the last window belongs to
+        self.generation += 1
         self.errors_total = 0
         self.rollbacks_total = 0
         self.error_messages: list[str] = []
@@ -407,6 +415,8 @@ class LiveModel:
         if isinstance(vus, int):
             self.vus = vus
         t = self.run_time(event.t)
+        if phase == "measure":
+            self._note_window(step if isinstance(step, int) else -1, t, event.get("elapsed"))
         remaining = _number(event.get("remaining"))
         self.remaining = _optional(remaining)
         self.remaining_at = t if self.remaining is not None else None
@@ -450,6 +460,20 @@ class LiveModel:
         self.samples.append_values([row.get(name, math.nan) for name in SAMPLE_COLUMNS])
         self._last_sample = row
         self._last_latency = {k: v for k, v in row.items() if k.startswith("lat_")}
+
+    def _note_window(self, step: int, t: float, elapsed: Any) -> None:
+        """A measured second of ``step`` at run time ``t``: its window opens (where the step's
+        ramp-up ended, from the sample's ``elapsed`` and the ramp-up, else one second before)
+        or grows to ``t``."""
+        if self.windows and self._window_of == step:
+            self.windows[-1] = (self.windows[-1][0], t)
+            return
+        start = t - 1.0  # a sample counts the second before it
+        since_start = _number(elapsed)
+        if self.rampup_s is not None and not math.isnan(since_start):
+            start = min(t, t - since_start + max(0.0, self.rampup_s))
+        self._window_of = step
+        self.windows.append((start, t))
 
     def _add_to_window(
         self, phase: Any, elapsed: float, nopm_db: float, nopm_driver: float
@@ -641,11 +665,8 @@ class LiveModel:
         nopm = tpm = nopm_driver = None
         n = len(self.samples)
         if n and self._last_sample:
-            # Average over the step's latest samples only.
-            steps = self.samples.last("step", self.smoothing)
-            current = steps[-1]
-            same = steps == current if not math.isnan(current) else np.isnan(steps)
-            k = int(same[::-1].cumprod().sum())
+            # Average over the step's latest samples only (its measured ones, once it measures).
+            k = self._step_run_length()
             nopm = _nanmean(self.samples.last("nopm", k))
             tpm = _nanmean(self.samples.last("tpm", k))
             nopm_driver = _nanmean(self.samples.last("nopm_driver", k))
@@ -676,14 +697,42 @@ class LiveModel:
             nopm_flag=self.nopm_flag,
         )
 
+    def result_tiles(self) -> Tiles | None:
+        """The run's result in the tiles' terms: the best step's figures (the most NOPM, as
+        :meth:`best_point` picks it), the run's errors and rollbacks; None before a step ends."""
+        best = self.best_point()
+        if best is None:
+            return None
+        lat = best.latency_all
+        return Tiles(
+            nopm=best.nopm,
+            tpm=best.tpm,
+            nopm_driver=best.nopm_driver,
+            latency_avg_ms=lat.get("avg"),
+            latency_p999_ms=lat.get("p999"),
+            vus=best.vus,
+            errors=self.errors_total,
+            rollbacks=self.rollbacks_total,
+            power_w=best.power_w,
+            mw_per_nopm=best.mw_per_nopm,
+            idle_power_w=self.idle_power_w,
+            nopm_flag=best.nopm_flag,
+        )
+
     def _step_run_length(self) -> int:
-        """How many of the latest rows belong to the current step (at most ``smoothing``)."""
+        """How many of the latest rows belong to the current step (at most ``smoothing``);
+        once the step measures, only its measured rows (its ramp-up does not count)."""
         steps = self.samples.last("step", self.smoothing)
         if not len(steps):
             return 0
         current = steps[-1]
         same = steps == current if not math.isnan(current) else np.isnan(steps)
-        return int(same[::-1].cumprod().sum())
+        k = int(same[::-1].cumprod().sum())
+        if self.windows and not math.isnan(current) and self._window_of == int(current):
+            start = self.windows[-1][0]
+            # The latest row is the window's own (it opened or grew the window).
+            k = min(k, max(1, int(np.count_nonzero(self.samples.last("t", k) > start))))
+        return k
 
     @property
     def has_power(self) -> bool:

@@ -112,6 +112,13 @@ def main(out_dir: str) -> int:
     settle()
     window.grab().save(str(out / "live-failed.png"))
 
+    # The Live page at a laptop's size, and the Present view (tests/gui/screenshots_present.py).
+    from tests.gui.screenshots_present import live_at, present_views
+
+    live_at(window, plan, out, (1366, 768))
+    window.resize(1920, 1080)
+    present_views(app, plan, out)
+
     window.show_page("Sessions")
     settle()
     window.sessions_page.open_run(window.sessions_page.rows[-1].id)

@@ -1,4 +1,4 @@
-"""Which charts the Live page shows, in what order, over how many columns, for which devices.
+"""Which charts the Live page shows, in what order, how many per row, for which devices.
 
 The choice is the user's and is remembered per user in :class:`QSettings` (an INI file in the
 user's configuration folder; tests point QSettings at a folder of their own with
@@ -171,8 +171,11 @@ class ChartLayoutDialog(QDialog):
         self.device_list.setMinimumWidth(220)
         right.addWidget(self.device_list, 1)
         columns_row = QHBoxLayout()
-        columns_row.addWidget(QLabel("Columns"))
+        columns_row.addWidget(QLabel("Charts per row, at most"))
         self.columns_spin = QSpinBox()
+        self.columns_spin.setToolTip(
+            "The charts are spread evenly over the rows this needs, so every row is full"
+        )
         self.columns_spin.setRange(1, MAX_COLUMNS)
         columns_row.addWidget(self.columns_spin)
         columns_row.addStretch(1)

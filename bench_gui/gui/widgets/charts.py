@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QFont, QResizeEvent, QShowEvent
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 # ---- palette (matches resources/theme.qss) ----------------------------------------------------
@@ -59,6 +59,13 @@ TICK_PX = 15
 LABEL_PX = 16
 LEGEND_PX = 15
 VALUE_LABEL_PX = 16
+MARKER_PX = 13
+# A chart shorter than this drops its time axis' title ("Run time (m:ss)"): the ticks say it,
+# and the plot keeps the room.
+COMPACT_HEIGHT = 300
+# The measured window of each step is shaded (what counts; the ramp-up before it does not).
+WINDOW_COLOR = "#42be65"
+WINDOW_ALPHA = 26
 
 pg.setConfigOptions(antialias=False, background=BACKGROUND, foreground=FOREGROUND)
 
@@ -98,6 +105,7 @@ class CountAxis(pg.AxisItem):  # type: ignore[misc]
     def __init__(self, orientation: str = "left", **kwargs: object) -> None:
         super().__init__(orientation, **kwargs)
         self.enableAutoSIPrefix(False)
+        self.px_per_tick = 45.0  # the room a label needs (more with a larger tick font)
 
     def tickSpacing(  # noqa: N802 (pyqtgraph override)
         self, min_val: float, max_val: float, size: float
@@ -107,7 +115,7 @@ class CountAxis(pg.AxisItem):  # type: ignore[misc]
         span = max_val - min_val
         if span <= 0 or not math.isfinite(span):
             return list(super().tickSpacing(min_val, max_val, size))
-        raw = span / max(2.0, size / 45.0)
+        raw = span / max(2.0, size / self.px_per_tick)
         power = 10.0 ** math.floor(math.log10(raw))
         step = next(m * power for m in (1.0, 2.0, 2.5, 5.0, 10.0) if m * power >= raw)
         return [(step, 0.0)]
@@ -133,6 +141,7 @@ class TimeAxis(pg.AxisItem):  # type: ignore[misc]
     def __init__(self, orientation: str = "bottom", **kwargs: object) -> None:
         super().__init__(orientation, **kwargs)
         self.enableAutoSIPrefix(False)
+        self.px_per_tick = 110.0  # the room a label needs (more with a larger tick font)
 
     def tickSpacing(  # noqa: N802 (pyqtgraph override)
         self, min_val: float, max_val: float, size: float
@@ -142,7 +151,7 @@ class TimeAxis(pg.AxisItem):  # type: ignore[misc]
         if span <= 0:
             return list(super().tickSpacing(min_val, max_val, size))
         steps = (1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 14400)
-        target = span / max(2.0, size / 110.0)
+        target = span / max(2.0, size / self.px_per_tick)
         major = next((s for s in steps if s >= target), steps[-1])
         minor = next((s for s in reversed(steps) if s <= major / 4), major)
         return [(major, 0), (minor, 0)]
@@ -191,17 +200,17 @@ def _style_plot(plot: pg.PlotItem, x_label: str, y_label: str) -> None:
     plot.layout.setContentsMargins(6, 10, 14, 6)
 
 
-def legend_html(entries: Sequence[tuple[str, str, str]]) -> str:
+def legend_html(entries: Sequence[tuple[str, str, str]], px: int = LEGEND_PX) -> str:
     """Rich text for a legend: (label, colour, kind) with kind ``line``, ``dashed``, ``bar``,
-    ``marker``; shown in the chart's header so it never hides data."""
+    ``marker``; shown in the chart's header so it never hides data. ``px``: the text's size."""
     glyphs = {"line": "━━", "dashed": "╍╍", "bar": "■", "marker": "━●━"}
     parts = []
     for label, color, kind in entries:
         glyph = glyphs.get(kind, "━━")
         text = html.escape(label).replace(" ", "&nbsp;")  # an entry never breaks in two
         parts.append(
-            f'<span style="color:{color}; font-size:{LEGEND_PX + 4}px;">{glyph}</span>'
-            f'<span style="color:{FOREGROUND};">&nbsp;{text}</span>'
+            f'<span style="color:{color}; font-size:{px + 4}px;">{glyph}</span>'
+            f'<span style="color:{FOREGROUND}; font-size:{px}px;">&nbsp;{text}</span>'
         )
     # Breakable between entries, when the legend wraps under the title.
     return "&nbsp;&nbsp;&nbsp; ".join(parts)
@@ -257,6 +266,7 @@ class ChartCard(QFrame):
         )
         self.plot_widget.setFrameShape(QFrame.Shape.NoFrame)
         self.plot_widget.setMinimumHeight(150)
+        self.plot_widget.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # not an empty tab stop
         layout.addWidget(self.plot_widget, 1)
         self.plot: pg.PlotItem = self.plot_widget.getPlotItem()
         _style_plot(self.plot, x_label, y_label)
@@ -268,6 +278,7 @@ class ChartCard(QFrame):
         self._placeholder.textItem.document().setDefaultTextOption(option)
         self.plot.addItem(self._placeholder, ignoreBounds=True)
         self.empty = False
+        self.legend_px = LEGEND_PX
 
     def set_title(self, title: str) -> None:
         self.title_label.setText(title)
@@ -276,7 +287,7 @@ class ChartCard(QFrame):
         """Forget the data (the subclasses know what they hold)."""
 
     def set_legend(self, entries: Sequence[tuple[str, str, str]]) -> None:
-        html = legend_html(entries)
+        html = legend_html(entries, self.legend_px)
         if html == self.legend_label.text():
             return  # laying out rich text is not free: skip when nothing changed
         self.legend_label.setText(html)
@@ -295,6 +306,11 @@ class ChartCard(QFrame):
         super().resizeEvent(event)
         self._place_legend()
         self._wrap_placeholder()
+        bottom = self.plot.getAxis("bottom")
+        if bottom.labelText:
+            compact = event.size().height() < COMPACT_HEIGHT
+            if bottom.label.isVisible() == compact:
+                bottom.showLabel(not compact)
 
     def _wrap_placeholder(self) -> None:
         width = max(120.0, 0.8 * (self.plot_widget.width() - 70))
@@ -334,6 +350,45 @@ class ChartCard(QFrame):
             self._placeholder.hide()
 
 
+class WindowShade(pg.GraphicsObject):  # type: ignore[misc]
+    """Bands over the plot's whole height, one per (start, end) span in data x: the steps'
+    measured windows. One item for all of them, drawn behind the curves."""
+
+    def __init__(self, brush: QBrush) -> None:
+        super().__init__()
+        self.spans: list[tuple[float, float]] = []
+        self.brush = brush
+        self.y_range = (0.0, 1.0)
+        self.setZValue(-20)
+
+    def set_spans(self, spans: Sequence[tuple[float, float]]) -> None:
+        self.prepareGeometryChange()
+        self.spans = list(spans)
+        self.update()
+
+    def follow_y(self, _view: object, y_range: Sequence[float]) -> None:
+        """The view's y range changed: the bands span it."""
+        low, high = float(y_range[0]), float(y_range[1])
+        if (low, high) != self.y_range:
+            self.prepareGeometryChange()
+            self.y_range = (low, high)
+
+    def boundingRect(self) -> QRectF:  # noqa: N802 (Qt override)
+        if not self.spans:
+            return QRectF()
+        x0 = min(a for a, _b in self.spans)
+        x1 = max(b for _a, b in self.spans)
+        low, high = self.y_range
+        return QRectF(x0, low, x1 - x0, high - low)
+
+    def paint(self, painter: QPainter, *_args: object) -> None:
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(self.brush)
+        low, high = self.y_range
+        for start, end in self.spans:
+            painter.drawRect(QRectF(start, low, end - start, high - low))
+
+
 class TimeSeriesChart(ChartCard):
     """Values over run time: one curve per :class:`SeriesSpec`, step markers, y from zero."""
 
@@ -352,6 +407,9 @@ class TimeSeriesChart(ChartCard):
         super().__init__(title, "Run time (m:ss)", y_label, TimeAxis("bottom"), left, parent)
         self.specs: list[SeriesSpec] = list(series)
         self._legend_extra: list[tuple[str, str, str]] = []
+        # The shaded measured windows (one region per step) and whether the legend says so.
+        self._window_spans: list[tuple[float, float]] = []
+        self.window_legend = False
         self.legend_override: list[tuple[str, str, str]] | None = None
         self._update_legend()
         self.empty_message = empty_message
@@ -369,13 +427,17 @@ class TimeSeriesChart(ChartCard):
         for spec in series:
             self._add_curve(spec)
         self._markers: list[pg.InfiniteLine] = []
-        self._label_every = 1
-        self._labelled = 0
+        self.marker_px = MARKER_PX
         self._marker_pen = pg.mkPen("#56607a", width=1, style=Qt.PenStyle.DotLine)
         self._reference: pg.InfiniteLine | None = None
+        color = QColor(WINDOW_COLOR)
+        color.setAlpha(WINDOW_ALPHA)
+        self._shade = WindowShade(pg.mkBrush(color))
+        self.plot.addItem(self._shade, ignoreBounds=True)
         view = self.plot.getViewBox()
-        view.sigXRangeChanged.connect(self._thin_marker_labels)
-        view.sigResized.connect(self._thin_marker_labels)
+        view.sigXRangeChanged.connect(self._place_marker_labels)
+        view.sigResized.connect(self._place_marker_labels)
+        view.sigYRangeChanged.connect(self._shade.follow_y)
         self.clear()
 
     def _add_curve(self, spec: SeriesSpec) -> None:
@@ -396,6 +458,8 @@ class TimeSeriesChart(ChartCard):
             entries = list(self.legend_override)
         else:
             entries = [(s.label, s.color, "dashed" if s.dashed else "line") for s in self.specs]
+        if self.window_legend and self._window_spans:
+            entries.append(("measured", WINDOW_COLOR, "bar"))
         self.set_legend(entries + self._legend_extra)
 
     def set_legend_entries(self, entries: Sequence[tuple[str, str, str]] | None) -> None:
@@ -453,7 +517,8 @@ class TimeSeriesChart(ChartCard):
 
     def fit(self) -> None:
         """Show all the data (manual range): x from the first to the last sample, y from zero
-        (or below, for negative values) to a little above the highest value."""
+        (or below, for negative values) to a little above the highest value. With step
+        markers, the top keeps a band free for their labels, so no curve runs under them."""
         if not self._extent or self.empty:
             return
         x0 = min(e[0] for e in self._extent.values())
@@ -466,11 +531,21 @@ class TimeSeriesChart(ChartCard):
             high = low + 1.0
         span = max(x1 - x0, 1.0)
         margin = 0.02 * span
+        bottom = low - 0.04 * (high - low)
+        head = self._label_band()
         self.plot.setRange(
             xRange=(x0 - margin, x0 + span + margin),
-            yRange=(low - 0.04 * (high - low), high + 0.06 * (high - low)),
+            yRange=(bottom, bottom + (high - bottom) / (1.0 - head)),
             padding=0,
         )
+
+    def _label_band(self) -> float:
+        """The share of the plot's height kept free above the data: room for the markers'
+        labels (a line of text and a gap), else a small margin."""
+        height = float(self.plot.getViewBox().height())
+        if not self._markers or height <= 0:
+            return 0.06
+        return min(0.4, max(0.06, (1.8 * self.marker_px + 6) / height))
 
     def add_marker(self, x: float, text: str) -> None:
         """A vertical line where a sweep step begins, labelled (e.g. ``16 VU``)."""
@@ -480,46 +555,95 @@ class TimeSeriesChart(ChartCard):
             movable=False,
             pen=self._marker_pen,
             label=text,
-            labelOpts={
-                "position": 0.93,
-                "color": MUTED,
-                "anchors": [(0, 0.5), (0, 0.5)],
-            },
+            labelOpts={"position": 0.95, "color": MUTED, "anchors": [(0, 0.5), (0, 0.5)]},
         )
-        line.label.setFont(_font(13, bold=True))
+        line.label.setFont(_font(self.marker_px, bold=True))
         self.plot.addItem(line)
         self._markers.append(line)
-        self._thin_marker_labels()
+        self._place_marker_labels()
 
-    def _thin_marker_labels(self, *_args: object) -> None:
-        """Label every k-th step marker so the labels never run into each other."""
-        if len(self._markers) < 2:
-            self._label_every = 1
-            return
+    def _place_marker_labels(self, *_args: object) -> None:
+        """Place the step markers' labels in the band at the top (see :meth:`fit`), newest
+        first: right of its line, or left of it at the right edge; a label that would run into
+        one already placed, or whose line is out of view, is hidden (no stray letters at the
+        edges, no label over another)."""
         view = self.plot.getViewBox()
         x0, x1 = view.viewRange()[0]
-        if x1 <= x0 or view.width() <= 0:
+        width, height = view.width(), view.height()
+        if not self._markers or x1 <= x0 or width <= 0 or height <= 0:
             return
-        px_per_unit = view.width() / (x1 - x0)
-        xs = [float(m.value()) for m in self._markers]
-        gaps = [b - a for a, b in zip(xs, xs[1:], strict=False) if b > a]
-        gap_px = min(gaps) * px_per_unit if gaps else 1e9
-        every = max(1, math.ceil(56 / max(gap_px, 1e-9)))
-        if every == self._label_every and len(self._markers) == self._labelled:
-            return
-        self._label_every, self._labelled = every, len(self._markers)
-        for i, marker in enumerate(self._markers):
-            marker.label.setVisible(i % every == 0)
+        px_per_unit = width / (x1 - x0)
+        position = 1.0 - (0.9 * self.marker_px + 4) / height
+        taken: list[tuple[float, float]] = []  # pixel spans of the labels placed so far
+        for marker in reversed(self._markers):
+            label = marker.label
+            at = (float(marker.value()) - x0) * px_per_unit  # the line's column in the view
+            text_px = label.boundingRect().width()
+            anchor = (0.0, 0.5)
+            span = (at, at + text_px + 4)
+            if span[1] > width:
+                anchor, span = (1.0, 0.5), (at - text_px - 4, at)
+            shown = 0 <= at <= width and span[0] >= 0 and span[1] <= width
+            shown = shown and all(span[1] + 8 <= a or span[0] >= b + 8 for a, b in taken)
+            if shown:
+                taken.append(span)
+            if label.anchors[0] != anchor:
+                label.anchors = [anchor, anchor]
+                label.setAnchor(anchor)
+            if label.orthoPos != position:
+                label.setPosition(position)
+            if label.isVisible() != shown:
+                label.setVisible(shown)
 
     @property
     def marker_count(self) -> int:
         return len(self._markers)
 
+    def marker_labels(self) -> list[tuple[float, str, bool]]:
+        """Each marker's place, label and whether the label shows (for tests)."""
+        return [
+            (float(m.value()), m.label.toPlainText(), m.label.isVisible()) for m in self._markers
+        ]
+
     def clear_markers(self) -> None:
         for line in self._markers:
             self.plot.removeItem(line)
         self._markers.clear()
-        self._labelled = 0
+
+    def set_windows(self, spans: Sequence[tuple[float, float]]) -> None:
+        """Shade the steps' measured windows, (start, end) in run time; the last one may still
+        grow. One item draws them all (a region item per window costs every redraw)."""
+        new = [(float(a), float(b)) for a, b in spans]
+        if new == self._window_spans:
+            return
+        had = bool(self._window_spans)
+        self._window_spans = new
+        self._shade.set_spans(new)
+        if self.window_legend and had != bool(new):
+            self._update_legend()
+
+    @property
+    def windows(self) -> list[tuple[float, float]]:
+        """The measured windows shaded now."""
+        return list(self._window_spans)
+
+    def set_text_sizes(self, tick_px: int, label_px: int, legend_px: int, marker_px: int) -> None:
+        """Larger (or smaller) text: the axes' ticks and titles, the legend, the step labels
+        (the Present view's chart is read from 3 m)."""
+        for name in ("bottom", "left"):
+            axis = self.plot.getAxis(name)
+            axis.setTickFont(_font(tick_px))
+            axis.setLabel(axis.labelText, **{"color": MUTED, "font-size": f"{label_px}px"})
+            if isinstance(axis, TimeAxis | CountAxis):
+                axis.px_per_tick = (7.5 if name == "bottom" else 3.0) * tick_px
+        self.plot.getAxis("left").setWidth(int(tick_px * 3.6 + label_px + 16))
+        self.legend_px = legend_px
+        self.legend_label.setText("")  # the legend's HTML has its size: make it again
+        self._update_legend()
+        self.marker_px = marker_px
+        for line in self._markers:
+            line.label.setFont(_font(marker_px, bold=True))
+        self._place_marker_labels()
 
     def clear(self) -> None:
         empty = np.empty(0)
@@ -527,6 +651,7 @@ class TimeSeriesChart(ChartCard):
             curve.setData(empty, empty)
         self._extent = {}
         self.clear_markers()
+        self.set_windows([])
         self._show_empty(self.empty_message, (0.0, 60.0))
 
 
@@ -585,6 +710,7 @@ class ScalingChart(ChartCard):
         self.partial: set[int] = set()
         self._brush = pg.mkBrush(color)
         self._partial_brush = pg.mkBrush(color.darker(190))
+        self.plot.getViewBox().sigResized.connect(self._fit_value_labels)
         self._redraw()
 
     def set_categories(self, users: Sequence[int]) -> None:
@@ -642,10 +768,10 @@ class ScalingChart(ChartCard):
         self._labels = []
         for x, h, note in zip(xs, heights, notes, strict=True):
             label = pg.TextItem(self.value_format(h) + note, color="#ffffff", anchor=(0.5, 1.15))
-            label.setFont(_font(VALUE_LABEL_PX, bold=True))
             label.setPos(x, h)
             self.plot.addItem(label)
             self._labels.append(label)
+        self._fit_value_labels()
         top = max([*heights, *line_y, 0.0])
         n = max(len(cats), 1)
         if top <= 0:
@@ -654,6 +780,17 @@ class ScalingChart(ChartCard):
         self._show_data()
         self.plot.setXRange(-0.6, n - 0.4, padding=0)
         self.plot.setYRange(0, top * 1.28, padding=0)  # room for the value labels
+
+    def _fit_value_labels(self, *_args: object) -> None:
+        """The bars' value labels as large as the bars are apart (up to VALUE_LABEL_PX): on a
+        narrow chart they shrink rather than run into each other."""
+        n = max(len(self._categories), 1)
+        per_bar = self.plot.getViewBox().width() / n if self.plot.getViewBox().width() > 0 else 0
+        px = VALUE_LABEL_PX if per_bar <= 0 else int(min(VALUE_LABEL_PX, max(9, per_bar / 3.4)))
+        font = _font(px, bold=True)
+        for label in self._labels:
+            if label.textItem.font().pixelSize() != px:
+                label.setFont(font)
 
     @property
     def categories(self) -> list[int]:

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QFont, QFontDatabase, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QAbstractScrollArea,
+    QComboBox,
     QFrame,
     QHBoxLayout,
     QHeaderView,
@@ -126,14 +128,35 @@ def page_layout(page: QWidget, spacing: int = 10) -> QVBoxLayout:
     return column
 
 
+class ScrollColumn(QScrollArea):
+    """A column that scrolls vertically when the window is short, never sideways.
+
+    Its minimum width is its contents' (plus the scroll bar's): a window too narrow for it
+    makes the page scroll sideways as a whole (:func:`bench_gui.gui.window_fit.page_frame`)
+    instead of cutting the column's right side off.
+    """
+
+    def __init__(self, widget: QWidget) -> None:
+        super().__init__()
+        self.setWidgetResizable(True)
+        self.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setWidget(widget)
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt override)
+        hint = super().minimumSizeHint()
+        widget = self.widget()
+        if widget is None:
+            return hint
+        bar = self.verticalScrollBar().sizeHint().width()
+        width = widget.minimumSizeHint().width() + bar + 2 * self.frameWidth()
+        return QSize(max(hint.width(), width), hint.height())
+
+
 def scrolled(widget: QWidget) -> QScrollArea:
-    """A page column that scrolls vertically when the window is short, never sideways."""
-    scroll = QScrollArea()
-    scroll.setWidgetResizable(True)
-    scroll.setFrameShape(QScrollArea.Shape.NoFrame)
-    scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-    scroll.setWidget(widget)
-    return scroll
+    """A page column that scrolls vertically when the window is short, never sideways
+    (:class:`ScrollColumn`)."""
+    return ScrollColumn(widget)
 
 
 class PageHeader(QWidget):
@@ -197,6 +220,22 @@ class ErrorLine(QLabel):
     def clear_error(self) -> None:
         self.clear()
         self.hide()
+
+
+def compact_combo(combo: QComboBox, chars: int = 14) -> QComboBox:
+    """Let a combo box be as narrow as ``chars`` characters (its list still shows every item
+    whole), instead of as wide as its longest item: a long preset or device name never
+    widens the page."""
+    combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+    combo.setMinimumContentsLength(chars)
+    return combo
+
+
+def min_text_height(edit: QAbstractScrollArea, pixels: int) -> None:
+    """A text box at least ``pixels`` high. The theme gives every text box a one-line
+    ``min-height``, and a style sheet's wins over ``setMinimumHeight``: say it in one too."""
+    edit.setMinimumHeight(pixels)
+    edit.setStyleSheet(f"{type(edit).__name__} {{ min-height: {pixels}px; }}")
 
 
 def form_label(text: str, top: bool = False) -> QLabel:

@@ -153,7 +153,7 @@ def test_rapl_is_labelled_cpu_power_not_wall(page: LivePage) -> None:
     for event in events:
         page.handle_event(event)
     page.refresh()
-    assert page.tile_power.title_label.text() == "CPU POWER"
+    assert page.tile_power.title_label.text() == "CPU power"
     assert page.charts["power"].title_label.text() == "CPU power (RAPL, not wall)"
     assert page.charts["mw_per_nopm"].title_label.text() == "mW per NOPM (CPU power)"
     efficiency = page.charts["efficiency"]
@@ -259,8 +259,11 @@ def test_user_chooses_arranges_and_the_choice_is_remembered(page: LivePage, qtbo
     ]
     assert page.layout_choice.columns == 2
     assert page.layout_choice.devices == ["md0"]
-    assert page.charts_grid.itemAtPosition(0, 0).widget().chart is page.charts["power"]
-    assert page.charts_grid.itemAtPosition(2, 1).widget().chart is page.charts["disk_latency"]
+    assert page.board.position_of("power") == (0, 0)
+    assert page.board.position_of("disk_latency") == (2, 1)
+    assert page.board.placed[0][0] == "power"
+    cell = page.charts_grid.itemAtPosition(0, 0).widget()
+    assert cell.chart is page.charts["power"]
     assert not page.throughput_chart.isVisibleTo(page)
     for _ in range(3):
         page.refresh()

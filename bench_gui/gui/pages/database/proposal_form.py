@@ -19,7 +19,7 @@ from bench_gui.core.tuning.pgtune import (
     parse_size,
 )
 from bench_gui.core.tuning.presets import Preset, PresetError
-from bench_gui.gui.widgets.page_parts import ErrorLine, form_label
+from bench_gui.gui.widgets.page_parts import ErrorLine, compact_combo, form_label
 from bench_gui.remote.pg_tuner import HostFacts
 from bench_gui.services.tuning import Inputs, resolve_profile
 from bench_gui.store.user_presets import all_presets
@@ -81,6 +81,9 @@ class ProposalForm(QGroupBox):
             ("Connections", self.connections_spin, "Storage", self.storage_combo),
             ("Workload", self.type_combo, "Rules", self.edition_combo),
         )
+        compact_combo(self.profile_combo, 24)
+        for combo in (self.storage_combo, self.type_combo, self.edition_combo):
+            compact_combo(combo, 12)
         for row, (left, left_field, right, right_field) in enumerate(fields, start=1):
             grid.addWidget(form_label(left), row, 0)
             grid.addWidget(left_field, row, 1)

@@ -3,24 +3,31 @@
 A chart that needs drawing is queued in :attr:`ChartBoard.stale` (in display order, each once);
 the page draws the next one per timer tick (:meth:`ChartBoard.draw`), so a frame never paints
 much. Per-device and per-socket curves are added one per redraw as they appear in the samples.
+
+The rows fill the width: the charts are spread evenly over as many rows as the chosen columns
+need (four charts in three columns make two rows of two, not three and one). A run without a
+power meter has no power charts: they give their room to the others and one line under the
+grid says why. The time charts shade each step's measured window.
 """
 
 from __future__ import annotations
 
 import numpy as np
 from PySide6.QtCore import QSize
-from PySide6.QtWidgets import QGridLayout, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGridLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from bench_gui.core.power import METER_LABELS
 from bench_gui.gui.pages.live.numbers import fmt_ratio
 from bench_gui.gui.pages.live.outcome import (
+    ENDED_EARLY,
     NO_HOST_MESSAGE,
     NO_POWER_MESSAGE,
+    NO_POWER_NOTE,
     NO_READINGS_MESSAGE,
     WAITING_FOR_POWER,
 )
 from bench_gui.gui.widgets.chart_catalogue import DEVICE_CHARTS, THIN, time_chart
-from bench_gui.gui.widgets.chart_layout import MAX_COLUMNS, LiveLayout
+from bench_gui.gui.widgets.chart_layout import LiveLayout
 from bench_gui.gui.widgets.charts import (
     DEVICE_COLORS,
     EFFICIENCY_COLOR,
@@ -35,7 +42,22 @@ from bench_gui.gui.widgets.charts import (
 from bench_gui.services.live_model import LiveModel, RingBuffer
 
 POWER_CHARTS = ("power", "mw_per_nopm")
+# The charts that draw nothing without a meter (they collapse into the board's note line).
+NEEDS_POWER = (*POWER_CHARTS, "efficiency")
 WAITING_FOR_HOST = "Waiting for the first host samples…"
+CELL_MIN_HEIGHT = 150
+# Grid columns per row: every row count of charts (1 to 4) divides it, so each row fills it.
+GRID_UNITS = 12
+
+
+def spread(count: int, columns: int) -> list[int]:
+    """How many charts each row holds: as few rows as ``columns`` allow, the charts spread
+    evenly over them (the first rows take one more when they do not divide)."""
+    if count <= 0:
+        return []
+    rows = -(-count // max(1, columns))
+    base, extra = divmod(count, rows)
+    return [base + (1 if r < extra else 0) for r in range(rows)]
 
 
 def power_titles(meter: str, cpu_only: bool) -> dict[str, str]:
@@ -67,9 +89,22 @@ class ChartBoard(QWidget):
         self.power_note = WAITING_FOR_POWER  # what an empty power chart says
         self._cells: dict[str, _Cell] = {}
         self._drawn_points_of: dict[str, list[tuple[int, float | None, bool]]] = {}
-        self.grid = QGridLayout(self)
+        self._drawn_windows: dict[str, int] = {}  # how many windows each chart shaded
+        self.power_absent = False  # no meter in the plan and no readings: no power charts
+        self.placed: list[list[str]] = []  # the charts shown, row by row
+        column = QVBoxLayout(self)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(8)
+        holder = QWidget()
+        self.grid = QGridLayout(holder)
         self.grid.setContentsMargins(0, 0, 0, 0)
         self.grid.setSpacing(12)
+        column.addWidget(holder, 1)
+        self.note = QLabel("")
+        self.note.setObjectName("muted")
+        self.note.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+        self.note.hide()
+        column.addWidget(self.note)
 
     # ---- building and layout -------------------------------------------------------------
 
@@ -82,6 +117,12 @@ class ChartBoard(QWidget):
         return chart
 
     def _make_chart(self, key: str) -> ChartCard:
+        chart = self._build_chart(key)
+        if key == "throughput" and isinstance(chart, TimeSeriesChart):
+            chart.window_legend = True  # the headline chart says what the shading is
+        return chart
+
+    def _build_chart(self, key: str) -> ChartCard:
         if key == "scaling":
             spec = SeriesSpec("nopm", "NOPM (step result)", NOPM_COLOR)
             return ScalingChart("NOPM by virtual users", "NOPM", spec)
@@ -116,30 +157,57 @@ class ChartBoard(QWidget):
             cell.setParent(None)
             cell.deleteLater()
 
+    def shown_keys(self) -> list[str]:
+        """The layout's charts that are on screen (those needing power are not, without it)."""
+        charts = self.layout_choice.charts
+        if self.power_absent:
+            return [k for k in charts if k not in NEEDS_POWER]
+        return list(charts)
+
+    def set_power_absent(self, absent: bool) -> bool:
+        """Whether the run has no power to chart; True when that changed (lay out again)."""
+        changed = absent != self.power_absent
+        self.power_absent = absent
+        return changed
+
     def apply_layout(self, layout: LiveLayout) -> None:
-        """Show the layout's charts in its order and columns (the others are hidden)."""
+        """Show the layout's charts in its order, spread over rows that fill the width (the
+        others are hidden); the power charts of a run without power make one note line."""
         self.layout_choice = layout.normalised()
         grid = self.grid
         for cell in self._cells.values():
             grid.removeWidget(cell)
             cell.hide()
-        columns = self.layout_choice.columns
-        shown = self.layout_choice.charts
-        for i, key in enumerate(shown):
-            row, col = divmod(i, columns)
-            chart = self.chart(key)
-            if isinstance(chart, ScalingChart) and not chart.categories:
-                chart.set_categories(self.model.planned_vus)
-            cell = self._cell(key)
-            grid.addWidget(cell, row, col)
-            cell.show()
-        rows = (len(shown) + columns - 1) // columns
-        for col in range(MAX_COLUMNS):
-            grid.setColumnStretch(col, 1 if col < columns else 0)
+        shown = self.shown_keys()
+        self.placed = []
+        keys = iter(shown)
+        for row, count in enumerate(spread(len(shown), self.layout_choice.columns)):
+            self.placed.append([next(keys) for _ in range(count)])
+            span = GRID_UNITS // count
+            for i, key in enumerate(self.placed[-1]):
+                chart = self.chart(key)
+                if isinstance(chart, ScalingChart) and not chart.categories:
+                    chart.set_categories(self.model.planned_vus)
+                cell = self._cell(key)
+                grid.addWidget(cell, row, i * span, 1, span)
+                cell.show()
+        for col in range(GRID_UNITS):
+            grid.setColumnStretch(col, 1)
         for row in range(len(self.charts) + 1):
-            grid.setRowStretch(row, 1 if row < rows else 0)
+            grid.setRowStretch(row, 1 if row < len(self.placed) else 0)
+        hidden = [k for k in self.layout_choice.charts if k not in shown]
+        self.note.setText(NO_POWER_NOTE if hidden else "")
+        self.note.setVisible(bool(hidden))
         self._drawn_points_of = {}
+        self._drawn_windows = {}
         self.stale.clear()
+
+    def position_of(self, key: str) -> tuple[int, int] | None:
+        """(row, place in the row) of a shown chart, None if it is not shown."""
+        for r, row in enumerate(self.placed):
+            if key in row:
+                return r, row.index(key)
+        return None
 
     def reset(self, planned_vus: list[int]) -> None:
         """Empty every chart for a new run; per-device and per-socket curves are rebuilt (the
@@ -148,6 +216,7 @@ class ChartBoard(QWidget):
             if key in DEVICE_CHARTS or key == "cpu":
                 self.discard(key)
         self._drawn_points_of = {}
+        self._drawn_windows = {}
         for key, chart in self.charts.items():
             chart.clear()
             if isinstance(chart, ScalingChart):
@@ -165,13 +234,19 @@ class ChartBoard(QWidget):
                 chart.set_title(title)
                 chart.setToolTip(tooltip)
 
-    def say_what_is_missing(self, has_meter: bool) -> None:
+    def say_what_is_missing(self, has_meter: bool, tone: str = "ok") -> None:
         """A chart still empty when the run ends says why, not "waiting" for data that will
-        never come (no meter in the plan, host metrics off or not available on the host)."""
+        never come: the run failed (or was stopped) before its first sample, no meter in the
+        plan, host metrics off or not available on the host."""
+        early = ENDED_EARLY.get(tone) if len(self.model.samples) == 0 else None
         for key, chart in self.charts.items():
-            if not chart.empty or isinstance(chart, ScalingChart):
+            if not chart.empty:
                 continue
-            if key in POWER_CHARTS:
+            if early is not None:
+                message = early
+            elif isinstance(chart, ScalingChart):
+                continue
+            elif key in POWER_CHARTS:
                 message = NO_READINGS_MESSAGE if has_meter else NO_POWER_MESSAGE
             else:
                 message = NO_HOST_MESSAGE
@@ -182,7 +257,7 @@ class ChartBoard(QWidget):
     def queue_shown(self) -> None:
         """Queue every shown chart for a redraw (a chart already queued keeps its place, so
         all of them get their turn)."""
-        for key in self.layout_choice.charts:
+        for key in self.shown_keys():
             self.stale.setdefault(key, key)
 
     def next_stale(self) -> str:
@@ -195,7 +270,7 @@ class ChartBoard(QWidget):
         model = self.model
         buf = model.samples
         chart = self.charts.get(key)
-        if chart is None or key not in self.layout_choice.charts:
+        if chart is None or key not in self.shown_keys():
             return
         if isinstance(chart, ScalingChart):
             points = [
@@ -238,6 +313,11 @@ class ChartBoard(QWidget):
             chart.add_marker(x, f"{vus} VU")
             if chart.marker_count < len(model.markers):
                 self.stale.setdefault(key, key)
+        if not chart.empty and (
+            len(model.windows) != self._drawn_windows.get(key) or model.phase == "measure"
+        ):
+            chart.set_windows(model.windows)
+            self._drawn_windows[key] = len(model.windows)
         chart.fit()
 
     def _draw_devices(self, key: str, chart: TimeSeriesChart) -> None:
@@ -298,13 +378,16 @@ class _Cell(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(chart)
-        chart.setMinimumSize(240, 200)
+        # Short enough for two rows of charts under two rows of tiles on a 768 px screen: the
+        # plot gives up height (and its time axis' title) before anything is clipped.
+        chart.setMinimumSize(240, CELL_MIN_HEIGHT)
+        chart.plot_widget.setMinimumHeight(90)
 
     def sizeHint(self) -> QSize:  # noqa: N802 (Qt override)
-        return QSize(480, 320)
+        return QSize(480, 260)
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt override)
-        return QSize(240, 200)
+        return QSize(240, CELL_MIN_HEIGHT)
 
     def hasHeightForWidth(self) -> bool:  # noqa: N802 (Qt override)
         # A legend wrapped under its title has a height for its width; the grid must not give

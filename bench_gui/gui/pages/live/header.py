@@ -34,6 +34,10 @@ class LiveHeader(PageHeader):
         self.step_label.setObjectName("stepLabel")
         self.step_label.setMinimumWidth(230)
         self.add_widget(self.step_label)
+        self.present_button = self.add_action("Present")
+        self.present_button.setToolTip(
+            "Full screen for a booth screen: the name, huge tiles, one chart (F11; Esc leaves)"
+        )
         self.charts_button = self.add_action("Charts…")
         self.charts_button.setToolTip("Choose and arrange the charts, and the devices they draw")
         self.stop_button = QPushButton(STOP_TEXT)

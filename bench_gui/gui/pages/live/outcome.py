@@ -8,6 +8,15 @@ NO_POWER_MESSAGE = "No power meter in this run's plan"
 NO_READINGS_MESSAGE = "No power readings were received"
 NO_HOST_MESSAGE = "No host metrics were recorded in this run"
 WAITING_FOR_POWER = "Waiting for the first readings…"
+# A run that ended before its first sample: its charts say so (not "no host metrics").
+ENDED_EARLY = {
+    "failed": "The run failed before its first sample",
+    "stopped": "The run was stopped before its first sample",
+}
+# The one line that stands for the power charts of a run without a meter.
+NO_POWER_NOTE = (
+    "Power, mW per NOPM: no power meter in this run's plan (choose one on the Workload page)"
+)
 
 BANNER_TEXT = {
     "ok": "Run complete.",

@@ -66,10 +66,12 @@ class LivePage(QWidget):
     Signals:
         stop_requested(): the user confirmed that the run should stop.
         open_session_requested(): the user wants the finished run in the Sessions page.
+        present_requested(): the user wants the run on the full-screen Present view.
     """
 
     stop_requested = Signal()
     open_session_requested = Signal()
+    present_requested = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -93,6 +95,7 @@ class LivePage(QWidget):
 
         self.header = LiveHeader()
         self.header.charts_button.clicked.connect(self.choose_charts)
+        self.header.present_button.clicked.connect(self.present_requested)
         self.header.stop_button.clicked.connect(self.ask_stop)
         outer.addWidget(self.header)
         # The header's parts by the names the tests and the main window know.
@@ -139,6 +142,7 @@ class LivePage(QWidget):
         self._drawn_version = -1
         self._plan_power = plan.power.meter if plan.power.meter != "none" else ""
         self.board.power_note = WAITING_FOR_POWER if self._plan_power else NO_POWER_MESSAGE
+        self.board.set_power_absent(not self._plan_power)
         self.board.reset(wl.virtual_users)
         self.apply_layout(self.board.layout_choice)
         target = "embedded demo" if plan.target.kind == "demo" else plan.target.host
@@ -186,7 +190,7 @@ class LivePage(QWidget):
         text = banner_text(self.model, tone)
         self.banner.show_text(tone if tone in BANNER_TEXT else "stopped", text)
         self.refresh()
-        self.board.say_what_is_missing(bool(self._plan_power))
+        self.board.say_what_is_missing(bool(self._plan_power), tone)
 
     @property
     def running(self) -> bool:
@@ -277,6 +281,8 @@ class LivePage(QWidget):
         if model.has_power and not self.tile_power.isVisible():
             self.tiles.show_power(True)
             self._update_power_titles()
+        if model.has_power and self.board.set_power_absent(False):
+            self.apply_layout(self.board.layout_choice)  # readings came without a meter
         self.tiles.show_model(model)
         self.header.show_model(model)
         self._show_db_warning(model.db_warning)
@@ -343,6 +349,12 @@ class LivePage(QWidget):
         self.apply_layout(layout)
         layout.save(live_settings())
         self.refresh()
+
+    def heightForWidth(self, width: int) -> int:  # noqa: N802 (Qt override)
+        # No preferred height for a width: the banner's wrapped line would have the scroll
+        # frame make the page its preferred height (taller than a 768 px screen) rather than
+        # the screen's; the page takes the height it is given, down to its minimum.
+        return -1
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt override)
         super().showEvent(event)

@@ -54,7 +54,7 @@ class RunTable(FitTable):
         self.annotations: Annotations = {}
         self.setSortingEnabled(True)
         self.sortByColumn(1, Qt.SortOrder.DescendingOrder)
-        self.setMinimumHeight(200)
+        self.setMinimumHeight(120)  # three rows: the detail below keeps its room at 720 px
 
     def fill(self, rows: Sequence[RunRow], annotations: Annotations) -> None:
         """Show these runs (the sort order and the caller's selection are kept)."""

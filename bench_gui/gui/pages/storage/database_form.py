@@ -65,11 +65,12 @@ class DatabaseForm(QGroupBox):
         ):
             form.addRow(form_label(text, top=True), widget)
         layout.addLayout(form)
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.move_button)
-        buttons.addWidget(self.restore_button)
-        buttons.addStretch(1)
-        layout.addLayout(buttons)
+        # One button a row: side by side they would widen the column past a 1280 px screen.
+        for button in (self.move_button, self.restore_button):
+            row = QHBoxLayout()
+            row.addWidget(button)
+            row.addStretch(1)
+            layout.addLayout(row)
 
     def data(self) -> dict[str, Any]:
         """The ``database`` table of a layout document."""

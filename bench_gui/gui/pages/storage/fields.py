@@ -6,10 +6,13 @@ from collections.abc import Callable
 
 from PySide6.QtWidgets import QComboBox, QLineEdit
 
+from bench_gui.gui.widgets.page_parts import compact_combo
+
 
 def combo(items: tuple[tuple[str, str], ...], changed: Callable[[], None]) -> QComboBox:
-    """A combo of (value, label) items; ``changed`` runs on every new choice."""
-    box = QComboBox()
+    """A combo of (value, label) items; ``changed`` runs on every new choice. It may be
+    narrower than its longest label (the page's two columns fit a 1280 px screen)."""
+    box = compact_combo(QComboBox(), 8)
     for value, label in items:
         box.addItem(label, value)
     box.currentIndexChanged.connect(lambda _index: changed())

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 from bench_gui.core.storage import Layout
 from bench_gui.gui.pages.storage.fields import combo, edit, words
 from bench_gui.gui.pages.storage.members import MemberTable
-from bench_gui.gui.widgets.page_parts import ErrorLine, form_label
+from bench_gui.gui.widgets.page_parts import ErrorLine, compact_combo, form_label
 from bench_gui.remote.storage import BlockDevice
 
 LEVELS = (("single", "Single device"), ("0", "RAID 0"), ("1", "RAID 1"), ("10", "RAID 10"))
@@ -50,7 +50,7 @@ class LayoutForm(QGroupBox):
         self.name_edit = edit(changed, "bench volume", "bench volume")
         self.level_combo = combo(LEVELS, changed)
         self.backend_combo = combo(BACKENDS, changed)
-        self.chunk_combo = QComboBox()
+        self.chunk_combo = compact_combo(QComboBox(), 8)
         for kib in CHUNKS:
             self.chunk_combo.addItem(f"{kib} KiB chunk", kib)
         self.chunk_combo.setCurrentIndex(CHUNKS.index(512))

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 
 from bench_gui.core.storage import Layout, StoragePlan, build_plan, build_teardown, normalize_device
 from bench_gui.gui.pages.storage.evidence import muted_html, ok_html, refusals_html
-from bench_gui.gui.widgets.page_parts import form_label, mono_font
+from bench_gui.gui.widgets.page_parts import form_label, min_text_height, mono_font
 from bench_gui.remote.storage import Discovery, Refusal, check_layout, not_recorded_refusal
 
 PROGRESS_STEPS = 1000  # the run's progress bar counts in thousandths
@@ -67,7 +67,7 @@ class PlanView(QGroupBox):
         self.plan_text.setReadOnly(True)
         self.plan_text.setFont(mono_font())
         self.plan_text.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
-        self.plan_text.setMinimumHeight(300)
+        min_text_height(self.plan_text, 300)
         layout.addWidget(self.plan_text)
         self.check_label = QLabel("")
         self.check_label.setWordWrap(True)
@@ -178,11 +178,15 @@ class RunPanel(QGroupBox):
         buttons.addWidget(self.apply_button)
         buttons.addWidget(self.teardown_button)
         buttons.addStretch(1)
-        buttons.addWidget(self.cancel_button)
         layout.addLayout(buttons)
+        # The step and its Stop button share a row (the buttons' row fits a narrow column).
+        step = QHBoxLayout()
         self.step_label = QLabel("")
         self.step_label.setObjectName("muted")
-        layout.addWidget(self.step_label)
+        self.step_label.setWordWrap(True)
+        step.addWidget(self.step_label, 1)
+        step.addWidget(self.cancel_button)
+        layout.addLayout(step)
         self.progress_bar = QProgressBar()
         self.progress_bar.setRange(0, PROGRESS_STEPS)
         self.progress_bar.setTextVisible(False)
@@ -193,7 +197,7 @@ class RunPanel(QGroupBox):
         self.log_view.setReadOnly(True)
         self.log_view.setFont(mono_font())
         self.log_view.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
-        self.log_view.setMinimumHeight(200)
+        min_text_height(self.log_view, 200)
         self.log_view.setPlaceholderText("The live log of a run appears here.")
         layout.addWidget(self.log_view)
 

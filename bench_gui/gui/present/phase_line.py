@@ -1,0 +1,86 @@
+"""The Present view's phase line: where the run is, in one large line.
+
+A coloured chip with the phase (Ramp-up, Measuring, Finished...) and after it the step, the
+users and the countdown: "Step 6 of 8 · 48 users · 0:18 left". After the run: how many steps
+were measured and which one the tiles show; after a failure: why.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QWidget
+
+from bench_gui.gui.widgets.charts import format_duration
+from bench_gui.gui.widgets.elided import ElidedLabel
+from bench_gui.gui.widgets.page_parts import set_prop
+from bench_gui.services.live_model import LiveModel
+
+SEPARATOR = "  ·  "
+
+
+def phase_text(model: LiveModel, countdown: float | None) -> str:
+    """The words after the chip (``countdown``: seconds left in the phase, or None)."""
+    if model.phase == "failed":
+        return model.status_message or "the run could not go on"
+    if model.ended:
+        n = len(model.points)
+        if not n:
+            return "no step was measured"
+        parts = [f"{n} step{'s' if n != 1 else ''} measured"]
+        best = model.best_point()
+        if best is not None:
+            users = "user" if best.vus == 1 else "users"
+            parts.append(f"result: the best step, {best.vus} {users}")
+        return SEPARATOR.join(parts)
+    parts = []
+    if model.step_number is not None:
+        of = f" of {model.step_count}" if model.step_count else ""
+        parts.append(f"Step {model.step_number}{of}")
+    if model.vus:
+        parts.append(f"{model.vus} users")
+    if countdown is not None:
+        if model.phase == "rampup":
+            parts.append(f"measuring in {format_duration(countdown)}")
+        elif model.phase == "measure":
+            parts.append(f"{format_duration(countdown)} left")
+        elif model.phase == "baseline":
+            parts.append(f"{format_duration(countdown)} of idle power left")
+    return SEPARATOR.join(parts)
+
+
+def chip_phase(model: LiveModel) -> str:
+    """The chip's colour (the style sheet selects on it)."""
+    if model.phase in ("rampup", "measure", "failed"):
+        return model.phase
+    return "ended" if model.ended else "idle"
+
+
+class PhaseLine(QWidget):
+    """The chip and the line after it."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        row = QHBoxLayout(self)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.setSpacing(24)
+        self.chip = QLabel("Waiting")
+        self.chip.setObjectName("phaseChip")
+        self.chip.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        row.addWidget(self.chip, 0, Qt.AlignmentFlag.AlignVCenter)
+        self.text = ElidedLabel("")
+        self.text.setObjectName("phaseText")
+        row.addWidget(self.text, 1)
+        set_prop(self.chip, "phase", "idle")
+
+    def show_model(self, model: LiveModel, countdown: float | None) -> None:
+        self.chip.setText(model.phase_label)
+        set_prop(self.chip, "phase", chip_phase(model))
+        text = phase_text(model, countdown)
+        if text != self.text.text():
+            self.text.setText(text)
+            self.text.setToolTip(text)
+
+    @property
+    def line(self) -> str:
+        """The whole line as read (chip and text), for tests and logs."""
+        return f"{self.chip.text()}{SEPARATOR}{self.text.text()}".strip(" ·")

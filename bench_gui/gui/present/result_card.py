@@ -1,0 +1,176 @@
+"""The result card a booth shows between the runs of its loop: four figures, readable from 3 m.
+
+Best NOPM, p99 latency, how many times the rival storage's NOPM, and the cost per new order,
+each with a line saying where it comes from (:mod:`bench_gui.services.result_figures`), and a
+countdown to the next run. The text scales with the card, so it fills a 55" screen and still
+fits a 1280x720 one. The Present view shows it as an overlay (``show_overlay``); it never
+takes a click to go away.
+"""
+
+from __future__ import annotations
+
+import math
+
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QResizeEvent
+from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
+
+from bench_gui.services.result_figures import ResultFigures
+
+ACCENT = "#33b1ff"
+NOT_GIVEN = "—"
+
+STYLE = """
+QFrame#resultCard {
+    background-color: #161a22; border: 2px solid #33b1ff; border-radius: 18px;
+}
+QFrame#resultCard QLabel { background-color: transparent; }
+QFrame#figure { background-color: #1a1f29; border: 1px solid #2a3140; border-radius: 14px; }
+QLabel#cardTitle { color: #ffffff; font-weight: 700; }
+QLabel#cardSubtitle, QLabel#figureNote, QLabel#cardFooter { color: #93a0b8; }
+QLabel#figureTitle { color: #c9d1e0; font-weight: 600; }
+QLabel#figureValue { color: #ffffff; font-weight: 800; }
+QLabel#figureValue[accent="true"] { color: #33b1ff; }
+"""
+
+
+def format_ms(value: float | None) -> str:
+    """Milliseconds for the card: ``0.85 ms``, ``12.5 ms``, ``714 ms``, ``2.4 s``."""
+    if value is None or not math.isfinite(value):
+        return NOT_GIVEN
+    if value >= 1000:
+        return f"{value / 1000:.1f} s"
+    if value >= 100:
+        return f"{value:.0f} ms"
+    if value >= 10:
+        return f"{value:.1f} ms"
+    return f"{value:.2f} ms"
+
+
+def format_nopm(value: float | None) -> str:
+    if value is None or not math.isfinite(value):
+        return NOT_GIVEN
+    return f"{value:,.0f}"
+
+
+class Figure(QFrame):
+    """One of the card's four figures: a title, a big value, a note."""
+
+    def __init__(self, title: str, value: str, note: str, accent: bool = False) -> None:
+        super().__init__()
+        self.setObjectName("figure")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(24, 16, 24, 16)
+        layout.setSpacing(4)
+        self.title = QLabel(title)
+        self.title.setObjectName("figureTitle")
+        self.value = QLabel(value)
+        self.value.setObjectName("figureValue")
+        self.value.setProperty("accent", accent)
+        self.note = QLabel(note)
+        self.note.setObjectName("figureNote")
+        self.note.setWordWrap(True)
+        for label in (self.title, self.value, self.note):
+            # Long text is wrapped or clipped, never widening the card past the screen.
+            label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+            layout.addWidget(label)
+        layout.addStretch(1)
+
+
+class ResultCard(QFrame):
+    """A finished run's figures and the countdown to the next run (``seconds`` 0: none)."""
+
+    def __init__(
+        self,
+        figures: ResultFigures,
+        number: int,
+        total: int | None,
+        seconds: float,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.setObjectName("resultCard")
+        self._size_rules = ""
+        self.figures = figures
+        self.remaining = max(0, math.ceil(seconds))
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(36, 28, 36, 24)
+        layout.setSpacing(14)
+
+        of = f" of {total}" if total is not None else ""
+        self.title = QLabel(f"Run {number}{of}: result")
+        self.title.setObjectName("cardTitle")
+        self.subtitle = QLabel(figures.name)
+        self.subtitle.setObjectName("cardSubtitle")
+        for label in (self.title, self.subtitle):
+            label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+            layout.addWidget(label)
+
+        grid = QGridLayout()
+        grid.setSpacing(18)
+        p99_note = "all transactions, at the best step"
+        if figures.best_vus is not None:
+            p99_note = f"all transactions, at {figures.best_vus} users"
+        self.best = Figure("Best NOPM", format_nopm(figures.best_nopm), figures.best_note, True)
+        self.p99 = Figure("p99 latency", format_ms(figures.p99_ms), p99_note)
+        times, cost = figures.times_text or NOT_GIVEN, figures.cost_text or NOT_GIVEN
+        self.times = Figure("New orders a minute", times, figures.times_note)
+        self.cost = Figure("Cost per new order", cost, figures.cost_note)
+        self.figure_boxes = (self.best, self.p99, self.times, self.cost)
+        for i, box in enumerate(self.figure_boxes):
+            grid.addWidget(box, i // 2, i % 2)
+        layout.addLayout(grid, 1)
+
+        self.footer = QLabel("")
+        self.footer.setObjectName("cardFooter")
+        self.footer.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        layout.addWidget(self.footer)
+        self.timer = QTimer(self)
+        self.timer.setInterval(1000)
+        self.timer.timeout.connect(self._tick)
+        self._show_countdown()
+        if self.remaining > 0:
+            self.timer.start()
+        self._scale()
+
+    def _show_countdown(self) -> None:
+        self.footer.setText(f"Next run in {self.remaining} s" if self.remaining > 0 else "")
+
+    def _tick(self) -> None:
+        self.remaining = max(0, self.remaining - 1)
+        if self.remaining == 0:
+            self.timer.stop()
+            self.footer.setText("Next run starting…")
+            return
+        self._show_countdown()
+
+    def _scale(self) -> None:
+        """Text sized from the card's height (and width, so a long value still fits); set
+        through the style sheet, since the application's theme sets every widget's font size."""
+        height = max(300, self.height())
+        width = max(500, self.width())
+        value_px = int(min(height * 0.14, width * 0.068))
+        text_px = max(14, int(min(height * 0.032, width * 0.016)))
+        sizes = {
+            "figureValue": value_px,
+            "figureTitle": text_px,
+            "figureNote": text_px,
+            "cardTitle": int(text_px * 1.7),
+            "cardSubtitle": text_px,
+            "cardFooter": text_px,
+        }
+        rules = "".join(f"QLabel#{name} {{ font-size: {px}px; }}\n" for name, px in sizes.items())
+        if rules != self._size_rules:
+            self._size_rules = rules
+            self.setStyleSheet(STYLE + rules)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt override)
+        super().resizeEvent(event)
+        self._scale()
+
+    def texts(self) -> dict[str, str]:
+        """Each figure's value as shown (for tests and the log)."""
+        return {box.title.text(): box.value.text() for box in self.figure_boxes}
+
+
+__all__ = ["ResultCard", "format_ms", "format_nopm"]

@@ -1,0 +1,118 @@
+"""How the main window builds each page, the first time it is shown (or asked for).
+
+Each page's module is imported here, in its maker, so the window opens without the modules
+of the pages nobody has opened yet. A maker connects the page to the window and to the pages
+it works with (the Targets page's saved hosts are the Workload page's driver hosts, the
+Database page proposes for the Workload page's plan...).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from PySide6.QtWidgets import QWidget
+
+if TYPE_CHECKING:
+    from bench_gui.gui.main_window import MainWindow
+
+
+def workload(window: MainWindow) -> QWidget:
+    from bench_gui.gui.pages.workload import WorkloadPage
+
+    page = WorkloadPage()
+    page.start_requested.connect(window.start_run)
+    page.build_requested.connect(lambda plan: window.start_task("build", plan))
+    page.check_requested.connect(lambda plan: window.start_task("check", plan))
+    page.cancel_requested.connect(window.stop_task)
+    targets = window.built("Targets")
+    if targets is not None:
+        page.set_driver_targets(targets.target_names())  # type: ignore[attr-defined]
+    return page
+
+
+def live(window: MainWindow) -> QWidget:
+    from bench_gui.gui.pages.live import LivePage
+
+    page = LivePage()
+    page.stop_requested.connect(window.stop_task)
+    page.open_session_requested.connect(window.open_last_session)
+    page.present_requested.connect(window.toggle_present)
+    return page
+
+
+def sessions(window: MainWindow) -> QWidget:
+    from bench_gui.gui.pages.sessions import SessionsPage
+
+    return SessionsPage(window.store)
+
+
+def compare(window: MainWindow) -> QWidget:
+    from bench_gui.gui.pages.compare import ComparePage
+
+    page = ComparePage(window.store)
+    page.status.connect(window.page_status("Compare"))
+    return page
+
+
+def database(window: MainWindow) -> QWidget:
+    from bench_gui.gui.pages.database import DatabasePage
+
+    page = DatabasePage(window.store, plan_provider=lambda: window.workload_page.plan_data())
+    page.status.connect(window.page_status("Database"))
+    return page
+
+
+def targets(window: MainWindow) -> QWidget:
+    from bench_gui.gui.pages.targets import TargetsPage
+
+    page = TargetsPage(plan_source=lambda: window.workload_page.current_plan())
+    page.status.connect(window.page_status("Targets"))
+    page.targets_changed.connect(window.workload_page.set_driver_targets)
+    page.targets_changed.connect(lambda _names: reload_storage_targets(window))
+    window.workload_page.set_driver_targets(page.target_names())
+    return page
+
+
+def storage(window: MainWindow) -> QWidget:
+    from bench_gui.gui.pages.storage import StoragePage
+
+    page = StoragePage()
+    page.status.connect(window.page_status("Storage"))
+    return page
+
+
+def reload_storage_targets(window: MainWindow) -> None:
+    """The Storage page lists the saved targets too: it reads them again (if it is built)."""
+    page = window.built("Storage")
+    if page is not None:
+        page.reload_targets()  # type: ignore[attr-defined]
+
+
+MAKERS: dict[str, Callable[[MainWindow], QWidget]] = {
+    "Workload": workload,
+    "Live": live,
+    "Sessions": sessions,
+    "Compare": compare,
+    "Database": database,
+    "Targets": targets,
+    "Storage": storage,
+}
+
+
+def make(window: MainWindow, name: str) -> QWidget:
+    """Build the page ``name`` for ``window`` (KeyError for a name no maker knows)."""
+    try:
+        maker = MAKERS[name]
+    except KeyError:
+        raise KeyError(f"no page named {name!r} (the pages: {', '.join(MAKERS)})") from None
+    return maker(window)
+
+
+def saved_target_names() -> list[str]:
+    """The names in the app's ``targets.toml`` (loads the SSH library: call it off the GUI
+    thread)."""
+    from bench_gui.remote.targets import TARGETS_FILE, load_targets
+    from bench_gui.store.paths import data_dir
+
+    return sorted(load_targets(data_dir() / TARGETS_FILE))

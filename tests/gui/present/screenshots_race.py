@@ -1,0 +1,159 @@
+"""Screenshots of a replayed race and of the result card (not a test: run it by hand).
+
+    xvfb-run -a -s "-screen 0 1920x1080x24" \
+        .venv/bin/python -m tests.gui.present.screenshots_race artifacts
+
+Stores two sweeps the way the runner stores them (scripted events, one sample a second: an
+NVMe array and an HDD array with a quarter of its throughput and more noise, and a price for
+the NVMe drives), then drives the booth (a loop of 3 replays, the second run failing) on the
+Present view and on the RacePanel, at 1920x1080 and 1366x768: the race mid-way through a step
+(the ratio, the ghost curve), the end state with the result card over the race, and the
+corner error.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any
+
+SIZES = ((1920, 1080), (1366, 768))
+
+
+def _slow(events: list[Any], factor: float) -> list[Any]:
+    """The same sweep at ``factor`` of the throughput (the HDD array)."""
+    for event in events:
+        for key in ("nopm_db", "nopm_driver", "tpm_db", "tpm_driver"):
+            if event.kind == "sample" and isinstance(event.data.get(key), float):
+                event.data[key] *= factor
+        summary = event.data.get("summary")
+        if isinstance(summary, dict):
+            for key in ("nopm", "tpm", "nopm_driver"):
+                summary[key] *= factor
+            latency = summary.get("latency_ms", {}).get("all", {})
+            for key in list(latency):
+                latency[key] *= 9
+    return events
+
+
+class PausingClock:
+    """A VirtualClock that holds the replay once its time reaches ``pause_at`` (stored
+    seconds since the run began) until ``resume`` is set: the screenshot of a race mid-way."""
+
+    def __init__(self, pause_at: float) -> None:
+        from bench_gui.services.pacing import VirtualClock
+
+        self.inner = VirtualClock()
+        self.pause_at = pause_at
+        self.paused = threading.Event()
+        self.resume = threading.Event()
+
+    def now(self) -> float:
+        return self.inner.now()
+
+    def wait(self, seconds: float, stop: threading.Event) -> bool:
+        cut = self.inner.wait(seconds, stop)
+        if self.inner.time >= self.pause_at and not self.resume.is_set():
+            self.paused.set()
+            while not self.resume.wait(0.05):
+                if stop.is_set():
+                    return True
+        return cut
+
+
+def main(out_dir: str) -> int:
+    os.environ.setdefault("BENCH_GUI_DATA_DIR", tempfile.mkdtemp(prefix="bench-gui-shots-"))
+    from PySide6.QtWidgets import QApplication, QWidget
+
+    from bench_gui.core.economics import ArrayInput, DevicePrice
+    from bench_gui.gui.app import apply_theme
+    from bench_gui.gui.present.booth import Booth
+    from bench_gui.gui.present.race_panel import RacePanel
+    from bench_gui.gui.present.view import PresentView
+    from bench_gui.services.booth import BoothOptions, booth_setup
+    from bench_gui.services.run import RunError
+    from bench_gui.store import SessionStore
+    from tests._fixtures.scripted import sweep_events
+    from tests._fixtures.seed_sessions import store_session
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    app = QApplication(sys.argv[:1])
+    apply_theme(app)
+    store = SessionStore(Path(os.environ["BENCH_GUI_DATA_DIR"]) / "sessions.sqlite3")
+    vus = (8, 16, 32, 64)
+    fast = store_session(
+        store,
+        "NVMe RAID 10 (4 x 3.84 TB)",
+        sweep_events(vus=vus, rampup_s=10, duration_s=40, noise=0.04, seed=3),
+    )
+    slow = store_session(
+        store,
+        "HDD array (16 x 15K SAS)",
+        _slow(sweep_events(vus=vus, rampup_s=10, duration_s=40, noise=0.12, seed=8), 0.24),
+    )
+    store.add_device_price(DevicePrice("NVMe 3.84TB", 689.0, "USD", "2025-05-01", "web shops"))
+    store.set_run_array(fast, ArrayInput(device="NVMe 3.84TB", count=4))
+
+    def settle() -> None:
+        for _ in range(40):
+            app.processEvents()
+
+    screens: tuple[tuple[str, Any], ...] = (("present", PresentView), ("panel", RacePanel))
+    for width, height in SIZES:
+        for kind, make in screens:
+            screen: QWidget = make()
+            screen.resize(width, height)
+            screen.show()
+            # Step 3 of run 1, 30 s into its 50 s (the steps start about 50.7 s apart).
+            clock = PausingClock(pause_at=(2 * 50.7 + 0.5 + 30) / 10)  # at 10x
+            setup = booth_setup(
+                BoothOptions(replay=(str(fast), str(slow)), speed=10, runs=3, card_seconds=15),
+                store,
+                clock=clock,  # type: ignore[arg-type]
+            )
+            inner = setup.run_factory
+
+            def factory(number: int, inner: Any = inner) -> Any:
+                if number == 2:
+                    raise RunError("cannot connect to the database: connection refused")
+                return inner(number)
+
+            setup.run_factory = factory
+            booth = Booth(setup, screen)  # type: ignore[arg-type]
+            done: list[Any] = []
+            booth.finished.connect(done.append)
+            booth.start()
+            while not clock.paused.is_set():
+                app.processEvents()
+                if done:
+                    raise SystemExit("the replay ended before the pause: check pause_at")
+            settle()
+            booth.update_race()
+            screen.refresh()  # type: ignore[attr-defined]
+            settle()
+            name = f"{kind}_race_{width}x{height}.png"
+            screen.grab().save(str(out / name))
+            sys.stdout.write(f"{name}: {screen.ratio_text}\n")  # type: ignore[attr-defined]
+            clock.resume.set()
+            while not done:
+                app.processEvents()
+            booth.shutdown(30)
+            settle()
+            name = f"{kind}_card_{width}x{height}.png"
+            screen.grab().save(str(out / name))
+            sys.stdout.write(f"{name}: {done[0]} | {booth.errors}\n")
+            screen.show_overlay(None)  # type: ignore[attr-defined]
+            screen.show_corner_error(booth.errors[0])  # type: ignore[attr-defined]
+            settle()
+            screen.grab().save(str(out / f"{kind}_error_{width}x{height}.png"))
+            screen.close()
+    store.close()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1] if len(sys.argv) > 1 else "artifacts"))

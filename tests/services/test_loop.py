@@ -1,0 +1,365 @@
+"""The booth loop: runs N times or forever, a card between runs, errors never stop it.
+
+Runs are real: stored sessions replayed (no database), or real sweeps on the test PostgreSQL;
+failures are injected through the run factory. Waits go to a VirtualClock, never to sleep.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bench_gui.agent.protocol import Event
+from bench_gui.services.live_model import LiveModel
+from bench_gui.services.loop import (
+    LoopController,
+    LoopError,
+    LoopFinished,
+    LoopItem,
+    ResultCard,
+    RunEnded,
+    RunEvent,
+    RunLike,
+    RunStarted,
+    parse_runs,
+)
+from bench_gui.services.pacing import VirtualClock
+from bench_gui.services.race import load_rival
+from bench_gui.services.replay import ReplayController
+from bench_gui.services.result_figures import result_figures
+from bench_gui.services.run import RunController, RunError
+from bench_gui.store import SessionStore
+from tests._fixtures.pg import Clone
+from tests._fixtures.scripted import sweep_events
+from tests._fixtures.seed_sessions import build_seed000, store_session
+from tests.services.test_run import pg_plan
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[SessionStore]:
+    opened = SessionStore(tmp_path / "sessions.sqlite3")
+    yield opened
+    opened.close()
+
+
+class BrokenMidway:
+    """A run that streams a few events of a stored session, then loses its target."""
+
+    def __init__(self, inner: ReplayController, after: int) -> None:
+        self.inner = inner
+        self.after = after
+        self.session_id = inner.session_id
+
+    def events(self) -> Iterator[Event]:
+        for i, event in enumerate(self.inner.events()):
+            if i == self.after:
+                raise RunError("the database server closed the connection unexpectedly")
+            yield event
+
+    def stop(self) -> None:
+        self.inner.stop()
+
+
+def kinds(items: list[LoopItem]) -> list[str]:
+    """The loop's items without the run events, as short words."""
+    out = []
+    for item in items:
+        if isinstance(item, RunStarted):
+            out.append(f"start {item.number}")
+        elif isinstance(item, RunEnded):
+            out.append(f"end {item.number} {item.status}")
+        elif isinstance(item, LoopError):
+            out.append(f"error {item.number} retry {item.retry_in_s:g}")
+        elif isinstance(item, ResultCard):
+            out.append(f"card {item.number} {item.seconds:g}")
+        elif isinstance(item, LoopFinished):
+            out.append(f"finished {item.runs} ok {item.ok} failed {item.failed}")
+    return out
+
+
+def test_the_loop_carries_on_after_errors_and_stops_after_n_runs(store: SessionStore) -> None:
+    hdd, ssd = build_seed000(store)
+    rival = load_rival(store, hdd)
+    replays = VirtualClock()
+    recoveries: list[int] = []
+
+    def factory(number: int) -> RunLike:
+        replay = ReplayController(store, ssd, speed=100, clock=replays)
+        if number == 2:
+            raise RunError("cannot connect to the database: connection refused")
+        if number == 3:
+            return BrokenMidway(replay, after=5)
+        return replay
+
+    def recover() -> str:
+        recoveries.append(1)
+        return "the demo target had stopped: started it again"
+
+    clock = VirtualClock()
+    loop = LoopController(
+        factory,
+        runs=4,
+        card_seconds=12,
+        card_for=lambda sid: result_figures(store, sid, rival),
+        recover=recover,
+        clock=clock,
+    )
+    items = list(loop.items())
+    assert kinds(items) == [
+        "start 1",
+        "end 1 ok",
+        "card 1 12",
+        "start 2",
+        "error 2 retry 5",
+        "start 3",
+        "error 3 retry 10",  # the second failure in a row waits twice as long
+        "start 4",
+        "end 4 ok",
+        "card 4 0",  # the last card stays: no next run to wait for
+        "finished 4 ok 2 failed 2",
+    ]
+    assert clock.waits == [12, 5, 10]
+    assert len(recoveries) == 2
+    errors = [i for i in items if isinstance(i, LoopError)]
+    assert errors[0].message == (
+        "run 2 failed: cannot connect to the database: connection refused; the demo target had"
+        " stopped: started it again; next run in 5 s"
+    )
+    assert errors[1].message.startswith(
+        "run 3 failed: the database server closed the connection unexpectedly"
+    )
+    # Run 3's first events reached the screen before it broke; runs 1 and 4 came whole.
+    per_run = {
+        n: [i.event for i in items if isinstance(i, RunEvent) and i.number == n] for n in (1, 3, 4)
+    }
+    assert len(per_run[3]) == 5
+    assert len(per_run[1]) == len(per_run[4]) > 5
+    cards = [i for i in items if isinstance(i, ResultCard)]
+    assert cards[0].figures.best_nopm == 86_654
+    assert cards[0].figures.times_text == "29X"
+    assert (loop.started, loop.ok, loop.failed) == (4, 2, 2)
+
+
+def test_backoff_is_capped_and_starts_again_after_a_good_run(store: SessionStore) -> None:
+    run_id = store_session(store, "SATA SSD", sweep_events(vus=(2,)))
+    outcomes = iter("ffffffgfgf")  # f: the run fails to start, g: a good run
+
+    def factory(_number: int) -> RunLike:
+        if next(outcomes) == "f":
+            raise RunError("target unreachable")
+        return ReplayController(store, run_id, speed=50, clock=VirtualClock())
+
+    clock = VirtualClock()
+    loop = LoopController(factory, runs=10, card_seconds=0, clock=clock, max_backoff_s=60)
+    items = list(loop.items())
+    retries = [i.retry_in_s for i in items if isinstance(i, LoopError)]
+    # Doubling, capped at 60 s; back to 5 s after a good run; none after the last run.
+    assert retries == [5, 10, 20, 40, 60, 60, 5, 0]
+    assert clock.waits == [5, 10, 20, 40, 60, 60, 5]
+    assert kinds(items)[-1] == "finished 10 ok 2 failed 8"
+
+
+def test_forever_runs_until_stopped(store: SessionStore) -> None:
+    run_id = store_session(store, "NVMe", sweep_events(vus=(2, 4)))
+    clock = VirtualClock()
+    loop = LoopController(
+        lambda _n: ReplayController(store, run_id, speed=20, clock=VirtualClock()),
+        runs=None,
+        card_seconds=30,
+        card_for=lambda sid: result_figures(store, sid, None),
+        clock=clock,
+    )
+    clock.on_wait = lambda _s: loop.stop() if len(clock.waits) == 3 else None
+    items = list(loop.items())
+    assert [i.number for i in items if isinstance(i, RunStarted)] == [1, 2, 3]
+    assert [i.total for i in items if isinstance(i, RunStarted)] == [None, None, None]
+    final = items[-1]
+    assert isinstance(final, LoopFinished)
+    assert (final.runs, final.ok, final.stopped) == (3, 3, True)
+
+
+def test_stop_during_a_run_stops_that_run(store: SessionStore) -> None:
+    run_id = store_session(store, "NVMe", sweep_events(vus=(2, 4, 8)))
+    replays = VirtualClock()
+    loop = LoopController(
+        lambda _n: ReplayController(store, run_id, speed=1, clock=replays),
+        runs=5,
+        clock=VirtualClock(),
+    )
+    replays.on_wait = lambda _s: loop.stop() if len(replays.waits) == 4 else None
+    items = list(loop.items())
+    assert kinds(items) == ["start 1", "finished 1 ok 0 failed 0"]
+    assert 0 < sum(isinstance(i, RunEvent) for i in items) < len(sweep_events(vus=(2, 4, 8)))
+
+
+def test_a_failed_replayed_run_and_a_card_that_cannot_be_made_are_errors(
+    store: SessionStore,
+) -> None:
+    failed = store_session(store, "lost target", sweep_events(vus=(2, 4), status="failed"))
+    good = store_session(store, "good", sweep_events(vus=(2,)))
+
+    def card(session_id: int) -> Any:
+        raise ValueError(f"session {session_id} has no array")
+
+    def recover() -> str:
+        raise RuntimeError("pg_ctl: could not start server")
+
+    loop = LoopController(
+        lambda n: ReplayController(
+            store, failed if n == 1 else good, speed=100, clock=VirtualClock()
+        ),
+        runs=2,
+        card_for=card,
+        recover=recover,
+        clock=VirtualClock(),
+    )
+    items = list(loop.items())
+    assert kinds(items) == [
+        "start 1",
+        "error 1 retry 5",
+        "start 2",
+        "end 2 ok",
+        "error 2 retry 0",
+        "finished 2 ok 1 failed 1",
+    ]
+    errors = [i.message for i in items if isinstance(i, LoopError)]
+    assert errors[0] == (
+        "run 1 failed: the run failed; could not put the target right: pg_ctl: could not start"
+        " server; next run in 5 s"
+    )
+    assert errors[1] == f"run 2: no result card (session {good} has no array)"
+
+
+@pytest.mark.integration
+def test_real_sweeps_loop_around_an_injected_failure(
+    pg_server: Any, tpcc_db: Clone, store: SessionStore
+) -> None:
+    """Real runs on the test PostgreSQL; the second run's target is refused in between."""
+    database = tpcc_db("booth_loop")
+    plan = pg_plan(pg_server, database, virtual_users=[1], rampup_s=1, duration_s=3)
+
+    def factory(number: int) -> RunLike:
+        if number == 2:
+            raise RunError("cannot connect to the database: the booth's server is rebooting")
+        return RunController(plan, store)
+
+    clock = VirtualClock()
+    loop = LoopController(
+        factory,
+        runs=3,
+        card_seconds=8,
+        card_for=lambda sid: result_figures(store, sid, None),
+        clock=clock,
+    )
+    model = LiveModel()
+    items = []
+    for item in loop.items():
+        items.append(item)
+        if isinstance(item, RunStarted):
+            model.reset()
+        elif isinstance(item, RunEvent):
+            model.feed(item.event)
+    assert kinds(items) == [
+        "start 1",
+        "end 1 ok",
+        "card 1 8",
+        "start 2",
+        "error 2 retry 5",
+        "start 3",
+        "end 3 ok",
+        "card 3 0",
+        "finished 3 ok 2 failed 1",
+    ]
+    sessions = [i.session_id for i in items if isinstance(i, RunEnded)]
+    assert len(set(sessions)) == 2
+    for session_id in sessions:
+        assert session_id is not None
+        assert store.get_run(session_id).status == "complete"
+    card = [i for i in items if isinstance(i, ResultCard)][-1].figures
+    assert card.best_nopm == store.steps(sessions[-1])[0].nopm
+    assert card.best_nopm is not None
+    assert card.best_nopm > 0
+    assert model.phase == "ok"  # the last run went through the live path whole
+
+
+# Run in a process of its own: the demo server is a process-wide singleton, stopped at exit.
+DEMO_KILL_SCRIPT = """
+import json, os, signal, sys, time
+from pathlib import Path
+import psutil, psycopg
+from bench_gui.remote.demo import restart_demo_if_down, start_demo
+from bench_gui.services.loop import demo_recovery
+
+folder = Path(sys.argv[1])
+demo = start_demo(folder)
+out = {"restart_when_up": restart_demo_if_down(), "recovery_when_up": demo_recovery()}
+pid = int((demo.data_directory / "postmaster.pid").read_text().split()[0])
+os.kill(pid, signal.SIGQUIT)  # an immediate shutdown, as a crash leaves it
+deadline = time.monotonic() + 30
+while time.monotonic() < deadline:
+    try:
+        if psutil.Process(pid).status() == psutil.STATUS_ZOMBIE:
+            break
+    except psutil.NoSuchProcess:
+        break
+    time.sleep(0.05)
+try:
+    psycopg.connect(start_demo(folder).conninfo("postgres")).close()
+    out["reachable_when_dead"] = True
+except psycopg.OperationalError:
+    out["reachable_when_dead"] = False
+out["recovery"] = demo_recovery()
+with psycopg.connect(start_demo(folder).conninfo("postgres")) as conn:
+    out["select"] = conn.execute("SELECT 1").fetchone()[0]
+print(json.dumps(out))
+"""
+
+
+def test_a_dead_demo_server_is_started_again(tmp_path: Path) -> None:
+    """The embedded demo target killed under the booth: the loop's recovery starts it again."""
+    proc = subprocess.run(
+        [sys.executable, "-c", DEMO_KILL_SCRIPT, str(tmp_path / "demo-postgres")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert json.loads(proc.stdout.strip().splitlines()[-1]) == {
+        "restart_when_up": False,
+        "recovery_when_up": "",
+        "reachable_when_dead": False,
+        "recovery": "the demo target had stopped: started it again",
+        "select": 1,
+    }
+
+
+@pytest.mark.parametrize(
+    ("text", "runs"), [("3", 3), ("1", 1), ("forever", None), (" Forever ", None)]
+)
+def test_parse_runs(text: str, runs: int | None) -> None:
+    assert parse_runs(text) == runs
+
+
+@pytest.mark.parametrize("text", ["0", "-2", "three", "", "2.5"])
+def test_parse_runs_refuses(text: str) -> None:
+    with pytest.raises(ValueError, match="--loop takes a number of runs"):
+        parse_runs(text)
+
+
+def test_bad_loop_settings_are_refused() -> None:
+    def never(_n: int) -> RunLike:
+        raise AssertionError("no run should start")
+
+    with pytest.raises(ValueError, match="a loop runs at least once"):
+        LoopController(never, runs=0)
+    with pytest.raises(ValueError, match="the result card's time cannot be negative"):
+        LoopController(never, card_seconds=-1)
+    with pytest.raises(ValueError, match="the result card's time must be a number"):
+        LoopController(never, card_seconds=float("inf"))
