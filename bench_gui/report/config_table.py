@@ -104,6 +104,7 @@ class SystemFacts:
     description: Any = None  # the author's description of the storage, if entered
     vus: list[int] = field(default_factory=list)  # user counts of its complete steps
     step_facts: dict[str, Any] = field(default_factory=dict)  # the first step's summary
+    end_facts: dict[str, Any] = field(default_factory=dict)  # the schema as the run left it
 
     @property
     def inventory(self) -> dict[str, Any]:
@@ -143,6 +144,7 @@ def gather(store: SessionStore, run_id: int) -> SystemFacts:
         description=storage_description(store, run_id),
         vus=[s.vus for s in steps if s.complete],
         step_facts=dict(steps[0].summary) if steps else {},
+        end_facts=_dict(steps[-1].summary.get("after_run")) if steps else {},
     )
 
 
@@ -359,23 +361,42 @@ def workload(f: SystemFacts) -> dict[str, str | None]:
     }
 
 
+def _size_text(size: Any) -> str | None:
+    """A database size in the unit a reader takes in at a glance (MiB under 1 GiB)."""
+    if not isinstance(size, int | float) or size <= 0:
+        return None
+    if size < GIB:
+        return f"{size / 1024**2:,.0f} MiB"
+    return f"{size / GIB:,.1f} GiB"
+
+
 def schema_rows(f: SystemFacts) -> tuple[dict[str, str | None], bool]:
-    """Rows per table and the database size; True when the rows were counted, not derived."""
+    """Rows per table and the database size; True when the rows were counted, not derived.
+
+    A table whose rows the agent estimated (``pg_class.reltuples`` after ANALYZE, on a large
+    database) is marked with "≈"; the size the run left the database at is its own row.
+    """
     counted = _dict(f.agent.get("table_rows")) or _dict(f.step_facts.get("table_rows"))
+    methods = _dict(f.agent.get("table_rows_method")) or _dict(
+        f.step_facts.get("table_rows_method")
+    )
     size = f.agent.get("database_size_bytes") or f.step_facts.get("database_size_bytes")
     out: dict[str, str | None] = {}
     warehouses = f.workload.get("warehouses")
     for table in TABLES:
         if table in counted and isinstance(counted[table], int | float):
-            out[table] = f"{int(counted[table]):,}"
+            mark = "≈ " if methods.get(table) == "estimate" else ""
+            out[table] = f"{mark}{int(counted[table]):,}"
         elif table == "item":
             out[table] = f"{ITEMS:,}" if isinstance(warehouses, int) else None
         elif isinstance(warehouses, int) and table in ROWS_PER_WAREHOUSE:
             out[table] = f"{ROWS_PER_WAREHOUSE[table] * warehouses:,}"
         else:
             out[table] = None
-    if isinstance(size, int | float) and size > 0:
-        out["Database size"] = f"{size / GIB:,.1f} GiB"
+    if (text := _size_text(size)) is not None:
+        out["Database size"] = text
+    if (after := _size_text(f.end_facts.get("database_size_bytes"))) is not None:
+        out["Database size after the run"] = after
     return out, bool(counted)
 
 
@@ -507,12 +528,16 @@ def config_tables(facts: Sequence[SystemFacts], short: Mapping[int, str]) -> Con
     schema_values = {f.id: schema_rows(f) for f in facts}
     counted = any(c for _, c in schema_values.values())
     sized = any("Database size" in v for v, _ in schema_values.values())
-    labels = [*TABLES, "Database size"]
+    labels = [*TABLES, "Database size", "Database size after the run"]
     schema_items: list[Item] = [
         (label, {sid: schema_values[sid][0].get(label) for sid in ids}) for label in labels
     ]
+    estimated = any(
+        v.startswith("≈") for vals, _ in schema_values.values() for v in vals.values() if v
+    )
     schema_notes = [
-        "Rows counted in the database when the run started."
+        "Rows counted in the database when the run started"
+        + ("; ≈: estimated by the database's statistics after ANALYZE." if estimated else ".")
         if counted
         else "Rows as the TPROC-C build creates them for the warehouse count (order_line: 5 to"
         " 15 lines per order, 10 on average)."

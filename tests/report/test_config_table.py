@@ -5,9 +5,11 @@ built or as the author described it, only the OS knobs that matter."""
 from __future__ import annotations
 
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 
 from bench_gui.report import build_report, write_report
+from bench_gui.report.config_table import gather, schema_rows
 from bench_gui.report.model import Report
 from bench_gui.report.parts import Cell, Table
 from bench_gui.store import SessionStore
@@ -193,3 +195,26 @@ def test_sessions_imported_from_hammerdb(store: SessionStore) -> None:
     assert "Driver processes" not in rows  # a bench-gui setting: HammerDB's is not known
     assert rows["Warehouses"][0].text == "8"
     assert rows_of(r.tables["config_schema"])["stock"][0].text == "800,000"
+
+
+def test_schema_sizes_and_estimated_rows_are_said_as_such(store: SessionStore) -> None:
+    hdd, _ssd = build_seed000(store)
+    facts = gather(store, hdd)
+    facts = replace(
+        facts,
+        step_facts={
+            "database_size_bytes": 142_382_783,
+            "table_rows": {"order_line": 299_643, "stock": 100_000},
+            "table_rows_method": {"order_line": "estimate", "stock": "exact"},
+        },
+        end_facts={"database_size_bytes": 3 * 1024**3},
+    )
+    rows, counted = schema_rows(facts)
+    assert counted
+    assert rows["order_line"] == "≈ 299,643"
+    assert rows["stock"] == "100,000"
+    assert rows["Database size"] == "136 MiB"
+    assert rows["Database size after the run"] == "3.0 GiB"
+    bare, _ = schema_rows(replace(facts, step_facts={}, end_facts={}))
+    assert "Database size" not in bare
+    assert "Database size after the run" not in bare

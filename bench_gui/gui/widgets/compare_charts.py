@@ -54,6 +54,8 @@ class OverlayChart(ChartCard):
         self._items: list[pg.GraphicsObject] = []
         self.spec: ChartSpec | None = None
         self.saturation_marks: dict[str, int] = {}  # series label -> user count marked
+        # series label -> the heaviest load of a sweep that never saturated (an open triangle)
+        self.unsaturated_marks: dict[str, int] = {}
         self.clear()
 
     def clear(self) -> None:
@@ -62,6 +64,7 @@ class OverlayChart(ChartCard):
         self._items = []
         self.spec = None
         self.saturation_marks = {}
+        self.unsaturated_marks = {}
         self.set_legend([])
         self.plot.getAxis("bottom").setTicks([[], []])
         self._show_empty(self.empty_message, (-0.5, 4.5))
@@ -98,6 +101,8 @@ class OverlayChart(ChartCard):
             self._add(curve)
             label = series.label + (" (baseline)" if series.baseline else "")
             legend.append((label, color, "marker"))
+            if series.unsaturated is not None and series.unsaturated in cats:
+                self._mark_unsaturated(series.label, series.unsaturated, cats, series.values, color)
             if series.saturation is not None and series.saturation in cats:
                 i = cats.index(series.saturation)
                 value = series.values[i]
@@ -126,6 +131,8 @@ class OverlayChart(ChartCard):
                 self._add(text)
                 self.saturation_marks[series.label] = series.saturation
         legend.append(("saturation point", MUTED, "ring"))
+        if self.unsaturated_marks:
+            legend.append(("not saturated (heaviest load tested)", MUTED, "triangle"))
         self.set_legend(legend)
         if top <= 0 or not cats:
             self._show_empty("No values to show", (-0.5, max(len(cats), 1) - 0.5))
@@ -134,10 +141,36 @@ class OverlayChart(ChartCard):
         self.plot.setXRange(-0.5, len(cats) - 0.5, padding=0)
         self.plot.setYRange(0, top * 1.22, padding=0)
 
+    def _mark_unsaturated(
+        self, label: str, vus: int, cats: list[int], values: list[float | None], color: str
+    ) -> None:
+        """An open triangle over the heaviest load of a sweep that ended before saturating,
+        labelled "not reached by N users": never drawn as a saturation point (as the reports)."""
+        i = cats.index(vus)
+        value = values[i]
+        if value is None or not math.isfinite(value):
+            return
+        mark = pg.ScatterPlotItem(
+            [float(i)],
+            [float(value)],
+            symbol="t1",  # a triangle pointing up: the load could have gone higher
+            size=22,
+            brush=pg.mkBrush(BACKGROUND),
+            pen=pg.mkPen(color, width=2.5),
+        )
+        self._add(mark)
+        # At the right edge the label ends at the point, so it is never cut off.
+        anchor = (1.0, 1.6) if i == len(cats) - 1 and len(cats) > 1 else (0.5, 1.6)
+        text = pg.TextItem(f"not reached by {vus} users", color=color, anchor=anchor)
+        text.setFont(_font(13, bold=True))
+        text.setPos(i, value)
+        self._add(text)
+        self.unsaturated_marks[label] = vus
+
     def set_legend(self, entries: Sequence[tuple[str, str, str]]) -> None:
         parts = []
         for label, color, kind in entries:
-            glyph = "◯" if kind == "ring" else "━●━"
+            glyph = {"ring": "◯", "triangle": "△"}.get(kind, "━●━")
             parts.append(
                 f'<span style="color:{color}; font-size:17px;">{glyph}</span>'
                 f'<span style="color:#c9d1e0;">&nbsp;{label}</span>'

@@ -82,8 +82,11 @@ def test_the_log_tab_shows_filters_and_searches_the_log(
     assert any(r.message.startswith("idle power") for r in view.shown_rows())  # the agent's
 
     view.set_filter("Commands")
-    assert [r.message for r in view.shown_rows()] == [e.format() for e in COMMANDS]
-    assert view.count_label.text() == f"3 of {len(stored)} lines"
+    # The run's own commands (the inventory it collected on this machine), then the test's.
+    commands = [line.message for line in stored if line.level == "command"]
+    assert commands[-3:] == [e.format() for e in COMMANDS]
+    assert [r.message for r in view.shown_rows()] == commands
+    assert view.count_label.text() == f"{len(commands)} of {len(stored)} lines"
     mono = view.proxy.index(0, 2).data(Qt.ItemDataRole.FontRole)
     assert mono.fixedPitch() or "mono" in mono.family().lower()
     assert view.proxy.index(0, 0).data(Qt.ItemDataRole.FontRole) is None
@@ -108,7 +111,7 @@ def test_log_lines_are_copied_and_saved(
 ) -> None:
     view = page.log_view
     page.tabs.setCurrentIndex(TAB_LOG)
-    view.set_filter("Commands")
+    view.set_filter("Commands", "[db1]")  # the test's commands, not the run's inventory
     view.table.selectRow(0)
     view.table.selectionModel().select(
         view.proxy.index(2, 0),

@@ -18,11 +18,9 @@ from typing import Any
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QGuiApplication, QShowEvent
 from PySide6.QtWidgets import (
-    QComboBox,
     QDoubleSpinBox,
     QFormLayout,
     QGroupBox,
-    QLineEdit,
     QScrollArea,
     QSplitter,
     QVBoxLayout,
@@ -31,7 +29,9 @@ from PySide6.QtWidgets import (
 
 from bench_gui.core.saturation import DEFAULT_MIN_GAIN_PCT, StopConditions
 from bench_gui.gui.pages.compare.export_menu import ExportButton
+from bench_gui.gui.pages.compare.export_options import ExportOptionsBox
 from bench_gui.gui.pages.compare.prices import PAGE_NOTE, PriceBox, PriceInputs
+from bench_gui.gui.pages.compare.report_notes import ExportGate
 from bench_gui.gui.pages.compare.results import ComparisonView
 from bench_gui.gui.pages.compare.session_picker import SessionPicker
 from bench_gui.gui.widgets.page_parts import ErrorLine, PageHeader, page_layout
@@ -77,7 +77,8 @@ class ComparePage(QWidget):
         self.subtitle = self.header.subtitle
         self.export_button = ExportButton(self._default_name)
         self.export_button.setEnabled(False)
-        self.export_button.report_file_chosen.connect(self.export_report)
+        # The author's notes are shown (once per comparison) before a report file is written.
+        self.export_button.report_file_chosen.connect(lambda path: self.export_gate.request(path))
         self.export_button.chart_folder_chosen.connect(self.export_charts)
         self.header.add_widget(self.export_button)
         self.compare_button = self.header.add_action("Compare", primary=True)
@@ -131,16 +132,16 @@ class ComparePage(QWidget):
         self.set_array = self.prices.set_array  # fill a session's price row, as a user would
         column.addWidget(self.prices, 2)
 
-        report = QGroupBox("Report")
-        form = QFormLayout(report)
-        self.title_edit = QLineEdit()
-        self.title_edit.setPlaceholderText("From the session names")
-        form.addRow("Title", self.title_edit)
-        self.page_combo = QComboBox()
-        self.page_combo.addItem("Letter", "letter")
-        self.page_combo.addItem("A4", "a4")
-        form.addRow("PDF page", self.page_combo)
-        column.addWidget(report)
+        self.report_box = ExportOptionsBox()
+        self.title_edit, self.page_combo = self.report_box.title_edit, self.report_box.paper_combo
+        # Response times of another scope make another comparison: compare again at once.
+        self.report_box.latency_changed.connect(
+            lambda _s: self.report is not None and self.compare()
+        )
+        self.export_gate = ExportGate(
+            self, self.report_box, lambda: self.report, self.export_report
+        )
+        column.addWidget(self.report_box)
 
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
@@ -184,7 +185,7 @@ class ComparePage(QWidget):
         ids = self.picker.checked_ids()
         self.picker.offer_baselines(ids)
         self.prices.fill_arrays(self.store, ids, self.picker.names())
-        self.compare_button.setEnabled(len(ids) >= 2)
+        self.compare_button.setEnabled(len(ids) >= 1)  # one session: a report of its own
         count = len(ids)
         self.status.emit(
             f"{count} session{'s' if count != 1 else ''} ticked" if count else "No session ticked"
@@ -245,10 +246,11 @@ class ComparePage(QWidget):
 
         ids = self.checked_ids()
         baseline = self.baseline_id()
-        if len(ids) < 2 or baseline is None:
+        if not ids or baseline is None:
             self.clear_results()
             self.show_error(
-                "Tick at least two sessions to compare, and choose which one is the baseline."
+                "Tick at least one session (two or more to compare them), and choose which one"
+                " is the baseline."
             )
             return False
         try:
@@ -262,6 +264,7 @@ class ComparePage(QWidget):
                 arrays=arrays,
                 prices=prices,
                 power_price=power,
+                options=self.report_box.compare_options(),
             )
         # CompareError, EconomicsError and a bad price are ValueErrors; the store's say why.
         except (ValueError, StoreError, SessionNotFound) as exc:
@@ -284,9 +287,12 @@ class ComparePage(QWidget):
         self.header.set_subtitle(report.title)
         self.results.show_report(report)
         self.export_button.setEnabled(True)
+        baseline = report.names[report.comparison.baseline.id]
+        count = len(report.comparison.sessions)
         self.status.emit(
-            f"Compared {len(report.comparison.sessions)} sessions against"
-            f" {report.names[report.comparison.baseline.id]}"
+            f"Compared {count} sessions against {baseline}"
+            if count > 1
+            else f"Report of {baseline} alone"
         )
         self.compared.emit(report)
 
@@ -301,7 +307,9 @@ class ComparePage(QWidget):
             return False
         QGuiApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
         try:
-            write_report(self.report, path, page_size=str(self.page_combo.currentData()))
+            # The author's notes and cover as chosen now (ValueError: a bad logo or date).
+            report = self.report_box.for_export(self.report)
+            write_report(report, path, page_size=self.report_box.paper())
         except (ReportError, OSError, ValueError) as exc:
             self.show_error(f"Cannot export: {exc}")
             return False

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from bench_gui.gui.pages.compare.report_notes import ReportNotes
 from bench_gui.gui.widgets.compare_charts import OverlayChart, session_color
 from bench_gui.gui.widgets.report_table import ReportTableView
 from bench_gui.report.model import Report, Section
@@ -31,7 +32,8 @@ TABS = (
     ("Configuration", ("configuration",)),
 )
 PLACEHOLDER = (
-    "Tick two or more sessions, choose the baseline and press Compare.\n\nThe comparison shows"
+    "Tick two or more sessions, choose the baseline and press Compare (one session alone makes"
+    " a report of its own figures).\n\nThe comparison shows"
     " NOPM and TPM ratios per user count, response-time advantages, each configuration at its"
     " saturation point, what differs in their configuration, how repeatable the figures are,"
     " and the array cost of a new order."
@@ -82,6 +84,7 @@ class FactCard(QFrame):
         column.setContentsMargins(14, 8, 10, 8)
         column.setSpacing(0)
         self.value_label = QLabel(value)
+        self.value_label.setWordWrap(True)  # "-2% to +69%" on two lines in a narrow card
         self.value_label.setStyleSheet("color: #ffffff; font-size: 27px; font-weight: 700;")
         column.addWidget(self.value_label)
         self.text_label = QLabel(text)
@@ -116,15 +119,15 @@ class ComparisonView(QWidget):
         self.facts_row = QHBoxLayout()
         self.facts_row.setSpacing(12)
         column.addLayout(self.facts_row)
-        self.notes_label = QLabel("")
-        self.notes_label.setObjectName("compareNotes")
-        self.notes_label.setWordWrap(True)
-        self.notes_label.setStyleSheet(
-            "QLabel#compareNotes { background-color: #33290a; border: 1px solid #f1c21b;"
-            " border-radius: 8px; padding: 8px 12px; color: #f5e3a3; font-size: 14px; }"
+        # The reader's notes (printed on page 1) beside the author's (shown before export);
+        # each scrolls within a few lines' height (report_notes.NOTES_MAX_HEIGHT).
+        self.report_notes = ReportNotes()
+        self.reader_label = self.report_notes.reader_label
+        self.notes_label, self.notes_scroll = (
+            self.report_notes.author_label,
+            self.report_notes.author_scroll,
         )
-        self.notes_label.hide()
-        column.addWidget(self.notes_label)
+        column.addWidget(self.report_notes)
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
         self.tabs.setStyleSheet(TAB_STYLE)
@@ -145,7 +148,7 @@ class ComparisonView(QWidget):
         self.table_views.clear()
         _clear(self.facts_row)
         self.tiles.clear()
-        self.notes_label.hide()
+        self.report_notes.clear()
         self.tabs.clear()
         self.tabs.addTab(self._placeholder(), "Comparison")
 
@@ -157,11 +160,7 @@ class ComparisonView(QWidget):
             card = FactCard(fact.value, fact.text, fact.detail)
             self.facts_row.addWidget(card, 1)
             self.tiles.append(card)
-        if report.notes:
-            self.notes_label.setText("\n".join(f"⚑  {n}" for n in report.notes))
-            self.notes_label.show()
-        else:
-            self.notes_label.hide()
+        self.report_notes.show_report(report)
         colors = [session_color(i) for i in range(len(report.comparison.sessions))]
         self.charts.clear()
         self.table_views.clear()

@@ -24,6 +24,7 @@ from bench_gui.gui.widgets.charts import (
     SeriesSpec,
     TimeSeriesChart,
 )
+from bench_gui.gui.widgets.page_parts import scrolled
 from bench_gui.gui.widgets.session_log import SessionLogView
 from bench_gui.gui.widgets.session_metrics import SessionMetricsView
 from bench_gui.gui.widgets.step_table import StepTable
@@ -100,7 +101,8 @@ class SessionDetail(QWidget):
         self.log_view = SessionLogView()
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
-        self.tabs.addTab(self._overview(), "Overview")
+        # The charts and the step table scroll when the window is short (a 720 px screen).
+        self.tabs.addTab(scrolled(self._overview()), "Overview")
         self.tabs.addTab(self.metrics_view, "Metrics")
         self.tabs.addTab(self.log_view, "Log")
         layout.addWidget(self.tabs, 1)

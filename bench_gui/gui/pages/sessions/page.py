@@ -18,11 +18,13 @@ from PySide6.QtWidgets import QHBoxLayout, QLineEdit, QPushButton, QSplitter, QW
 
 from bench_gui.core.power import PowerImport
 from bench_gui.gui.pages.sessions.detail import TAB_METRICS, SessionDetail
+from bench_gui.gui.pages.sessions.hammerdb_import import HammerDBImportPanel
 from bench_gui.gui.pages.sessions.housekeeping import Housekeeping
 from bench_gui.gui.pages.sessions.power_import import PowerLogImport
 from bench_gui.gui.pages.sessions.run_table import RunTable
+from bench_gui.gui.pages.sessions.storage_description import StorageDescriptionPanel
 from bench_gui.gui.tasks import Task
-from bench_gui.gui.widgets.page_parts import ErrorLine, PageHeader, page_layout
+from bench_gui.gui.widgets.page_parts import ErrorLine, PageHeader, page_layout, scrolled
 from bench_gui.gui.widgets.power_log_dialog import PowerLogDialog
 from bench_gui.services import session_view
 from bench_gui.services.session_view import RunHeader, RunRow
@@ -69,6 +71,10 @@ class SessionsPage(Housekeeping):
         outer.addLayout(self._tools())
         self.error_label = ErrorLine()
         outer.addWidget(self.error_label)
+        # A HammerDB import's outcome: its banner and the sessions it made (hidden until then).
+        self.hammerdb.imported.connect(self._hammerdb_imported)
+        self.hammerdb.open_requested.connect(self.open_run)
+        outer.addWidget(self.hammerdb)
 
         splitter = QSplitter(Qt.Orientation.Vertical)
         splitter.setChildrenCollapsible(False)
@@ -80,6 +86,9 @@ class SessionsPage(Housekeeping):
         self.detail.save_notes_button.clicked.connect(self.save_annotations)
         self.detail.power_button.clicked.connect(self.choose_power_log)
         self.detail.tabs.currentChanged.connect(self._on_tab)
+        # What bench-gui built of the storage, and the user's own description of it.
+        self.storage_panel = StorageDescriptionPanel(self.store)
+        self.detail.tabs.addTab(scrolled(self.storage_panel), "Storage")
         splitter.addWidget(self.detail)
         splitter.setStretchFactor(0, 1)
         splitter.setStretchFactor(1, 3)
@@ -118,6 +127,8 @@ class SessionsPage(Housekeeping):
         self.import_button, self.export_button, self.rename_button, self.delete_button = buttons
         for button in buttons[1:]:
             button.setEnabled(False)
+        self.hammerdb = HammerDBImportPanel(self.store)
+        tools.insertWidget(2, self.hammerdb.button)  # after Import…
         return tools
 
     # ---- list ----------------------------------------------------------------------------
@@ -202,6 +213,7 @@ class SessionsPage(Housekeeping):
         if self.tabs.currentIndex() == TAB_METRICS:
             self.load_metrics()
         self.detail.show_annotations(*self.annotations.get(run_id, ([], "")))
+        self.storage_panel.show_session(run_id)
         self.power_import.arm(header.status != "running")
         self.run_opened.emit(run_id)
         return True
@@ -210,6 +222,7 @@ class SessionsPage(Housekeeping):
         """The opened session is gone (deleted): show none."""
         self.current = None
         self.detail.forget()
+        self.storage_panel.forget()
         self.power_import.arm(False)
         self._metrics_for = None
 
@@ -248,6 +261,13 @@ class SessionsPage(Housekeeping):
         self.refresh()
         self.table.select_id(run_id)
         return True
+
+    def _hammerdb_imported(self, result: Any) -> None:
+        """The list shows the imported sessions, the newest selected."""
+        self.refresh()
+        runs = [s.run_id for s in result.sessions if s.kind == "run"]
+        if runs:
+            self.table.select_id(max(runs))
 
     # ---- power log import ----------------------------------------------------------------
 
