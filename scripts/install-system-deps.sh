@@ -37,9 +37,9 @@ APP_PACKAGES=(libodbc2)
 
 # The test suite starts its own PostgreSQL, MariaDB and sshd instances (never the system
 # services), prepares loop-device storage, renders PDFs to PNG and opens windows under Xvfb;
-# iostat (sysstat) cross-checks the agent's disk sampler.
+# iostat (sysstat) cross-checks the agent's disk sampler; fio drives the random-read workload.
 TEST_PACKAGES=(
-    xvfb xauth
+    xvfb xauth fio
     openssh-server openssh-client sudo
     unixodbc unixodbc-dev odbc-mariadb
     mariadb-server postgresql

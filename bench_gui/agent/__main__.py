@@ -1,7 +1,9 @@
 """Agent entry point: ``python -m bench_gui.agent --config run.json [--spool events.jsonl]``.
 
 Runs one action (build the schema, run a sweep, check consistency, report schema status) and
-writes every event as a JSON line to stdout and to the spool file. SIGTERM or SIGINT end the
+writes every event as a JSON line to stdout and to the spool file. A configuration of
+``kind = "random_read"`` runs the fio sweep of :mod:`bench_gui.agent.fio` instead (no
+database; its run lock is the host's: one random-read run at a time). SIGTERM or SIGINT end the
 run cleanly: the step in progress is summarised with what it measured, then ``done``.
 
 A run, a build and a check hold the run lock of their database server for the whole run
@@ -270,11 +272,16 @@ def _hold_lock(
     if not paths:
         if cfg.action not in LOCKED_ACTIONS:
             return [], {}
-        with connect(cfg.admin_conninfo or cfg.conninfo, what="server") as conn:
-            identity = server_identity(conn)
-        server = identity.label
+        if cfg.kind == "random_read":
+            from bench_gui.agent.fio.sweep import lock_key
+
+            server, keys = lock_key()
+        else:
+            with connect(cfg.admin_conninfo or cfg.conninfo, what="server") as conn:
+                identity = server_identity(conn)
+            server, keys = identity.label, list(identity.keys)
         folder = args.lock_dir or default_lock_dir()
-        paths = [lock_path(folder, key) for key in identity.keys]
+        paths = [lock_path(folder, key) for key in keys]
     info = holder_info(args.spool, config, server, os.environ.get("BENCH_GUI_LOCK_HOLDER", ""))
     locks: list[HeldLock] = []
     for path in paths:
@@ -332,6 +339,10 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
     try:
+        if cfg.kind == "random_read":
+            from bench_gui.agent.fio.sweep import run_random_read
+
+            return run_random_read(cfg, out, stop, hello_extra)
         return run(cfg, out, stop, hello_extra)
     finally:
         for lock in locks:

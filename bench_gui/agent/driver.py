@@ -25,6 +25,7 @@ from typing import Any
 
 from bench_gui.agent import hist
 from bench_gui.agent.hostmetrics import Monitor, is_local_host, postgres_paths
+from bench_gui.agent.pg import schema_facts
 from bench_gui.agent.pg.counters import CounterReader
 from bench_gui.agent.pg.engine import EngineError, PgEngine, Snapshot
 from bench_gui.agent.pg.vu import SLOT_ERRORS, SLOT_ROLLBACK, SLOTS, WorkerSpec, worker_main
@@ -68,6 +69,21 @@ class RunConfig:
     # Host metrics and the power meter (the plan's [monitor] and [power] sections).
     monitor: dict[str, Any] = field(default_factory=dict)
     power: dict[str, Any] = field(default_factory=dict)
+    # The workload: "tproc_c" (the fields above) or "random_read" (fio, the fields below:
+    # bench_gui.agent.fio.sweep reads them).
+    kind: str = "tproc_c"
+    dataset_sizes: list[Any] = field(default_factory=list)
+    block_size: str = "1k"
+    jobs: int = 8
+    ioengine: str = "mmap"
+    direct: bool = False
+    zipf_theta: float = 0.99
+    warmup_s: float = 600.0
+    measure_s: float = 600.0
+    file: str = ""
+    drop_caches: bool = True
+    memory_limit: str = ""
+    raw_iops_s: float = 30.0
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RunConfig:
@@ -510,8 +526,17 @@ def _run_steps(
                 message=f"step {index + 1}: resetting {cfg.database} from {engine.template}",
             )
             engine.reset_from_template()
+        # The test schema (rows, size) as the first step finds it, and after the last step.
+        start: dict[str, Any] = {}
+        if index == 0:
+            start = schema_facts.step_fields(engine.conninfo, out.emit, stop, "before step 1")
+            if stop.is_set():
+                break
         step = Step(cfg, engine, out, stop, index, vus, monitor)
         summary = step.run()
+        summary.update(start)
+        if not step.stalled and (stop.is_set() or index == len(cfg.virtual_users) - 1):
+            summary["after_run"] = schema_facts.after_run_fields(engine.conninfo, out.emit, stop)
         steps.append(summary)
         out.emit("step", phase="end", step=index, vus=vus, summary=summary)
         if step.stalled:
@@ -557,6 +582,16 @@ def start_monitor(cfg: RunConfig, engine: PgEngine, out: EventWriter) -> Monitor
         data_dir = engine.server_info().get("data_directory")
         if data_dir and is_local_host(host) and os.path.isdir(str(data_dir)):
             paths = postgres_paths(str(data_dir))
+    return open_monitor(cfg, out, paths)
+
+
+def open_monitor(cfg: RunConfig, out: EventWriter, paths: list[str]) -> Monitor | None:
+    """Host metrics (the block devices under ``paths`` unless the plan names some) and the
+    power meter, started; None when neither is wanted. Raises EngineError like
+    :func:`start_monitor` (every workload's sweep starts its monitor here)."""
+    wanted = cfg.monitor.get("enabled", True) is not False
+    if not wanted and str(cfg.power.get("meter") or "none") == "none":
+        return None
     try:
         monitor = Monitor.from_config(cfg.monitor, cfg.power, paths)
     except (MeterError, OSError, ValueError) as exc:
@@ -577,6 +612,7 @@ __all__ = [
     "RunConfig",
     "Step",
     "StepFailed",
+    "open_monitor",
     "run_sweep",
     "sweep_message",
 ]

@@ -15,6 +15,13 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from bench_gui import __version__
 from bench_gui.agent.protocol import Event
+from bench_gui.cli.random_read import (
+    is_random_read,
+    is_random_read_session,
+    progress_line,
+)
+from bench_gui.cli.random_read import print_session as print_random_read_session
+from bench_gui.cli.random_read import print_steps as print_random_read_steps
 from bench_gui.cli.terminal import safe
 from bench_gui.core.crosscheck import nopm_doubt
 from bench_gui.core.plan import Plan, PlanError, Target, Workload, load_plan
@@ -77,6 +84,11 @@ class ProgressPrinter:
         if self.quiet:
             return
         kind = event.kind
+        if is_random_read(event):
+            line = progress_line(event)
+            if line is not None:
+                self._line(line)
+            return
         if kind == "hello":
             self._line(f"connected: {event.get('server', '')}")
         elif kind == "progress":
@@ -167,6 +179,8 @@ def _drive(plan: Plan, action: str, args: argparse.Namespace) -> int:
         print(f"bench-gui: {failure}", file=sys.stderr)
     if getattr(args, "json", False):
         print(json.dumps(result))
+    elif action == "run" and plan.workload.kind == "random_read":
+        print_random_read_steps(result.get("steps", []))
     elif action == "run":
         _print_steps(result.get("steps", []))
     elif action == "check":
@@ -267,6 +281,8 @@ def cmd_sessions(args: argparse.Namespace) -> int:
         return EXIT_FAILED
     if args.json:
         print(json.dumps(data, default=str))
+    elif is_random_read_session(data.get("run") or {}):
+        print_random_read_session(data)
     else:
         run = data.get("run") or {}
         print(f"session {run.get('id')}: {safe(run.get('name'))} ({safe(run.get('status'))})")
@@ -738,6 +754,7 @@ def _add_tune_parser(sub: Any) -> None:
 def build_parser() -> argparse.ArgumentParser:
     from bench_gui.cli.compare import add_commands as add_compare_commands
     from bench_gui.cli.compare import add_session_commands
+    from bench_gui.cli.present import add_commands as add_present_commands
     from bench_gui.cli.session_data import add_commands as add_session_data_commands
     from bench_gui.cli.storage import add_commands as add_storage_commands
     from bench_gui.cli.targets import add_commands as add_target_commands
@@ -806,6 +823,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_target_commands(sub)
     add_storage_commands(sub)  # storage devices, plan, apply, teardown, db-move
+
+    add_present_commands(sub)  # present: a run on the full-screen booth view
 
     p = sub.add_parser("gui", help="open the desktop app")
     p.set_defaults(func=cmd_gui)

@@ -255,6 +255,61 @@ _HOST = _record(
     }
 )
 _POWER = _record({"watts": _opt_num, "error": _opt_text})
+_opt_flag = _optional(_flag)
+# The random-read workload (bench_gui.agent.fio: its package docstring lists every field).
+_RAW_IOPS = _record(
+    {
+        "iops": _opt_num,
+        "mbs": _opt_num,
+        "seconds": _opt_num,
+        "latency_ms": _record(dict.fromkeys(LATENCY_FIELDS, _num)),
+        "block_size": _opt_num,
+        "direct": _opt_flag,
+        "method": _opt_text,
+    }
+)
+_RANDOM_READ = _record(
+    {
+        "file": _opt_text,
+        "file_bytes": _opt_num,
+        "device": _opt_text,
+        "points": _list(_record({"bytes": _num, "label": _opt_text, "multiple": _opt_num})),
+        "memory": _record(
+            {
+                "bytes": _num,
+                "source": _choice("machine", "agent_cgroup", "cgroup_limit"),
+                "label": _opt_text,
+                "machine_bytes": _opt_num,
+                "cgroup_version": _opt_num,
+            }
+        ),
+        "caches_dropped": _flag,
+        "block_size": _opt_num,
+        "jobs": _opt_num,
+        "ioengine": _opt_text,
+        "direct": _opt_flag,
+        "zipf_theta": _opt_num,
+        "warmup_s": _opt_num,
+        "measure_s": _opt_num,
+        "raw_iops_s": _opt_num,
+        "raw_method": _opt_text,
+        "fio_command": _list(_text),
+    }
+)
+_RANDOM_READ_STEP: Final[dict[str, Spec]] = {
+    "workload": _opt_text,
+    "dataset_bytes": _opt_num,
+    "dataset_label": _opt_text,
+    "ram_ratio": _opt_num,
+}
+# The test schema (bench_gui.agent.pg.schema_facts): on the first step's summary as it found the
+# database, under ``after_run`` on the last step's as the run left it.
+_SCHEMA_FACTS: Final[dict[str, Spec]] = {
+    "database_size_bytes": _optional(_index(INT64_MAX)),
+    "table_rows": _map(_index(INT64_MAX)),
+    "table_rows_method": _map(_choice("exact", "estimate")),
+    "schema_facts_error": _opt_text,
+}
 _STEP_SUMMARY = _record(
     {
         "step": _index(MAX_STEP),
@@ -283,6 +338,23 @@ _STEP_SUMMARY = _record(
         "power_label": _opt_text,
         "power_readings": _opt_num,
         "power_error": _opt_text,
+        "problems": _list(_text),
+        **_SCHEMA_FACTS,
+        "after_run": _record(_SCHEMA_FACTS),
+        # random_read
+        **_RANDOM_READ_STEP,
+        "ram_multiple": _opt_num,
+        "memory_bytes": _opt_num,
+        "memory_source": _opt_text,
+        "caches_dropped": _opt_flag,
+        "ops_s": _opt_num,
+        "mbs": _opt_num,
+        "major_faults": _opt_num,
+        "major_faults_s": _opt_num,
+        "fio_cpu": _record({"usr": _num, "sys": _num}),
+        "raw_iops": _opt_num,
+        "multiplier": _opt_num,
+        "memory_peak_bytes": _opt_num,
     }
 )
 
@@ -303,6 +375,9 @@ _KINDS: Final[Mapping[str, _Kind]] = {
             "config": _record({}),
             "os_knobs": _record({}),
             "pid": _optional(_index(INT64_MAX)),
+            "workload": _opt_text,
+            "fio_version": _opt_text,
+            "random_read": _RANDOM_READ,
         }
     ),
     "progress": _Kind(
@@ -316,6 +391,7 @@ _KINDS: Final[Mapping[str, _Kind]] = {
             "message": _opt_text,
             "host": _HOST,
             "power": _POWER,
+            "raw_iops": _RAW_IOPS,
         }
     ),
     "sample": _Kind(
@@ -336,6 +412,13 @@ _KINDS: Final[Mapping[str, _Kind]] = {
             "db_not_answering_s": _opt_num,
             "host": _HOST,
             "power": _POWER,
+            # random_read
+            "workload": _opt_text,
+            "ops_s": _opt_num,
+            "mbs": _opt_num,
+            "major_faults_s": _opt_num,
+            "dataset_bytes": _opt_num,
+            "memory_used_bytes": _opt_num,
         },
         frozenset({"step", "vus"}),
     ),
@@ -348,6 +431,7 @@ _KINDS: Final[Mapping[str, _Kind]] = {
             "duration_s": _opt_num,
             "processes": _opt_num,
             "summary": _STEP_SUMMARY,
+            **_RANDOM_READ_STEP,
         },
         frozenset({"phase", "step", "vus"}),
     ),
@@ -357,6 +441,8 @@ _KINDS: Final[Mapping[str, _Kind]] = {
             "status": _opt_text,
             "checks": _list(_record({"name": _text, "ok": _flag, "detail": _opt_text})),
             "schema": _record({"state": _text, "warehouses": _num, "problems": _list(_text)}),
+            "workload": _opt_text,
+            "raw_iops": _optional(_RAW_IOPS),
         }
     ),
     "log": _Kind({"level": _opt_text, "message": _text}, frozenset({"message"})),

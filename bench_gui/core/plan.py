@@ -18,11 +18,47 @@ from typing import Any, Final
 
 import tomli_w
 
+from bench_gui.agent.fio.sizes import MIB, format_size, is_power_of_two, parse_size
 from bench_gui.agent.hostinfo import SYSCTLS, THP_KNOBS
 from bench_gui.core.power import METER_KINDS, check_meter_options, installed_meter_names
 from bench_gui.core.tuning.presets import BUILTIN_OS_PRESETS
 
 TARGET_KINDS = ("demo", "postgresql")
+WORKLOAD_KINDS = ("tproc_c", "random_read")
+DEFAULT_DATASET_SIZES: Final = (0.25, 0.5, 1, 1.5, 2, 4)
+RANDOM_READ_ENGINES: Final = ("mmap", "psync", "libaio")
+# A RAM multiple past this is a typo (the seed goes to 4x).
+MAX_RAM_MULTIPLE: Final = 1024
+# fio itself, its libraries' pages and the smallest useful cache need more than this.
+MIN_MEMORY_LIMIT: Final = 64 * 1024 * 1024
+# Which workload fields belong to which kind (a plan of one kind may not set the other's).
+TPROC_C_FIELDS: Final = (
+    "warehouses",
+    "virtual_users",
+    "rampup_s",
+    "duration_s",
+    "all_warehouses",
+    "keying_thinking",
+    "reset_between_steps",
+    "build",
+    "build_workers",
+    "processes",
+    "db_stall_limit_s",
+)
+RANDOM_READ_FIELDS: Final = (
+    "dataset_sizes",
+    "block_size",
+    "jobs",
+    "ioengine",
+    "direct",
+    "zipf_theta",
+    "warmup_s",
+    "measure_s",
+    "file",
+    "drop_caches",
+    "memory_limit",
+    "raw_iops_s",
+)
 BUILD_MODES = ("if_missing", "always", "never")
 DEFAULT_VUS = (8, 16, 24, 32, 40, 48, 56, 64)
 # Each virtual user is a database connection of its own, and PostgreSQL's max_connections
@@ -95,7 +131,9 @@ class Driver:
 
 @dataclass
 class Workload:
-    """The TPROC-C workload and its sweep."""
+    """The workload and its sweep: TPROC-C (virtual-user steps) by default, or with
+    ``kind = "random_read"`` seed 004's random reads by fio (dataset-size steps). A plan sets
+    only its kind's fields; :meth:`Plan.to_dict` writes only those."""
 
     warehouses: int = 4
     virtual_users: list[int] = field(default_factory=lambda: [2, 4, 8])
@@ -113,6 +151,26 @@ class Workload:
     # Seconds the database may go without answering (hung, not down) before the run ends
     # with the steps it finished; a step it stayed silent in never counts as complete.
     db_stall_limit_s: float = 120.0
+    # "tproc_c" (the fields above) or "random_read" (seed 004 with fio: the fields below).
+    kind: str = "tproc_c"
+    # RAM multiples (0.25, 4) and/or absolute sizes ("512MiB"): one sweep point each.
+    dataset_sizes: list[float | int | str] = field(
+        default_factory=lambda: list(DEFAULT_DATASET_SIZES)
+    )
+    block_size: str = "1k"
+    jobs: int = 8
+    ioengine: str = "mmap"  # mmap (the seed's), psync, or libaio (with direct = true)
+    direct: bool = False
+    zipf_theta: float = 0.99
+    warmup_s: float = 600.0
+    measure_s: float = 600.0
+    # The data file on the target host; "" puts it on the storage prepared there (Storage page).
+    file: str = ""
+    drop_caches: bool = True
+    # A cgroup memory limit for fio ("256MiB"); "" studies the machine's RAM.
+    memory_limit: str = ""
+    # Seconds of the raw-IOPS pass (direct 4 KiB random reads); 0 skips it (no multipliers).
+    raw_iops_s: float = 30.0
 
 
 @dataclass
@@ -191,6 +249,16 @@ class Plan:
             # No [os] section: plans and sessions stay as they were without one (a stored
             # plan's "os" is what comparisons show as the run's OS knobs).
             del data["os"]
+        workload = data["workload"]
+        if self.workload.kind == "random_read":
+            # fio on the driver host: no database, none of TPROC-C's fields.
+            del data["target"]
+            for key in TPROC_C_FIELDS:
+                del workload[key]
+        else:
+            # A TPROC-C plan stays as it was before there were other workloads.
+            for key in (*RANDOM_READ_FIELDS, "kind"):
+                del workload[key]
         return data
 
     def to_toml(self) -> str:
@@ -234,6 +302,160 @@ def _check_str(problems: list[tuple[str, str]], name: str, value: Any) -> str:
         problems.append((name, f"must be text, got {shown(value)}"))
         return ""
     return value
+
+
+def _check_number(
+    problems: list[tuple[str, str]], name: str, value: Any, low: float, high: float
+) -> float:
+    """A plain number (not seconds) in [low, high]."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        problems.append((name, f"must be a number, got {shown(value)}"))
+        return low
+    if not low <= value <= high:  # NaN too
+        problems.append((name, f"must be between {low:g} and {high:g}, got {shown(value)}"))
+        return low
+    return float(value)
+
+
+def _check_size(
+    problems: list[tuple[str, str]], name: str, value: Any, low: int, what: str
+) -> int | None:
+    """Bytes of a size text ("512MiB") or a whole number of bytes, at least ``low``."""
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        problems.append((name, f'must be a size like "512MiB", got {shown(value)}'))
+        return None
+    try:
+        size = parse_size(value)
+    except ValueError as exc:
+        problems.append((name, str(exc)))
+        return None
+    if size < low:
+        problems.append((name, f"{shown(value)} is less than {format_size(low)}: {what}"))
+        return None
+    return size
+
+
+def _number_text(text: str) -> float | int | str:
+    """``"0.25"`` -> 0.25, ``"4"`` -> 4; a size text stays text."""
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        return float(text)
+    except ValueError:
+        return text
+
+
+def parse_dataset_sizes(value: Any) -> list[float | int | str]:
+    """``[0.25, 1, "512MiB"]`` (or the same as comma-separated text): RAM multiples and
+    absolute sizes, each checked; raise ValueError naming the bad item."""
+    items: list[Any]
+    if isinstance(value, str):
+        items = [_number_text(v.strip()) for v in value.split(",") if v.strip()]
+    elif isinstance(value, list | tuple):
+        items = list(value)
+    else:
+        raise ValueError(f"must be a list of RAM multiples or sizes, got {shown(value)}")
+    if not items:
+        raise ValueError("is empty: name at least one dataset size")
+    if len(items) > MAX_STEPS:
+        raise _too_many_steps(len(items))
+    out: list[float | int | str] = []
+    seen: dict[tuple[str, float], Any] = {}
+    for number, item in enumerate(items, 1):
+        where = f"item {number} ({shown(item)})"
+        key: tuple[str, float]
+        if isinstance(item, bool):
+            raise ValueError(f"{where} is neither a RAM multiple nor a size")
+        if isinstance(item, int | float):
+            if not 0 < item <= MAX_RAM_MULTIPLE:  # NaN too
+                raise ValueError(
+                    f"{where}: a RAM multiple must be above 0 and at most {MAX_RAM_MULTIPLE}"
+                )
+            key = ("x", float(item))
+            out.append(item)
+        elif isinstance(item, str):
+            try:
+                size = parse_size(item)
+            except ValueError as exc:
+                raise ValueError(f"{where}: {exc}") from None
+            if size < MIB:
+                raise ValueError(f"{where} is less than 1 MiB: too small a dataset")
+            key = ("b", float(size))
+            out.append(item.strip())
+        else:
+            raise ValueError(f"{where} is neither a RAM multiple nor a size")
+        if key in seen:
+            raise ValueError(f"{where} repeats {shown(seen[key])}: each size once")
+        seen[key] = item
+    return out
+
+
+def _check_random_read(problems: list[tuple[str, str]], wl: Workload, data: dict[str, Any]) -> None:
+    """The fields of a ``kind = "random_read"`` workload (seed 004 driven by fio)."""
+    try:
+        wl.dataset_sizes = parse_dataset_sizes(data.get("dataset_sizes", wl.dataset_sizes))
+    except ValueError as exc:
+        problems.append(("workload.dataset_sizes", str(exc)))
+    block = data.get("block_size", wl.block_size)
+    size = _check_size(problems, "workload.block_size", block, 512, "the smallest read is 512 B")
+    if size is not None:
+        if not is_power_of_two(size) or size > MIB:
+            problems.append(
+                ("workload.block_size", f"must be a power of two up to 1 MiB, got {shown(block)}")
+            )
+        wl.block_size = str(block).strip()
+    wl.jobs = _check_int(problems, "workload.jobs", data.get("jobs", wl.jobs), 1, 256)
+    wl.ioengine = _check_str(problems, "workload.ioengine", data.get("ioengine", wl.ioengine))
+    if wl.ioengine not in RANDOM_READ_ENGINES:
+        problems.append(("workload.ioengine", f"must be one of {', '.join(RANDOM_READ_ENGINES)}"))
+    wl.direct = _check_bool(problems, "workload.direct", data.get("direct", wl.direct))
+    if wl.direct and wl.ioengine == "mmap":
+        problems.append(
+            (
+                "workload.direct",
+                "mmap reads through the page cache: direct I/O needs ioengine psync or libaio",
+            )
+        )
+    if wl.ioengine == "libaio" and not wl.direct:
+        problems.append(
+            (
+                "workload.ioengine",
+                "libaio needs direct = true (buffered libaio reads are synchronous: use psync"
+                " for buffered reads)",
+            )
+        )
+    wl.zipf_theta = _check_number(
+        problems, "workload.zipf_theta", data.get("zipf_theta", wl.zipf_theta), 0.001, 100
+    )
+    if wl.zipf_theta == 1.0:
+        problems.append(
+            ("workload.zipf_theta", "1 is not allowed (fio's generator divides by 1 - theta)")
+        )
+    wl.warmup_s = _check_float(
+        problems, "workload.warmup_s", data.get("warmup_s", wl.warmup_s), 0, 86_400
+    )
+    wl.measure_s = _check_float(
+        problems, "workload.measure_s", data.get("measure_s", wl.measure_s), 1, 86_400
+    )
+    wl.file = _check_str(problems, "workload.file", data.get("file", wl.file)).strip()
+    if wl.file and (not wl.file.startswith("/") or wl.file.endswith("/")):
+        problems.append(("workload.file", f"must be an absolute path of a file, got {wl.file!r}"))
+    elif any(c in wl.file for c in "\0\n\r"):
+        problems.append(("workload.file", "must not hold NUL or line breaks"))
+    wl.drop_caches = _check_bool(
+        problems, "workload.drop_caches", data.get("drop_caches", wl.drop_caches)
+    )
+    limit = data.get("memory_limit", wl.memory_limit)
+    wl.memory_limit = ""
+    if limit != "":
+        why = "fio and its libraries alone need about 60 MiB"
+        if _check_size(problems, "workload.memory_limit", limit, MIN_MEMORY_LIMIT, why):
+            wl.memory_limit = str(limit).strip()
+    wl.raw_iops_s = _check_float(
+        problems, "workload.raw_iops_s", data.get("raw_iops_s", wl.raw_iops_s), 0, 3600
+    )
 
 
 def _too_many_users(number: int) -> ValueError:
@@ -353,10 +575,56 @@ def plan_from_dict(data: dict[str, Any]) -> Plan:
     if not isinstance(wl_data, dict):
         problems.append(("workload", "must be a table"))
         wl_data = {}
+    wl = plan.workload
+    wl.kind = _check_str(problems, "workload.kind", wl_data.get("kind", wl.kind))
+    if wl.kind not in WORKLOAD_KINDS:
+        problems.append(("workload.kind", f"must be one of {', '.join(WORKLOAD_KINDS)}"))
+        wl.kind = "tproc_c"
     for key in wl_data:
         if key not in Workload.__dataclass_fields__:
             problems.append((f"workload.{key}", "unknown field"))
-    wl = plan.workload
+        elif wl.kind == "random_read" and key in TPROC_C_FIELDS:
+            problems.append(
+                (f"workload.{key}", 'a TPROC-C field: not used by kind = "random_read"')
+            )
+        elif wl.kind == "tproc_c" and key in RANDOM_READ_FIELDS:
+            problems.append((f"workload.{key}", 'only for kind = "random_read"'))
+    if wl.kind == "random_read":
+        _check_random_read(problems, wl, wl_data)
+        if "name" not in data:
+            plan.name = "Random-read sweep"
+        if "target" in data:
+            problems.append(
+                (
+                    "target",
+                    "a random_read workload reads a file with fio on the driver host and uses"
+                    " no database: remove [target] (the host is [driver] target)",
+                )
+            )
+    else:
+        _check_tproc_c(problems, wl, wl_data)
+
+    driver_data = data.get("driver", {})
+    if not isinstance(driver_data, dict):
+        problems.append(("driver", "must be a table"))
+        driver_data = {}
+    for key in driver_data:
+        if key not in Driver.__dataclass_fields__:
+            problems.append((f"driver.{key}", "unknown field"))
+    plan.driver.target = _check_str(problems, "driver.target", driver_data.get("target", ""))
+    if plan.driver.target and target.kind == "demo" and wl.kind != "random_read":
+        problems.append(("driver.target", "the embedded demo runs on this machine only"))
+
+    _check_power(problems, plan, data.get("power", {}), data.get("monitor", {}))
+    _check_os(problems, plan, data.get("os", {}))
+
+    if problems:
+        raise PlanError(problems)
+    return plan
+
+
+def _check_tproc_c(problems: list[tuple[str, str]], wl: Workload, wl_data: dict[str, Any]) -> None:
+    """The fields of a TPROC-C workload."""
     wl.warehouses = _check_int(
         problems, "workload.warehouses", wl_data.get("warehouses", wl.warehouses), 1, 100_000
     )
@@ -390,24 +658,6 @@ def plan_from_dict(data: dict[str, Any]) -> Plan:
         1,
         86_400,
     )
-
-    driver_data = data.get("driver", {})
-    if not isinstance(driver_data, dict):
-        problems.append(("driver", "must be a table"))
-        driver_data = {}
-    for key in driver_data:
-        if key not in Driver.__dataclass_fields__:
-            problems.append((f"driver.{key}", "unknown field"))
-    plan.driver.target = _check_str(problems, "driver.target", driver_data.get("target", ""))
-    if plan.driver.target and target.kind == "demo":
-        problems.append(("driver.target", "the embedded demo runs on this machine only"))
-
-    _check_power(problems, plan, data.get("power", {}), data.get("monitor", {}))
-    _check_os(problems, plan, data.get("os", {}))
-
-    if problems:
-        raise PlanError(problems)
-    return plan
 
 
 _DEVICE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:+-]*$")
@@ -555,7 +805,7 @@ def _check_os(problems: list[tuple[str, str]], plan: Plan, data: Any) -> None:
     if section.host and section.host != "local":
         if not _TARGET_NAME.match(section.host):
             problems.append(("os.host", f"{section.host!r} is not a saved SSH target's name"))
-        elif plan.target.kind == "demo":
+        elif plan.target.kind == "demo" and plan.workload.kind != "random_read":
             problems.append(("os.host", "the embedded demo runs on this machine: leave it empty"))
     section.data_dir = _check_str(problems, "os.data_dir", data.get("data_dir", "")).strip()
     if section.data_dir and not section.data_dir.startswith("/"):

@@ -22,7 +22,7 @@ from bench_gui.agent.protocol import Event, decode_line, encode_event
 from bench_gui.core.crosscheck import nopm_doubt
 from bench_gui.core.engine import EngineNotFound, get_engine
 from bench_gui.core.events import BadEvent, check_event, scrubbed
-from bench_gui.core.plan import Plan
+from bench_gui.core.plan import RANDOM_READ_FIELDS, Plan
 from bench_gui.core.power import MeterNotFound, agent_power_config
 from bench_gui.remote.connection import CommandLogEntry
 from bench_gui.remote.demo import DemoUnavailable, start_demo
@@ -95,6 +95,8 @@ def agent_config(
 ) -> tuple[dict[str, Any], dict[str, str]]:
     """The agent's JSON configuration and the secret environment for a plan (``password``:
     the one :func:`plan_password` found, else looked up here)."""
+    if plan.workload.kind == "random_read":
+        return random_read_config(plan, action)
     target = plan.target
     env: dict[str, str] = {}
     if target.kind == "demo":
@@ -123,7 +125,7 @@ def agent_config(
         "conninfo": conninfo,
         "admin_conninfo": admin,
         "database": target.database,
-        **{k: v for k, v in asdict(wl).items()},
+        **{k: v for k, v in asdict(wl).items() if k not in RANDOM_READ_FIELDS},
     }
     if action == "run":
         # Host metrics and the power meter; a BMC password (keyring) goes into env only.
@@ -137,6 +139,70 @@ def agent_config(
         config["monitor"] = asdict(plan.monitor)
         env.update(power_env)
     return config, env
+
+
+# Where a random-read plan without a file puts it: on the storage prepared for the host.
+DEFAULT_DATA_FILE = "bench-gui-random-read.dat"
+
+
+def random_read_file(plan: Plan) -> str:
+    """The data file of a random-read plan: its own ``workload.file``, else a file on the
+    mount point of the storage bench-gui prepared on the driver host (the Storage page)."""
+    if plan.workload.file:
+        return plan.workload.file
+    host = plan.driver.target or "local"
+    layout = session_layout(data_dir() / "storage", host)
+    point = str(((layout or {}).get("mount") or {}).get("point") or "")
+    if not point:
+        where = f"SSH target {plan.driver.target!r}" if plan.driver.target else "this machine"
+        raise RunError(
+            f"workload.file: no data file named and no storage prepared on {where} (Storage"
+            " page): set workload.file to a path on the filesystem to measure"
+        )
+    return f"{point.rstrip('/')}/{DEFAULT_DATA_FILE}"
+
+
+def random_read_config(plan: Plan, action: str) -> tuple[dict[str, Any], dict[str, str]]:
+    """The agent's configuration for a random-read plan (fio on the driver host, no
+    database): the workload's fields, the data file resolved, host metrics and power."""
+    if action != "run":
+        raise RunError(f"a random_read plan can only be run, not {action!r}")
+    wl = plan.workload
+    config: dict[str, Any] = {
+        "action": action,
+        "engine": "fio",
+        "kind": "random_read",
+        **{k: getattr(wl, k) for k in RANDOM_READ_FIELDS},
+        "file": random_read_file(plan),
+    }
+    power = plan.power
+    try:
+        config["power"], env = agent_power_config(
+            power.meter, power.options, power.idle_s, power.interval_s
+        )
+    except (MeterNotFound, ValueError) as exc:
+        raise RunError(str(exc)) from exc
+    config["monitor"] = asdict(plan.monitor)
+    return config, env
+
+
+def session_target(plan: Plan, config: dict[str, Any]) -> dict[str, Any]:
+    """What a session records as its target: the database, or for a random-read run the
+    host and the data file."""
+    if plan.workload.kind == "random_read":
+        return {
+            "kind": "random_read",
+            "host": plan.driver.target or "local",
+            "file": config.get("file"),
+            "driver": plan.driver.target,
+        }
+    return {
+        "kind": plan.target.kind,
+        "host": plan.target.host,
+        "port": plan.target.port,
+        "database": plan.target.database,
+        "driver": plan.driver.target,
+    }
 
 
 class RunController:
@@ -208,12 +274,36 @@ class RunController:
         if self.session_id is not None:
             self.store.add_log(self.session_id, "command", entry.format())
 
+    @property
+    def random_read(self) -> bool:
+        return self.plan.workload.kind == "random_read"
+
     def _record(self, event: Event) -> Event:
         if self.session_id is not None:
             self.store.add_event(self.session_id, event)
             if event.kind == "hello":
-                self._record_database(event)
+                if self.random_read:
+                    self._record_data_file(event)
+                else:
+                    self._record_database(event)
         return event
+
+    def _record_data_file(self, hello: Event) -> None:
+        """Add the random-read data file's storage to the inventory (its mount, filesystem,
+        device and disks, as for a database's data directory). Never fails the run."""
+        assert self.session_id is not None
+        record = hello.get("random_read")
+        path = str(record.get("file") or "") if isinstance(record, dict) else ""
+        if not path or self._inventory_shell is None:
+            return
+        folder = path.rsplit("/", 1)[0] or "/"
+        try:
+            storage = data_directory_storage(self._inventory_shell, folder)
+            storage["directory"] = storage.pop("data_directory", folder)
+            storage["file"] = path
+            self.store.update_inventory(self.session_id, {"data_file": storage})
+        except (SSHError, OSError) as exc:
+            self.store.add_log(self.session_id, "warning", f"no data file placement: {exc}")
 
     def _database_here(self) -> bool:
         """Whether the database runs on the inventoried host (its host as the driver sees it:
@@ -255,7 +345,10 @@ class RunController:
     def password(self) -> DbPassword:
         """The database password the run sends (looked up once), and where it came from."""
         if self._password is None:
-            self._password = plan_password(self.plan)
+            if self.random_read:  # fio reads a file: no database, no password
+                self._password = DbPassword(None, "none: a random_read workload has no database")
+            else:
+                self._password = plan_password(self.plan)
         return self._password
 
     def events(self) -> Iterator[Event]:
@@ -264,19 +357,15 @@ class RunController:
             name=self.plan.name,
             plan=self.plan.to_dict(),
             plan_toml=self.plan.to_toml(),
-            target={
-                "kind": self.plan.target.kind,
-                "host": self.plan.target.host,
-                "port": self.plan.target.port,
-                "database": self.plan.target.database,
-                "driver": self.plan.driver.target,
-            },
+            target=session_target(self.plan, config),
             engine=config["engine"],
             kind=self.action,
         )
         config["session_id"] = self.session_id
         config["session_name"] = self.plan.name  # for the lock's "who holds it" message
-        if self.plan.target.kind != "demo":  # where the password came from, for the record
+        if self.random_read:
+            self.store.add_log(self.session_id, "info", f"data file: {config['file']}")
+        elif self.plan.target.kind != "demo":  # where the password came from, for the record
             self.store.add_log(
                 self.session_id, "info", f"database password: {self.password.source}"
             )
@@ -543,10 +632,44 @@ class RunController:
             self.store.finish_run(self.session_id, status, message)
 
 
+# A random-read step in the CLI's JSON shape: these fields of its summary.
+RANDOM_READ_RESULT_FIELDS = (
+    "step",
+    "dataset_label",
+    "dataset_bytes",
+    "ram_multiple",
+    "ram_ratio",
+    "memory_bytes",
+    "ops_s",
+    "mbs",
+    "window_s",
+    "latency_ms",
+    "raw_iops",
+    "multiplier",
+    "complete",
+    "caches_dropped",
+    "memory_peak_bytes",
+    "problems",
+)
+
+
+def random_read_results(controller: RunController) -> list[dict[str, Any]]:
+    """The steps of a random-read run (one per dataset size), as :func:`step_results`."""
+    if controller.summary is not None:
+        summaries = [s for s in controller.summary.get("steps", []) or [] if isinstance(s, dict)]
+    elif controller.session_id is not None:
+        summaries = [s.summary for s in controller.store.steps(controller.session_id)]
+    else:
+        summaries = []
+    return [{k: s.get(k) for k in RANDOM_READ_RESULT_FIELDS} for s in summaries]
+
+
 def step_results(controller: RunController) -> list[dict[str, Any]]:
     """Step summaries in the CLI's JSON shape: from the run's summary event, or, when the run
     ended without one (the database restarted, the agent died), from the steps the store
     kept, so a finished step is never reported missing."""
+    if controller.random_read:
+        return random_read_results(controller)
     if controller.summary is None:
         if controller.session_id is None:
             return []

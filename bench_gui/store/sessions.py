@@ -245,6 +245,10 @@ def target_summary(target: dict[str, Any]) -> str:
     kind = str(target.get("kind") or "")
     if kind == "demo":
         return "embedded demo"
+    if kind == "random_read":
+        machine = str(target.get("host") or "local")
+        where = "this machine" if machine == "local" else machine
+        return f"fio on {where}: {target.get('file') or 'no file'}"
     host = target.get("host")
     if not host:
         return kind or "unknown target"
@@ -311,6 +315,7 @@ class SessionStore(SessionExtras):
             "log": self._on_log,
             "error": self._on_error,
             "done": self._on_done,
+            "progress": self._on_progress,
         }
 
     # -- connections and transactions ---------------------------------------------------------
@@ -628,6 +633,17 @@ class SessionStore(SessionExtras):
             "UPDATE runs SET server_version = ?, settings = ?, agent = ? WHERE id = ?",
             (None if server is None else str(server), _dumps(settings), _dumps(agent), run_id),
         )
+
+    def _on_progress(self, conn: sqlite3.Connection, run_id: int, event: Event) -> None:
+        """A random-read run's raw-IOPS result joins the run's record of the study
+        (``agent["random_read"]["raw_iops"]``), where the session's other figures are."""
+        record = event.data.get("raw_iops")
+        if event.data.get("task") != "raw_iops" or not isinstance(record, dict):
+            return
+        row = conn.execute("SELECT agent FROM runs WHERE id = ?", (run_id,)).fetchone()
+        agent = _dict(_loads(row[0] if row else None, {}))
+        agent["random_read"] = {**_dict(agent.get("random_read")), "raw_iops": record}
+        conn.execute("UPDATE runs SET agent = ? WHERE id = ?", (_dumps(agent), run_id))
 
     def _on_log(self, conn: sqlite3.Connection, run_id: int, event: Event) -> None:
         level = str(event.data.get("level") or "info")
