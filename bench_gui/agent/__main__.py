@@ -23,7 +23,6 @@ import os
 import signal
 import sys
 import threading
-import traceback
 from typing import Any, TextIO
 
 from bench_gui.agent import AGENT_VERSION
@@ -225,14 +224,7 @@ def run(
         out.emit("done", status="stopped" if stop.is_set() else "failed", message=str(exc))
         return 2
     except Exception as exc:  # noqa: BLE001 - the top level: a fatal error event + traceback
-        out.emit(
-            "error",
-            message=f"{type(exc).__name__}: {exc}",
-            fatal=True,
-            traceback=traceback.format_exc(),
-        )
-        out.emit("done", status="failed", message=str(exc))
-        return 3
+        return out.crash(exc)
     finally:
         engine.close_monitor()
 

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import json
 import time
+import traceback
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -249,3 +250,15 @@ class EventWriter:
                 continue
         self._seq += 1
         return seq
+
+    def crash(self, exc: BaseException) -> int:
+        """An agent's top level ending on an error nobody expected: a fatal error event with
+        the traceback, then ``done`` failed. Returns the agent's exit status for it (3)."""
+        self.emit(
+            "error",
+            message=f"{type(exc).__name__}: {exc}",
+            fatal=True,
+            traceback=traceback.format_exc(),
+        )
+        self.emit("done", status="failed", message=str(exc))
+        return 3

@@ -18,7 +18,13 @@ from typing import Any, Final
 
 import tomli_w
 
-from bench_gui.agent.fio.sizes import MIB, format_size, is_power_of_two, parse_size
+from bench_gui.agent.fio.sizes import (
+    MIB,
+    RANDOM_READ_FIELDS,
+    format_size,
+    is_power_of_two,
+    parse_size,
+)
 from bench_gui.agent.hostinfo import SYSCTLS, THP_KNOBS
 from bench_gui.core.power import METER_KINDS, check_meter_options, installed_meter_names
 from bench_gui.core.tuning.presets import BUILTIN_OS_PRESETS
@@ -44,20 +50,6 @@ TPROC_C_FIELDS: Final = (
     "build_workers",
     "processes",
     "db_stall_limit_s",
-)
-RANDOM_READ_FIELDS: Final = (
-    "dataset_sizes",
-    "block_size",
-    "jobs",
-    "ioengine",
-    "direct",
-    "zipf_theta",
-    "warmup_s",
-    "measure_s",
-    "file",
-    "drop_caches",
-    "memory_limit",
-    "raw_iops_s",
 )
 BUILD_MODES = ("if_missing", "always", "never")
 DEFAULT_VUS = (8, 16, 24, 32, 40, 48, 56, 64)

@@ -18,11 +18,12 @@ from collections.abc import Callable, Iterator
 from dataclasses import asdict
 from typing import Any
 
+from bench_gui.agent.fio.sizes import RANDOM_READ_FIELDS
 from bench_gui.agent.protocol import Event, decode_line, encode_event
 from bench_gui.core.crosscheck import nopm_doubt
 from bench_gui.core.engine import EngineNotFound, get_engine
 from bench_gui.core.events import BadEvent, check_event, scrubbed
-from bench_gui.core.plan import RANDOM_READ_FIELDS, Plan
+from bench_gui.core.plan import Plan
 from bench_gui.core.power import MeterNotFound, agent_power_config
 from bench_gui.remote.connection import CommandLogEntry
 from bench_gui.remote.demo import DemoUnavailable, start_demo

@@ -13,6 +13,23 @@ from typing import Final
 
 KIB: Final = 1024
 MIB: Final = 1024 * KIB
+
+# The workload fields of a random-read plan: the plan reader checks them, the agent's hello
+# reports them (one list, shared by both ends like the sizes).
+RANDOM_READ_FIELDS: Final = (
+    "dataset_sizes",
+    "block_size",
+    "jobs",
+    "ioengine",
+    "direct",
+    "zipf_theta",
+    "warmup_s",
+    "measure_s",
+    "file",
+    "drop_caches",
+    "memory_limit",
+    "raw_iops_s",
+)
 GIB: Final = 1024 * MIB
 TIB: Final = 1024 * GIB
 PIB: Final = 1024 * TIB

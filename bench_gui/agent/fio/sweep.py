@@ -16,7 +16,6 @@ import dataclasses
 import os
 import threading
 import time
-import traceback
 from typing import Any
 
 from bench_gui.agent import AGENT_VERSION
@@ -24,7 +23,7 @@ from bench_gui.agent.driver import RunConfig, open_monitor, window_tolerance_s
 from bench_gui.agent.fio.cgroup import CgroupError, MemoryCgroup
 from bench_gui.agent.fio.dataset import DatasetError, drop_caches, prepare
 from bench_gui.agent.fio.runner import FioError, FioProcess
-from bench_gui.agent.fio.sizes import format_size
+from bench_gui.agent.fio.sizes import RANDOM_READ_FIELDS, format_size
 from bench_gui.agent.fio.status import Reading, SecondTracker, reading, window_result
 from bench_gui.agent.fio.study import Point, Study, StudyError
 from bench_gui.agent.hostinfo import os_knobs
@@ -39,24 +38,7 @@ MIN_SAMPLE_S = 0.25
 # Expected failures: an error event and a done, no traceback.
 EXPECTED = (StudyError, FioError, DatasetError, CgroupError, EngineError)
 # The fields of RunConfig a random-read run uses (the hello's ``config``).
-CONFIG_FIELDS = (
-    "action",
-    "kind",
-    "dataset_sizes",
-    "block_size",
-    "jobs",
-    "ioengine",
-    "direct",
-    "zipf_theta",
-    "warmup_s",
-    "measure_s",
-    "file",
-    "drop_caches",
-    "memory_limit",
-    "raw_iops_s",
-    "monitor",
-    "power",
-)
+CONFIG_FIELDS = ("action", "kind", *RANDOM_READ_FIELDS, "monitor", "power")
 
 
 def lock_key() -> tuple[str, list[str]]:
@@ -444,14 +426,7 @@ def run_random_read(
         out.emit("done", status="stopped" if stop.is_set() else "failed", message=str(exc))
         return 2
     except Exception as exc:  # noqa: BLE001 - the top level: a fatal error event + traceback
-        out.emit(
-            "error",
-            message=f"{type(exc).__name__}: {exc}",
-            fatal=True,
-            traceback=traceback.format_exc(),
-        )
-        out.emit("done", status="failed", message=str(exc))
-        return 3
+        return out.crash(exc)
 
 
 __all__ = ["WORKLOAD", "Sweep", "done_message", "lock_key", "run_random_read"]
