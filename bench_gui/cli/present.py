@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -117,6 +118,18 @@ def cmd_present(args: argparse.Namespace) -> int:
         window.close()
         app.quit()
 
+    def leaving(task: Any) -> Callable[[], None]:
+        """Esc: stop ``task`` if it runs (its end closes the window), else close at once."""
+
+        def leave() -> None:
+            outcome["leaving"] = "yes"
+            if task.running:
+                task.stop()
+            else:
+                close()
+
+        return leave
+
     try:
         if _booth_wanted(args):
             from bench_gui.cli.booth import build_booth
@@ -133,16 +146,9 @@ def cmd_present(args: argparse.Namespace) -> int:
                 if args.close_when_done or outcome.get("leaving"):
                     close()
 
-            def leave_booth() -> None:
-                outcome["leaving"] = "yes"
-                if booth.running:
-                    booth.stop()  # finished follows; then the window closes
-                else:
-                    close()
-
             booth.finished.connect(booth_over)
-            window.leave_requested.connect(leave_booth)
-            leave = leave_booth
+            leave = leaving(booth)
+            window.leave_requested.connect(leave)
             start = booth.start
         else:
             assert plan is not None
@@ -158,16 +164,9 @@ def cmd_present(args: argparse.Namespace) -> int:
                 if args.close_when_done or outcome.get("leaving"):
                     close()
 
-            def leave_run() -> None:
-                outcome["leaving"] = "yes"
-                if run.running:
-                    run.stop()  # ended follows; then the window closes
-                else:
-                    close()
-
             run.ended.connect(run_over)
-            window.leave_requested.connect(leave_run)
-            leave = leave_run
+            leave = leaving(run)
+            window.leave_requested.connect(leave)
             start = run.start
 
         size = QSize(*(args.screen_size or DEFAULT_WINDOW))
