@@ -376,8 +376,45 @@ def layout_summary(layout: Mapping[str, Any]) -> dict[str, str]:
     rest = {k: v for k, v in layout.items() if k != "devices"}
     if isinstance(rest.get("array"), dict):
         rest["array"] = {k: v for k, v in rest["array"].items() if k != "devices"}
-    out.update(flatten(rest))
+    for key, value in flatten(rest).items():
+        if key == "array.level" and value == "single":
+            value = "none (one device)"
+        label = layout_label(key)
+        out[label if label not in out else f"{label} ({key})"] = value
     return out
+
+
+# How a stored layout's keys read in the app and in reports; a key not listed is turned into
+# words, so a field added to the layout later still reads as text, not as a dotted key.
+LAYOUT_LABELS = {
+    "name": "Layout",
+    "target": "Target",
+    "host": "Host",
+    "volume": "Volume",
+    "erase": "Erased with",
+    "array.level": "RAID level",
+    "array.backend": "Array built with",
+    "array.device": "Array device",
+    "array.read_ahead_kib": "Read-ahead (KiB)",
+    "array.chunk_kib": "Chunk (KiB)",
+    "array.resync": "Resync",
+    "filesystem.type": "Filesystem",
+    "filesystem.mkfs": "mkfs command",
+    "filesystem.label": "Filesystem label",
+    "filesystem.stripe": "Stripe alignment",
+    "mount.point": "Mount point",
+    "mount.options": "Mount options",
+    "mount.owner": "Mount owner",
+    "applied_at": "Prepared at",
+}
+
+
+def layout_label(key: str) -> str:
+    """``array.chunk_kib`` -> ``Chunk (KiB)``; unknown keys become plain words."""
+    if key in LAYOUT_LABELS:
+        return LAYOUT_LABELS[key]
+    words = re.sub(r"\[\d+\]", "", key).replace(".", " ").replace("_", " ").strip()
+    return words[:1].upper() + words[1:]
 
 
 def hardware(inventory: Mapping[str, Any] | None) -> dict[str, str]:

@@ -100,7 +100,7 @@ def test_configuration_differences_from_what_was_stored(store: SessionStore) -> 
         hdd: "16 x SAS 15K RPM HDD 300GB (SAS, HDD, FW ES64)",
         ssd: "4 x Micron S650DC 800GB (SAS, SSD, FW M012)",
     }
-    assert differs[("Storage layout", "erase")][ssd] == "secure erase (sg_sanitize --crypto)"
+    assert differs[("Storage layout", "Erased with")][ssd] == "secure erase (sg_sanitize --crypto)"
     same = {(r.section, r.key) for r in c.config if not r.differs}
     assert ("Hardware", "CPU") in same
     assert ("Database settings", "shared_buffers") in same

@@ -135,8 +135,9 @@ def test_storage_bench_gui_built_is_shown_as_such(page: SessionsPage, store: Any
         if label is not None and field is not None:
             rows[label.widget().text()] = field.widget().text()
     assert rows["Devices"].startswith("4 x Micron 7450 PRO 3.84TB")
-    assert "array.level" in rows
-    assert rows["array.level"] == "10"
+    # Stored keys read as words, not as dotted names.
+    assert rows["RAID level"] == "10"
+    assert not [key for key in rows if "." in key or "_" in key]
     # A description may still be added beside it.
     panel.fs_combo.setCurrentText("xfs")
     panel.note_edit.setPlainText("mdadm, 512 KiB chunk")
@@ -242,3 +243,47 @@ def test_a_file_that_is_not_hammerdb_imports_nothing(
         assert not panel.table.isVisibleTo(page)
         assert panel.button.isEnabled()
     assert store.list_runs(None) == []
+
+
+def test_import_options_one_session_per_job_and_the_hosts_zone(
+    qtbot: QtBot, page: SessionsPage, store: Any, tmp_path: Path, hammer_db: Path
+) -> None:
+    """The dialog's two choices reach the import: no sweeps, and times read in the zone given."""
+    from datetime import datetime
+
+    from bench_gui.gui.pages.sessions.hammerdb_options import ImportChoices, ImportOptionsDialog
+    from bench_gui.store import SessionStore
+
+    dialog = ImportOptionsDialog("hammer.DB")
+    qtbot.addWidget(dialog)
+    assert dialog.choices() == ImportChoices(each=False, utc_offset_h=None)
+    assert not dialog.offset_spin.isEnabled()
+    dialog.each_check.setChecked(True)
+    dialog.offset_radio.setChecked(True)
+    assert dialog.offset_spin.isEnabled()
+    dialog.offset_spin.setValue(5.5)
+    assert dialog.choices() == ImportChoices(each=True, utc_offset_h=5.5)
+
+    panel = page.hammerdb
+    with qtbot.waitSignal(panel.imported, timeout=30_000) as done:
+        assert panel.start(hammer_db, ImportChoices(each=True, utc_offset_h=5.5)) is not None
+    each = done.args[0]
+    runs = [s for s in each.sessions if s.kind == "run" and s.status == "complete"]
+    # The default import joins 4/8 and 4/8/16 into sweeps; one per job stores single steps.
+    assert len(runs) > 4
+    assert all(len(s.vus) == 1 for s in runs)
+
+    # The same file read as UTC into another store: every start is 5.5 h later than at +5.5.
+    utc_store = SessionStore(tmp_path / "utc.sqlite3")
+    try:
+        other = SessionsPage(utc_store)
+        qtbot.addWidget(other)
+        with qtbot.waitSignal(other.hammerdb.imported, timeout=30_000) as done_utc:
+            other.hammerdb.start(hammer_db, ImportChoices(each=True, utc_offset_h=0.0))
+        by_job = {s.jobs: s.run_id for s in done_utc.args[0].sessions}
+        for session in each.sessions:
+            shifted = datetime.fromisoformat(store.get_run(session.run_id).created_at)
+            as_utc = datetime.fromisoformat(utc_store.get_run(by_job[session.jobs]).created_at)
+            assert (as_utc - shifted).total_seconds() == 5.5 * 3600
+    finally:
+        utc_store.close()

@@ -15,6 +15,7 @@ from typing import Any
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFileDialog, QPushButton, QTableWidgetItem, QVBoxLayout, QWidget
 
+from bench_gui.gui.pages.sessions.hammerdb_options import ImportChoices, ImportOptionsDialog
 from bench_gui.gui.tasks import Task, TaskRunner
 from bench_gui.gui.widgets.page_parts import Banner, FitTable, fit_rows
 from bench_gui.store import SessionNotFound, StoreError
@@ -122,15 +123,19 @@ class HammerDBImportPanel(QWidget):
         path, _ = QFileDialog.getOpenFileName(
             self, "Import HammerDB results", str(Path.home()), FILE_FILTER
         )
-        if path:
-            self.start(Path(path))
+        if not path:
+            return
+        dialog = ImportOptionsDialog(Path(path).name, self)
+        if dialog.exec() == ImportOptionsDialog.DialogCode.Accepted:
+            self.start(Path(path), dialog.choices())
 
-    def start(self, path: Path, each: bool = False) -> Task | None:
+    def start(self, path: Path, choices: ImportChoices | None = None) -> Task | None:
         """Read ``path`` and store its jobs in a worker thread; None if an import runs."""
         store = self.store
+        chosen = choices or ImportChoices()
 
         def work() -> HammerDBImport:
-            return import_hammerdb(store, path, each=each)
+            return import_hammerdb(store, path, each=chosen.each, utc_offset_h=chosen.utc_offset_h)
 
         def failed(_what: str, message: str, _details: str) -> None:
             self.result = None
