@@ -74,11 +74,27 @@ def _report_options(args: argparse.Namespace) -> Any:
     )
 
 
+def _ram_question(args: argparse.Namespace) -> tuple[float | None, int | None]:
+    """``--target-ops`` and ``--dataset`` of a random-read comparison (ValueError names a
+    bad one)."""
+    from bench_gui.agent.fio.sizes import parse_size
+
+    target = args.target_ops
+    if target is not None and not target > 0:
+        raise ValueError(f"--target-ops must be a positive number of reads a second, got {target}")
+    try:
+        dataset = None if args.dataset is None else parse_size(args.dataset)
+    except ValueError as exc:
+        raise ValueError(f"--dataset: {exc}") from None
+    return target, dataset
+
+
 def cmd_compare(args: argparse.Namespace) -> int:
-    from bench_gui.report import ReportError, build_report, report_format, write_charts
+    from bench_gui.report import ReportError, report_format, write_charts
     from bench_gui.report import write_report as write
-    from bench_gui.report.notes import author_warnings
     from bench_gui.report.options import default_paper
+    from bench_gui.report.random_read_report import random_read_json
+    from bench_gui.report.workloads import build_any_report
 
     ids: list[int] = args.ids
     baseline = args.baseline if args.baseline is not None else (ids[0] if ids else 0)
@@ -89,17 +105,20 @@ def cmd_compare(args: argparse.Namespace) -> int:
             return _fail(str(exc), EXIT_USAGE)
     try:
         options = _report_options(args)
+        target, dataset = _ram_question(args)
     except ValueError as exc:
         return _fail(safe(str(exc)), EXIT_USAGE)
     conditions = StopConditions(args.min_gain, args.max_avg_ms, args.max_p999_ms)
     store = _store(args)
     try:
-        report = build_report(store, ids, baseline, conditions, title=args.title, options=options)
+        report = build_any_report(
+            store, ids, baseline, conditions, args.title, options, target, dataset
+        )
     except (CompareError, SessionNotFound) as exc:
-        return _fail(f"cannot compare: {exc}")
+        return _fail(f"cannot compare: {safe(str(exc))}")
     # The author's notes, before anything is written: they are not printed in the report
     # (unless --author-notes appendix keeps them at its end).
-    for note in author_warnings(report):
+    for note in report.author_notes:
         print(f"note: {safe(note)}", file=sys.stderr)
     paper = args.paper or default_paper()
     for path in args.report or []:
@@ -112,9 +131,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
         for chart in write_charts(report, Path(args.charts), args.chart_format):
             print(f"chart written: {chart}", file=sys.stderr)
     if args.json:
-        from bench_gui.report.model import as_json
+        from bench_gui.report.model import Report, as_json
 
-        print(json.dumps(as_json(report), ensure_ascii=False, default=str))
+        data = as_json(report) if isinstance(report, Report) else random_read_json(report)
+        print(json.dumps(data, ensure_ascii=False, default=str))
         return EXIT_OK
     print(safe(report.title))
     print(safe(report.subtitle))
@@ -473,7 +493,9 @@ def add_commands(sub: Any) -> None:
         description="Compare sessions against a baseline (or report on one session): NOPM/TPM"
         " ratios, response-time advantages, saturation, the system under test side by side,"
         " repeatability and economics. The workload is derived from TPC-C; the results are not"
-        " TPC-C results.",
+        " TPC-C results. Random-read studies compare by dataset size (ops/s, the ratio, the"
+        " multiplier over raw device IOPS) with the RAM each storage needs for a target"
+        " (--target-ops, --dataset); the two workloads are never mixed.",
     )
     p.add_argument("ids", type=int, nargs="+", metavar="ID", help="session ids")
     p.add_argument("--baseline", type=int, help="the baseline session (default: the first ID)")
@@ -525,6 +547,19 @@ def add_commands(sub: Any) -> None:
         metavar="ID,ID",
         help="sessions that are repeats of one another (repeatable; never the baseline with a"
         " compared session): their spread is shown as repeat noise",
+    )
+    p.add_argument(
+        "--target-ops",
+        type=float,
+        metavar="OPS",
+        help="random reads: the ops/s target of the RAM each storage needs (default: the best"
+        " ops/s measured at the largest dataset beyond RAM)",
+    )
+    p.add_argument(
+        "--dataset",
+        metavar="SIZE",
+        help="random reads: the dataset size of that question, e.g. 1TiB or 500GB (default:"
+        " the dataset of the default target)",
     )
     p.set_defaults(func=cmd_compare)
 

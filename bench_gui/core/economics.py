@@ -363,3 +363,51 @@ def economics(
         cases=tuple(cases),
         messages=tuple(messages),
     )
+
+
+# ---- RAM (seed 004: "SSDs replace RAM") ---------------------------------------------------------
+
+# A price-list entry is RAM when its name starts with one of these words.
+RAM_WORDS = ("ram", "memory", "dram", "dimm", "rdimm", "lrdimm", "ddr3", "ddr4", "ddr5")
+_RAM_SIZE = re.compile(r"(\d+(?:\.\d+)?)\s*(gib|gb|tib|tb)\b")
+RAM_PRICE_HELP = (
+    "add RAM to the price list: bench-gui prices device add 'RAM per GB' 3.50 --currency USD,"
+    " or a module by its size: bench-gui prices device add 'DDR5 RDIMM 64GB' 240"
+)
+
+
+@dataclass(frozen=True)
+class RamPrice:
+    """The price of RAM per GiB, from one price-list entry (a module, or a rate per GB)."""
+
+    per_gib: float
+    currency: str
+    entry: DevicePrice
+    arithmetic: str  # "$240 / 64 GiB = $3.75 per GiB"
+
+
+def ram_price(prices: Sequence[DevicePrice]) -> RamPrice | None:
+    """The latest RAM entry of the price list as a price per GiB, or None.
+
+    An entry is RAM when its name starts with RAM, memory, DRAM, DIMM or DDR3/4/5. Its size is
+    read from the name ("DDR5 RDIMM 64GB": the unit price buys 64 GiB, as modules are sold);
+    "per GB" (or no size at all) makes the unit price a price per GiB."""
+    found = [
+        p for p in prices if _norm(p.device).split(" ", 1)[0] in RAM_WORDS and p.unit_price > 0
+    ]
+    if not found:
+        return None
+    entry = max(found, key=lambda p: p.date)
+    name = _norm(entry.device)
+    match = None if re.search(r"\bper\b", name) else _RAM_SIZE.search(name)
+    unit = format_money(entry.unit_price, entry.currency)
+    if match is None:
+        return RamPrice(entry.unit_price, entry.currency.upper(), entry, f"{unit} per GiB")
+    gib = float(match.group(1)) * (1024 if match.group(2).startswith("t") else 1)
+    per_gib = entry.unit_price / gib
+    return RamPrice(
+        per_gib,
+        entry.currency.upper(),
+        entry,
+        f"{unit} / {gib:g} GiB = {format_money(per_gib, entry.currency)} per GiB",
+    )

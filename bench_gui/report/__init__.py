@@ -1,7 +1,9 @@
 """bench_gui.report: comparison reports as HTML, PDF, CSV and JSON, and charts as PNG/SVG.
 
 :func:`build_report` (in :mod:`bench_gui.report.model`) gathers the figures once; the writers
-render that one model. The writers that draw (HTML charts, PDF, PNG/SVG) use Qt's offscreen
+render that one model. Random-read studies have a report of their own
+(:mod:`bench_gui.report.random_read_report`); :func:`build_any_report` picks by workload.
+The writers that draw (HTML charts, PDF, PNG/SVG) use Qt's offscreen
 renderer and start an offscreen application when none runs.
 """
 
@@ -10,6 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from bench_gui.report.model import Report, build_report
+from bench_gui.report.random_read_report import RandomReadReport
+from bench_gui.report.workloads import AnyReport, build_any_report
 
 REPORT_FORMATS = (".html", ".pdf", ".csv", ".json")
 
@@ -31,7 +35,9 @@ def report_format(path: Path) -> str:
     return suffix
 
 
-def write_report(report: Report, path: Path, page_size: str | None = None) -> Path:
+def write_report(
+    report: Report | RandomReadReport, path: Path, page_size: str | None = None
+) -> Path:
     """Write ``report`` to ``path`` in the format its extension names; ``page_size`` (a4 or
     letter, default: the locale's) is the PDF's paper."""
     fmt = report_format(path)
@@ -48,7 +54,9 @@ def write_report(report: Report, path: Path, page_size: str | None = None) -> Pa
     return write_csv(report, path) if fmt == ".csv" else write_json(report, path)
 
 
-def write_charts(report: Report, directory: Path, fmt: str = "png") -> list[Path]:
+def write_charts(
+    report: Report | RandomReadReport, directory: Path, fmt: str = "png"
+) -> list[Path]:
     """Every chart of the report as PNG or SVG files in ``directory``."""
     from bench_gui.report.charts import write_charts as _write
 
@@ -57,8 +65,11 @@ def write_charts(report: Report, directory: Path, fmt: str = "png") -> list[Path
 
 __all__ = [
     "REPORT_FORMATS",
+    "AnyReport",
+    "RandomReadReport",
     "Report",
     "ReportError",
+    "build_any_report",
     "build_report",
     "report_format",
     "write_charts",

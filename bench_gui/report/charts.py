@@ -105,6 +105,38 @@ def _triangle(center: QPointF, radius: float) -> QPolygonF:
     )
 
 
+def log_ticks(values: list[float]) -> tuple[list[float], float, float]:
+    """Decade ticks of a logarithmic axis holding ``values`` (all positive): (ticks, low,
+    high)."""
+    low = 10.0 ** math.floor(math.log10(min(values)))
+    high = 10.0 ** math.ceil(math.log10(max(values)))
+    if high <= low:
+        high = low * 10
+    ticks = []
+    tick = low
+    while tick <= high * 1.0001:
+        ticks.append(tick)
+        tick *= 10
+    return ticks, low, high
+
+
+REFERENCE = QColor("#b3261e")
+
+
+def reference_pen() -> QPen:
+    pen = QPen(REFERENCE, 1.4)
+    pen.setStyle(Qt.PenStyle.DashLine)
+    return pen
+
+
+def paint_reference(painter: QPainter, plot: QRectF, y: float) -> None:
+    """A dashed horizontal line across the plot at ``y`` (named in the legend)."""
+    painter.save()
+    painter.setPen(reference_pen())
+    painter.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y))
+    painter.restore()
+
+
 def paint_chart(painter: QPainter, rect: QRectF, spec: ChartSpec, caption: bool = False) -> None:
     """Draw ``spec`` into ``rect`` (logical pixels) with ``painter``; ``caption`` draws the
     figure's caption under it (the PDF, where a caption must never leave its figure)."""
@@ -153,6 +185,16 @@ def paint_chart(painter: QPainter, rect: QRectF, spec: ChartSpec, caption: bool 
         painter.setPen(TEXT)
         painter.drawText(QPointF(x + 30, y + row_h / 2 + fm.ascent() / 2 - 2), label)
         x += w
+    if spec.reference is not None and spec.reference_label:
+        w = 22 + 8 + fm.horizontalAdvance(spec.reference_label) + 22
+        if x + w > left + width - pad and x > left + pad:
+            x = left + pad
+            y += row_h
+        painter.setPen(reference_pen())
+        painter.drawLine(QPointF(x, y + row_h / 2), QPointF(x + 22, y + row_h / 2))
+        painter.setPen(TEXT)
+        painter.drawText(QPointF(x + 30, y + row_h / 2 + fm.ascent() / 2 - 2), spec.reference_label)
+        x += w
     marks = []
     if any(s.saturation is not None for s in spec.series):
         marks.append(("saturation point", _diamond))
@@ -173,10 +215,17 @@ def paint_chart(painter: QPainter, rect: QRectF, spec: ChartSpec, caption: bool 
 
     # Value range.
     values = [v for s in spec.series for v in s.values if v is not None and math.isfinite(v)]
-    top_value = max(values) if values else 1.0
-    step = nice_step(top_value * 1.08 if top_value > 0 else 1.0)
-    y_max = step * math.ceil(top_value * 1.08 / step) if top_value > 0 else step * 5
-    ticks = [step * i for i in range(int(round(y_max / step)) + 1)]
+    if spec.reference is not None:
+        values.append(spec.reference)
+    log_y = spec.log_y and any(v > 0 for v in values)
+    if log_y:
+        ticks, y_min, y_max = log_ticks([v for v in values if v > 0])
+    else:
+        top_value = max(values) if values else 1.0
+        step = nice_step(top_value * 1.08 if top_value > 0 else 1.0)
+        y_max = step * math.ceil(top_value * 1.08 / step) if top_value > 0 else step * 5
+        ticks = [step * i for i in range(int(round(y_max / step)) + 1)]
+        y_min = 0.0
 
     tick_font = font(13)
     tfm = QFontMetricsF(tick_font)
@@ -192,6 +241,10 @@ def paint_chart(painter: QPainter, rect: QRectF, spec: ChartSpec, caption: bool 
     plot.setBottom(top + height - pad - 2 * tfm.height() - 10)
 
     def y_of(value: float) -> float:
+        if log_y:
+            low, high = math.log10(y_min), math.log10(y_max)
+            share = (math.log10(max(value, y_min)) - low) / (high - low)
+            return plot.bottom() - share * plot.height()
         return plot.bottom() - (value / y_max) * plot.height()
 
     # Grid and y ticks.
@@ -227,7 +280,7 @@ def paint_chart(painter: QPainter, rect: QRectF, spec: ChartSpec, caption: bool 
     n = max(len(spec.categories), 1)
     band = plot.width() / n
     painter.setFont(tick_font)
-    for i, users in enumerate(spec.categories):
+    for i in range(len(spec.categories)):
         cx = plot.left() + band * (i + 0.5)
         painter.setPen(QPen(AXIS, 1))
         painter.drawLine(QPointF(cx, plot.bottom()), QPointF(cx, plot.bottom() + 5))
@@ -235,7 +288,7 @@ def paint_chart(painter: QPainter, rect: QRectF, spec: ChartSpec, caption: bool 
         painter.drawText(
             QRectF(cx - band / 2, plot.bottom() + 6, band, tfm.height()),
             int(Qt.AlignmentFlag.AlignCenter),
-            str(users),
+            spec.category_text(i),
         )
     painter.setFont(axis_title_font)
     painter.drawText(
@@ -301,6 +354,8 @@ def paint_chart(painter: QPainter, rect: QRectF, spec: ChartSpec, caption: bool 
                     markers.append((QPointF(pt.x(), pt.y() - 20), color))
                 elif s.unsaturated == spec.categories[i]:
                     open_marks.append((QPointF(pt.x(), pt.y() - 16), color))
+    if spec.reference is not None:  # over the bars, so that its label stays readable
+        paint_reference(painter, plot, y_of(spec.reference))
     for center, color in open_marks:
         painter.setPen(QPen(color.darker(140), 2))
         painter.setBrush(QColor("#ffffff"))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import re
 from functools import cache
+from importlib import resources
 from pathlib import Path
 
 import jinja2
@@ -19,8 +20,10 @@ from markupsafe import Markup, escape
 from bench_gui import __version__
 from bench_gui.report.charts import chart_png
 from bench_gui.report.model import Report
+from bench_gui.report.random_read_report import RandomReadReport
 
-TEMPLATES = Path(__file__).resolve().parent / "templates"
+# Package data, found through importlib.resources (a wheel, a checkout and the bundle alike).
+TEMPLATES = Path(str(resources.files("bench_gui.report").joinpath("templates")))
 LONG_TOKEN = 18  # characters from which a token gets break opportunities
 _BREAK_AFTER = re.compile(r"([,/=;:_|.-])(?=\S)")
 LOGO_TYPES = {
@@ -80,14 +83,15 @@ def logo_uri(path: Path) -> str:
     return data_uri(path.read_bytes(), mime)
 
 
-def render_html(report: Report) -> str:
-    """The whole report as one HTML document."""
+def render_html(report: Report | RandomReadReport) -> str:
+    """The whole report as one HTML document (a random-read report through its own template)."""
     images = {key: data_uri(chart_png(spec)) for key, spec in report.charts.items()}
     logo = logo_uri(report.cover.logo) if report.cover.logo else ""
-    template = environment().get_template("report.html.j2")
+    name = report.html_template if isinstance(report, RandomReadReport) else "report.html.j2"
+    template = environment().get_template(name)
     return template.render(r=report, images=images, logo=logo, app_version=__version__)
 
 
-def write_html(report: Report, path: Path) -> Path:
+def write_html(report: Report | RandomReadReport, path: Path) -> Path:
     path.write_text(render_html(report), encoding="utf-8")
     return path

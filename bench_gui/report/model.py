@@ -24,6 +24,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from bench_gui.core.compare import (
+    CompareError,
     Comparison,
     Level,
     SessionData,
@@ -52,6 +53,7 @@ from bench_gui.report.names import Naming, naming
 from bench_gui.report.notes import author_notes, reader_notes
 from bench_gui.report.options import Cover, ReportOptions
 from bench_gui.report.parts import Block, Cell, ChartSpec, Fact, Section, SeriesSpec, Table
+from bench_gui.report.random_read_input import workload_of
 from bench_gui.store.compare_input import (
     Provenance,
     array_input,
@@ -180,6 +182,11 @@ def build_report(
 ) -> Report:
     """Everything a report shows, from the store. ``arrays``, ``prices`` and ``power_price``
     override what the store holds (the GUI's unsaved edits); ``options`` are the author's."""
+    if workload_of(store, session_ids) == "random_read":
+        raise CompareError(
+            f"sessions {', '.join(map(str, session_ids))} are random-read studies: their report"
+            " is built by bench_gui.report.workloads.build_any_report"
+        )
     opts = options or ReportOptions()
     latency = "new_order" if opts.latency == "new-order" else "all"
     fallback: list[int] = []

@@ -34,8 +34,12 @@ def _drop_parenthesis(name: str) -> str:
     return name
 
 
+# Punctuation a short name never ends (or starts) with: the hyphen, en and em dashes too.
+_PUNCT = ",;:-–—"
+
+
 def _bare(word: str) -> str:
-    return word.strip("()[],;:-").lower()
+    return word.strip("()[]" + _PUNCT).lower()
 
 
 def _shared_start(words: list[str], others: list[list[str]]) -> int:
@@ -55,7 +59,7 @@ def _shared_start(words: list[str], others: list[list[str]]) -> int:
 _WEAK_ENDS = frozenset(
     {"a", "an", "the", "of", "on", "in", "at", "to", "for", "and", "after", "with"}
 )
-_CUT = re.compile(r",\s|\s+with\s|\s+-\s|\s+–\s|:\s|;\s")
+_CUT = re.compile(r",\s|\s+with\s|\s+[-–—]\s|:\s|;\s")
 
 
 def _cut(name: str, limit: int = MAX_SHORT) -> str:
@@ -70,9 +74,9 @@ def _cut(name: str, limit: int = MAX_SHORT) -> str:
         if out and len(" ".join([*out, word])) > limit:
             break
         out.append(word)
-    while len(out) > 1 and out[-1].lower() in _WEAK_ENDS:
+    while len(out) > 1 and (out[-1].lower() in _WEAK_ENDS or not out[-1].strip(_PUNCT)):
         out.pop()
-    text = " ".join(out).rstrip(",;:-")
+    text = " ".join(out).rstrip(_PUNCT + " ")
     return text if len(text) <= limit + 8 else text[:limit].rstrip()
 
 
@@ -85,14 +89,14 @@ def short_names(names: Mapping[int, str]) -> dict[int, str]:
         if len(short[sid]) > MAX_SHORT:
             shared = _shared_start(words[sid], [w for other, w in words.items() if other != sid])
             if shared:
-                rest = " ".join(words[sid][shared:]).lstrip("),;:- ")
+                rest = " ".join(words[sid][shared:]).lstrip(")" + _PUNCT + " ")
                 rest = _drop_parenthesis(rest) or rest
                 lead = _drop_parenthesis(" ".join(words[sid][:shared]).rstrip(",;:- "))
                 if len(lead) <= MAX_LEAD and "(" not in lead:
                     # "HDD RAID 10, second run": what it shares, then what sets it apart.
                     rest = f"{lead}, {_cut(rest, MAX_SHORT - len(lead) - 2)}"
                 short[sid] = rest
-    short = {sid: _cut(s) for sid, s in short.items()}
+    short = {sid: _cut(s).rstrip(_PUNCT + " ") or _cut(s) for sid, s in short.items()}
     if len(set(short.values())) < len(short):
         letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
         short = {sid: f"Config {letters[i % 26]}" for i, sid in enumerate(ids)}

@@ -79,6 +79,16 @@ class ChartSpec:
     better: str = "higher"  # "higher" or "lower" is better
     number: int = 0
     x_label: str = "Virtual users"
+    # What the x axis prints under each category, when not the category itself ("2x RAM").
+    category_labels: list[str] | None = None
+    log_y: bool = False  # a logarithmic value axis (decades), for figures spanning orders
+    reference: float | None = None  # a dashed horizontal line at this value (1X), labelled
+    reference_label: str = ""
+
+    def category_text(self, index: int) -> str:
+        if self.category_labels is not None and index < len(self.category_labels):
+            return self.category_labels[index]
+        return str(self.categories[index])
 
     @property
     def label(self) -> str:

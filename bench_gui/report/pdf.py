@@ -38,6 +38,7 @@ from bench_gui.report.charts import FONT_FAMILY, chart_image, ensure_app, font
 from bench_gui.report.html import environment
 from bench_gui.report.model import Report
 from bench_gui.report.options import check_paper, default_paper
+from bench_gui.report.random_read_report import RandomReadReport
 
 LAYOUT_DPI = 96.0  # the document is laid out in CSS pixels
 PDF_DPI = 300
@@ -62,9 +63,11 @@ OVERFLOW_PX = 8.0
 FOOTER_NOTICE = "TPROC-C workload derived from TPC-C; these are not TPC-C results."
 
 
-def render_brief_html(report: Report, chart_width: int) -> str:
-    """The rich text of the brief (QTextDocument's HTML subset)."""
-    template = environment().get_template("brief_qt.html.j2")
+def render_brief_html(report: Report | RandomReadReport, chart_width: int) -> str:
+    """The rich text of the brief (QTextDocument's HTML subset; a random-read report through
+    its own template)."""
+    name = report.brief_template if isinstance(report, RandomReadReport) else "brief_qt.html.j2"
+    template = environment().get_template(name)
     return template.render(
         r=report,
         tones=TONES,
@@ -75,7 +78,7 @@ def render_brief_html(report: Report, chart_width: int) -> str:
     )
 
 
-def logo_image(report: Report) -> QImage | None:
+def logo_image(report: Report | RandomReadReport) -> QImage | None:
     """The author's logo, or None; an unreadable image raises ValueError naming the file."""
     path = report.cover.logo
     if path is None:
@@ -86,7 +89,7 @@ def logo_image(report: Report) -> QImage | None:
     return image
 
 
-def build_document(report: Report, content: QSizeF) -> QTextDocument:
+def build_document(report: Report | RandomReadReport, content: QSizeF) -> QTextDocument:
     """The brief as a paginated QTextDocument (pages of ``content`` size, 96-dpi units)."""
     doc = QTextDocument()
     doc.setDocumentMargin(0)
@@ -121,8 +124,12 @@ LISTING_COLOR = QColor("#151b26")  # the listing's background (brief_qt.html.j2)
 STANDALONE_TEXT = 0.12  # a heading and its text shorter than this go along with their figure
 
 
+# Qt lays text out in 1/64 px: a line it moved to the next page may start this much above it.
+LAYOUT_SLACK = 1 / 32
+
+
 def _page(y: float, page_height: float) -> int:
-    return int(y // page_height)
+    return int((y + LAYOUT_SLACK) // page_height)
 
 
 class _Paginator:
@@ -460,7 +467,7 @@ def paginate(doc: QTextDocument, page_height: float, rounds: int = 80) -> int:
     return rounds
 
 
-def write_pdf(report: Report, path: Path, page_size: str | None = None) -> Path:
+def write_pdf(report: Report | RandomReadReport, path: Path, page_size: str | None = None) -> Path:
     """Write the brief as a PDF; ``page_size`` is ``letter`` or ``a4`` (default: the locale's)."""
     ensure_app()
     try:
@@ -505,7 +512,12 @@ def write_pdf(report: Report, path: Path, page_size: str | None = None) -> Path:
 
 
 def _decorate(
-    painter: QPainter, report: Report, page: int, pages: int, page_w: float, page_h: float
+    painter: QPainter,
+    report: Report | RandomReadReport,
+    page: int,
+    pages: int,
+    page_w: float,
+    page_h: float,
 ) -> None:
     """Running header (from page 2), footer on every page."""
     painter.save()
@@ -528,9 +540,8 @@ def _decorate(
     painter.drawLine(int(MARGIN_X), int(y - 6), int(page_w - MARGIN_X), int(y - 6))
     painter.setPen(muted)
     box = QRectF(MARGIN_X, y, page_w - 2 * MARGIN_X, 14)
-    painter.drawText(
-        box, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), FOOTER_NOTICE
-    )
+    notice = report.footer_notice if isinstance(report, RandomReadReport) else FOOTER_NOTICE
+    painter.drawText(box, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), notice)
     painter.drawText(
         box,
         int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter),

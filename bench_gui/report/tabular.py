@@ -14,9 +14,10 @@ import json
 from pathlib import Path
 
 from bench_gui.report.model import Cell, Report, as_json
+from bench_gui.report.random_read_report import RandomReadReport, random_read_json
 
 
-def render_csv(report: Report) -> str:
+def render_csv(report: Report | RandomReadReport) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow([report.title])
@@ -54,15 +55,16 @@ def _is_ratio(text: str) -> bool:
     return stripped.endswith(("X", "%", "lower", "higher")) or stripped.startswith(("±", "$"))
 
 
-def render_json(report: Report) -> str:
-    return json.dumps(as_json(report), indent=2, ensure_ascii=False, default=str)
+def render_json(report: Report | RandomReadReport) -> str:
+    data = random_read_json(report) if isinstance(report, RandomReadReport) else as_json(report)
+    return json.dumps(data, indent=2, ensure_ascii=False, default=str)
 
 
-def write_csv(report: Report, path: Path) -> Path:
+def write_csv(report: Report | RandomReadReport, path: Path) -> Path:
     path.write_text(render_csv(report), encoding="utf-8", newline="")
     return path
 
 
-def write_json(report: Report, path: Path) -> Path:
+def write_json(report: Report | RandomReadReport, path: Path) -> Path:
     path.write_text(render_json(report), encoding="utf-8")
     return path

@@ -1,0 +1,39 @@
+"""Stored sessions read for a random-read comparison, and the one check of their workload.
+
+A comparison is of one workload: random-read studies with random-read studies, TPROC-C
+sweeps with TPROC-C sweeps. :func:`workload_of` says which a list of stored sessions is, and
+refuses a mix with an error that names two sessions of different workloads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict
+
+from bench_gui.core.random_read_compare import (
+    RRSession,
+    check_same_workload,
+    session_from_record,
+    workload_kind,
+)
+from bench_gui.store.sessions import SessionStore
+
+
+def workload_of(store: SessionStore, session_ids: Sequence[int]) -> str:
+    """``random_read`` or ``tproc_c``; RandomReadCompareError names two sessions of different
+    workloads, SessionNotFound an unknown id."""
+    kinds = []
+    for sid in session_ids:
+        detail = store.get_run(sid)
+        kinds.append((sid, detail.name, workload_kind(asdict(detail))))
+    return check_same_workload(kinds)
+
+
+def load_random_read(store: SessionStore, session_ids: Sequence[int]) -> list[RRSession]:
+    """The stored random-read sessions, as the comparison reads them."""
+    sessions = []
+    for sid in session_ids:
+        detail = store.get_run(sid)
+        steps = [asdict(step) for step in store.steps(sid)]
+        sessions.append(session_from_record(asdict(detail), steps))
+    return sessions
