@@ -14,6 +14,11 @@ server, not the driver, is the limit. HammerDB 6.0 spent about 70-78 µs here.
     python benchmarks/driver_overhead.py                      # embedded server, short
     python benchmarks/driver_overhead.py --conninfo "host=127.0.0.1 user=postgres" \
         --warehouses 8 --vus 4,8 --rampup 60 --duration 120   # HammerDB's conditions
+    BENCH_GUI_DB_PASSWORD=pw python benchmarks/driver_overhead.py --engine mariadb \
+        --conninfo "SERVER=127.0.0.1;PORT=3306;UID=bench"      # MariaDB through pyodbc
+
+Every engine goes through the agent's engine interface (bench_gui.agent.engines), so the
+figures of two engines side by side are the same measurement.
 """
 
 from __future__ import annotations
@@ -29,9 +34,7 @@ import warnings
 from pathlib import Path
 
 from bench_gui.agent.driver import RunConfig, Step
-from bench_gui.agent.pg.engine import PgEngine, connect
-from bench_gui.agent.pg.loader import build
-from bench_gui.agent.pg.schema import schema_status
+from bench_gui.agent.engines import open_engine
 from bench_gui.agent.protocol import TX_KEYS, EventWriter
 
 
@@ -59,7 +62,14 @@ def cpu_self_children() -> tuple[float, float]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--conninfo", help="server to use (default: a temporary embedded one)")
+    parser.add_argument(
+        "--engine", default="postgresql", help="postgresql (default), mariadb or mysql"
+    )
+    parser.add_argument(
+        "--conninfo",
+        help="server to use, without a database (default: a temporary embedded PostgreSQL);"
+        " an ODBC string for mariadb/mysql, the password in BENCH_GUI_DB_PASSWORD",
+    )
     parser.add_argument("--database", default="tpcc_bench")
     parser.add_argument("--warehouses", type=int, default=4)
     parser.add_argument("--vus", default="4,8")
@@ -70,7 +80,12 @@ def main() -> int:
     args = parser.parse_args()
 
     server = None
-    if args.conninfo:
+    if args.engine != "postgresql":
+        if not args.conninfo:
+            parser.error(f"--engine {args.engine} needs --conninfo (an ODBC string)")
+        admin = args.conninfo
+        conninfo = f"{args.conninfo};DATABASE={args.database}"
+    elif args.conninfo:
         base = args.conninfo
         admin = f"{base} dbname=postgres"
         conninfo = f"{base} dbname={args.database}"
@@ -85,18 +100,17 @@ def main() -> int:
         admin = server.get_uri("postgres")
         conninfo = server.get_uri(args.database)
 
-    engine = PgEngine(conninfo, admin, args.database)
-    print(f"server: {engine.server_info()['server']}")
+    engine = open_engine(args.engine, conninfo, admin, args.database)
+    print(f"engine: {engine.name}, server: {engine.server_info()['server']}")
     need_build = args.rebuild or not engine.database_exists()
     if not need_build:
-        with connect(conninfo) as conn:
-            status = schema_status(conn)
+        status = engine.schema_status()
         need_build = status.state != "complete" or status.warehouses != args.warehouses
     if need_build:
         engine.drop_database(args.database)
         engine.create_database()
         t = time.monotonic()
-        build(conninfo, args.warehouses, os.cpu_count() or 1, lambda _p: None, None)
+        engine.build(args.warehouses, os.cpu_count() or 1, lambda _p: None, None)
         print(f"built {args.warehouses} warehouses in {time.monotonic() - t:.1f} s")
 
     out = EventWriter(NullSink())
@@ -106,6 +120,7 @@ def main() -> int:
     )
     for vus in [int(v) for v in args.vus.split(",")]:
         cfg = RunConfig(
+            engine=args.engine,
             conninfo=conninfo,
             admin_conninfo=admin,
             database=args.database,

@@ -42,10 +42,11 @@ TEST_PACKAGES=(
     xvfb xauth fio
     openssh-server openssh-client sudo
     unixodbc unixodbc-dev odbc-mariadb
-    mariadb-server postgresql
+    mariadb-server mariadb-client postgresql
     btrfs-progs xfsprogs mdadm util-linux kmod
     poppler-utils
     sysstat rsync
+    desktop-file-utils xdg-utils binutils  # the bundle: validate, install, PyInstaller's objdump
 )
 
 usage() {

@@ -3,7 +3,8 @@
 The shared fixtures live in ``tests/_fixtures/`` and load here as plugins, so every folder can
 ask for them by name: ``pg_server`` and ``tpcc_db`` (the embedded PostgreSQL and TPROC-C
 databases cloned from one build), ``sshd`` (a real OpenSSH on loopback), ``loops`` and
-``loop_disk`` (loop devices), ``isolated`` (own HOME and data directory). The rules below apply
+``loop_disk`` (loop devices), ``isolated`` (own HOME and data directory), ``mariadb_server``
+(a private MariaDB on a loopback port, reached through ODBC). The rules below apply
 to every test: no test reaches the OS keyring, and none leaves a thread running. Each run
 writes under a private temporary folder (its basetemp, TMPDIR, XDG_RUNTIME_DIR), removed at
 its end, and each test's agents over SSH keep their state in a folder of that test.
@@ -29,6 +30,7 @@ from tests._fixtures.isolation import MemoryKeyring, use_keyring  # noqa: E402
 pytest_plugins = [
     "tests._fixtures.isolation",
     "tests._fixtures.loop",
+    "tests._fixtures.mariadb",
     "tests._fixtures.pg",
     "tests._fixtures.pg_tcp",
     "tests._fixtures.pg_hang",
@@ -61,7 +63,7 @@ def _drop_stale_bases() -> None:
             continue
         for proc in psutil.process_iter(["name", "cmdline"]):
             cmdline = proc.info["cmdline"] or []
-            if proc.info["name"] in ("postgres", "sshd") and any(
+            if proc.info["name"] in ("postgres", "sshd", "mariadbd") and any(
                 arg.startswith(f"{base}/") for arg in cmdline
             ):
                 try:

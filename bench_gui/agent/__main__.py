@@ -11,8 +11,13 @@ A run, a build and a check hold the run lock of their database server for the wh
 when another run holds it, the agent reports which run, who started it and since when, and exits
 4. ``--lock-dir DIR`` puts the lock files in DIR instead of the host's shared lock folder;
 ``--lock PATH`` holds exactly the lock file PATH (whatever the action).
-``--env-file PATH`` loads environment variables (secrets such as PGPASSWORD) from a JSON file
-and deletes it at once, so that no secret has to appear on a command line.
+``--env-file PATH`` loads environment variables (secrets such as PGPASSWORD, or the ODBC
+engines' BENCH_GUI_DB_PASSWORD) from a JSON file and deletes it at once, so that no secret has
+to appear on a command line.
+
+The configuration's ``engine`` (postgresql, mariadb, mysql, ...) picks the engine through
+:func:`bench_gui.agent.engines.open_engine`; everything below speaks to it through
+:class:`~bench_gui.agent.engines.AgentEngine` only.
 """
 
 from __future__ import annotations
@@ -33,9 +38,8 @@ from bench_gui.agent.driver import (
     run_sweep,
     sweep_message,
 )
+from bench_gui.agent.engines import AgentEngine, EngineError, open_engine
 from bench_gui.agent.hostinfo import os_knobs
-from bench_gui.agent.pg.engine import EngineError, PgEngine, connect
-from bench_gui.agent.pg.identity import server_identity
 from bench_gui.agent.protocol import EventWriter
 from bench_gui.agent.runlock import (
     HeldLock,
@@ -55,23 +59,15 @@ def _public_config(cfg: RunConfig) -> dict[str, Any]:
 
 
 def _redact(conninfo: str) -> str:
-    """Drop any password from a conninfo string before it is echoed in events."""
+    """Drop any password from a conninfo string (libpq's or ODBC's) before it is echoed."""
     import re
 
     conninfo = re.sub(r"password\s*=\s*('[^']*'|\S+)", "password=***", conninfo)
+    conninfo = re.sub(r"(?i)\b(pwd|password)\s*=\s*(\{[^}]*\}|[^;]*)", r"\1=***", conninfo)
     return re.sub(r"(postgres(?:ql)?://[^:/@]*:)[^@]*@", r"\1***@", conninfo)
 
 
-def _schema_status(engine: PgEngine) -> Any:
-    from bench_gui.agent.pg.schema import schema_status
-
-    with connect(engine.conninfo) as conn:
-        return schema_status(conn)
-
-
-def _build(cfg: RunConfig, engine: PgEngine, out: EventWriter, stop: threading.Event) -> None:
-    from bench_gui.agent.pg.loader import build
-
+def _build(cfg: RunConfig, engine: AgentEngine, out: EventWriter, stop: threading.Event) -> None:
     if engine.database_exists():
         engine.drop_database(engine.database)
     engine.create_database()
@@ -87,16 +83,16 @@ def _build(cfg: RunConfig, engine: PgEngine, out: EventWriter, stop: threading.E
         data.setdefault("task", "build")
         out.emit("progress", **data)
 
-    stats = build(engine.conninfo, cfg.warehouses, workers, progress, stop)
+    stats = engine.build(cfg.warehouses, workers, progress, stop)
     if stop.is_set():
         raise EngineError("the build was stopped; the schema is incomplete")
     out.emit("log", level="info", message=f"schema built: {json.dumps(stats, default=str)}")
-    if cfg.reset_between_steps:
+    if cfg.reset_between_steps and engine.supports_template:
         engine.make_template()
 
 
 def _prepare_schema(
-    cfg: RunConfig, engine: PgEngine, out: EventWriter, stop: threading.Event
+    cfg: RunConfig, engine: AgentEngine, out: EventWriter, stop: threading.Event
 ) -> None:
     """Build, reuse, or refuse the schema according to the plan's build mode."""
     if cfg.build == "always":
@@ -107,7 +103,7 @@ def _prepare_schema(
             raise EngineError(f"database {cfg.database!r} does not exist and build is 'never'")
         _build(cfg, engine, out, stop)
         return
-    status = _schema_status(engine)
+    status = engine.schema_status()
     if status.state == "missing":
         if cfg.build == "never":
             raise EngineError(f"no TPROC-C schema in {cfg.database!r} and build is 'never'")
@@ -133,11 +129,8 @@ def _prepare_schema(
         _build(cfg, engine, out, stop)
 
 
-def _check(engine: PgEngine, out: EventWriter) -> bool:
-    from bench_gui.agent.pg.check import consistency_checks
-
-    with connect(engine.conninfo) as conn:
-        results = consistency_checks(conn)
+def _check(engine: AgentEngine, out: EventWriter) -> bool:
+    results = engine.consistency_checks()
     for r in results:
         out.emit(
             "log",
@@ -157,7 +150,12 @@ def run(
 ) -> int:
     """Run one action; always ends with a ``done`` event. Returns the process exit code.
     ``hello_extra``: more fields for the ``hello`` (the lock the run holds)."""
-    engine = PgEngine(cfg.conninfo, cfg.admin_conninfo or cfg.conninfo, cfg.database)
+    try:
+        engine = _engine(cfg)
+    except EngineError as exc:
+        out.emit("error", message=str(exc), fatal=True)
+        out.emit("done", status="failed", message=str(exc))
+        return 2
     try:
         info = engine.server_info()
         out.emit(
@@ -185,7 +183,7 @@ def run(
                     },
                 )
             else:
-                st = _schema_status(engine)
+                st = engine.schema_status()
                 out.emit(
                     "summary",
                     schema={
@@ -232,6 +230,11 @@ def run(
 EXIT_LOCKED = 4
 
 
+def _engine(cfg: RunConfig) -> AgentEngine:
+    """The engine the configuration names (:mod:`bench_gui.agent.engines`)."""
+    return open_engine(cfg.engine, cfg.conninfo, cfg.admin_conninfo or cfg.conninfo, cfg.database)
+
+
 def _load_env_file(path: str) -> None:
     """Put the variables of a JSON file into the environment, deleting the file first thing."""
     try:
@@ -269,8 +272,11 @@ def _hold_lock(
 
             server, keys = lock_key()
         else:
-            with connect(cfg.admin_conninfo or cfg.conninfo, what="server") as conn:
-                identity = server_identity(conn)
+            engine = _engine(cfg)
+            try:
+                identity = engine.identity()
+            finally:
+                engine.close_monitor()
             server, keys = identity.label, list(identity.keys)
         folder = args.lock_dir or default_lock_dir()
         paths = [lock_path(folder, key) for key in keys]

@@ -24,13 +24,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bench_gui.agent import hist
-from bench_gui.agent.hostmetrics import Monitor, is_local_host, postgres_paths
-from bench_gui.agent.pg import schema_facts
-from bench_gui.agent.pg.counters import CounterReader
-from bench_gui.agent.pg.engine import EngineError, PgEngine, Snapshot
-from bench_gui.agent.pg.vu import SLOT_ERRORS, SLOT_ROLLBACK, SLOTS, WorkerSpec, worker_main
+from bench_gui.agent.counters import CounterReader
+from bench_gui.agent.engines import AgentEngine, EngineError, Snapshot
+from bench_gui.agent.hostmetrics import Monitor
 from bench_gui.agent.power import MeterError
 from bench_gui.agent.protocol import TX_KEYS, EventWriter
+from bench_gui.agent.users import SLOT_ERRORS, SLOT_ROLLBACK, SLOTS, WorkerSpec
 
 READY_TIMEOUT_S = 60.0
 TPM_WINDOW_S = 5
@@ -124,7 +123,7 @@ class Step:
     def __init__(
         self,
         cfg: RunConfig,
-        engine: PgEngine,
+        engine: AgentEngine,
         out: EventWriter,
         stop: threading.Event,
         index: int,
@@ -156,7 +155,7 @@ class Step:
             reader, writer = ctx.Pipe(duplex=False)
             spec = WorkerSpec(
                 worker=w,
-                conninfo=cfg.conninfo,
+                conninfo=engine.conninfo,  # as the engine resolved it (ODBC: its driver)
                 vus=list(range(w, vus, self.nproc)),
                 total_vus=vus,
                 warehouses=cfg.warehouses,
@@ -165,7 +164,7 @@ class Step:
                 seed=seed * 1000 + index * 100 + w,
             )
             proc = ctx.Process(
-                target=worker_main,
+                target=engine.worker_main,
                 args=(spec, self.counters, self.flags, writer),
                 name=f"bench-gui-vu-{w}",
                 daemon=True,
@@ -286,7 +285,7 @@ class Step:
             processes=self.nproc,
         )
         own_reader = self.db_counters is None
-        db = self.db_counters or CounterReader(self.engine.conninfo)
+        db = self.db_counters or self.engine.counter_reader()
         try:
             self.start_users()
         except BaseException:
@@ -488,7 +487,7 @@ class Step:
 
 
 def run_sweep(
-    cfg: RunConfig, engine: PgEngine, out: EventWriter, stop: threading.Event
+    cfg: RunConfig, engine: AgentEngine, out: EventWriter, stop: threading.Event
 ) -> tuple[str, list[dict[str, Any]]]:
     """Run every step; return the final status and the step summaries."""
     steps: list[dict[str, Any]] = []
@@ -504,7 +503,7 @@ def run_sweep(
 
 def _run_steps(
     cfg: RunConfig,
-    engine: PgEngine,
+    engine: AgentEngine,
     out: EventWriter,
     stop: threading.Event,
     monitor: Monitor | None,
@@ -512,14 +511,22 @@ def _run_steps(
 ) -> None:
     if monitor is not None:
         monitor.idle_baseline(out.emit, stop)
-    if cfg.reset_between_steps and not engine.database_exists(engine.template):
+    reset = cfg.reset_between_steps and engine.supports_template
+    if cfg.reset_between_steps and not reset:
+        out.emit(
+            "log",
+            level="warning",
+            message=f"reset_between_steps is not supported on {engine.name}: every step runs"
+            " on the data the previous steps left",
+        )
+    if reset and not engine.database_exists(engine.template):
         out.emit("log", level="info", message=f"creating template {engine.template}")
         engine.close_monitor()
         engine.make_template()
     for index, vus in enumerate(cfg.virtual_users):
         if stop.is_set():
             break
-        if cfg.reset_between_steps:
+        if reset:
             out.emit(
                 "log",
                 level="info",
@@ -529,14 +536,14 @@ def _run_steps(
         # The test schema (rows, size) as the first step finds it, and after the last step.
         start: dict[str, Any] = {}
         if index == 0:
-            start = schema_facts.step_fields(engine.conninfo, out.emit, stop, "before step 1")
+            start = engine.schema_facts(out.emit, stop, "before step 1")
             if stop.is_set():
                 break
         step = Step(cfg, engine, out, stop, index, vus, monitor)
         summary = step.run()
         summary.update(start)
         if not step.stalled and (stop.is_set() or index == len(cfg.virtual_users) - 1):
-            summary["after_run"] = schema_facts.after_run_fields(engine.conninfo, out.emit, stop)
+            summary["after_run"] = engine.after_run_facts(out.emit, stop)
         steps.append(summary)
         out.emit("step", phase="end", step=index, vus=vus, summary=summary)
         if step.stalled:
@@ -563,7 +570,7 @@ def sweep_message(status: str, steps: list[dict[str, Any]]) -> str:
 # ---- host metrics and power (bench_gui.agent.hostmetrics, bench_gui.agent.power) -------------
 
 
-def start_monitor(cfg: RunConfig, engine: PgEngine, out: EventWriter) -> Monitor | None:
+def start_monitor(cfg: RunConfig, engine: AgentEngine, out: EventWriter) -> Monitor | None:
     """Host metrics and the power meter for the sweep, started; None when neither is wanted.
 
     With no devices chosen, the block devices are those the database's data directory, WAL
@@ -576,12 +583,7 @@ def start_monitor(cfg: RunConfig, engine: PgEngine, out: EventWriter) -> Monitor
         return None
     paths: list[str] = []
     if wanted and not cfg.monitor.get("devices"):
-        from psycopg.conninfo import conninfo_to_dict
-
-        host = str(conninfo_to_dict(cfg.conninfo).get("host") or "")
-        data_dir = engine.server_info().get("data_directory")
-        if data_dir and is_local_host(host) and os.path.isdir(str(data_dir)):
-            paths = postgres_paths(str(data_dir))
+        paths = engine.data_paths()
     return open_monitor(cfg, out, paths)
 
 

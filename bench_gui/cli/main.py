@@ -754,6 +754,7 @@ def _add_tune_parser(sub: Any) -> None:
 def build_parser() -> argparse.ArgumentParser:
     from bench_gui.cli.compare import add_commands as add_compare_commands
     from bench_gui.cli.compare import add_session_commands
+    from bench_gui.cli.engines import add_commands as add_engine_commands
     from bench_gui.cli.present import add_commands as add_present_commands
     from bench_gui.cli.session_data import add_commands as add_session_data_commands
     from bench_gui.cli.storage import add_commands as add_storage_commands
@@ -825,6 +826,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_storage_commands(sub)  # storage devices, plan, apply, teardown, db-move
 
     add_present_commands(sub)  # present: a run on the full-screen booth view
+    add_engine_commands(sub)  # engines: installed engine plugins and failed ones
 
     p = sub.add_parser("gui", help="open the desktop app")
     p.set_defaults(func=cmd_gui)

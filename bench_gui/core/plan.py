@@ -29,7 +29,23 @@ from bench_gui.agent.hostinfo import SYSCTLS, THP_KNOBS
 from bench_gui.core.power import METER_KINDS, check_meter_options, installed_meter_names
 from bench_gui.core.tuning.presets import BUILTIN_OS_PRESETS
 
-TARGET_KINDS = ("demo", "postgresql")
+TARGET_KINDS = ("demo", "postgresql", "mariadb", "mysql", "mssql")
+# The engines reached through ODBC (pyodbc on the driver host) and what each target field
+# defaults to on them when the plan does not say: (port, user, admin_database).
+ODBC_KINDS: Final = ("mariadb", "mysql", "mssql")
+ODBC_DEFAULTS: Final[dict[str, tuple[int, str, str]]] = {
+    "mariadb": (3306, "root", "mysql"),
+    "mysql": (3306, "root", "mysql"),
+    "mssql": (1433, "sa", "master"),
+}
+# Target fields only ODBC engines have, and the values two of them take.
+ODBC_FIELDS: Final = ("odbc_driver", "dsn", "tls", "authentication")
+TLS_MODES: Final = ("", "off", "on", "verify")
+AUTHENTICATION_MODES: Final[dict[str, tuple[str, ...]]] = {
+    "mariadb": ("", "password"),
+    "mysql": ("", "password"),
+    "mssql": ("", "sql", "windows", "entra_password", "entra_integrated"),
+}
 WORKLOAD_KINDS = ("tproc_c", "random_read")
 DEFAULT_DATASET_SIZES: Final = (0.25, 0.5, 1, 1.5, 2, 4)
 RANDOM_READ_ENGINES: Final = ("mmap", "psync", "libaio")
@@ -108,7 +124,15 @@ class Target:
     admin_database: str = "postgres"
     # Name of the environment variable holding the password, if any (never the password).
     password_env: str = ""
-    sslmode: str = "prefer"
+    sslmode: str = "prefer"  # PostgreSQL only
+    # ODBC engines only (mariadb, mysql, mssql): the driver's name as unixODBC knows it ("":
+    # the first Connector/ODBC installed on the driver host), or a DSN of odbc.ini instead of
+    # host and port; TLS ("" the driver's default, off, on, verify: on and check the
+    # certificate) and how the user authenticates (see AUTHENTICATION_MODES).
+    odbc_driver: str = ""
+    dsn: str = ""
+    tls: str = ""
+    authentication: str = ""
 
 
 @dataclass
@@ -241,6 +265,12 @@ class Plan:
             # No [os] section: plans and sessions stay as they were without one (a stored
             # plan's "os" is what comparisons show as the run's OS knobs).
             del data["os"]
+        if self.target.kind in ODBC_KINDS:
+            del data["target"]["sslmode"]
+        else:
+            # A PostgreSQL or demo plan stays as it was before there were ODBC engines.
+            for key in ODBC_FIELDS:
+                del data["target"][key]
         workload = data["workload"]
         if self.workload.kind == "random_read":
             # fio on the driver host: no database, none of TPROC-C's fields.
@@ -545,6 +575,8 @@ def plan_from_dict(data: dict[str, Any]) -> Plan:
     target.kind = _check_str(problems, "target.kind", target_data.get("kind", target.kind))
     if target.kind not in TARGET_KINDS:
         problems.append(("target.kind", f"must be one of {', '.join(TARGET_KINDS)}"))
+    if target.kind in ODBC_DEFAULTS:
+        target.port, target.user, target.admin_database = ODBC_DEFAULTS[target.kind]
     for key in ("host", "user", "database", "admin_database", "password_env", "sslmode"):
         setattr(
             target,
@@ -558,6 +590,7 @@ def plan_from_dict(data: dict[str, Any]) -> Plan:
     )
     if target.kind == "postgresql" and not target.host:
         problems.append(("target.host", "is required for a PostgreSQL target"))
+    _check_odbc_target(problems, target, target_data)
     if not target.database or not target.database.replace("_", "a").isalnum():
         problems.append(("target.database", "must be a plain name (letters, digits, _)"))
     elif target.database == target.admin_database:
@@ -613,6 +646,38 @@ def plan_from_dict(data: dict[str, Any]) -> Plan:
     if problems:
         raise PlanError(problems)
     return plan
+
+
+def _check_odbc_target(
+    problems: list[tuple[str, str]], target: Target, data: dict[str, Any]
+) -> None:
+    """The fields of an ODBC target (mariadb, mysql, mssql), and none of them elsewhere."""
+    for key in ODBC_FIELDS:
+        value = _check_str(problems, f"target.{key}", data.get(key, ""))
+        if key not in data:
+            continue
+        if target.kind not in ODBC_KINDS:
+            problems.append((f"target.{key}", f"only for ODBC targets ({', '.join(ODBC_KINDS)})"))
+            continue
+        setattr(target, key, value)
+        if key in ("odbc_driver", "dsn") and any(c in value for c in ";{}=\n"):
+            problems.append((f"target.{key}", f"{shown(value)} may not contain ; {{ }} or ="))
+    if target.kind not in ODBC_KINDS:
+        return
+    if "sslmode" in data:
+        problems.append(("target.sslmode", "a PostgreSQL field: use target.tls"))
+    if target.tls not in TLS_MODES:
+        problems.append(("target.tls", "must be one of off, on, verify (or empty)"))
+    modes = AUTHENTICATION_MODES.get(target.kind, ("",))
+    if target.authentication not in modes:
+        problems.append(
+            (
+                "target.authentication",
+                f"must be one of {', '.join(m for m in modes if m)} for {target.kind}",
+            )
+        )
+    if not target.host and not target.dsn:
+        problems.append(("target.host", f"is required for a {target.kind} target (or a dsn)"))
 
 
 def _check_tproc_c(problems: list[tuple[str, str]], wl: Workload, wl_data: dict[str, Any]) -> None:

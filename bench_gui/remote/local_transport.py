@@ -65,8 +65,10 @@ class LocalAgentRun(AgentRun):
         self.stderr_path = run_dir / "agent.stderr"
         child_env = dict(os.environ)
         # The database password is the one the run resolved and said (``env``), never the
-        # desktop's own PGPASSWORD, which libpq would send to whatever host the plan names.
+        # desktop's own PGPASSWORD, which libpq would send to whatever host the plan names
+        # (nor its BENCH_GUI_DB_PASSWORD, the ODBC engines' equivalent).
         child_env.pop("PGPASSWORD", None)
+        child_env.pop("BENCH_GUI_DB_PASSWORD", None)
         child_env.update(env)
         child_env.setdefault("PYTHONUNBUFFERED", "1")
         # The agent takes its server's run lock in the host's shared lock folder, as an agent

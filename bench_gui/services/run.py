@@ -118,7 +118,9 @@ def agent_config(
         admin = engine.conninfo(target, target.admin_database)
         found = password if password is not None else plan_password(plan)
         if found.value is not None:
-            env["PGPASSWORD"] = found.value
+            # Where the engine's agent side reads it: libpq's PGPASSWORD, or the ODBC
+            # engines' BENCH_GUI_DB_PASSWORD (never in the conninfo, which is echoed).
+            env[getattr(engine, "password_env", "PGPASSWORD")] = found.value
     wl = plan.workload
     config = {
         "action": action,
@@ -453,7 +455,12 @@ class RunController:
             self.plan,
             self.session_id,
             driver_host=self._driver_host(),
-            conninfo=str(config.get("admin_conninfo") or "") or None,
+            # The PostgreSQL server's data directory, for the knobs of its devices.
+            conninfo=(
+                str(config.get("admin_conninfo") or "") or None
+                if config.get("engine") == "postgresql"
+                else None
+            ),
             password=env.get("PGPASSWORD"),
         )
         if self._os is None:

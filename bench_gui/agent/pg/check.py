@@ -9,21 +9,12 @@ check taken while the benchmark runs does not report transactions in flight as v
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import psycopg
 from psycopg import pq
 
-
-@dataclass(frozen=True)
-class CheckResult:
-    """One condition: whether it holds, and if not how often and one example."""
-
-    name: str
-    ok: bool
-    detail: str
-    violations: int = 0
+from bench_gui.agent.engines import CheckResult
 
 
 def _result(

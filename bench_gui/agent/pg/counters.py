@@ -1,136 +1,36 @@
-"""The database's measuring counters, read in a thread of their own.
+"""PostgreSQL's measuring counters, read in a thread of their own.
 
-A hung server (its processes stopped, a storage stall, a swapping host) answers nothing and
-closes nothing: a read of its counters waits as long as the server is stuck, however the
-connection is set up. So the sampler never reads them itself. It asks this reader for a fresh
-reading and waits a moment for it; when the server does not answer, the sample goes out
-without the database's figures and with the time the database has not answered for, while the
-host metrics and power keep flowing. The read under way is left to finish, or fail, in the
-reader's thread, on the reader's own connection (which gets a statement timeout, so a server
-that answers again cannot keep it busy for long).
+The thread and its rules (never wait on a hung server, a statement timeout on the reader's own
+connection) are :class:`bench_gui.agent.counters.CounterReader`'s; this is the PostgreSQL
+connection and query (:data:`~bench_gui.agent.pg.engine.COUNTERS_SQL`).
 """
 
 from __future__ import annotations
 
-import threading
-import time
 from typing import Any, Final
 
 import psycopg
 
-from bench_gui.agent.pg.engine import EngineError, Snapshot, connect, read_counters
+from bench_gui.agent.counters import ANSWER_WAIT_S, RETRY_S
+from bench_gui.agent.counters import CounterReader as _Reader
+from bench_gui.agent.pg.engine import Snapshot, connect, read_counters
 
 # A reading the server cannot give in this time is cancelled by the server itself.
 STATEMENT_TIMEOUT_MS: Final = 10_000
-# How long a sampler waits for a fresh reading of a server that answered so far.
-ANSWER_WAIT_S: Final = 0.5
-# Between two failed attempts (connection refused, a lost connection, a cancelled read).
-RETRY_S: Final = 1.0
 
 
-class CounterReader:
-    """Reads :data:`~bench_gui.agent.pg.engine.COUNTERS_SQL` on request, in a daemon thread.
+class CounterReader(_Reader):
+    """Reads :data:`~bench_gui.agent.pg.engine.COUNTERS_SQL` on request, in a daemon thread."""
 
-    ``read()`` may be called from one thread at a time (the sampler); :meth:`not_answering_s`
-    from any thread.
-    """
+    errors = (psycopg.Error,)
 
-    def __init__(self, conninfo: str) -> None:
-        self.conninfo = conninfo
-        self._cond = threading.Condition()
-        self._asked = 0  # requests made so far
-        self._answered = 0  # the latest request the latest reading answers
-        self._snapshot: Snapshot | None = None
-        # When the database was asked and has not answered since (None: it answered).
-        self._since: float | None = None
-        self._error = ""
-        self._closed = False
-        self._reading = False  # a read is under way (maybe stuck on the server)
-        self._conn: psycopg.Connection[Any] | None = None  # the thread's own
-        self._thread = threading.Thread(target=self._run, name="bench-gui-counters", daemon=True)
-        self._thread.start()
+    def _open(self) -> psycopg.Connection[Any]:
+        conn = connect(self.conninfo)
+        conn.execute(f"SET statement_timeout = {STATEMENT_TIMEOUT_MS}")
+        return conn
 
-    # -- the sampler's side ----------------------------------------------------------------------
-    def read(self, wait: float = ANSWER_WAIT_S) -> Snapshot | None:
-        """A reading begun after this call, if the server gives one in time; else None.
+    def _read(self, conn: psycopg.Connection[Any]) -> Snapshot:
+        return read_counters(conn)
 
-        The wait is ``wait`` seconds from when the server was first asked and did not answer:
-        a server that has not answered for longer than that is not waited on again (the
-        sampler must keep its one-a-second pace), while the request stays open for it.
-        """
-        with self._cond:
-            now = time.monotonic()
-            self._asked += 1
-            ticket = self._asked
-            if self._since is None:
-                self._since = now
-            self._cond.notify_all()
-            timeout = max(0.0, self._since + wait - now)
-            if not self._cond.wait_for(lambda: self._answered >= ticket, timeout):
-                return None
-            return self._snapshot
 
-    def not_answering_s(self, now: float | None = None) -> float:
-        """Seconds the database has been asked for its counters without answering (0: it
-        answered the latest request)."""
-        with self._cond:
-            if self._since is None:
-                return 0.0
-            return max(0.0, (time.monotonic() if now is None else now) - self._since)
-
-    @property
-    def error(self) -> str:
-        """Why the latest attempt failed ('' when it did not)."""
-        with self._cond:
-            return self._error
-
-    def close(self) -> None:
-        """End the thread; a read still waiting on a stuck server is abandoned (the thread is
-        a daemon and drops its connection if the read ever returns)."""
-        with self._cond:
-            self._closed = True
-            self._cond.notify_all()
-            stuck = self._reading
-        if not stuck:
-            self._thread.join(timeout=1.0)
-
-    # -- the thread ------------------------------------------------------------------------------
-    def _run(self) -> None:
-        while True:
-            with self._cond:
-                self._cond.wait_for(lambda: self._closed or self._asked > self._answered)
-                if self._closed:
-                    break
-                ticket = self._asked
-                self._reading = True
-            try:
-                snap = self._read_once()
-            except (EngineError, psycopg.Error) as exc:
-                self._drop()
-                text = str(exc).strip().splitlines()
-                with self._cond:
-                    self._reading = False
-                    self._error = text[0] if text else type(exc).__name__
-                    # Ask again at the next request, at most once a RETRY_S.
-                    self._cond.wait_for(lambda: self._closed, RETRY_S)
-                continue
-            with self._cond:
-                self._reading = False
-                self._snapshot = snap
-                self._answered = ticket
-                self._error = ""
-                # Requests that came while reading wait for the next reading: from now.
-                self._since = None if self._answered >= self._asked else time.monotonic()
-                self._cond.notify_all()
-        self._drop()
-
-    def _read_once(self) -> Snapshot:
-        if self._conn is None or self._conn.closed:
-            self._conn = connect(self.conninfo)
-            self._conn.execute(f"SET statement_timeout = {STATEMENT_TIMEOUT_MS}")
-        return read_counters(self._conn)
-
-    def _drop(self) -> None:
-        conn, self._conn = self._conn, None
-        if conn is not None:
-            conn.close()
+__all__ = ["ANSWER_WAIT_S", "RETRY_S", "STATEMENT_TIMEOUT_MS", "CounterReader"]

@@ -1,5 +1,9 @@
 """The agent's PostgreSQL engine: server facts, the measuring monitor, and database lifecycle.
 
+The first implementation of :class:`bench_gui.agent.engines.AgentEngine`: the schema, the
+load and the checks are :mod:`.schema`, :mod:`.loader` and :mod:`.check`, the users
+:mod:`.vu` (non-blocking libpq), the counters :mod:`.counters`.
+
 The monitor reads exactly what HammerDB reads at the edges of the measured window:
 ``sum(d_next_o_id)`` from district (every committed New-Order increments it once) and
 ``sum(xact_commit + xact_rollback)`` from ``pg_stat_database``.
@@ -7,14 +11,16 @@ The monitor reads exactly what HammerDB reads at the edges of the measured windo
 
 from __future__ import annotations
 
+import os
+import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import psycopg
 from psycopg import sql
 
+from bench_gui.agent.engines import CheckResult, EngineError, ServerIdentity, Snapshot
 from bench_gui.agent.pg import template
 from bench_gui.agent.pg.liveness import with_liveness
 from bench_gui.agent.pg.setting_units import setting_record
@@ -30,19 +36,6 @@ SETTINGS_SQL = (
     " FROM pg_settings"
     " WHERE source NOT IN ('default', 'override', 'client', 'session') ORDER BY name"
 )
-
-
-@dataclass
-class Snapshot:
-    """Database counters and the driver's own counts read at one instant."""
-
-    t: float  # monotonic seconds, the midpoint of the database read
-    new_orders: int  # sum(d_next_o_id)
-    transactions: int  # sum(xact_commit + xact_rollback)
-
-
-class EngineError(RuntimeError):
-    """A failure with a message meant for the user (wrong credentials, missing schema...)."""
 
 
 def connect(conninfo: str, *, what: str = "database") -> psycopg.Connection[Any]:
@@ -72,6 +65,7 @@ class PgEngine:
     """PostgreSQL as the agent drives it."""
 
     name = "postgresql"
+    supports_template = True
 
     def __init__(self, conninfo: str, admin_conninfo: str, database: str) -> None:
         # Every connection of the run (loader, templates, the users) is opened from these.
@@ -80,6 +74,12 @@ class PgEngine:
         self.database = database
         self.template = f"{database}_template"
         self._monitor: psycopg.Connection[Any] | None = None
+
+    @property
+    def worker_main(self) -> Callable[[Any, Any, Any, Any], None]:
+        from bench_gui.agent.pg.vu import worker_main
+
+        return worker_main
 
     # -- facts -------------------------------------------------------------------------------
     def server_info(self) -> dict[str, Any]:
@@ -110,6 +110,65 @@ class PgEngine:
             "data_directory": data_dir[0] if data_dir else None,
             "settings": settings,
         }
+
+    def identity(self) -> ServerIdentity:
+        from bench_gui.agent.pg.identity import server_identity
+
+        with connect(self.admin_conninfo, what="server") as conn:
+            return server_identity(conn)
+
+    def data_paths(self) -> list[str]:
+        """The data directory, WAL and tablespaces, when the server runs on this host."""
+        from psycopg.conninfo import conninfo_to_dict
+
+        from bench_gui.agent.hostmetrics import is_local_host, postgres_paths
+
+        host = str(conninfo_to_dict(self.conninfo).get("host") or "")
+        data_dir = self.server_info().get("data_directory")
+        if data_dir and is_local_host(host) and os.path.isdir(str(data_dir)):
+            return postgres_paths(str(data_dir))
+        return []
+
+    # -- the schema --------------------------------------------------------------------------
+    def schema_status(self) -> Any:
+        from bench_gui.agent.pg.schema import schema_status
+
+        with connect(self.conninfo) as conn:
+            return schema_status(conn)
+
+    def build(
+        self,
+        warehouses: int,
+        workers: int,
+        progress: Callable[[dict[str, Any]], None],
+        stop: threading.Event | None,
+    ) -> dict[str, Any]:
+        from bench_gui.agent.pg.loader import build
+
+        return build(self.conninfo, warehouses, workers, progress, stop)
+
+    def consistency_checks(self) -> list[CheckResult]:
+        from bench_gui.agent.pg.check import consistency_checks
+
+        with connect(self.conninfo) as conn:
+            return consistency_checks(conn)
+
+    def schema_facts(
+        self, emit: Callable[..., Any], stop: threading.Event, when: str
+    ) -> dict[str, Any]:
+        from bench_gui.agent.pg import schema_facts
+
+        return schema_facts.step_fields(self.conninfo, emit, stop, when)
+
+    def after_run_facts(self, emit: Callable[..., Any], stop: threading.Event) -> dict[str, Any]:
+        from bench_gui.agent.pg import schema_facts
+
+        return schema_facts.after_run_fields(self.conninfo, emit, stop)
+
+    def counter_reader(self) -> Any:
+        from bench_gui.agent.pg.counters import CounterReader
+
+        return CounterReader(self.conninfo)
 
     def database_exists(self, name: str | None = None) -> bool:
         with connect(self.admin_conninfo, what="server") as conn:
@@ -171,3 +230,6 @@ class PgEngine:
         if self._monitor is not None:
             self._monitor.close()
             self._monitor = None
+
+
+__all__ = ["COUNTERS_SQL", "EngineError", "PgEngine", "Snapshot", "connect", "read_counters"]

@@ -19,21 +19,11 @@ that cannot still meet (at the second key).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import psycopg
 
-from bench_gui.agent.pg.engine import EngineError
-
-
-@dataclass(frozen=True)
-class ServerIdentity:
-    """``keys``: what the locks are named after (the system identifier's first, when it could
-    be read); ``label``: the server, for people."""
-
-    keys: tuple[str, ...]
-    label: str
+from bench_gui.agent.engines import EngineError, ServerIdentity
 
 
 def server_identity(conn: psycopg.Connection[Any]) -> ServerIdentity:

@@ -1,0 +1,202 @@
+"""The agent's engine interface: what the sweep needs of a database engine, and which engines
+this agent can drive.
+
+The agent dispatches on the run configuration's ``engine`` (the plan's ``target.kind``):
+:func:`open_engine` looks the name up in :data:`AGENT_ENGINES` and builds that engine's class
+from ``(conninfo, admin_conninfo, database)``. The entry point, the build/check/status actions
+and the sweep (:mod:`bench_gui.agent.driver`) then only call the methods of
+:class:`AgentEngine`; nothing outside an engine's own package knows its SQL or its driver.
+
+Implementations:
+
+- ``postgresql``: :class:`bench_gui.agent.pg.engine.PgEngine` (psycopg; the users on
+  non-blocking libpq, :mod:`bench_gui.agent.pg.vu`);
+- ``mariadb`` and ``mysql``: :class:`bench_gui.agent.mysql.engine.MyEngine` (pyodbc with the
+  MariaDB or MySQL Connector/ODBC; :mod:`bench_gui.agent.mysql`);
+- ``mssql``: ``bench_gui.agent.mssql.engine.MssqlEngine`` when that package is present.
+
+Adding an engine (SQL Server is next) means one package ``bench_gui/agent/<name>/`` with:
+
+1. ``engine.py``: a class with the members of :class:`AgentEngine`, constructed as
+   ``Engine(conninfo, admin_conninfo, database)``. ``conninfo`` is whatever the engine's
+   desktop plugin (``bench_gui.engines`` entry point) made of the plan's target, with no
+   password in it: secrets arrive in the environment (PostgreSQL's ``PGPASSWORD``, the ODBC
+   engines' :data:`DB_PASSWORD_ENV`), and conninfo strings are echoed in events.
+2. a module-level ``worker_main(spec, counters, flags, pipe)`` the engine names in
+   :attr:`AgentEngine.worker_main`: the body of one virtual-user process, speaking the pipe
+   protocol of :func:`bench_gui.agent.pg.vu.worker_main` and counting into the shared slots
+   of :mod:`bench_gui.agent.users` (committed per type, rollbacks, errors);
+3. a counter reader (:meth:`AgentEngine.counter_reader`) whose ``read()`` gives a
+   :class:`Snapshot` of the engine's NOPM and TPM sources as HammerDB reads them, never
+   blocking the sampler (subclass :class:`bench_gui.agent.counters.CounterReader`);
+4. the line ``"<name>": "bench_gui.agent.<name>.engine:<Class>"`` in :data:`AGENT_ENGINES`.
+
+An engine that cannot keep a template (``supports_template`` False) runs every step on the
+same data; the sweep says so in the run's log when the plan asks for a reset between steps.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final, Protocol
+
+if TYPE_CHECKING:
+    import threading
+
+    from bench_gui.agent.counters import CounterReader
+
+# The ODBC engines' password, from the environment (never in a conninfo string).
+DB_PASSWORD_ENV: Final = "BENCH_GUI_DB_PASSWORD"
+
+# Engine name -> "module:Class" of its agent side; imported only when a run asks for it.
+AGENT_ENGINES: Final[dict[str, str]] = {
+    "postgresql": "bench_gui.agent.pg.engine:PgEngine",
+    "mariadb": "bench_gui.agent.mysql.engine:MariaDbEngine",
+    "mysql": "bench_gui.agent.mysql.engine:MySqlEngine",
+    "mssql": "bench_gui.agent.mssql.engine:MssqlEngine",
+}
+
+
+class EngineError(RuntimeError):
+    """A failure with a message meant for the user (wrong credentials, missing schema...)."""
+
+
+@dataclass
+class Snapshot:
+    """The database's measuring counters read at one instant."""
+
+    t: float  # monotonic seconds, the midpoint of the database read
+    new_orders: int  # sum(d_next_o_id)
+    transactions: int  # the engine's TPM source (PostgreSQL: sum(xact_commit + xact_rollback))
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """One consistency condition: whether it holds, and if not how often and one example."""
+
+    name: str
+    ok: bool
+    detail: str
+    violations: int = 0
+
+
+@dataclass(frozen=True)
+class ServerIdentity:
+    """``keys``: what the run locks are named after; ``label``: the server, for people."""
+
+    keys: tuple[str, ...]
+    label: str
+
+
+class SchemaState(Protocol):
+    """What a database holds of the TPROC-C schema (missing, partial or complete)."""
+
+    state: str
+    warehouses: int
+    problems: list[str]
+
+
+class AgentEngine(Protocol):
+    """A database engine as the agent drives it. Every method may raise :class:`EngineError`
+    with a message for the user."""
+
+    name: str
+    database: str
+    template: str  # the template database's name ('' when not supported)
+    supports_template: bool
+    # What the users connect with (passed to worker_main in the WorkerSpec).
+    conninfo: str
+
+    @property
+    def worker_main(self) -> Callable[[Any, Any, Any, Any], None]:
+        """The body of one virtual-user process (module level: the spawn context pickles it)."""
+        ...
+
+    def server_info(self) -> dict[str, Any]:
+        """Hello fields: ``server`` (version text), ``server_version_num``,
+        ``data_directory`` (or None) and ``settings`` {name: record}."""
+        ...
+
+    def identity(self) -> ServerIdentity:
+        """Which server this is, however the plan spells its host (the run lock's keys)."""
+        ...
+
+    def database_exists(self, name: str | None = None) -> bool: ...
+
+    def create_database(self) -> None: ...
+
+    def drop_database(self, name: str) -> None: ...
+
+    def schema_status(self) -> SchemaState: ...
+
+    def build(
+        self,
+        warehouses: int,
+        workers: int,
+        progress: Callable[[dict[str, Any]], None],
+        stop: threading.Event | None,
+    ) -> dict[str, Any]:
+        """Tables, the engine's bulk load, indexes and routines; returns the build's stats
+        (``status`` "ok" or "stopped")."""
+        ...
+
+    def consistency_checks(self) -> list[CheckResult]: ...
+
+    def counter_reader(self) -> CounterReader:
+        """A reader of the NOPM and TPM sources in a thread of its own (closed by the caller)."""
+        ...
+
+    def schema_facts(
+        self, emit: Callable[..., Any], stop: threading.Event, when: str
+    ) -> dict[str, Any]:
+        """The database's size and each table's rows as step-summary fields, said in the log
+        through ``emit``; never raises (a problem goes into ``schema_facts_error``)."""
+        ...
+
+    def after_run_facts(self, emit: Callable[..., Any], stop: threading.Event) -> dict[str, Any]:
+        """:meth:`schema_facts` after the last step (the size only when stopped on request)."""
+        ...
+
+    def data_paths(self) -> list[str]:
+        """Paths whose block devices host metrics report by default ([] when the server is
+        not on this host or does not say where its files are)."""
+        ...
+
+    def make_template(self) -> None: ...
+
+    def reset_from_template(self) -> None: ...
+
+    def close_monitor(self) -> None: ...
+
+
+def open_engine(name: str, conninfo: str, admin_conninfo: str, database: str) -> AgentEngine:
+    """The agent side of engine ``name``; EngineError when this agent cannot drive it."""
+    where = AGENT_ENGINES.get(name)
+    if where is None:
+        known = ", ".join(sorted(AGENT_ENGINES))
+        raise EngineError(f"this agent does not know engine {name!r} (it knows {known})")
+    module_name, _, class_name = where.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise EngineError(
+            f"engine {name!r} is not available on this driver host: {exc}"
+            f" ({module_name} could not be imported)"
+        ) from exc
+    engine: AgentEngine = getattr(module, class_name)(conninfo, admin_conninfo, database)
+    return engine
+
+
+__all__ = [
+    "AGENT_ENGINES",
+    "DB_PASSWORD_ENV",
+    "AgentEngine",
+    "CheckResult",
+    "EngineError",
+    "SchemaState",
+    "ServerIdentity",
+    "Snapshot",
+    "open_engine",
+]

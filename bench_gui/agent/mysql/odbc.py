@@ -1,0 +1,142 @@
+"""Connections to MariaDB/MySQL through pyodbc, and what goes into their connection strings.
+
+The desktop's engine plugin writes an ODBC connection string without a password
+(``DRIVER={MariaDB Unicode};SERVER=...;PORT=...;UID=...;DATABASE=...``, or ``DSN=...``); the
+password comes from :data:`~bench_gui.agent.engines.DB_PASSWORD_ENV` and is added here, at
+connect time, so no string that is echoed or stored ever holds it. A string with neither
+DRIVER nor DSN gets the first Connector/ODBC installed on this host.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Final
+
+from bench_gui.agent.engines import DB_PASSWORD_ENV, EngineError
+
+# Words the installed drivers' names are searched for, per flavour, in order of preference.
+DRIVER_WORDS: Final[dict[str, tuple[str, ...]]] = {
+    "mariadb": ("mariadb", "mysql"),
+    "mysql": ("mysql", "mariadb"),
+}
+# SQLSTATEs and server error numbers that mean the connection is gone.
+LOST_STATES: Final = ("08S01", "08003", "08001", "08004", "08007")
+LOST_ERRNOS: Final = ("(2006)", "(2013)", "(2055)", "(4031)")
+# A server that does not answer a login in this time is given up on (ODBC login timeout).
+LOGIN_TIMEOUT_S: Final = 15
+
+
+def parse(conninfo: str) -> dict[str, str]:
+    """An ODBC connection string as {KEY: value} (keys upper case, braces removed)."""
+    out: dict[str, str] = {}
+    rest = conninfo
+    while rest:
+        key, sep, rest = rest.partition("=")
+        if not sep:
+            break
+        key = key.strip().strip(";").strip().upper()
+        if rest.startswith("{"):
+            end = rest.find("}", 1)
+            while end != -1 and rest[end + 1 : end + 2] == "}":
+                end = rest.find("}", end + 2)
+            if end == -1:
+                value, rest = rest[1:], ""
+            else:
+                value, rest = rest[1:end].replace("}}", "}"), rest[end + 1 :]
+            rest = rest.lstrip().removeprefix(";")
+        else:
+            value, _, rest = rest.partition(";")
+            value = value.strip()
+        if key:
+            out[key] = value
+    return out
+
+
+def quote(value: str) -> str:
+    """A value as an ODBC connection string may hold it (braces when it needs them)."""
+    if value and not any(c in value for c in ";{}=") and value == value.strip():
+        return value
+    return "{" + value.replace("}", "}}") + "}"
+
+
+def build(params: dict[str, str]) -> str:
+    return ";".join(f"{key}={quote(value)}" for key, value in params.items())
+
+
+def with_database(conninfo: str, database: str | None) -> str:
+    """The same string on another database (None: no database at all)."""
+    params = parse(conninfo)
+    params.pop("DATABASE", None)
+    params.pop("DB", None)
+    if database:
+        params["DATABASE"] = database
+    return build(params)
+
+
+def pyodbc_module() -> Any:
+    """pyodbc, or EngineError saying it is missing on this host (the agent's deployment
+    copies psycopg and hdrhistogram, not pyodbc: an ODBC driver host installs its own)."""
+    try:
+        import pyodbc
+    except ImportError as exc:
+        raise EngineError(
+            f"pyodbc is not installed on this host ({exc}): install python3-pyodbc or"
+            " 'pip install pyodbc', with unixODBC and the MariaDB Connector/ODBC"
+        ) from exc
+    return pyodbc
+
+
+def installed_driver(flavour: str) -> str:
+    """The name of a Connector/ODBC installed here for ``flavour``; EngineError if none."""
+    pyodbc = pyodbc_module()
+    names = list(pyodbc.drivers())
+    for word in DRIVER_WORDS.get(flavour, ("mariadb", "mysql")):
+        for name in names:
+            if word in name.lower():
+                return str(name)
+    raise EngineError(
+        f"no MariaDB or MySQL ODBC driver is installed on this host (ODBC drivers: "
+        f"{', '.join(names) or 'none'}); install the package odbc-mariadb (Debian) or name"
+        " the driver in target.odbc_driver"
+    )
+
+
+def full_conninfo(conninfo: str, flavour: str, **extra: str) -> str:
+    """The string a connection really opens: the driver chosen, the password and ``extra``
+    options added. Never echo it."""
+    params = parse(conninfo)
+    if "DRIVER" not in params and "DSN" not in params:
+        params = {"DRIVER": installed_driver(flavour), **params}
+    password = os.environ.get(DB_PASSWORD_ENV)
+    if password is not None and "PWD" not in params and "PASSWORD" not in params:
+        params["PWD"] = password
+    params.update(extra)
+    return build(params)
+
+
+def is_lost(exc: BaseException) -> bool:
+    """Whether a pyodbc error means the connection is gone (not just the statement failed)."""
+    args: tuple[Any, ...] = tuple(getattr(exc, "args", ()))
+    state = str(args[0]) if args else ""
+    text = str(args[1]) if len(args) > 1 else str(exc)
+    return state in LOST_STATES or any(n in text for n in LOST_ERRNOS)
+
+
+def message(exc: BaseException) -> str:
+    """A pyodbc error's text without the driver's bracketed prefixes."""
+    args: tuple[Any, ...] = tuple(getattr(exc, "args", ()))
+    text = (str(args[1]) if len(args) > 1 else str(exc)).strip()
+    while text.startswith("[") and "]" in text:
+        text = text[text.find("]") + 1 :].strip()
+    return text or type(exc).__name__
+
+
+def connect(conninfo: str, flavour: str, *, what: str = "database", **extra: str) -> Any:
+    """An autocommit pyodbc connection; EngineError with the driver's message when it fails."""
+    pyodbc = pyodbc_module()
+    try:
+        return pyodbc.connect(
+            full_conninfo(conninfo, flavour, **extra), autocommit=True, timeout=LOGIN_TIMEOUT_S
+        )
+    except pyodbc.Error as exc:
+        raise EngineError(f"cannot connect to the {what}: {message(exc)}") from exc

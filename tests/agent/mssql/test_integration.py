@@ -1,0 +1,94 @@
+"""Against a real SQL Server, when one is reachable: build, call each transaction, measure, check.
+
+Set BENCH_GUI_TEST_MSSQL to an ODBC connection string without a password (for example
+``DRIVER={ODBC Driver 18 for SQL Server};SERVER=tcp:db,1433;UID=sa;Encrypt=yes;
+TrustServerCertificate=yes``) and BENCH_GUI_TEST_MSSQL_PASSWORD to the login's password. The
+login must be allowed to create a database, read sys.dm_os_performance_counters (VIEW SERVER
+STATE) and run sp_configure. The test database is dropped at the end.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from bench_gui.agent.mssql import checks, counters, loader, procedures, settings
+from bench_gui.agent.mssql.connection import connect
+from bench_gui.agent.mssql.transactions import PROCEDURE_OF, Caller, Params
+
+TARGET = os.environ.get("BENCH_GUI_TEST_MSSQL", "")
+PASSWORD = os.environ.get("BENCH_GUI_TEST_MSSQL_PASSWORD")
+
+pytestmark = [
+    pytest.mark.integration,
+    pytest.mark.skipif(
+        not TARGET,
+        reason="no SQL Server: set BENCH_GUI_TEST_MSSQL (an ODBC connection string without"
+        " password) and BENCH_GUI_TEST_MSSQL_PASSWORD to run these",
+    ),
+]
+
+
+def _in_database(connection_string: str, database: str) -> str:
+    base = re.sub(r"(?i);?\s*DATABASE\s*=\s*(\{[^}]*\}|[^;]*)", "", connection_string)
+    return f"{base.rstrip(';')};DATABASE={{{database}}}"
+
+
+@pytest.fixture(scope="module")
+def database() -> Iterator[str]:
+    name = f"bench_gui_test_{os.getpid()}"
+    admin = connect(_in_database(TARGET, "master"), password=PASSWORD)
+    try:
+        assert loader.ensure_database(admin, name)
+        yield _in_database(TARGET, name)
+    finally:
+        cursor = admin.cursor()
+        cursor.execute(
+            f"IF DB_ID(N'{name}') IS NOT NULL ALTER DATABASE [{name}] SET SINGLE_USER"
+            " WITH ROLLBACK IMMEDIATE"
+        )
+        cursor.execute(f"DROP DATABASE IF EXISTS [{name}]")
+        admin.close()
+
+
+@pytest.fixture(scope="module")
+def built(database: str) -> str:
+    events: list[dict[str, Any]] = []
+    stats = loader.build(database, 1, 1, events.append, password=PASSWORD, seed=1)
+    assert stats["status"] == "ok", stats
+    assert stats["rows"] > 500_000
+    assert events[-1]["message"] == "build complete"
+    return database
+
+
+def test_each_transaction_once_then_counters_and_checks(built: str) -> None:
+    monitor = connect(built, password=PASSWORD)
+    caller = Caller(connect(built, password=PASSWORD))
+    try:
+        first = counters.read_counters(monitor)
+        params = Params(warehouses=1, seed=5)
+        for kind in ("new_order", "payment", "order_status", "delivery", "stock_level"):
+            outcome = caller.run(kind, params.draw(kind, 1, 4))
+            assert outcome is not None, caller.errors
+            expected = procedures.RESULT_SETS[PROCEDURE_OF[kind]]
+            assert len(outcome.result_sets) == len(expected)
+        rolled = caller.run("new_order", [1, 1, 2, 10, 6, 1])  # the intended rollback
+        assert rolled is not None
+        assert rolled.rolled_back
+        time.sleep(1.0)
+        last = counters.read_counters(monitor)
+        rates = counters.rates(first, last)
+        assert rates.new_orders == caller.new_orders == 1  # the rollback counts nowhere
+        assert rates.batch_requests >= 6
+        results = checks.consistency_checks(monitor)
+        assert all(r.ok for r in results), [r.detail for r in results if not r.ok]
+        snap = settings.read_settings(monitor)
+        assert "max degree of parallelism" in snap.configurations
+    finally:
+        caller.close()
+        monitor.close()

@@ -1,0 +1,118 @@
+"""The five stored procedures, called as the users call them, on a database of their own."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from decimal import Decimal
+from typing import Any
+
+import pytest
+
+from bench_gui.agent.mysql import odbc
+from bench_gui.agent.mysql.engine import read_counters
+from bench_gui.agent.mysql.vu import call_text
+from bench_gui.agent.users import Params
+from tests._fixtures.mariadb import MariaDbServer
+
+
+@pytest.fixture(scope="module")
+def cursor(mariadb_server: MariaDbServer) -> Iterator[Any]:
+    engine = mariadb_server.engine(mariadb_server.tpcc(1))
+    conn = odbc.connect(engine.conninfo, "mariadb")
+    yield conn.cursor()
+    conn.close()
+
+
+def call(cursor: Any, text: str) -> tuple[int, int]:
+    cursor.execute(text)
+    row = cursor.fetchone()
+    while cursor.nextset():
+        pass
+    return int(row[0]), int(row[1] or 0)
+
+
+def one(cursor: Any, query: str) -> Any:
+    cursor.execute(query)
+    return cursor.fetchone()[0]
+
+
+def test_new_order_commits_an_order_and_its_lines(cursor: Any) -> None:
+    before = one(cursor, "SELECT d_next_o_id FROM district WHERE d_w_id = 1 AND d_id = 3")
+    status, o_id = call(cursor, "CALL NEWORD(1, 1, 3, 42, 7, 0)")
+    assert (status, o_id) == (0, before)
+    assert one(cursor, "SELECT d_next_o_id FROM district WHERE d_w_id = 1 AND d_id = 3") == (
+        before + 1
+    )
+    lines = f"FROM order_line WHERE ol_w_id = 1 AND ol_d_id = 3 AND ol_o_id = {o_id}"
+    assert one(cursor, f"SELECT COUNT(*) {lines}") == 7
+    assert one(cursor, f"SELECT COUNT(*) {lines} AND ol_amount > 0") == 7
+    order = f"o_w_id = 1 AND o_d_id = 3 AND o_id = {o_id}"
+    assert one(cursor, f"SELECT o_c_id FROM orders WHERE {order}") == 42
+    pending = f"no_w_id = 1 AND no_d_id = 3 AND no_o_id = {o_id}"
+    assert one(cursor, f"SELECT COUNT(*) FROM new_order WHERE {pending}") == 1
+
+
+def test_the_one_percent_rollback_undoes_everything_and_counts_as_a_rollback(
+    cursor: Any,
+) -> None:
+    before = one(cursor, "SELECT d_next_o_id FROM district WHERE d_w_id = 1 AND d_id = 4")
+    stock = one(cursor, "SELECT SUM(s_order_cnt) FROM stock WHERE s_w_id = 1")
+    counters = read_counters(cursor)
+    status, _ = call(cursor, "CALL NEWORD(1, 1, 4, 7, 9, 1)")
+    after = read_counters(cursor)
+    assert status == 1
+    # The district increment and the eight stock updates before the bad item are gone.
+    assert one(cursor, "SELECT d_next_o_id FROM district WHERE d_w_id = 1 AND d_id = 4") == before
+    assert one(cursor, "SELECT SUM(s_order_cnt) FROM stock WHERE s_w_id = 1") == stock
+    assert after.new_orders == counters.new_orders
+    # TPM's source counts it (Com_rollback), as HammerDB's does.
+    assert after.transactions - counters.transactions == 1
+
+
+def test_payment_by_last_name_pays_the_middle_customer(cursor: Any) -> None:
+    name = "BARBARBAR"
+    rows = f"FROM customer WHERE c_w_id = 1 AND c_d_id = 2 AND c_last = '{name}'"
+    cursor.execute(f"SELECT c_id {rows} ORDER BY c_first")
+    ids = [r[0] for r in cursor.fetchall()]
+    middle = ids[(len(ids) + 1) // 2 - 1]
+    ytd = one(cursor, "SELECT w_ytd FROM warehouse WHERE w_id = 1")
+    status, c_id = call(cursor, f"CALL PAYMENT(1, 5, 1, 2, 0, 1, 123.45, '{name}')")
+    assert (status, c_id) == (0, middle)
+    assert one(cursor, "SELECT w_ytd FROM warehouse WHERE w_id = 1") == ytd + Decimal("123.45")
+    assert (
+        one(cursor, f"SELECT COUNT(*) FROM history WHERE h_c_id = {middle} AND h_amount = 123.45")
+        >= 1
+    )
+
+
+def test_an_unknown_customer_is_an_error_and_changes_nothing(cursor: Any) -> None:
+    import pyodbc
+
+    ytd = one(cursor, "SELECT w_ytd FROM warehouse WHERE w_id = 1")
+    with pytest.raises(pyodbc.Error, match="TPC02"):
+        call(cursor, "CALL PAYMENT(1, 5, 1, 2, 0, 1, 10.00, 'NOSUCHNAME')")
+    assert one(cursor, "SELECT w_ytd FROM warehouse WHERE w_id = 1") == ytd
+
+
+def test_delivery_order_status_and_stock_level(cursor: Any) -> None:
+    pending = one(cursor, "SELECT COUNT(*) FROM new_order WHERE no_w_id = 1")
+    assert call(cursor, "CALL DELIVERY(1, 3)") == (0, 10)
+    assert one(cursor, "SELECT COUNT(*) FROM new_order WHERE no_w_id = 1") == pending - 10
+    status, lines = call(cursor, "CALL OSTAT(1, 1, 5, 0, '')")
+    assert status == 0
+    assert 5 <= lines <= 15
+    status, low = call(cursor, "CALL SLEV(1, 1, 20)")
+    assert status == 0
+    assert 0 <= low <= 200
+
+
+def test_the_users_calls_are_the_procedures_calls(cursor: Any) -> None:
+    params = Params(1, seed=5)
+    for tx in ("new_order", "payment", "delivery", "stock_level", "order_status"):
+        text = call_text(tx, params.params(tx, 1, 3))
+        assert text.startswith("CALL ")
+        cursor.execute(text)
+        cursor.fetchall()
+        while cursor.nextset():
+            pass
+    assert odbc.message(Exception("x")) == "x"
