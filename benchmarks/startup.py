@@ -20,6 +20,8 @@ Kinds of launch:
     .venv/bin/python benchmarks/startup.py                 # 3 cold, 3 warm, 1366x768 screen
     .venv/bin/python benchmarks/startup.py --runs 5 --screen 1280x720
     .venv/bin/python benchmarks/startup.py --no-ready      # window only: quit once shown
+    .venv/bin/python benchmarks/startup.py --bundle ~/.local/opt/bench-gui   # the installed
+        desktop bundle (scripts/bundle.sh, then its install.sh) instead of the venv
 """
 
 from __future__ import annotations
@@ -213,14 +215,24 @@ def main() -> int:
         help="the installed command to launch",
     )
     parser.add_argument("--no-ready", action="store_true", help="do not wait for the demo")
+    parser.add_argument(
+        "--bundle",
+        type=Path,
+        metavar="DIR",
+        help="launch the desktop bundle installed in DIR (e.g. ~/.local/opt/bench-gui)",
+    )
     parser.add_argument("--timeout", type=float, default=300.0)
     args = parser.parse_args()
     for tool in ("Xvfb", "xwininfo"):
         if shutil.which(tool) is None:
             raise SystemExit(f"{tool} is needed (apt-get install xvfb x11-utils)")
     command = [str(Path(sys.executable).parent / args.entry)]
+    cached = [Path(sys.prefix), REPO / "bench_gui", REPO / "plugins"]
+    if args.bundle is not None:
+        command = [str(args.bundle.expanduser() / args.entry)]
+        cached = [args.bundle.expanduser()]
     if not Path(command[0]).exists():
-        raise SystemExit(f"{command[0]} is not installed (pip install -e .)")
+        raise SystemExit(f"{command[0]} is not installed (pip install -e . or the bundle)")
     wait_ready = not args.no_ready
     work = Path(tempfile.mkdtemp(prefix="bench-gui-startup-"))
     work.chmod(0o755)  # the embedded server runs as its own user and must reach its data
@@ -230,7 +242,7 @@ def main() -> int:
             data = work / f"data-{run}"
             home = work / f"home-cold-{run}"
             home.mkdir()
-            drop_from_cache([Path(sys.prefix), REPO / "bench_gui", REPO / "plugins"])
+            drop_from_cache(cached)
             results["cold"].append(
                 launch_on_new_screen(command, args.screen, data, home, wait_ready, args.timeout)
             )
@@ -243,7 +255,8 @@ def main() -> int:
             )
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    print(f"{args.entry} on a {args.screen} Xvfb screen, {os.cpu_count()} CPUs, {args.runs} runs")
+    what = f"{command[0]}" if args.bundle is not None else args.entry
+    print(f"{what} on a {args.screen} Xvfb screen, {os.cpu_count()} CPUs, {args.runs} runs")
     for kind, launches in results.items():
         print(f"{kind}:")
         print("  " + figures("mapped", [r.mapped for r in launches]))

@@ -120,8 +120,9 @@ install_desktop_entry() {
     fi
     local changed=0
     local svg png
-    svg=$(first_file "$repo/resources/bench-gui.svg" "$repo/resources/icon.svg")
-    png=$(first_file "$repo/resources/bench-gui.png" "$repo/resources/icon-256.png")
+    # The icons are package data of the app (bench_gui/gui/_resources).
+    svg=$(first_file "$repo/bench_gui/gui/_resources/icon.svg")
+    png=$(first_file "$repo/bench_gui/gui/_resources/icon-256.png")
     if [ -n "$svg" ]; then
         mkdir -p "$icons/scalable/apps"
         if ! cmp -s "$svg" "$icons/scalable/apps/bench-gui.svg"; then

@@ -1,69 +1,78 @@
 """Find and load the GUI's resources (icon, theme).
 
-The resources live in ``resources/`` at the top of the source tree. An installed package may
-carry them as ``bench_gui/gui/_resources`` instead (package data); both are looked up here, so
-no other module needs to know where they are.
+The resources ship inside the package, in ``bench_gui/gui/_resources`` (package data), and are
+found through :mod:`importlib.resources`, so an editable checkout, an installed wheel and the
+PyInstaller bundle all find them the same way. No other module needs to know where they are.
+
+Every resource is optional at run time: a missing theme or icon is logged as a warning and the
+app starts without it (plain Qt look, no icon). Only :func:`resource_path`, for tools that need
+the file itself, raises :class:`ResourceError`.
 """
 
 from __future__ import annotations
 
+import logging
 import sys
-from functools import cache
+from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-import bench_gui
+from typing import TYPE_CHECKING, Final
 
 if TYPE_CHECKING:
     from PySide6.QtGui import QIcon
 
-ICON_SVG = "icon.svg"
-ICON_PNG = "icon-256.png"
-THEME_QSS = "theme.qss"
+ICON_SVG: Final = "icon.svg"
+ICON_PNG: Final = "icon-256.png"
+THEME_QSS: Final = "theme.qss"
+# The folder of package data beside this module.
+RESOURCE_FOLDER: Final = "_resources"
+
+log = logging.getLogger(__name__)
 
 
 class ResourceError(FileNotFoundError):
-    """A resource the GUI needs is missing from every place it is looked for."""
+    """A resource the caller asked for is missing from the package."""
 
 
-def _candidates() -> list[Path]:
-    package_dir = Path(bench_gui.__file__).resolve().parent
-    return [package_dir.parent / "resources", package_dir / "gui" / "_resources"]
-
-
-@cache
-def resource_dir() -> Path:
-    """The directory holding the resources (source tree first, then the installed copy)."""
-    for candidate in _candidates():
-        if (candidate / THEME_QSS).is_file():
-            return candidate
-    places = ", ".join(str(c) for c in _candidates())
-    raise ResourceError(f"bench_gui resources not found (looked in {places})")
+def resource_dir() -> Traversable:
+    """The package's folder of resources (it may be missing in a broken install)."""
+    return resources.files("bench_gui.gui").joinpath(RESOURCE_FOLDER)
 
 
 def resource_path(name: str) -> Path:
-    """The path of one resource file; raise :class:`ResourceError` if it does not exist."""
-    path = resource_dir() / name
-    if not path.is_file():
-        raise ResourceError(f"resource {name!r} not found in {resource_dir()}")
-    return path
+    """The path of one resource file; raise :class:`ResourceError` if it is not there."""
+    item = resource_dir().joinpath(name)
+    if not item.is_file():
+        raise ResourceError(f"resource {name!r} is missing from the bench_gui package")
+    # Package data of a wheel, a checkout or the bundle is a plain file; a zipped install
+    # (which pip never makes) would need importlib.resources.as_file.
+    return Path(str(item))
+
+
+def _read_text(name: str) -> str | None:
+    try:
+        return resource_dir().joinpath(name).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        log.warning("resource %s is missing or unreadable (%s): going on without it", name, exc)
+        return None
 
 
 def load_theme() -> str:
-    """The application style sheet (Qt QSS)."""
-    return resource_path(THEME_QSS).read_text(encoding="utf-8")
+    """The application style sheet (Qt QSS); empty, with a warning, when it is missing."""
+    return _read_text(THEME_QSS) or ""
 
 
 def app_icon() -> QIcon:
-    """The application icon: the SVG when Qt can render it, plus the 256 px PNG."""
+    """The application icon: the SVG when Qt can render it, plus the 256 px PNG. A missing
+    file is left out with a warning (an empty icon if both are missing)."""
     from PySide6.QtGui import QIcon
 
     icon = QIcon()
     for name in (ICON_SVG, ICON_PNG):
         try:
             icon.addFile(str(resource_path(name)))
-        except ResourceError:
-            continue
+        except ResourceError as exc:
+            log.warning("%s: the icon is shown without it", exc)
     return icon
 
 
@@ -94,8 +103,8 @@ def _main(argv: list[str]) -> int:
     from PySide6.QtGui import QGuiApplication
 
     app = QGuiApplication.instance() or QGuiApplication(argv[:1])
-    directory = resource_dir()
-    render_icon_png(directory / ICON_SVG, directory / ICON_PNG)
+    svg = resource_path(ICON_SVG)
+    render_icon_png(svg, svg.with_name(ICON_PNG))
     del app
     return 0
 

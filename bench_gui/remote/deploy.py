@@ -8,6 +8,9 @@ copied from this desktop's site-packages, which only works when the host runs th
 (implementation, major.minor) on the same platform with a C library at least as new as the
 binary wheels need; otherwise the message says what the host runs and what to install.
 
+A desktop whose packages cannot be copied (the PyInstaller bundle) ships the wheels it was built
+with instead (:mod:`bench_gui.remote.agent_wheels`): the ones that fit the host's Python.
+
 A directory whose name carries the bundle's hash is complete only once its ``.complete`` marker
 is there (it is unpacked next to it and renamed), so an interrupted upload is redone and an
 unchanged agent is never uploaded twice.
@@ -32,6 +35,7 @@ from typing import Any, Final
 
 import bench_gui.agent
 from bench_gui.agent import AGENT_VERSION
+from bench_gui.remote import agent_wheels
 from bench_gui.remote.connection import SSHConnection
 from bench_gui.remote.errors import DeployError, RemotePythonUnsupported, SSHError
 
@@ -263,10 +267,23 @@ def build_bundle(with_deps: bool) -> Bundle:
             dist_tags = _wheel_tags(dist)
             if any("-none-any" not in t for t in dist_tags):
                 tags[name] = dist_tags
+    return Bundle(files=files, digest=_digest(files), with_deps=with_deps, binary_tags=tags)
+
+
+def _digest(files: dict[str, bytes]) -> str:
     digest = hashlib.sha256()
     for name in sorted(files):
         digest.update(name.encode() + b"\0" + hashlib.sha256(files[name]).digest())
-    return Bundle(files=files, digest=digest.hexdigest(), with_deps=with_deps, binary_tags=tags)
+    return digest.hexdigest()
+
+
+@functools.cache
+def build_wheel_bundle(wheels: Path, host: PythonInfo) -> Bundle:
+    """The agent with the dependencies unpacked from the wheels in ``wheels`` that fit the
+    host's Python (the bundle's way: it has no site-packages to copy)."""
+    files = _agent_files()
+    files.update(agent_wheels.wheel_deps(wheels, host, DEPS_DIR))
+    return Bundle(files=files, digest=_digest(files), with_deps=True)
 
 
 def _glibc_needed(tags: list[str]) -> tuple[int, int] | None:
@@ -345,8 +362,11 @@ def deploy(session: SSHConnection, python: str, remote_root: str) -> Deployment:
     """Make the agent runnable on the host (uploading it only if needed) and say how."""
     info = probe_python(session, python)
     check_python_version(info, session.host)
+    wheels = agent_wheels.wheel_dir()
     if info.has_deps:
         bundle = build_bundle(False)
+    elif wheels is not None:
+        bundle = build_wheel_bundle(wheels, info)
     else:
         bundle = build_bundle(True)
         local = local_python()
