@@ -19,7 +19,7 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
-# ---- palette (matches resources/theme.qss) ----------------------------------------------------
+# ---- palette (matches gui/_resources/theme.qss) -----------------------------------------------
 
 BACKGROUND = "#161a22"
 FOREGROUND = "#c9d1e0"
