@@ -21,6 +21,7 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
+from bench_gui.agent.build_progress import BuildProgress
 from bench_gui.agent.engines import EngineError
 from bench_gui.agent.mysql import odbc, procedures, schema
 from bench_gui.agent.pg import tpcc_rand
@@ -128,26 +129,8 @@ def build(
         raise ValueError("warehouses must be at least 1")
     workers = max(1, min(workers, warehouses))
     stop = stop or threading.Event()
-    t0 = time.monotonic()
-    stats: dict[str, Any] = {"warehouses": warehouses, "workers": workers, "rows": 0}
-
-    def emit(stage: str, done: int, total: int, unit: str, rate: float, message: str) -> None:
-        progress(
-            {
-                "task": "build",
-                "stage": stage,
-                "done": done,
-                "total": total,
-                "unit": unit,
-                "rate": rate,
-                "message": message,
-            }
-        )
-
-    def finish(status: str) -> dict[str, Any]:
-        stats["status"] = status
-        stats["seconds"] = time.monotonic() - t0
-        return stats
+    report = BuildProgress(progress, warehouses, workers)
+    stats, emit, finish = report.stats, report.emit, report.finish
 
     emit("tables", 0, len(TABLES), "tables", 0.0, "creating tables")
     conn = _session(conninfo, flavour)

@@ -24,6 +24,7 @@ from typing import Any, Final
 
 import psycopg
 
+from bench_gui.agent.build_progress import BuildProgress
 from bench_gui.agent.pg import schema, tpcc_rand
 
 _ALNUM: Final = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
@@ -492,28 +493,10 @@ def build(
         raise ValueError("warehouses must be at least 1")
     workers = max(1, min(workers, warehouses))
     stop = stop or threading.Event()
-    t0 = time.monotonic()
-    stats: dict[str, Any] = {"warehouses": warehouses, "workers": workers, "rows": 0}
+    report = BuildProgress(progress, warehouses, workers)
+    stats, emit, finish = report.stats, report.emit, report.finish
     stage_times: dict[str, float] = {}
     stats["stages"] = stage_times
-
-    def emit(stage: str, done: int, total: int, unit: str, rate: float, message: str) -> None:
-        progress(
-            {
-                "task": "build",
-                "stage": stage,
-                "done": done,
-                "total": total,
-                "unit": unit,
-                "rate": rate,
-                "message": message,
-            }
-        )
-
-    def finish(status: str) -> dict[str, Any]:
-        stats["status"] = status
-        stats["seconds"] = time.monotonic() - t0
-        return stats
 
     # Tables. Autovacuum stays off while loading: it would only compete for the CPU and get
     # in the way of the index builds (it is switched back on at the end).
