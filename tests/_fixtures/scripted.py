@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from bench_gui.agent.protocol import LATENCY_FIELDS, TX_KEYS, Event, decode_line, encode_event
+from bench_gui.core.plan import Plan
 
 T0 = 1_760_000_000.0
 TPM_RATIO = 2.3
@@ -149,3 +150,22 @@ def sweep_events(
     message = {"ok": "sweep complete", "stopped": "stopped by the user"}.get(final_status, "")
     script.emit("done", dt=0.1, status=final_status, message=message)
     return script.events
+
+
+def scripted_plan(name: str, vus: Sequence[int] = (8, 16, 24), meter: str = "none") -> Plan:
+    """The plan the scripted events run (3 s ramp-up, 5 s measured per step)."""
+    plan = Plan(name=name)
+    plan.workload.virtual_users = list(vus)
+    plan.workload.rampup_s = 3
+    plan.workload.duration_s = 5
+    plan.power.meter = meter
+    return plan
+
+
+def sample_index(events: Sequence[Event], step: int, elapsed: float) -> int:
+    """The index of the sample of ``step`` at ``elapsed`` seconds into it."""
+    return next(
+        i
+        for i, e in enumerate(events)
+        if e.kind == "sample" and e.get("step") == step and e.get("elapsed") == elapsed
+    )

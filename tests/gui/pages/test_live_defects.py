@@ -20,8 +20,9 @@ from bench_gui.gui.pages.live.tile_row import RAMPUP_NOTE
 from bench_gui.gui.widgets.chart_layout import LiveLayout
 from bench_gui.gui.widgets.charts import SeriesSpec, TimeSeriesChart
 from bench_gui.gui.widgets.tiles import Tile
-from tests._fixtures.scripted import capacity, sweep_events
+from tests._fixtures.scripted import capacity, sample_index, scripted_plan, sweep_events
 from tests._fixtures.scripted_power import power_sweep_events
+from tests.gui.shown import shown_themed
 
 pytestmark = pytest.mark.gui
 
@@ -29,33 +30,12 @@ VUS = [8, 16, 24]
 
 
 def _plan(meter: str = "none") -> Plan:
-    plan = Plan(name="booth demo")
-    plan.workload.virtual_users = list(VUS)
-    plan.workload.rampup_s = 3
-    plan.workload.duration_s = 5
-    plan.power.meter = meter
-    return plan
-
-
-def _until(events: list[Event], step: int, elapsed: float) -> int:
-    return next(
-        i
-        for i, e in enumerate(events)
-        if e.kind == "sample" and e.get("step") == step and e.get("elapsed") == elapsed
-    )
+    return scripted_plan("booth demo", VUS, meter)
 
 
 @pytest.fixture
 def page(qtbot: QtBot) -> LivePage:
-    app = QApplication.instance()
-    assert isinstance(app, QApplication)
-    apply_theme(app)  # the theme's style sheet is what gives tiles their sizes
-    widget = LivePage()
-    qtbot.addWidget(widget)
-    widget.resize(1600, 1000)
-    widget.show()
-    qtbot.waitExposed(widget)
-    return widget
+    return shown_themed(qtbot, LivePage(), 1600, 1000)
 
 
 def _feed(page: LivePage, events: list[Event]) -> None:
@@ -92,7 +72,7 @@ def test_titles_keep_the_case_of_their_units(page: LivePage) -> None:
 def test_ramp_up_figures_are_marked_and_measured_ones_are_not(page: LivePage) -> None:
     events = sweep_events(VUS, 3, 5)
     page.begin_run(_plan())
-    _feed(page, events[: _until(events, 1, 2.0) + 1])
+    _feed(page, events[: sample_index(events, 1, 2.0) + 1])
     nopm = page.tile_nopm
     assert page.model.phase == "rampup"
     for tile in (nopm, page.tile_tpm, page.tile_latency, page.tile_p999):
@@ -102,7 +82,7 @@ def test_ramp_up_figures_are_marked_and_measured_ones_are_not(page: LivePage) ->
     nopm.value_label.ensurePolished()
     dimmed = nopm.value_label.palette().color(nopm.value_label.foregroundRole())
 
-    _feed(page, events[_until(events, 1, 2.0) + 1 : _until(events, 1, 5.0) + 1])
+    _feed(page, events[sample_index(events, 1, 2.0) + 1 : sample_index(events, 1, 5.0) + 1])
     assert nopm.state == ""
     nopm.value_label.ensurePolished()
     bright = nopm.value_label.palette().color(nopm.value_label.foregroundRole())
@@ -249,7 +229,7 @@ def test_marker_labels_stay_above_the_curve_and_apart(chart: TimeSeriesChart) ->
 def test_the_charts_shade_each_steps_measured_window(page: LivePage) -> None:
     events = sweep_events(VUS, 3, 5)
     page.begin_run(_plan())
-    _feed(page, events[: _until(events, 1, 6.0) + 1])
+    _feed(page, events[: sample_index(events, 1, 6.0) + 1])
     windows = page.model.windows
     assert len(windows) == 2
     assert windows[0] == pytest.approx((3.5, 8.5))  # step 0 starts at 0.5 s: 3 s of ramp-up
@@ -260,7 +240,7 @@ def test_the_charts_shade_each_steps_measured_window(page: LivePage) -> None:
         for drawn, window in zip(chart.windows, windows, strict=True):
             assert drawn == pytest.approx(window)
     assert "measured" in page.throughput_chart.legend_text
-    _feed(page, events[_until(events, 1, 6.0) + 1 :])
+    _feed(page, events[sample_index(events, 1, 6.0) + 1 :])
     assert len(page.throughput_chart.windows) == 3
 
 

@@ -13,14 +13,20 @@ from pytestqt.qtbot import QtBot
 
 from bench_gui.agent.protocol import Event
 from bench_gui.core.plan import Plan
-from bench_gui.gui.app import apply_theme
 from bench_gui.gui.present.style import HERO_MIN_PX
 from bench_gui.gui.present.tiles import RAMPUP_CAPTION
 from bench_gui.gui.present.view import PresentView
 from bench_gui.gui.present.window import follow_main_window
 from bench_gui.services.live_model import LiveModel
-from tests._fixtures.scripted import capacity, latency_stats, sweep_events
+from tests._fixtures.scripted import (
+    capacity,
+    latency_stats,
+    sample_index,
+    scripted_plan,
+    sweep_events,
+)
 from tests._fixtures.scripted_power import power_sweep_events, watts
+from tests.gui.shown import shown_themed
 
 pytestmark = pytest.mark.gui
 
@@ -28,34 +34,12 @@ VUS = [8, 16, 24]
 
 
 def _plan(meter: str = "none") -> Plan:
-    plan = Plan(name="RAID 10, 4× SAS SSD")
-    plan.workload.virtual_users = list(VUS)
-    plan.workload.rampup_s = 3
-    plan.workload.duration_s = 5
-    plan.power.meter = meter
-    return plan
-
-
-def _until(events: list[Event], step: int, elapsed: float) -> int:
-    """The index of the sample of ``step`` at ``elapsed`` seconds into it."""
-    return next(
-        i
-        for i, e in enumerate(events)
-        if e.kind == "sample" and e.get("step") == step and e.get("elapsed") == elapsed
-    )
+    return scripted_plan("RAID 10, 4× SAS SSD", VUS, meter)
 
 
 @pytest.fixture
 def view(qtbot: QtBot) -> PresentView:
-    app = QApplication.instance()
-    assert isinstance(app, QApplication)
-    apply_theme(app)  # as the app and `bench-gui present` show it: the theme's fonts
-    widget = PresentView()
-    qtbot.addWidget(widget)
-    widget.resize(1920, 1080)
-    widget.show()
-    qtbot.waitExposed(widget)
-    return widget
+    return shown_themed(qtbot, PresentView(), 1920, 1080)
 
 
 def _feed(view: PresentView, events: list[Event]) -> None:
@@ -74,7 +58,7 @@ def test_the_run_reads_from_afar_phase_step_users_countdown_and_huge_nopm(
 ) -> None:
     events = sweep_events(VUS, 3, 5)
     view.begin_run(_plan())
-    _feed(view, events[: _until(events, 1, 6.0) + 1])
+    _feed(view, events[: sample_index(events, 1, 6.0) + 1])
 
     assert view.name.text() == "RAID 10, 4× SAS SSD"
     assert view.server.text() == "PostgreSQL 16.4"
@@ -112,7 +96,7 @@ def test_the_run_reads_from_afar_phase_step_users_countdown_and_huge_nopm(
 def test_the_countdown_ticks_between_samples(view: PresentView, qtbot: QtBot) -> None:
     events = sweep_events(VUS, 3, 5)
     view.begin_run(_plan())
-    _feed(view, events[: _until(events, 0, 4.0) + 1])  # 4 s of the 5 s window left
+    _feed(view, events[: sample_index(events, 0, 4.0) + 1])  # 4 s of the 5 s window left
     first = view.countdown()
     assert first is not None
     qtbot.wait(1100)
@@ -125,7 +109,7 @@ def test_the_countdown_ticks_between_samples(view: PresentView, qtbot: QtBot) ->
 def test_ramp_up_figures_are_dimmed_and_say_they_do_not_count(view: PresentView) -> None:
     events = sweep_events(VUS, 3, 5)
     view.begin_run(_plan())
-    _feed(view, events[: _until(events, 1, 2.0) + 1])
+    _feed(view, events[: sample_index(events, 1, 2.0) + 1])
     assert view.phase.chip.text() == "Ramp-up"
     assert "measuring in 0:01" in view.phase.text.text()
     nopm = view.tiles.nopm
@@ -134,7 +118,7 @@ def test_ramp_up_figures_are_dimmed_and_say_they_do_not_count(view: PresentView)
     assert view.tiles.p999.caption_label.text() == "ramp-up"
     nopm.value_label.ensurePolished()
     dimmed = nopm.value_label.palette().color(nopm.value_label.foregroundRole())
-    _feed(view, events[_until(events, 1, 2.0) + 1 : _until(events, 1, 5.0) + 1])
+    _feed(view, events[sample_index(events, 1, 2.0) + 1 : sample_index(events, 1, 5.0) + 1])
     assert nopm.state == ""
     nopm.value_label.ensurePolished()
     bright = nopm.value_label.palette().color(nopm.value_label.foregroundRole())
@@ -202,7 +186,7 @@ def test_it_fits_1280x720(qtbot: QtBot, view: PresentView, power: bool) -> None:
     events = (power_sweep_events if power else sweep_events)(VUS, 3, 5)
     view.begin_run(_plan("ipmi" if power else "none"))
     view.set_ratio_text("4.2X vs HDD array")
-    _feed(view, events[: _until(events, 2, 6.0) + 1])
+    _feed(view, events[: sample_index(events, 2, 6.0) + 1])
     QApplication.processEvents()
     assert view.minimumSizeHint().height() <= 720
     assert view.minimumSizeHint().width() <= 1280
@@ -278,7 +262,7 @@ def test_corner_error_shows_does_not_block_and_fades(view: PresentView, qtbot: Q
     assert corner.x() > view.width() // 2
     assert corner.y() > view.height() // 2
     # The run goes on under it, and the keys still reach the view.
-    _feed(view, events[: _until(events, 0, 5.0) + 1])
+    _feed(view, events[: sample_index(events, 0, 5.0) + 1])
     assert view.phase.chip.text() == "Measuring"
     with qtbot.waitSignal(view.leave_requested, timeout=1000):
         qtbot.keyClick(view, Qt.Key.Key_Escape)
@@ -311,7 +295,7 @@ def test_following_a_shared_model(qtbot: QtBot) -> None:
     plan = _plan()
     model.begin(plan.workload.virtual_users, 3, 5, plan.name)
     events = sweep_events(VUS, 3, 5)
-    cut = _until(events, 0, 6.0)
+    cut = sample_index(events, 0, 6.0)
     for event in events[: cut + 1]:
         model.feed(event)
         view.handle_event(event)  # a follower does not feed the model a second time
@@ -335,7 +319,7 @@ def test_the_main_window_presents_its_live_run(qtbot: QtBot, main_window: Any) -
     plan = _plan()
     live.begin_run(plan)
     events = sweep_events(VUS, 3, 5)
-    for event in events[: _until(events, 1, 6.0) + 1]:
+    for event in events[: sample_index(events, 1, 6.0) + 1]:
         live.handle_event(event)
     main_window.toggle_present()
     view = main_window.present_view
