@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 
 from bench_gui.agent.protocol import Event
 from bench_gui.core.plan import Plan
+from bench_gui.gui.present.style import SCRIM_RULE
 from bench_gui.gui.widgets.charts import (
     NOPM_COLOR,
     SeriesSpec,
@@ -50,12 +51,12 @@ QFrame#raceSide { background-color: #1a1f29; border: 1px solid #2a3140; border-r
 QLabel#sideTitle { color: #93a0b8; font-weight: 600; }
 QLabel#sideValue { color: #ffffff; font-weight: 800; }
 QLabel#sideValue[ghost="true"] { color: #a8b3c7; }
-QWidget#scrim { background-color: rgba(10, 12, 16, 215); }
 QLabel#cornerError {
     background-color: #3a1217; color: #ffffff; border: 1px solid #fa4d56;
     border-radius: 10px; padding: 10px 16px;
 }
 """
+STYLE += SCRIM_RULE
 
 
 def _label(name: str, text: str = "") -> QLabel:

@@ -70,11 +70,16 @@ def sizes_for(width: int, height: int) -> Sizes:
     )
 
 
+# Dims whatever is behind an overlay (the result card), so the card reads on its own.
+SCRIM_RULE = "QWidget#scrim { background-color: rgba(10, 12, 16, 215); }"
+
+
 def stylesheet(s: Sizes) -> str:
     """The view's style sheet for sizes ``s`` (object names as the present modules set them)."""
     return f"""
 QWidget#presentView {{ background-color: {BACKGROUND}; }}
 QWidget#presentView QLabel {{ background-color: transparent; }}
+{SCRIM_RULE}
 QLabel#presentName {{ color: #ffffff; font-size: {s.name}px; font-weight: 800; }}
 QLabel#presentServer {{ color: {MUTED}; font-size: {s.phase * 2 // 3}px; font-weight: 600; }}
 QLabel#presentRatio {{ color: {OK}; font-size: {s.ratio}px; font-weight: 800; }}

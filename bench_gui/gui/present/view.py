@@ -67,6 +67,11 @@ class PresentView(QWidget):
         self._samples_seen = (0, 0)  # (generation, sample count) when the clock was set
         self._sample_clock: float | None = None
         self._build()
+        # Dims the run behind an overlay, so the card reads on its own.
+        self.scrim = QWidget(self)
+        self.scrim.setObjectName("scrim")
+        self.scrim.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
+        self.scrim.hide()
         self.timer = QTimer(self)
         self.timer.setInterval(int(1000 / REDRAW_HZ))
         self.timer.timeout.connect(self.refresh)
@@ -157,10 +162,12 @@ class PresentView(QWidget):
             old.hide()
             old.deleteLater()
         self.overlay = widget
+        self.scrim.setVisible(widget is not None)
         if widget is not None:
             widget.setParent(self)
             widget.setFocusPolicy(Qt.FocusPolicy.NoFocus)
             self._place_overlay()
+            self.scrim.raise_()
             widget.show()
             widget.raise_()
         if self.corner.isVisible():
@@ -230,6 +237,7 @@ class PresentView(QWidget):
         self.chart.apply_sizes(sizes)
 
     def _place_overlay(self) -> None:
+        self.scrim.setGeometry(self.rect())
         if self.overlay is None:
             return
         w, h = int(self.width() * OVERLAY_SHARE[0]), int(self.height() * OVERLAY_SHARE[1])

@@ -276,12 +276,18 @@ def test_overlay_shows_over_the_view_and_goes(view: PresentView, qtbot: QtBot) -
     assert card.isVisible()
     assert _inside(card, view)
     assert card.width() >= view.width() // 2
+    # The run behind the card is dimmed, the card above the dimming.
+    assert view.scrim.isVisible()
+    assert view.scrim.geometry() == view.rect()
+    children = view.children()
+    assert children.index(card) > children.index(view.scrim)
     second = QLabel("next card")
     view.show_overlay(second)
     assert not card.isVisible()
     view.show_overlay(None)
     assert not second.isVisible()
     assert view.overlay is None
+    assert not view.scrim.isVisible()
 
 
 def test_following_a_shared_model(qtbot: QtBot) -> None:
