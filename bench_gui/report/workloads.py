@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from bench_gui.core.economics import DevicePrice
 from bench_gui.core.saturation import StopConditions
 from bench_gui.report.model import Report, build_report
 from bench_gui.report.options import ReportOptions
@@ -28,12 +29,14 @@ def build_any_report(
     options: ReportOptions | None = None,
     target_ops_s: float | None = None,
     dataset_bytes: int | None = None,
+    prices: Sequence[DevicePrice] | None = None,
 ) -> AnyReport:
     """The report of the sessions' workload. ``conditions`` are the TPROC-C stop conditions;
     ``target_ops_s`` and ``dataset_bytes`` the random-read RAM question (both ignored by the
-    other workload). Raises CompareError (a mix of workloads included) or SessionNotFound."""
+    other workload); ``prices`` the random-read price list (default: the store's). Raises
+    CompareError (a mix of workloads included) or SessionNotFound."""
     if workload_of(store, session_ids) == "random_read":
         return build_random_read_report(
-            store, session_ids, baseline_id, title, options, target_ops_s, dataset_bytes
+            store, session_ids, baseline_id, title, options, target_ops_s, dataset_bytes, prices
         )
     return build_report(store, session_ids, baseline_id, conditions, title=title, options=options)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 from datetime import date
 from pathlib import Path
+from typing import TypeVar
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
@@ -28,6 +29,9 @@ from PySide6.QtWidgets import (
 from bench_gui.gui.widgets.page_parts import muted_label
 from bench_gui.report.model import Report
 from bench_gui.report.options import LOGO_SUFFIXES, ReportOptions, check_cover, default_paper
+from bench_gui.report.random_read_report import RandomReadReport
+
+AnyReport = TypeVar("AnyReport", bound=Report | RandomReadReport)
 
 PAPER_ITEMS = (("A4", "a4"), ("Letter", "letter"))
 LATENCY_ITEMS = (("All transactions", "all"), ("New-Order only", "new-order"))
@@ -36,6 +40,11 @@ LOGO_FILTER = "Images (" + " ".join(f"*{s}" for s in LOGO_SUFFIXES) + ");;All fi
 COVER_HINT = (
     "Company, logo and date make a cover line under the title; each is optional. Response"
     " times apply at once; the paper and the rest apply when you export."
+)
+
+COVER_HINT_RANDOM_READ = (
+    "Company, logo and date make a cover line under the title; each is optional. They and"
+    " the paper apply when you export."
 )
 
 
@@ -82,6 +91,7 @@ class ExportOptionsBox(QGroupBox):
             lambda _i: self.latency_changed.emit(self.latency())
         )
         form.addRow("Response times", self.latency_combo)
+        self.form = form
         self.notes_combo = _combo(NOTES_ITEMS, "omit")
         self.notes_combo.setToolTip(
             "The notes for you (what is missing and how to add it) are shown before every"
@@ -103,7 +113,7 @@ class ExportOptionsBox(QGroupBox):
         self.today_button = QPushButton("Today")
         self.today_button.clicked.connect(lambda: self.date_edit.setText(date.today().isoformat()))
         form.addRow("Cover: date", self._row(self.date_edit, self.today_button))
-        hint = muted_label(COVER_HINT)
+        hint = self.hint = muted_label(COVER_HINT)
         hint.setObjectName("fieldHint")
         form.addRow(hint)
 
@@ -116,6 +126,12 @@ class ExportOptionsBox(QGroupBox):
         line.addWidget(edit, 1)
         line.addWidget(button)
         return row
+
+    def set_workload(self, kind: str) -> None:
+        """The response-time scope is a transaction workload's choice: hidden for the
+        random-read study (``kind`` "random_read"), whose report has none."""
+        self.form.setRowVisible(self.latency_combo, kind != "random_read")
+        self.hint.setText(COVER_HINT if kind != "random_read" else COVER_HINT_RANDOM_READ)
 
     # ---- the choices ---------------------------------------------------------------------
 
@@ -163,7 +179,7 @@ class ExportOptionsBox(QGroupBox):
             latency=self.latency(), author_notes=self.author_notes(), cover=cover, repeats=repeats
         )
 
-    def for_export(self, report: Report) -> Report:
+    def for_export(self, report: AnyReport) -> AnyReport:
         """``report`` with the author's notes and cover chosen here (the figures stay those of
         the comparison shown; a ValueError names a bad logo or date)."""
         chosen = self.options(report.options.repeats)

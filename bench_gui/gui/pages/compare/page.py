@@ -8,6 +8,12 @@ a :class:`~bench_gui.report.model.Report`, built by the same code as ``bench-gui
 
 Price edits apply to the comparison at once; "Save prices" keeps them in the session store
 (the price list, the power price, each session's array).
+
+Random-read studies (seed 004) have a view of their own (:mod:`.random_read_results`): when
+the ticked sessions are of that workload the page shows it, with the "SSDs replace RAM"
+question and the RAM price, and hides what only the transaction workload uses. Both reports
+come from :func:`bench_gui.report.build_any_report`'s choice of workload; a mix of the two
+workloads is refused, naming a session of each.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from PySide6.QtWidgets import (
     QGroupBox,
     QScrollArea,
     QSplitter,
+    QStackedWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -31,14 +38,17 @@ from bench_gui.core.saturation import DEFAULT_MIN_GAIN_PCT, StopConditions
 from bench_gui.gui.pages.compare.export_menu import ExportButton
 from bench_gui.gui.pages.compare.export_options import ExportOptionsBox
 from bench_gui.gui.pages.compare.prices import PAGE_NOTE, PriceBox, PriceInputs
+from bench_gui.gui.pages.compare.random_read_results import RandomReadView
 from bench_gui.gui.pages.compare.report_notes import ExportGate
 from bench_gui.gui.pages.compare.results import ComparisonView
 from bench_gui.gui.pages.compare.session_picker import SessionPicker
 from bench_gui.gui.widgets.page_parts import ErrorLine, PageHeader, page_layout
 from bench_gui.report import ReportError
 from bench_gui.report.model import Report
+from bench_gui.report.random_read_report import RandomReadReport
 from bench_gui.store import SessionNotFound, StoreError
 
+RANDOM_READ = "random_read"
 SUBTITLE = (
     "Two or more sessions against a baseline: throughput, response time, saturation, economics"
 )
@@ -68,7 +78,13 @@ class ComparePage(QWidget):
     def __init__(self, store: Any, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.store = store
-        self.report: Report | None = None
+        self.report: Report | RandomReadReport | None = None
+        self._kinds: dict[int, str] = {}  # session id -> its workload, as read once
+        self._mode = "tproc_c"
+        self._mix_shown = False
+        # The random-read question asked of these sessions and baseline (None: defaults).
+        self._rr_key: tuple[tuple[int, ...], int] | None = None
+        self._rr_question: tuple[float | None, int | None] = (None, None)
         self._build_ui()
 
     def _build_ui(self) -> None:
@@ -91,7 +107,13 @@ class ComparePage(QWidget):
         splitter.setChildrenCollapsible(False)
         splitter.addWidget(self._build_inputs())
         self.results = ComparisonView()
-        splitter.addWidget(self.results)
+        self.rr_view = RandomReadView()
+        self.rr_view.ram_question.changed.connect(self._ram_question_changed)
+        self.rr_view.ram_question.defaults_requested.connect(self._ram_defaults)
+        self.views = QStackedWidget()
+        self.views.addWidget(self.results)
+        self.views.addWidget(self.rr_view)
+        splitter.addWidget(self.views)
         splitter.setStretchFactor(0, 0)
         splitter.setStretchFactor(1, 1)
         splitter.setSizes([540, 1200])
@@ -111,7 +133,7 @@ class ComparePage(QWidget):
         self.session_list, self.filter_edit = self.picker.session_list, self.picker.filter_edit
         column.addWidget(self.picker, 3)
 
-        stop = QGroupBox("Saturation point (stop condition)")
+        stop = self.stop_box = QGroupBox("Saturation point (stop condition)")
         form = QFormLayout(stop)
         self.min_gain_spin = QDoubleSpinBox()
         self.min_gain_spin.setRange(0.0, 100.0)
@@ -129,6 +151,8 @@ class ComparePage(QWidget):
         self.prices = PriceBox()
         self.prices.save_prices_button.clicked.connect(self.save_prices)
         self.array_table, self.power_spin = self.prices.array_table, self.prices.power_spin
+        self.ram_spin = self.prices.ram_spin
+        self.ram_spin.valueChanged.connect(self._ram_price_changed)
         self.set_array = self.prices.set_array  # fill a session's price row, as a user would
         column.addWidget(self.prices, 2)
 
@@ -163,6 +187,7 @@ class ComparePage(QWidget):
             return
         self.picker.fill(runs, notes)
         self.prices.show_power_price(power)
+        self._show_ram_price()
         self._sessions_changed()
 
     def apply_filter(self, text: str) -> None:
@@ -186,10 +211,63 @@ class ComparePage(QWidget):
         self.picker.offer_baselines(ids)
         self.prices.fill_arrays(self.store, ids, self.picker.names())
         self.compare_button.setEnabled(len(ids) >= 1)  # one session: a report of its own
+        self._set_mode(ids)
         count = len(ids)
         self.status.emit(
             f"{count} session{'s' if count != 1 else ''} ticked" if count else "No session ticked"
         )
+
+    # ---- the workload ---------------------------------------------------------------------
+
+    def workload(self, ids: list[int] | None = None) -> str:
+        """``random_read`` or ``tproc_c`` when the sessions are of one workload, ``mixed``
+        when not, ``""`` for none."""
+        from dataclasses import asdict
+
+        from bench_gui.core.random_read_session import workload_kind
+
+        kinds = set()
+        for run_id in self.checked_ids() if ids is None else ids:
+            if run_id not in self._kinds:
+                try:
+                    self._kinds[run_id] = workload_kind(asdict(self.store.get_run(run_id)))
+                except (StoreError, SessionNotFound):
+                    continue  # compare() names it
+            kinds.add(self._kinds[run_id])
+        if len(kinds) > 1:
+            return "mixed"
+        return kinds.pop() if kinds else ""
+
+    def _set_mode(self, ids: list[int]) -> None:
+        """The random-read view and inputs, or the transaction workload's; a mix is said at
+        once (and refused by Compare)."""
+        kind = self.workload(ids)
+        if kind == "mixed":
+            self._mix_shown = True
+            self.show_error(self._mix_message(ids))
+        elif self._mix_shown:
+            self._mix_shown = False
+            self.error_label.clear_error()
+        mode = RANDOM_READ if kind == RANDOM_READ else "tproc_c"
+        if mode == self._mode:
+            return
+        self._mode = mode
+        if self.report is not None:
+            self.clear_results()
+        random_read = mode == RANDOM_READ
+        self.views.setCurrentWidget(self.rr_view if random_read else self.results)
+        self.stop_box.setVisible(not random_read)
+        self.report_box.set_workload(mode)
+        self.prices.set_workload(mode)
+
+    def _mix_message(self, ids: list[int]) -> str:
+        from bench_gui.report.random_read_input import workload_of
+
+        try:
+            workload_of(self.store, ids)
+        except (ValueError, StoreError, SessionNotFound) as exc:
+            return f"Cannot compare: {exc}"
+        return ""
 
     # ---- prices --------------------------------------------------------------------------
 
@@ -243,6 +321,7 @@ class ComparePage(QWidget):
     def compare(self) -> bool:
         """Compare the ticked sessions; False (and a clear message) when they cannot be."""
         from bench_gui.report.model import build_report
+        from bench_gui.report.random_read_input import workload_of
 
         ids = self.checked_ids()
         baseline = self.baseline_id()
@@ -254,6 +333,8 @@ class ComparePage(QWidget):
             )
             return False
         try:
+            if workload_of(self.store, ids) == RANDOM_READ:  # a mix: CompareError names two
+                return self._compare_random_read(ids, baseline)
             arrays, prices, power = self.price_inputs()
             report = build_report(
                 self.store,
@@ -275,16 +356,94 @@ class ComparePage(QWidget):
         self.show_report(report)
         return True
 
+    def _compare_random_read(self, ids: list[int], baseline: int) -> bool:
+        """The random-read study of these sessions, with the RAM question asked of them
+        (its defaults for sessions or a baseline not compared before)."""
+        from bench_gui.report import build_any_report
+
+        ids = [baseline, *[i for i in ids if i != baseline]]  # the baseline first, in blue
+        key = (tuple(ids), baseline)
+        if key != self._rr_key:
+            self._rr_key, self._rr_question = key, (None, None)
+        target, dataset = self._rr_question
+        try:
+            _arrays, prices, _power = self.price_inputs()
+            report = build_any_report(
+                self.store,
+                ids,
+                baseline,
+                None,
+                self.title_edit.text().strip() or None,
+                self.report_box.compare_options(),
+                target,
+                dataset,
+                prices,
+            )
+        except (ValueError, StoreError, SessionNotFound) as exc:
+            self.clear_results()
+            self.show_error(f"Cannot compare: {exc}")
+            return False
+        assert isinstance(report, RandomReadReport)
+        self.error_label.clear_error()
+        self.show_random_read(report)
+        return True
+
+    def show_random_read(self, report: RandomReadReport) -> None:
+        self.report = report
+        self.header.set_subtitle(report.title)
+        self.views.setCurrentWidget(self.rr_view)
+        self.rr_view.show_report(report)
+        self.export_button.setEnabled(True)
+        baseline = report.names[report.baseline_id]
+        count = len(report.sessions)
+        self.status.emit(
+            f"Compared {count} random-read studies against {baseline}"
+            if count > 1
+            else f"Random-read study of {baseline} alone"
+        )
+        self.compared.emit(report)
+
+    def _ram_question_changed(self) -> None:
+        """A new target or dataset: the RAM each storage needs, again."""
+        if not isinstance(self.report, RandomReadReport):
+            return
+        question = self.rr_view.ram_question
+        try:
+            self._rr_question = (question.target(), question.dataset_bytes())
+        except ValueError as exc:  # names the input and what is wrong with it
+            self.show_error(str(exc))
+            return
+        self.compare()
+
+    def _ram_defaults(self) -> None:
+        self._rr_question = (None, None)
+        if isinstance(self.report, RandomReadReport):
+            self.compare()
+
+    def _ram_price_changed(self, _value: float) -> None:
+        if isinstance(self.report, RandomReadReport):
+            self.compare()
+
+    def _show_ram_price(self) -> None:
+        from bench_gui.core.economics import ram_price
+
+        try:
+            self.prices.show_ram_price(ram_price(self.store.device_prices()))
+        except StoreError:
+            pass  # the price list is read again when comparing, which names the problem
+
     def clear_results(self) -> None:
         """Back to the empty state: a failed comparison never leaves an older one on show."""
         self.report = None
         self.results.clear()
+        self.rr_view.clear()
         self.export_button.setEnabled(False)
         self.header.set_subtitle(SUBTITLE)
 
     def show_report(self, report: Report) -> None:
         self.report = report
         self.header.set_subtitle(report.title)
+        self.views.setCurrentWidget(self.results)
         self.results.show_report(report)
         self.export_button.setEnabled(True)
         baseline = report.names[report.comparison.baseline.id]

@@ -26,12 +26,21 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
-from bench_gui.core.economics import ArrayInput, DevicePrice, PowerPrice, find_price
+from bench_gui.core.economics import (
+    ArrayInput,
+    DevicePrice,
+    PowerPrice,
+    RamPrice,
+    find_price,
+    ram_price,
+)
 from bench_gui.store import SessionNotFound, StoreError
 
 CURRENCIES = ("USD", "EUR", "GBP", "JPY", "CHF")
 ARRAY_COLUMNS = ("", "Device model", "Qty", "Unit price", "Cost by\nhand")
 PAGE_NOTE = "entered on the Compare page"
+# How a RAM price typed here is named in the price list ("per": the unit price is per GiB).
+RAM_ENTRY = "RAM per GiB"
 PriceInputs = tuple[dict[int, ArrayInput], list[DevicePrice], PowerPrice | None]
 
 
@@ -40,6 +49,10 @@ def _float(text: str) -> float | None:
     if not text:
         return None
     return float(text)
+
+
+def _is_ram(price: DevicePrice) -> bool:
+    return ram_price([price]) is not None
 
 
 class PriceBox(QGroupBox):
@@ -76,6 +89,18 @@ class PriceBox(QGroupBox):
         self.power_spin.setSpecialValueText("not set")
         self.power_spin.setSuffix(" per kWh")
         form.addRow("Power price", self.power_spin)
+        self.ram_spin = QDoubleSpinBox()
+        self.ram_spin.setRange(0.0, 1_000_000.0)
+        self.ram_spin.setDecimals(2)
+        self.ram_spin.setSpecialValueText("not set")
+        self.ram_spin.setSuffix(" per GiB")
+        self.ram_spin.setKeyboardTracking(False)  # one new answer per price, not per key
+        self.ram_spin.setToolTip(
+            "What a GiB of RAM costs: the RAM each storage needs for the target is priced"
+            " with it (from the price list's latest RAM entry until you type one here)"
+        )
+        form.addRow("RAM price", self.ram_spin)
+        self.form = form
         box.addLayout(form)
         buttons = QHBoxLayout()
         self.price_hint = QLabel("Edits apply to the comparison; save to keep them.")
@@ -91,6 +116,22 @@ class PriceBox(QGroupBox):
         if price is not None and self.power_spin.value() == 0:
             self.power_spin.setValue(price.per_kwh)
             self.currency_combo.setCurrentText(price.currency)
+
+    def show_ram_price(self, price: RamPrice | None) -> None:
+        """The price list's RAM price per GiB, unless one was entered here already."""
+        if price is not None and self.ram_spin.value() == 0:
+            self.ram_spin.blockSignals(True)
+            self.ram_spin.setValue(price.per_gib)
+            self.ram_spin.blockSignals(False)
+            self.currency_combo.setCurrentText(price.currency)
+
+    def set_workload(self, kind: str) -> None:
+        """Show what the comparison of ``kind`` prices: each array, power (TPROC-C), or the
+        RAM the storages need (random reads)."""
+        random_read = kind == "random_read"
+        self.array_table.setVisible(not random_read)
+        self.form.setRowVisible(self.power_spin, not random_read)
+        self.form.setRowVisible(self.ram_spin, random_read)
 
     def fill_arrays(self, store: Any, ids: Sequence[int], names: Mapping[int, str]) -> None:
         """One row a session: what was typed for it is kept, a new one starts from its
@@ -187,6 +228,14 @@ class PriceBox(QGroupBox):
                 currency=currency if cost is not None else None,
                 origin="hand",
             )
+        ram = self.ram_spin.value()
+        listed_ram = ram_price(prices)
+        if ram > 0 and (
+            listed_ram is None or (listed_ram.per_gib, listed_ram.currency) != (ram, currency)
+        ):
+            # The price typed here is the one the comparison uses: no other RAM entry.
+            prices = [p for p in prices if not _is_ram(p)]
+            prices.append(DevicePrice(RAM_ENTRY, ram, currency, today, PAGE_NOTE))
         power = None
         if self.power_spin.value() > 0:
             power = PowerPrice(self.power_spin.value(), currency, today, PAGE_NOTE)

@@ -13,7 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Qt
+from PySide6.QtCore import QObject, QSize, Qt
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
@@ -22,14 +23,24 @@ from PySide6.QtWidgets import (
     QLabel,
     QPushButton,
     QScrollArea,
+    QSizePolicy,
     QVBoxLayout,
     QWidget,
 )
 
 from bench_gui.gui.pages.compare.export_options import ExportOptionsBox
-from bench_gui.gui.widgets.page_parts import scrolled
+from bench_gui.gui.widgets.page_parts import ScrollColumn, scrolled
 from bench_gui.report.model import Report
 from bench_gui.report.notes import author_warnings
+from bench_gui.report.random_read_report import RandomReadReport
+
+AnyReport = Report | RandomReadReport
+
+
+def _author_notes(report: AnyReport) -> list[str]:
+    """What the author reads before export, of either workload's report."""
+    return author_warnings(report) if isinstance(report, Report) else list(report.author_notes)
+
 
 # Each box scrolls past this height (about six lines): a long list never pushes the charts
 # and tables below the bottom of a 720 px screen.
@@ -48,6 +59,29 @@ OMITTED = "They are not printed in the report: the reader never sees them."
 APPENDIX = "They are printed in an appendix at the end of the report, as listed here."
 
 
+class NotesArea(ScrollColumn):
+    """A box of notes as tall as its text at its width, up to NOTES_MAX_HEIGHT (then it
+    scrolls): two short notes do not take a tall empty box."""
+
+    def sizeHint(self) -> QSize:  # noqa: N802 (Qt override)
+        hint = super().sizeHint()
+        widget = self.widget()
+        if widget is None:
+            return hint
+        width = max(self.viewport().width(), 200)
+        height = (
+            widget.heightForWidth(width)
+            if widget.hasHeightForWidth()
+            else widget.sizeHint().height()
+        )
+        return QSize(hint.width(), min(NOTES_MAX_HEIGHT, height + 2 * self.frameWidth() + 2))
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt override)
+        super().resizeEvent(event)
+        if event.oldSize().width() != event.size().width():
+            self.updateGeometry()  # another width, another height of wrapped text
+
+
 def _box(name: str, style: str) -> tuple[QLabel, QScrollArea]:
     label = QLabel("")
     label.setObjectName(name)
@@ -56,7 +90,8 @@ def _box(name: str, style: str) -> tuple[QLabel, QScrollArea]:
     label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
     label.setStyleSheet(style)
     label.setMinimumWidth(10)
-    area = scrolled(label)
+    area = NotesArea(label)
+    area.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Maximum)
     area.setMaximumHeight(NOTES_MAX_HEIGHT)
     area.hide()
     return label, area
@@ -76,8 +111,8 @@ class ReportNotes(QWidget):
         row.addWidget(self.author_scroll, 1)
         self.hide()
 
-    def show_report(self, report: Report) -> None:
-        readers, authors = report.reader_notes, author_warnings(report)
+    def show_report(self, report: AnyReport) -> None:
+        readers, authors = report.reader_notes, _author_notes(report)
         self.reader_label.setText(
             READER_HEADING + "\n" + "\n".join(f"•  {n}" for n in readers) if readers else ""
         )
@@ -86,6 +121,8 @@ class ReportNotes(QWidget):
         )
         self.reader_scroll.setVisible(bool(readers))
         self.author_scroll.setVisible(bool(authors))
+        self.reader_scroll.updateGeometry()
+        self.author_scroll.updateGeometry()
         self.setVisible(bool(readers or authors))
 
     def clear(self) -> None:
@@ -167,7 +204,7 @@ class ExportGate(QObject):
         self,
         parent: QWidget,
         options: ExportOptionsBox,
-        current: Callable[[], Report | None],
+        current: Callable[[], AnyReport | None],
         write: Callable[[Path], bool],
     ) -> None:
         super().__init__(parent)
@@ -175,16 +212,16 @@ class ExportGate(QObject):
         self.current = current
         self.write = write
         self.dialog: AuthorNotesDialog | None = None
-        self._acknowledged: Report | None = None
+        self._acknowledged: AnyReport | None = None
 
-    def acknowledged(self, report: Report | None) -> bool:
+    def acknowledged(self, report: AnyReport | None) -> bool:
         return report is not None and report is self._acknowledged
 
     def request(self, path: Path) -> AuthorNotesDialog | None:
         """Write ``path``, after the author has seen the notes of the comparison shown; the
         dialog when it is asked for (the file is written when it is accepted)."""
         report = self.current()
-        notes = author_warnings(report) if report is not None else []
+        notes = _author_notes(report) if report is not None else []
         if not notes or self.acknowledged(report):
             self.write(path)
             return None
@@ -201,7 +238,7 @@ class ExportGate(QObject):
     def _forget(self) -> None:
         self.dialog = None
 
-    def _accepted(self, dialog: AuthorNotesDialog, report: Report | None, path: Path) -> None:
+    def _accepted(self, dialog: AuthorNotesDialog, report: AnyReport | None, path: Path) -> None:
         self.options.set_author_notes("appendix" if dialog.appendix else "omit")
         self._acknowledged = report
         self.dialog = None

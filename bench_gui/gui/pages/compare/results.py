@@ -62,6 +62,7 @@ def _clear(layout: QLayout) -> None:
         widget = item.widget()
         child = item.layout()
         if widget is not None:
+            widget.hide()  # out of sight at once, not when the event loop deletes it
             widget.deleteLater()
         elif child is not None:
             _clear(child)

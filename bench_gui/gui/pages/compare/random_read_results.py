@@ -1,0 +1,478 @@
+"""A random-read comparison on show (seed 004, "it's RAM, not disk"): the study's own view.
+
+It shows a :class:`~bench_gui.report.random_read_report.RandomReadReport`, the one the
+exported report prints: fast facts, the notes, then a tab a part of the study - ops/s by
+dataset size for each storage (one chart switched between log and linear scale) with the
+ratio per dataset size, the multiplier over raw device IOPS, read latency, "SSDs replace
+RAM" with the question it answers (target ops/s, dataset size) and the study as recorded.
+Words of this workload only: the transaction workload's view is :mod:`.results`.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QResizeEvent
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QDoubleSpinBox,
+    QFormLayout,
+    QFrame,
+    QGridLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLayout,
+    QLineEdit,
+    QPushButton,
+    QScrollArea,
+    QSizePolicy,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from bench_gui.agent.fio.sizes import format_size, parse_size
+from bench_gui.gui.pages.compare.report_notes import ReportNotes
+from bench_gui.gui.pages.compare.results import BLOCK_STYLES, TAB_STYLE, FactCard, _clear
+from bench_gui.gui.widgets.compare_charts import session_color
+from bench_gui.gui.widgets.dataset_chart import DatasetChart
+from bench_gui.gui.widgets.report_table import ReportTableView
+from bench_gui.report.parts import ChartSpec, Section
+from bench_gui.report.random_read_report import RandomReadReport
+
+# Report sections -> the tab that shows them; "how" is the study as recorded.
+TABS = (
+    ("Ops/s by size", "throughput"),
+    ("× raw IOPS", "multiplier"),
+    ("Latency", "latency"),
+    ("SSDs replace RAM", "economics"),
+    ("The study", "how"),
+)
+PLACEHOLDER = (
+    "Random-read studies are ticked: choose the baseline and press Compare (one session alone"
+    " makes a report of its own figures).\n\nThe comparison shows ops/s by dataset size for"
+    " each storage (log or linear scale), their ratio at each dataset size, how many times"
+    " its raw device IOPS each storage serves beyond RAM, and the RAM each needs to reach a"
+    " target rate: what an SSD replaces."
+)
+# The log and linear charts of ops/s are one chart on the page, with a switch.
+OPS_CHARTS = ("ops_log", "ops_linear")
+SCALE_STYLE = (
+    "QPushButton { padding: 5px 14px; }"
+    "QPushButton:checked { background-color: #33b1ff; color: #0b0f16; border-color: #33b1ff; }"
+)
+# Fast facts per row: as many as fit at this width each (a narrow window wraps them).
+FACT_PX = 200
+# Below this width a card takes smaller type, so three fit the width a 1366 px screen leaves.
+ROOMY_FACT_PX = 260
+RAM_HINT = (
+    "Reads a second to serve, from a dataset of this size: the RAM each storage needs is"
+    " read from its measured curve (nothing extrapolated), priced from the RAM price in"
+    " Prices. Defaults: the best ops/s measured at the largest dataset beyond RAM."
+)
+
+
+class RamQuestion(QGroupBox):
+    """The "SSDs replace RAM" question: a target rate of random reads and a dataset size.
+
+    Signals:
+        changed(): the user changed the target or the dataset (not while it is filled).
+        defaults_requested(): back to the comparison's defaults.
+    """
+
+    changed = Signal()
+    defaults_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__("The question", parent)
+        column = QVBoxLayout(self)
+        grid = QGridLayout()
+        grid.setHorizontalSpacing(10)
+        self.target_spin = QDoubleSpinBox()
+        self.target_spin.setRange(1.0, 1e12)
+        self.target_spin.setDecimals(0)
+        self.target_spin.setGroupSeparatorShown(True)
+        self.target_spin.setSuffix(" ops/s")
+        self.target_spin.setKeyboardTracking(False)  # one answer per value, not per key
+        self.target_spin.setMinimumWidth(170)
+        self.target_spin.valueChanged.connect(self._edited)
+        grid.addWidget(QLabel("Target"), 0, 0)
+        grid.addWidget(self.target_spin, 0, 1)
+        self.dataset_edit = QLineEdit()
+        self.dataset_edit.setPlaceholderText("e.g. 64 GiB, 1TiB, 500GB")
+        self.dataset_edit.setMinimumWidth(170)
+        self.dataset_edit.editingFinished.connect(self._dataset_edited)
+        grid.addWidget(QLabel("Dataset size"), 1, 0)
+        grid.addWidget(self.dataset_edit, 1, 1)
+        self.defaults_button = QPushButton("Defaults")
+        self.defaults_button.setToolTip("The comparison's own question (as bench-gui compare)")
+        self.defaults_button.clicked.connect(self.defaults_requested.emit)
+        grid.addWidget(self.defaults_button, 1, 2)
+        grid.setColumnStretch(3, 1)
+        column.addLayout(grid)
+        hint = QLabel(RAM_HINT)
+        hint.setObjectName("fieldHint")
+        hint.setWordWrap(True)
+        column.addWidget(hint)
+        self._filling = False
+        self._shown_text = ""
+
+    def target(self) -> float:
+        return float(self.target_spin.value())
+
+    def dataset_bytes(self) -> int:
+        """The dataset size typed; a ValueError names what is wrong with it."""
+        text = self.dataset_edit.text().strip()
+        if not text:
+            raise ValueError("Dataset size: type a size, e.g. 64 GiB or 1TiB")
+        try:
+            size = parse_size(text)
+        except ValueError as exc:
+            raise ValueError(f"Dataset size {text!r}: {exc}") from None
+        if size <= 0:
+            raise ValueError(f"Dataset size {text!r}: must be larger than zero")
+        return size
+
+    def show_values(self, target: float, dataset_bytes: int) -> None:
+        """Fill the inputs with the question answered (no ``changed``)."""
+        self._filling = True
+        self.target_spin.setValue(round(target))
+        self._shown_text = format_size(dataset_bytes)
+        self.dataset_edit.setText(self._shown_text)
+        self._filling = False
+
+    def set_question(self, target: float, dataset: str) -> None:
+        """Type a question as a user would (``dataset`` as text): one ``changed``."""
+        self._filling = True
+        self.target_spin.setValue(target)
+        self.dataset_edit.setText(dataset)
+        self._filling = False
+        self._shown_text = ""
+        self.changed.emit()
+
+    def _edited(self, _value: float) -> None:
+        if not self._filling:
+            self.changed.emit()
+
+    def _dataset_edited(self) -> None:
+        # editingFinished also fires on focus out: only a new text asks again.
+        if not self._filling and self.dataset_edit.text().strip() != self._shown_text:
+            self._shown_text = self.dataset_edit.text().strip()
+            self.changed.emit()
+
+
+def _body() -> tuple[QScrollArea, QVBoxLayout]:
+    body = QWidget()
+    column = QVBoxLayout(body)
+    column.setContentsMargins(4, 12, 12, 12)
+    column.setSpacing(8)
+    scroll = QScrollArea()  # wide tables scroll sideways
+    scroll.setWidgetResizable(True)
+    scroll.setFrameShape(QFrame.Shape.NoFrame)
+    scroll.setWidget(body)
+    return scroll, column
+
+
+def _show_all(layout: QLayout) -> None:
+    """Show what was just added to ``layout`` now: a widget added to a shown parent's layout
+    is otherwise shown only when the event loop next runs."""
+    for i in range(layout.count()):
+        item = layout.itemAt(i)
+        if item is None:
+            continue
+        widget, child = item.widget(), item.layout()
+        if widget is not None:
+            widget.show()
+        elif child is not None:
+            _show_all(child)
+
+
+def _label(text: str, kind: str = "") -> QLabel:
+    label = QLabel(f"⚑  {text}" if kind == "message" else text)
+    label.setWordWrap(True)
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    if kind in BLOCK_STYLES:
+        label.setStyleSheet(BLOCK_STYLES[kind])
+    else:
+        label.setObjectName("muted")
+    return label
+
+
+class RandomReadView(QWidget):
+    """Shows one :class:`RandomReadReport`, or what to do to get one. ``charts`` and
+    ``table_views`` hold the shown report's charts and tables by key, ``tiles`` its fact
+    cards; ``ram_question`` is the economics' question (kept across comparisons)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.report: RandomReadReport | None = None
+        self.charts: dict[str, DatasetChart] = {}
+        self.table_views: dict[str, ReportTableView] = {}
+        self.tiles: list[FactCard] = []
+        self.log_scale = True  # the seed's own choice: the disk stays visible
+        column = QVBoxLayout(self)
+        column.setContentsMargins(8, 0, 0, 0)
+        column.setSpacing(10)
+        self.facts_row = QGridLayout()
+        self.facts_row.setSpacing(12)
+        self._per_row = 0
+        column.addLayout(self.facts_row)
+        self.report_notes = ReportNotes()
+        self.reader_label = self.report_notes.reader_label
+        self.notes_label = self.report_notes.author_label
+        column.addWidget(self.report_notes)
+        self.ram_question = RamQuestion()
+        self.tabs = QTabWidget()
+        self.tabs.setDocumentMode(True)
+        # Five tabs in the width a 1366 px screen leaves them: narrower padding.
+        self.tabs.setStyleSheet(TAB_STYLE.replace("padding: 10px 20px", "padding: 10px 10px"))
+        self.placeholder = QLabel(PLACEHOLDER)
+        self.placeholder.setObjectName("muted")
+        self.placeholder.setWordWrap(True)
+        self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.tabs.addTab(self.placeholder, "Comparison")
+        # One body a tab, built once and refilled: the question keeps its focus while the
+        # answer under it changes.
+        self.bodies: dict[str, QVBoxLayout] = {}
+        self.pages: dict[str, QScrollArea] = {}
+        for _name, key in TABS:
+            scroll, layout = _body()
+            self.pages[key] = scroll
+            self.bodies[key] = layout
+        self.econ_layout = QVBoxLayout()
+        self.econ_layout.setSpacing(8)
+        self.bodies["economics"].addWidget(self.ram_question)
+        self.bodies["economics"].addLayout(self.econ_layout)
+        self.bodies["economics"].addStretch(1)
+        column.addWidget(self.tabs, 1)
+
+    # ---- the states ---------------------------------------------------------------------
+
+    def clear(self) -> None:
+        """Back to the empty state."""
+        self.report = None
+        self.charts.clear()
+        self.table_views.clear()
+        _clear(self.facts_row)
+        self.tiles.clear()
+        self.report_notes.clear()
+        for key, layout in self.bodies.items():
+            _clear(self.econ_layout if key == "economics" else layout)
+        self._set_tabs(False)
+
+    def _set_tabs(self, shown: bool) -> None:
+        """The study's tabs, or the placeholder; the tab that was open stays open."""
+        current = self.tabs.tabText(self.tabs.currentIndex())
+        self.tabs.blockSignals(True)
+        while self.tabs.count():
+            self.tabs.removeTab(0)
+        if shown:
+            for name, key in TABS:
+                self.tabs.addTab(self.pages[key], name)
+        else:
+            self.tabs.addTab(self.placeholder, "Comparison")
+        for i in range(self.tabs.count()):
+            if self.tabs.tabText(i) == current:
+                self.tabs.setCurrentIndex(i)
+        self.tabs.blockSignals(False)
+
+    def show_report(self, report: RandomReadReport) -> None:
+        """The report's facts, notes and sections."""
+        self.report = report
+        _clear(self.facts_row)
+        self.tiles.clear()
+        for fact in report.facts[:6]:
+            self.tiles.append(FactCard(fact.value, fact.text, fact.detail))
+        self._place_facts(force=True)
+        self.report_notes.show_report(report)
+        self.charts.clear()
+        self.table_views.clear()
+        sections = {s.key: s for s in report.sections}
+        for _name, key in TABS:
+            if key == "how":
+                self._fill_how(report)
+            elif key == "economics":
+                _clear(self.econ_layout)
+                if key in sections:
+                    self._fill(report, sections[key], self.econ_layout)
+                else:
+                    self.econ_layout.addWidget(_label("No economics for this comparison."))
+            else:
+                layout = self.bodies[key]
+                _clear(layout)
+                if key in sections:
+                    self._fill(report, sections[key], layout)
+                layout.addStretch(1)
+        for shown in (self.facts_row, *self.bodies.values()):
+            _show_all(shown)
+        if report.economics is not None:
+            self.ram_question.show_values(
+                report.economics.target_ops_s, report.economics.dataset_bytes
+            )
+        self._set_tabs(True)
+
+    def _place_facts(self, force: bool = False) -> None:
+        """The fact cards in rows of as many as fit the width (at most four)."""
+        count = len(self.tiles)
+        width = max(self.width(), 600)
+        per_row = max(1, min(count, 4, width // FACT_PX))
+        if per_row == self._per_row and not force:
+            return
+        self._per_row = per_row
+        compact = width // per_row < ROOMY_FACT_PX
+        for card in self.tiles:
+            self.facts_row.removeWidget(card)
+            size, text = (20, 13) if compact else (27, 15)
+            card.value_label.setStyleSheet(
+                f"color: #ffffff; font-size: {size}px; font-weight: 700;"
+            )
+            card.text_label.setStyleSheet(f"color: #c9d1e0; font-size: {text}px; font-weight: 600;")
+        for c in range(8):
+            self.facts_row.setColumnStretch(c, 1 if c < per_row else 0)
+        for i, card in enumerate(self.tiles):
+            self.facts_row.addWidget(card, i // per_row, i % per_row)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt override)
+        super().resizeEvent(event)
+        if self.tiles:
+            self._place_facts()
+
+    # ---- the sections -------------------------------------------------------------------
+
+    def _colors(self, report: RandomReadReport) -> list[str]:
+        return [session_color(i) for i in range(len(report.comparison.sessions))]
+
+    def _fill(self, report: RandomReadReport, section: Section, layout: QVBoxLayout) -> None:
+        heading = QLabel(section.heading)
+        heading.setObjectName("sectionTitle")
+        heading.setStyleSheet("font-size: 19px;")
+        heading.setWordWrap(True)
+        layout.addWidget(heading)
+        # The findings, the figures and tables, then how to read them: the chart is in
+        # sight without scrolling.
+        order = {"headline": 0, "chart": 1, "table": 2}
+        for block in sorted(section.blocks, key=lambda b: order.get(b.kind, 3)):
+            if block.kind == "chart" and block.content in OPS_CHARTS:
+                if "ops" not in self.charts:
+                    layout.addWidget(self._ops_chart(report))
+            elif block.kind == "chart":
+                chart = DatasetChart()
+                chart.set_spec(report.charts[block.content], self._colors(report))
+                self._title(chart, report.charts[block.content])
+                chart.setMinimumHeight(360)
+                self.charts[block.content] = chart
+                layout.addWidget(chart)
+            elif block.kind == "table":
+                layout.addWidget(self._table(report, block.content))
+            else:
+                layout.addWidget(_label(block.content, block.kind))
+
+    def _ops_chart(self, report: RandomReadReport) -> QWidget:
+        """Ops/s by dataset size with its scale switch (log: the slow device stays visible)."""
+        box = QWidget()
+        column = QVBoxLayout(box)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(6)
+        row = QHBoxLayout()
+        row.setSpacing(0)
+        row.addWidget(QLabel("Scale  "))
+        group = QButtonGroup(box)
+        box.setStyleSheet(SCALE_STYLE)
+        self.log_button = QPushButton("Logarithmic")
+        self.linear_button = QPushButton("Linear")
+        for button, log in ((self.log_button, True), (self.linear_button, False)):
+            button.setCheckable(True)
+            button.setChecked(log == self.log_scale)
+            button.toggled.connect(lambda on, log=log: self._scale_toggled(on, log))
+            group.addButton(button)
+            row.addWidget(button)
+        row.addStretch(1)
+        column.addLayout(row)
+        chart = DatasetChart()
+        chart.setMinimumHeight(400)
+        self.charts["ops"] = chart
+        column.addWidget(chart)
+        self._draw_ops(report)
+        return box
+
+    def _draw_ops(self, report: RandomReadReport) -> None:
+        key = OPS_CHARTS[0] if self.log_scale else OPS_CHARTS[1]
+        chart = self.charts.get("ops")
+        if chart is None or key not in report.charts:
+            return
+        chart.set_spec(report.charts[key], self._colors(report))
+        self._title(chart, report.charts[key])
+
+    @staticmethod
+    def _title(chart: DatasetChart, spec: ChartSpec) -> None:
+        """The chart's own title on screen (a narrow chart keeps it whole); its figure number
+        and caption, which the text refers to, in the tooltip."""
+        chart.set_title(spec.title)
+        chart.setToolTip(spec.caption)
+
+    def _scale_toggled(self, on: bool, log: bool) -> None:
+        if on:
+            self.set_log_scale(log)
+
+    def set_log_scale(self, log: bool) -> None:
+        """Ops/s on a logarithmic (True) or linear scale; kept for the next comparison."""
+        self.log_scale = log
+        if "ops" in self.charts:
+            for button, on in ((self.log_button, log), (self.linear_button, not log)):
+                button.blockSignals(True)
+                button.setChecked(on)
+                button.blockSignals(False)
+        if self.report is not None:
+            self._draw_ops(self.report)
+
+    def _table(self, report: RandomReadReport, key: str) -> QWidget:
+        table = report.tables[key]
+        box = QWidget()
+        column = QVBoxLayout(box)
+        column.setContentsMargins(0, 6, 0, 6)
+        column.setSpacing(4)
+        title = QLabel(table.label)
+        title.setStyleSheet("font-weight: 600; color: #e8ecf3;")
+        column.addWidget(title)
+        view = ReportTableView()
+        view.set_table(table)
+        view.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.table_views[key] = view
+        column.addWidget(view)
+        for note in table.notes:
+            label = QLabel(note)
+            label.setObjectName("fieldHint")
+            label.setWordWrap(True)
+            column.addWidget(label)
+        return box
+
+    def _fill_how(self, report: RandomReadReport) -> None:
+        layout = self.bodies["how"]
+        _clear(layout)
+        for how in report.how_we_tested:
+            heading = QLabel(how.heading)
+            heading.setObjectName("sectionTitle")
+            heading.setStyleSheet("font-size: 17px;")
+            layout.addWidget(heading)
+            for paragraph in how.paragraphs:
+                layout.addWidget(_label(paragraph))
+            if how.rows:
+                form = QFormLayout()
+                form.setHorizontalSpacing(18)
+                for name, value in how.rows:
+                    text = _label(value)
+                    text.setObjectName("")
+                    form.addRow(_label(name), text)
+                layout.addLayout(form)
+        layout.addStretch(1)
+
+    # ---- what the tests and the page read -----------------------------------------------
+
+    def ops_values(self, session_index: int) -> list[float | None]:
+        """The ops/s drawn for one session (as plotted, whatever the scale)."""
+        chart = self.charts["ops"]
+        return chart.plotted(session_index)
+
+
+__all__ = ["OPS_CHARTS", "PLACEHOLDER", "TABS", "RamQuestion", "RandomReadView"]
