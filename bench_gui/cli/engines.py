@@ -1,27 +1,125 @@
-"""``bench-gui engines``: the database engines this installation can run, and the plugins
-that failed to load with the reason (a missing engine is never silent)."""
+"""``bench-gui engines``: the database engines this installation can run, each with its state
+(installed by which plugin, its ODBC driver on this machine, whether this project's tests ran
+it against a live server), and the plugins that failed to load with the reason (a missing
+engine is never silent).
+
+What an engine says about itself comes from attributes of its plugin class, none of them
+required of a third-party engine (one without them is shown as "not stated"):
+
+- ``odbc_drivers``: words searched for, case-insensitively and in order, in the names
+  ``pyodbc.drivers()`` gives (absent or empty: the engine does not use ODBC);
+- ``verified_live`` (bool) and ``verified_how`` (one line): whether, and how, the engine was
+  run against a real server of its kind.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import dataclass
 from typing import Any
 
 from bench_gui.cli.terminal import safe
 
 
+@dataclass(frozen=True)
+class OdbcState:
+    """An engine's ODBC driver on this machine."""
+
+    used: bool  # the engine connects through ODBC
+    looked_for: tuple[str, ...]
+    found: str | None  # the installed driver's name (None: none of them)
+    problem: str = ""  # why the drivers could not be listed ('' when they could)
+
+
+def installed_odbc_drivers() -> tuple[list[str], str]:
+    """``pyodbc.drivers()`` and '' or, when it cannot be asked, [] and why."""
+    try:
+        import pyodbc
+    except ImportError as exc:
+        return [], f"pyodbc is not installed here ({exc})"
+    try:
+        return [str(name) for name in pyodbc.drivers()], ""
+    except Exception as exc:  # noqa: BLE001 - unixODBC itself can fail: said, not fatal
+        return [], f"unixODBC could not list its drivers ({type(exc).__name__}: {exc})"
+
+
+def odbc_state(engine: Any, drivers: list[str], problem: str = "") -> OdbcState:
+    """Which of the drivers ``engine.odbc_drivers`` names this machine has (the first by the
+    engine's order of preference)."""
+    words = tuple(str(w) for w in (getattr(engine, "odbc_drivers", None) or ()))
+    if not words:
+        return OdbcState(False, (), None)
+    for word in words:
+        for name in drivers:
+            if word.lower() in name.lower():
+                return OdbcState(True, words, name, problem)
+    return OdbcState(True, words, None, problem)
+
+
+def verification(engine: Any) -> tuple[bool | None, str]:
+    """(verified against a live server, how) from the engine's class; (None, "not stated")
+    for an engine that does not say."""
+    verified = getattr(engine, "verified_live", None)
+    how = str(getattr(engine, "verified_how", "") or "")
+    if not isinstance(verified, bool):
+        return None, "not stated by the plugin"
+    return verified, how
+
+
+def _plugin(engine: Any) -> str:
+    kind = type(engine)
+    return f"{kind.__module__}:{kind.__qualname__}"
+
+
+def _odbc_text(state: OdbcState) -> str:
+    if not state.used:
+        return "not used (no ODBC)"
+    if state.found:
+        return f"found ({state.found})"
+    wanted = ", ".join(state.looked_for)
+    why = f"; {state.problem}" if state.problem else ""
+    return f"not found (looked for: {wanted}{why})"
+
+
+def _verified_text(verified: bool | None, how: str) -> str:
+    word = {True: "yes", False: "no", None: "not stated"}[verified]
+    return f"{word} ({how})" if how and verified is not None else word
+
+
 def cmd_engines(args: argparse.Namespace) -> int:
-    """List every engine plugin: loaded ones with their label and port, failed ones with the
-    error. Exit 1 when a plugin failed to load."""
+    """List every engine plugin with its state, and the failed ones with the error. Exit 1
+    when a plugin failed to load."""
     from bench_gui.core.engine import engine_catalog
 
     catalog = engine_catalog()
+    drivers, problem = installed_odbc_drivers()
+    engines = sorted(catalog.engines.values(), key=lambda e: e.name)
     if args.json:
+        rows: list[dict[str, Any]] = []
+        for e in engines:
+            state = odbc_state(e, drivers, problem)
+            verified, how = verification(e)
+            rows.append(
+                {
+                    "name": e.name,
+                    "label": e.label,
+                    "default_port": e.default_port,
+                    "installed": True,
+                    "plugin": _plugin(e),
+                    "odbc": {
+                        "used": state.used,
+                        "looked_for": list(state.looked_for),
+                        "found": state.found,
+                        "problem": state.problem,
+                    },
+                    "verified_live": verified,
+                    "verified_how": how,
+                }
+            )
         data: dict[str, Any] = {
-            "engines": [
-                {"name": e.name, "label": e.label, "default_port": e.default_port}
-                for e in sorted(catalog.engines.values(), key=lambda e: e.name)
-            ],
+            "engines": rows,
+            "odbc_drivers": drivers,
             "failed": [
                 {"name": f.name, "plugin": f.target, "error": f.error} for f in catalog.errors
             ],
@@ -30,8 +128,14 @@ def cmd_engines(args: argparse.Namespace) -> int:
     else:
         if not catalog.engines:
             print("no engine plugin loaded")
-        for engine in sorted(catalog.engines.values(), key=lambda e: e.name):
+        indent = " " * 13
+        for engine in engines:
             print(f"{safe(engine.name):12} {safe(engine.label):20} port {engine.default_port}")
+            print(f"{indent}installed: yes ({safe(_plugin(engine))})")
+            state = odbc_state(engine, drivers, problem)
+            print(f"{indent}ODBC driver on this machine: {safe(_odbc_text(state))}")
+            text = _verified_text(*verification(engine))
+            print(f"{indent}verified against a live server: {safe(text)}")
         for failed in catalog.errors:
             where = safe(failed.target)
             print(f"{safe(failed.name):12} FAILED to load ({where}): {safe(failed.error)}")
@@ -41,10 +145,12 @@ def cmd_engines(args: argparse.Namespace) -> int:
 def add_commands(sub: Any) -> None:
     p = sub.add_parser(
         "engines",
-        help="the database engines installed, and plugins that failed to load",
+        help="the database engines installed, their state, and plugins that failed to load",
         description="List the database engine plugins (bench_gui.engines entry points): each"
-        " one that loaded with its label and default port, and each one that failed with the"
-        " reason. Exits 1 when a plugin failed to load.",
+        " one that loaded with its label, default port, plugin, its ODBC driver on this"
+        " machine (pyodbc.drivers()) and whether this project's tests ran it against a live"
+        " server; and each one that failed with the reason. Exits 1 when a plugin failed to"
+        " load.",
     )
     p.add_argument("--json", action="store_true", help="print the list as JSON")
     p.set_defaults(func=cmd_engines)

@@ -4,7 +4,7 @@ string for the agent (pyodbc with the MariaDB or MySQL Connector/ODBC on the dri
 from __future__ import annotations
 
 from bench_gui.agent.engines import DB_PASSWORD_ENV
-from bench_gui.agent.mysql.odbc import build
+from bench_gui.agent.mysql.odbc import DRIVER_WORDS, build
 from bench_gui.core.plan import Target
 
 
@@ -16,6 +16,11 @@ class MariaDbEngine:
     default_port = 3306
     # The agent reads the password from this variable (never from the connection string).
     password_env = DB_PASSWORD_ENV
+    # ODBC drivers this engine runs on, in order of preference (words of pyodbc.drivers()).
+    odbc_drivers = DRIVER_WORDS["mariadb"]
+    # Verified against a live server by this project's tests? (bench-gui engines says it.)
+    verified_live = True
+    verified_how = "by this project's tests, on a private MariaDB they start"
 
     def tls_options(self, tls: str) -> dict[str, str]:
         """The Connector/ODBC options of ``target.tls`` ("" keeps the driver's default)."""
@@ -48,6 +53,11 @@ class MySqlEngine(MariaDbEngine):
 
     name = "mysql"
     label = "MySQL"
+    odbc_drivers = DRIVER_WORDS["mysql"]
+    verified_live = False
+    verified_how = (
+        "no MySQL server in the tests; its SQL is the MariaDB engine's, tested on MariaDB"
+    )
 
     def tls_options(self, tls: str) -> dict[str, str]:
         return {

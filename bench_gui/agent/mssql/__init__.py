@@ -16,6 +16,10 @@ What is verified here, and what is not:
   in them), the TPM/NOPM arithmetic from two counter readings, the settings rollback. Draining
   result sets and connecting with the password from the environment run through pyodbc and a
   real ODBC driver (MariaDB's, standing in for the transport only).
+- **The engine and its users** (:mod:`.engine`, :mod:`.vu`): every statement they send is
+  written down through a recording connection (a test seam, no server) and parsed the same
+  way; the users' worker process runs through a real ODBC driver against stand-in procedures
+  on MariaDB (the process, the pipe protocol, draining and counting; not the T-SQL).
 - **Never run against a live SQL Server here.** No server can be installed on our machines, so
   semantics (locking, plans, a procedure's behaviour, ODBC type conversions) are unproven until
   the integration tests run with ``BENCH_GUI_TEST_MSSQL`` pointing at a real server.

@@ -1,10 +1,9 @@
 """Against a real SQL Server, when one is reachable: build, call each transaction, measure, check.
 
-Set BENCH_GUI_TEST_MSSQL to an ODBC connection string without a password (for example
-``DRIVER={ODBC Driver 18 for SQL Server};SERVER=tcp:db,1433;UID=sa;Encrypt=yes;
-TrustServerCertificate=yes``) and BENCH_GUI_TEST_MSSQL_PASSWORD to the login's password. The
-login must be allowed to create a database, read sys.dm_os_performance_counters (VIEW SERVER
-STATE) and run sp_configure. The test database is dropped at the end.
+Set BENCH_GUI_TEST_MSSQL as tests/agent/mssql/live_server.py says (an ODBC connection string,
+or host:port,user,password). The login must be allowed to create a database, read
+sys.dm_os_performance_counters (VIEW SERVER STATE) and run sp_configure. The test database is
+dropped at the end.
 """
 
 from __future__ import annotations
@@ -19,19 +18,16 @@ import pytest
 
 from bench_gui.agent.mssql import checks, counters, loader, procedures, settings
 from bench_gui.agent.mssql.connection import connect
+from bench_gui.agent.mssql.engine import resolve_conninfo
 from bench_gui.agent.mssql.transactions import PROCEDURE_OF, Caller, Params
+from tests.agent.mssql.live_server import SKIP_REASON, live_server
 
-TARGET = os.environ.get("BENCH_GUI_TEST_MSSQL", "")
-PASSWORD = os.environ.get("BENCH_GUI_TEST_MSSQL_PASSWORD")
+SERVER = live_server()
+# The driver is chosen as the engine chooses it (a host:port form names none).
+TARGET = resolve_conninfo(SERVER.conninfo, None) if SERVER else ""
+PASSWORD = SERVER.password if SERVER else None
 
-pytestmark = [
-    pytest.mark.integration,
-    pytest.mark.skipif(
-        not TARGET,
-        reason="no SQL Server: set BENCH_GUI_TEST_MSSQL (an ODBC connection string without"
-        " password) and BENCH_GUI_TEST_MSSQL_PASSWORD to run these",
-    ),
-]
+pytestmark = [pytest.mark.integration, pytest.mark.skipif(SERVER is None, reason=SKIP_REASON)]
 
 
 def _in_database(connection_string: str, database: str) -> str:

@@ -5,7 +5,8 @@ opaque ``exp.Command`` (with a logged warning), and a bare word parses as a colu
 statement passes only when it parses with errors raised, logs no warning, holds no Command
 node, has a statement (not an expression) at its root, calls only functions on a known list,
 and uses nothing SQL Server 2017 lacks. The few statements sqlglot cannot represent at all
-(``THROW``, ``RETURN``, ``RECONFIGURE``, ``RAISERROR``, ``ALTER DATABASE ... SET`` and
+(``THROW``, ``RETURN``, ``RECONFIGURE``, ``RAISERROR``, ``ALTER DATABASE ... SET`` (recovery
+model, target recovery time, or SINGLE_USER WITH ROLLBACK IMMEDIATE before a drop) and
 ``SET TRANSACTION ISOLATION LEVEL SNAPSHOT``) must match a fixed pattern whole instead.
 
 Procedure bodies are split by their layout (see bench_gui.agent.mssql.procedures): control
@@ -48,7 +49,7 @@ OPAQUE_FORMS: dict[str, re.Pattern[str]] = {
     "RAISERROR": re.compile(r"RAISERROR\(N'(?:[^'%]|''|%[ds])*', 16, 1(?:, @\w+)*\)"),
     "ALTER DATABASE SET": re.compile(
         r"ALTER DATABASE \[(?:[^\]]|\]\])+\] SET (?:RECOVERY (?:SIMPLE|FULL|BULK_LOGGED)"
-        r"|TARGET_RECOVERY_TIME = \d+ SECONDS)"
+        r"|TARGET_RECOVERY_TIME = \d+ SECONDS|SINGLE_USER WITH ROLLBACK IMMEDIATE)"
     ),
     "SNAPSHOT ISOLATION": re.compile(r"SET TRANSACTION ISOLATION LEVEL SNAPSHOT"),
 }

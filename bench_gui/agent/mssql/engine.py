@@ -1,0 +1,632 @@
+"""The agent's SQL Server engine: the parts of :mod:`bench_gui.agent.mssql` behind the engine
+interface (:class:`bench_gui.agent.engines.AgentEngine`).
+
+- connection: pyodbc with Microsoft's ODBC Driver 18 (or 17) or FreeTDS. The desktop plugin
+  either names the driver (a finished string) or leaves it to this host: then the string is
+  neutral (``SERVER``, ``PORT``, ``UID``, ``Encrypt``, ``TrustServerCertificate``...) and is
+  built here for the first SQL Server driver installed (:func:`resolve_conninfo`), once, so
+  the users' processes connect with the same one. The password never is in it
+  (:mod:`.connection`);
+- schema, procedures and load: :mod:`.schema`, :mod:`.procedures`, :mod:`.loader`;
+- the users: :mod:`.vu` (HammerDB's mix against the procedures);
+- TPM from ``Batch Requests/sec``, NOPM from district: :mod:`.counters`;
+- consistency conditions 1-4: :mod:`.checks`; the settings snapshot: ``sys.configurations``
+  and the database's options (:mod:`.settings`);
+- no template: SQL Server has no cheap copy of a database that this project could check
+  (database snapshots and RESTORE are outside what the T-SQL parser in the tests can verify
+  and no server runs here), so ``reset_between_steps`` runs every step on the same data and
+  the sweep says so, as on MariaDB.
+
+Verified against a live server: **no**. Every statement here is parsed by sqlglot's T-SQL
+dialect in ``tests/agent/mssql``; the integration tests run when ``BENCH_GUI_TEST_MSSQL``
+names a server.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from bench_gui.agent.counters import CounterReader
+from bench_gui.agent.engines import CheckResult, EngineError, ServerIdentity
+from bench_gui.agent.mssql import procedures, schema
+from bench_gui.agent.mssql.connection import (
+    FREETDS_DRIVER,
+    MS_DRIVER,
+    ConnectionSpecError,
+    MssqlTarget,
+    build_connection_string,
+    connect,
+)
+from bench_gui.agent.mssql.settings import CONFIGURATIONS_SQL
+from bench_gui.agent.mysql.odbc import parse
+from bench_gui.agent.pg import tpcc_rand
+from bench_gui.agent.pg.schema import ROWS_PER_WAREHOUSE
+from bench_gui.agent.pg.setting_units import setting_record
+
+# Driver names searched for, in order of preference (pyodbc.drivers()).
+DRIVER_PREFERENCE: Final = (
+    "ODBC Driver 18 for SQL Server",
+    "ODBC Driver 17 for SQL Server",
+    "sql server",  # any other Microsoft driver
+    "freetds",
+)
+# plan.target.authentication -> the ODBC Authentication keyword of Microsoft's driver ("" for
+# a SQL login or Windows/Kerberos, which connection.py spells itself).
+ENTRA_AUTHENTICATION: Final = {
+    "entra_password": "ActiveDirectoryPassword",
+    "entra_integrated": "ActiveDirectoryIntegrated",
+}
+# A facts query the server cannot answer in this time is cancelled by the driver.
+FACTS_TIMEOUT_S: Final = 600
+# Tables counted exactly while the sum of their sizes stays under this (else the metadata).
+EXACT_BUDGET_BYTES: Final = 2 * 1024**3
+PAGE_BYTES: Final = 8192
+
+SERVER_SQL: Final = (
+    "SELECT CAST(SERVERPROPERTY('ProductVersion') AS nvarchar(128)),"
+    " CAST(SERVERPROPERTY('Edition') AS nvarchar(128)), @@VERSION,"
+    " CAST(SERVERPROPERTY('InstanceDefaultDataPath') AS nvarchar(4000))"
+)
+IDENTITY_SQL: Final = (
+    "SELECT CAST(SERVERPROPERTY('MachineName') AS nvarchar(128)), @@SERVERNAME,"
+    " CAST(SERVERPROPERTY('InstanceDefaultDataPath') AS nvarchar(4000))"
+)
+DATABASE_OPTIONS_SQL: Final = (
+    "SELECT recovery_model_desc, target_recovery_time_in_seconds,"
+    " snapshot_isolation_state_desc, CAST(is_read_committed_snapshot_on AS int)"
+    " FROM sys.databases WHERE name = ?"
+)
+PROCEDURES_PRESENT_SQL: Final = (
+    "SELECT p.name FROM sys.procedures AS p WHERE p.schema_id = SCHEMA_ID(N'dbo')"
+    " AND p.name IN (" + ", ".join(f"N'{name}'" for name in procedures.PROCEDURES) + ")"
+)
+INDEXES_PRESENT_SQL: Final = (
+    "SELECT i.name FROM sys.indexes AS i JOIN sys.tables AS t ON t.object_id = i.object_id"
+    " WHERE t.schema_id = SCHEMA_ID(N'dbo') AND i.name IS NOT NULL"
+)
+WAREHOUSE_RANGE_SQL: Final = "SELECT COUNT(*), MIN(w_id), MAX(w_id) FROM dbo.warehouse"
+DISTRICT_COUNT_SQL: Final = "SELECT COUNT(*) FROM dbo.district"
+ITEM_COUNT_SQL: Final = "SELECT COUNT(*) FROM dbo.item"
+# The highest warehouse of each big table: a warehouse's rows commit with its warehouse row.
+HIGHEST_WAREHOUSE_SQL: Final[dict[str, str]] = {
+    "stock": "SELECT MAX(s_w_id) FROM dbo.stock",
+    "customer": "SELECT MAX(c_w_id) FROM dbo.customer",
+    "orders": "SELECT MAX(o_w_id) FROM dbo.orders",
+}
+STOCK_OF_WAREHOUSE_SQL: Final = "SELECT COUNT(*) FROM dbo.stock WHERE s_w_id = ?"
+# Per table of ours: rows as the metadata keeps them, and the pages in use (data + indexes).
+TABLE_SIZES_SQL: Final = (
+    "SELECT t.name, SUM(CASE WHEN p.index_id IN (0, 1) THEN p.row_count ELSE 0 END),"
+    " SUM(CASE WHEN p.index_id IN (0, 1) THEN p.used_page_count ELSE 0 END),"
+    " SUM(p.used_page_count) FROM sys.dm_db_partition_stats AS p"
+    " JOIN sys.tables AS t ON t.object_id = p.object_id"
+    " WHERE t.schema_id = SCHEMA_ID(N'dbo') GROUP BY t.name"
+)
+COUNT_SQL: Final[dict[str, str]] = {
+    table: f"SELECT COUNT_BIG(*) FROM dbo.{table}" for table in schema.TABLES
+}
+
+
+def drop_database_sql(name: str) -> tuple[str, str, str]:
+    """(exists query, take every session off it, DROP DATABASE): rolling back whatever another
+    session was doing there, as dropping a benchmark database means to."""
+    exists_sql, _create = schema.database_sql(name)
+    quoted = schema.quote_name(name)
+    return (
+        exists_sql,
+        f"ALTER DATABASE {quoted} SET SINGLE_USER WITH ROLLBACK IMMEDIATE",
+        f"DROP DATABASE IF EXISTS {quoted}",
+    )
+
+
+def all_statements(database: str = "tpcc") -> list[str]:
+    """Every statement of this module's own (for the syntax tests; the modules it composes
+    have theirs)."""
+    return [
+        SERVER_SQL,
+        IDENTITY_SQL,
+        DATABASE_OPTIONS_SQL,
+        PROCEDURES_PRESENT_SQL,
+        INDEXES_PRESENT_SQL,
+        WAREHOUSE_RANGE_SQL,
+        DISTRICT_COUNT_SQL,
+        ITEM_COUNT_SQL,
+        *HIGHEST_WAREHOUSE_SQL.values(),
+        STOCK_OF_WAREHOUSE_SQL,
+        TABLE_SIZES_SQL,
+        *COUNT_SQL.values(),
+        *drop_database_sql(database),
+    ]
+
+
+def installed_driver(names: list[str] | None = None) -> str:
+    """The SQL Server ODBC driver this host has (:data:`DRIVER_PREFERENCE`); EngineError
+    naming the installed drivers when there is none."""
+    if names is None:
+        try:
+            import pyodbc
+        except ImportError as exc:
+            raise EngineError(
+                f"pyodbc is not installed on this host ({exc}): install python3-pyodbc or"
+                " 'pip install pyodbc', with unixODBC and msodbcsql18 (or tdsodbc)"
+            ) from exc
+        names = list(pyodbc.drivers())
+    for word in DRIVER_PREFERENCE:
+        for name in names:
+            if word.lower() in name.lower():
+                return str(name)
+    raise EngineError(
+        f"no SQL Server ODBC driver is installed on this host (ODBC drivers:"
+        f" {', '.join(names) or 'none'}); install Microsoft's msodbcsql18 or FreeTDS"
+        f" (Debian: tdsodbc), or name the driver in target.odbc_driver"
+    )
+
+
+def _braced(value: str) -> str:
+    if any(c in value for c in ";{}=") or value != value.strip() or " " in value:
+        return "{" + value.replace("}", "}}") + "}"
+    return value
+
+
+def join_params(params: dict[str, str]) -> str:
+    """An ODBC connection string of ``params`` (values braced when they need it)."""
+    return ";".join(f"{key}={_braced(value)}" for key, value in params.items())
+
+
+def _with_database(params: dict[str, str], database: str | None) -> dict[str, str]:
+    out = {k: v for k, v in params.items() if k not in ("DATABASE", "INITIAL CATALOG")}
+    if database:
+        out["DATABASE"] = database
+    return out
+
+
+def neutral_target(params: dict[str, str], driver: str) -> tuple[MssqlTarget, str]:
+    """The :class:`MssqlTarget` of a neutral string (see the module's docstring) and the
+    ``Authentication`` keyword of an Entra login ('' for none)."""
+    try:
+        port = int(params.get("PORT", "1433"))
+    except ValueError:
+        raise EngineError(
+            f"PORT {params['PORT']!r} in the connection string is no number"
+        ) from None
+    mode = params.get("AUTHENTICATION", "").lower()
+    entra = ENTRA_AUTHENTICATION.get(mode, "")
+    if mode not in ("", "sql", "windows", *ENTRA_AUTHENTICATION):
+        raise EngineError(
+            f"authentication {mode!r}: expected sql, windows, entra_password or entra_integrated"
+        )
+    integrated = mode in ("windows", "entra_integrated")
+    target = MssqlTarget(
+        server=params.get("SERVER", ""),
+        port=port,
+        database=params.get("DATABASE", ""),
+        user="" if integrated else params.get("UID", ""),
+        authentication="integrated" if integrated else "sql",
+        driver=driver,
+        encrypt=params.get("ENCRYPT", "yes"),
+        trust_server_certificate=params.get("TRUSTSERVERCERTIFICATE", "no").lower() == "yes",
+    )
+    return target, entra
+
+
+def resolve_conninfo(conninfo: str, database: str | None, driver: str | None = None) -> str:
+    """The string the engine connects with: ``conninfo`` on ``database`` (None: as it says),
+    built for this host's driver when it names neither DRIVER nor DSN. ``driver``: the one to
+    use then (default: :func:`installed_driver`). EngineError naming what is wrong."""
+    params = parse(conninfo)
+    if "PWD" in params or "PASSWORD" in params:
+        raise EngineError(
+            "the connection string holds a password: keep it in BENCH_GUI_DB_PASSWORD"
+        )
+    if database is not None:
+        params = _with_database(params, database)
+    if "DRIVER" in params or "DSN" in params:
+        return join_params(params)
+    chosen = driver or installed_driver()
+    target, entra = neutral_target(params, chosen)
+    if entra and "freetds" in chosen.lower():
+        raise EngineError(f"{entra} (Entra ID) needs Microsoft's ODBC driver, not {chosen}")
+    unchecked = params.get("TRUSTSERVERCERTIFICATE", "no").lower() == "yes"
+    if "freetds" in chosen.lower() and params.get("ENCRYPT", "yes") != "no" and not unchecked:
+        raise EngineError(
+            f"{chosen} cannot validate the server's certificate from a connection string:"
+            " set target.tls to 'on' (encrypted, certificate not checked) or 'off', or use a"
+            " DSN whose freetds.conf names a CA file"
+        )
+    try:
+        text = build_connection_string(target)
+    except ConnectionSpecError as exc:
+        raise EngineError(f"cannot connect to SQL Server: {exc}") from exc
+    if entra:  # Entra ID in place of Kerberos (integrated) or of a SQL login (password)
+        text = text.replace(";Trusted_Connection=yes", "")
+    return f"{text};Authentication={entra}" if entra else text
+
+
+def _one(cursor: Any, sql: str, *params: Any) -> Any:
+    cursor.execute(sql, *params)
+    row = cursor.fetchone()
+    while cursor.nextset():
+        pass
+    return row
+
+
+def _all(cursor: Any, sql: str, *params: Any) -> list[tuple[Any, ...]]:
+    cursor.execute(sql, *params)
+    rows = [tuple(r) for r in cursor.fetchall()]
+    while cursor.nextset():
+        pass
+    return rows
+
+
+def _message(exc: BaseException) -> str:
+    args: tuple[Any, ...] = tuple(getattr(exc, "args", ()))
+    text = (str(args[1]) if len(args) > 1 else str(exc)).strip()
+    while text.startswith("[") and "]" in text:
+        text = text[text.find("]") + 1 :].strip()
+    return text or type(exc).__name__
+
+
+def version_number(version: str) -> int:
+    """``14.0.3456.2`` -> 14_003_456 (major x 1,000,000 + minor x 100,000 + build): ordered as
+    the versions are; 0 when the text is not a version."""
+    parts = version.split(".")
+    try:
+        return int(parts[0]) * 1_000_000 + int(parts[1]) * 100_000 + int(parts[2])
+    except (IndexError, ValueError):
+        return 0
+
+
+def configuration_records(rows: list[tuple[Any, ...]]) -> dict[str, dict[str, Any]]:
+    """sys.configurations rows (:data:`CONFIGURATIONS_SQL`) as setting records: the value in
+    use, the configured one beside it when RECONFIGURE has not run yet; memory in bytes."""
+    out: dict[str, dict[str, Any]] = {}
+    for name, value, in_use, _low, _high, dynamic, advanced in rows:
+        unit = (
+            "MB" if str(name).endswith("(MB)") else ("kB" if str(name).endswith("(KB)") else None)
+        )
+        record = setting_record(
+            str(int(in_use)), unit, vartype="integer", source="sys.configurations"
+        )
+        if int(value) != int(in_use):
+            record["pending"] = str(int(value))
+        record["dynamic"] = bool(dynamic)
+        record["advanced"] = bool(advanced)
+        out[str(name)] = record
+    return out
+
+
+def database_records(row: tuple[Any, ...] | None) -> dict[str, dict[str, Any]]:
+    """The benchmark database's options (:data:`DATABASE_OPTIONS_SQL`) as setting records."""
+    if row is None:
+        return {}
+    recovery, target_s, snapshot, rcsi = row
+    return {
+        "database recovery model": setting_record(str(recovery), None, source="database"),
+        "database target recovery time": setting_record(
+            str(int(target_s or 0)), "s", source="database"
+        ),
+        "database snapshot isolation": setting_record(str(snapshot), None, source="database"),
+        "database read committed snapshot": setting_record(
+            "on" if rcsi else "off", None, vartype="bool", source="database"
+        ),
+    }
+
+
+@dataclass
+class SchemaStatus:
+    """What a database holds of the TPROC-C schema: ``missing``, ``partial`` (see
+    ``problems``) or ``complete``."""
+
+    state: str
+    warehouses: int = 0
+    problems: list[str] = field(default_factory=list)
+
+
+def schema_status(cursor: Any) -> SchemaStatus:
+    """Inspect the schema cheaply: the catalog, small counts and clustered-key probes."""
+    present = {str(r[0]) for r in _all(cursor, schema.TABLES_PRESENT_SQL)}
+    routines = {str(r[0]).lower() for r in _all(cursor, PROCEDURES_PRESENT_SQL)}
+    if not present and not routines:
+        return SchemaStatus("missing", 0, ["no TPROC-C tables"])
+    problems: list[str] = []
+    missing = [t for t in schema.TABLES if t not in present]
+    if missing:
+        problems.append("missing tables: " + ", ".join(missing))
+    indexes = {str(r[0]).lower() for r in _all(cursor, INDEXES_PRESENT_SQL)}
+    lost = [index.name for index in schema.INDEXES if index.name not in indexes]
+    if lost:
+        problems.append("missing indexes: " + ", ".join(lost))
+    lost = [name for name in procedures.PROCEDURES if name not in routines]
+    if lost:
+        problems.append("missing procedures: " + ", ".join(lost))
+    warehouses = 0
+    if "warehouse" in present:
+        count, low, high = _one(cursor, WAREHOUSE_RANGE_SQL)
+        warehouses = int(count)
+        if warehouses == 0:
+            problems.append("table warehouse is empty")
+        elif (low, high) != (1, warehouses):
+            problems.append(
+                f"warehouse ids run from {low} to {high} for {warehouses} warehouses,"
+                f" expected 1 to {warehouses}"
+            )
+    if warehouses:
+        problems += _count_problems(cursor, present, warehouses)
+    return SchemaStatus("partial" if problems else "complete", warehouses, problems)
+
+
+def _count_problems(cursor: Any, present: set[str], w: int) -> list[str]:
+    problems: list[str] = []
+    if "district" in present:
+        (n,) = _one(cursor, DISTRICT_COUNT_SQL)
+        if n != 10 * w:
+            problems.append(f"table district has {n} rows for {w} warehouses, expected {10 * w}")
+    if "item" in present:
+        (n,) = _one(cursor, ITEM_COUNT_SQL)
+        if n != tpcc_rand.ITEMS:
+            problems.append(f"table item has {n} rows, expected {tpcc_rand.ITEMS}")
+    for table, sql in HIGHEST_WAREHOUSE_SQL.items():
+        if table in present:
+            (high,) = _one(cursor, sql)
+            if high != w:
+                problems.append(f"table {table} holds warehouses up to {high}, expected {w}")
+    if "stock" in present:
+        (n,) = _one(cursor, STOCK_OF_WAREHOUSE_SQL, w)
+        if n != ROWS_PER_WAREHOUSE["stock"]:
+            problems.append(f"warehouse {w} has {n} stock rows, expected 100000")
+    return problems
+
+
+class MssqlEngine:
+    """SQL Server through pyodbc (Microsoft's ODBC Driver 18/17 or FreeTDS)."""
+
+    name = "mssql"
+    supports_template = False
+    template = ""
+
+    def __init__(self, conninfo: str, admin_conninfo: str, database: str) -> None:
+        try:
+            schema.quote_name(database)
+        except ValueError as exc:
+            raise EngineError(f"database: {exc}") from exc
+        self.database = database
+        driver = None
+        if "DRIVER" not in parse(conninfo) and "DSN" not in parse(conninfo):
+            driver = installed_driver()
+        self.conninfo = resolve_conninfo(conninfo, database, driver)
+        self.admin_conninfo = resolve_conninfo(admin_conninfo, None, driver)
+        self._info: dict[str, Any] | None = None
+
+    @property
+    def worker_main(self) -> Callable[[Any, Any, Any, Any], None]:
+        from bench_gui.agent.mssql.vu import worker_main
+
+        return worker_main
+
+    def _admin(self) -> Any:
+        return connect(self.admin_conninfo)
+
+    def _db(self) -> Any:
+        return connect(self.conninfo)
+
+    # -- facts -------------------------------------------------------------------------------
+    def server_info(self) -> dict[str, Any]:
+        """Version, the default data directory and the settings snapshot: every row of
+        sys.configurations and the benchmark database's options (when it exists)."""
+        conn = self._admin()
+        try:
+            cur = conn.cursor()
+            version, edition, banner, data_path = _one(cur, SERVER_SQL)
+            settings = configuration_records(_all(cur, CONFIGURATIONS_SQL))
+            settings.update(database_records(_one(cur, DATABASE_OPTIONS_SQL, self.database)))
+        finally:
+            conn.close()
+        first = str(banner or "").splitlines()[0].strip() if banner else ""
+        self._info = {
+            "server": f"{first or 'SQL Server ' + str(version)} ({edition})",
+            "server_version_num": version_number(str(version or "")),
+            "data_directory": str(data_path) if data_path else None,
+            "settings": settings,
+        }
+        return self._info
+
+    def identity(self) -> ServerIdentity:
+        conn = self._admin()
+        try:
+            machine, instance, data_path = _one(conn.cursor(), IDENTITY_SQL)
+        finally:
+            conn.close()
+        return ServerIdentity(
+            (f"sqlserver|machine={machine}|instance={instance}|data={data_path}",),
+            f"the SQL Server instance {instance} on {machine}, data in {data_path}",
+        )
+
+    def data_paths(self) -> list[str]:
+        from bench_gui.agent.hostmetrics import is_local_host
+
+        server = parse(self.conninfo).get("SERVER", "")
+        host = server.removeprefix("tcp:").split(",")[0].split("\\")[0]
+        data_dir = (self._info or self.server_info()).get("data_directory")
+        if host and data_dir and is_local_host(host) and os.path.isdir(str(data_dir)):
+            return [str(data_dir)]
+        return []
+
+    # -- databases ---------------------------------------------------------------------------
+    def database_exists(self, name: str | None = None) -> bool:
+        exists_sql, _create = schema.database_sql(name or self.database)
+        conn = self._admin()
+        try:
+            row = _one(conn.cursor(), exists_sql)
+        finally:
+            conn.close()
+        return row is not None and row[0] is not None
+
+    def create_database(self) -> None:
+        import pyodbc
+
+        from bench_gui.agent.mssql.loader import ensure_database
+
+        conn = self._admin()
+        try:
+            ensure_database(conn, self.database)
+        except pyodbc.Error as exc:
+            raise EngineError(
+                f"the login may not create database {self.database!r}: {_message(exc)}"
+            ) from exc
+        finally:
+            conn.close()
+
+    def drop_database(self, name: str) -> None:
+        import pyodbc
+
+        exists_sql, single, drop = drop_database_sql(name)
+        conn = self._admin()
+        try:
+            cur = conn.cursor()
+            row = _one(cur, exists_sql)
+            if row is None or row[0] is None:
+                return
+            cur.execute(single)
+            cur.execute(drop)
+        except pyodbc.Error as exc:
+            raise EngineError(f"cannot drop database {name!r}: {_message(exc)}") from exc
+        finally:
+            conn.close()
+
+    def make_template(self) -> None:
+        raise EngineError("SQL Server keeps no template here: steps run on the same data")
+
+    def reset_from_template(self) -> None:
+        self.make_template()
+
+    def close_monitor(self) -> None:
+        pass
+
+    # -- the schema --------------------------------------------------------------------------
+    def schema_status(self) -> SchemaStatus:
+        conn = self._db()
+        try:
+            return schema_status(conn.cursor())
+        finally:
+            conn.close()
+
+    def build(
+        self,
+        warehouses: int,
+        workers: int,
+        progress: Callable[[dict[str, Any]], None],
+        stop: threading.Event | None,
+    ) -> dict[str, Any]:
+        """Tables, rows, indexes, procedures, statistics (:func:`.loader.build`)."""
+        import pyodbc
+
+        from bench_gui.agent.mssql.loader import BuildError, build
+
+        try:
+            return build(self.conninfo, warehouses, workers, progress, stop)
+        except BuildError as exc:
+            raise EngineError(str(exc)) from exc
+        except pyodbc.Error as exc:
+            raise EngineError(f"the build failed: {_message(exc)}") from exc
+
+    def consistency_checks(self) -> list[CheckResult]:
+        from bench_gui.agent.mssql.checks import consistency_checks
+
+        conn = self._db()
+        try:
+            return consistency_checks(conn)
+        finally:
+            conn.close()
+
+    def counter_reader(self) -> CounterReader:
+        from bench_gui.agent.mssql.counters import MssqlCounterReader
+
+        return MssqlCounterReader(self.conninfo)
+
+    def schema_facts(
+        self, emit: Callable[..., Any], stop: threading.Event, when: str
+    ) -> dict[str, Any]:
+        """The database's size (pages in use) and each table's rows: counted exactly while
+        the tables counted stay under :data:`EXACT_BUDGET_BYTES`, else the row count the
+        metadata keeps. Never raises: a problem goes into ``schema_facts_error``."""
+        return self._facts(emit, when, rows=True)
+
+    def after_run_facts(self, emit: Callable[..., Any], stop: threading.Event) -> dict[str, Any]:
+        return self._facts(emit, "after the run", rows=not stop.is_set())
+
+    def _facts(self, emit: Callable[..., Any], when: str, *, rows: bool) -> dict[str, Any]:
+        started = time.monotonic()
+        out: dict[str, Any] = {}
+        try:
+            import pyodbc
+
+            try:
+                conn = self._db()
+                try:
+                    conn.timeout = FACTS_TIMEOUT_S
+                    out.update(table_facts(conn.cursor(), rows=rows))
+                finally:
+                    conn.close()
+            except pyodbc.Error as exc:
+                out["schema_facts_error"] = _message(exc)
+        except (EngineError, ImportError) as exc:
+            out["schema_facts_error"] = str(exc)
+        size = out.get("database_size_bytes")
+        text = f"schema {when}:"
+        if size is not None:
+            text += f" database {size / 1024**2:,.1f} MiB;"
+        if out.get("table_rows"):
+            text += f" {len(out['table_rows'])} tables counted;"
+        text += f" measured in {time.monotonic() - started:.1f} s"
+        if "schema_facts_error" in out:
+            text += f" ({out['schema_facts_error']})"
+        emit("log", level="warning" if "schema_facts_error" in out else "info", message=text)
+        return out
+
+
+def table_facts(cursor: Any, *, rows: bool) -> dict[str, Any]:
+    """``database_size_bytes`` and (``rows``) ``table_rows`` with ``table_rows_method``."""
+    sizes = _all(cursor, TABLE_SIZES_SQL)
+    out: dict[str, Any] = {
+        "database_size_bytes": int(sum(int(r[3] or 0) for r in sizes)) * PAGE_BYTES
+    }
+    if not rows:
+        return out
+    counted: dict[str, int] = {}
+    methods: dict[str, str] = {}
+    spent = 0
+    for name, estimate, data_pages, _pages in sorted(sizes, key=lambda r: int(r[2] or 0)):
+        table = str(name).lower()
+        if table not in COUNT_SQL:
+            continue
+        data = int(data_pages or 0) * PAGE_BYTES
+        if spent + data <= EXACT_BUDGET_BYTES:
+            spent += data
+            counted[table] = int(_one(cursor, COUNT_SQL[table])[0])
+            methods[table] = "exact"
+        else:
+            counted[table] = int(estimate or 0)
+            methods[table] = "estimate"
+    order = {t: i for i, t in enumerate(schema.TABLES)}
+    out["table_rows"] = dict(sorted(counted.items(), key=lambda kv: order[kv[0]]))
+    out["table_rows_method"] = {t: methods[t] for t in out["table_rows"]}
+    return out
+
+
+__all__ = [
+    "DRIVER_PREFERENCE",
+    "MS_DRIVER",
+    "FREETDS_DRIVER",
+    "MssqlEngine",
+    "SchemaStatus",
+    "all_statements",
+    "installed_driver",
+    "resolve_conninfo",
+    "schema_status",
+    "table_facts",
+]
