@@ -383,6 +383,8 @@ def _tune_inputs(args: argparse.Namespace) -> Any:
         db_type=getattr(args, "type", None) or "oltp",
         version=PgVersion.parse(args.version) if getattr(args, "version", None) else None,
         edition=getattr(args, "edition", None) or "current",
+        server=getattr(args, "server", None) or "dedicated",
+        durability=getattr(args, "durability", None) or "full",
     )
 
 
@@ -412,18 +414,29 @@ def _tune_connection(args: argparse.Namespace) -> Any:
         control=getattr(args, "control", None),
         data_directory=getattr(args, "data_dir", None),
         ssh=getattr(args, "ssh", None),
+        config_file=getattr(args, "config_file", None),
     )
 
 
 def _tune_proposal(args: argparse.Namespace, conn: Any) -> Any:
-    from bench_gui.services.tuning import PGTUNE, resolve_profile, server_facts, server_version
+    from bench_gui.services.tuning import (
+        INNODB,
+        MARIADB_KINDS,
+        PGTUNE,
+        resolve_innodb_profile,
+        resolve_profile,
+        server_facts,
+        server_version,
+    )
 
-    version = server_version(conn)
     inputs = _tune_inputs(args)
     facts = None
-    if args.profile == PGTUNE and (inputs.ram_bytes is None or inputs.cpus is None):
+    calculated = args.profile in (PGTUNE, INNODB)
+    if calculated and (inputs.ram_bytes is None or inputs.cpus is None):
         facts = server_facts(conn)
-    return resolve_profile(args.profile, version, inputs, facts)
+    if conn.engine in MARIADB_KINDS:
+        return resolve_innodb_profile(conn, args.profile, inputs, facts)
+    return resolve_profile(args.profile, server_version(conn), inputs, facts)
 
 
 def _tune_postgresql(args: argparse.Namespace) -> int:
@@ -516,7 +529,8 @@ def _tune_diff(args: argparse.Namespace) -> int:
         print(json.dumps({"target": conn.target.label, "proposal": proposal.to_dict(),
                           "diff": [_jsonable(r) for r in rows]}))  # fmt: skip
     else:
-        print(f"# {conn.target.label}: {proposal.title} (PostgreSQL {proposal.version})")
+        server = {"mariadb": "MariaDB", "mysql": "MySQL"}.get(conn.engine, "PostgreSQL")
+        print(f"# {conn.target.label}: {proposal.title} ({server} {proposal.version})")
         _print_rows(rows)
         for note in proposal.notes:
             print(f"# note: {note}")
@@ -681,6 +695,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
 
 
 def _add_tune_parser(sub: Any) -> None:
+    from bench_gui.core.tuning.innodb import DURABILITIES, SERVER_ROLES
     from bench_gui.core.tuning.pgtune import DB_TYPES, EDITIONS, STORAGE_TYPES
 
     p = sub.add_parser("tune", help="PostgreSQL and OS tuning: PgTune, presets, apply, rollback")
@@ -689,12 +704,18 @@ def _add_tune_parser(sub: Any) -> None:
     def calculator(sp: argparse.ArgumentParser, required: bool) -> None:
         sp.add_argument("--ram", required=required, help="memory of the server, e.g. 128GiB")
         sp.add_argument("--cpus", type=int, help="CPUs (threads) of the server")
-        sp.add_argument("--connections", type=int, help="max_connections (default: by type)")
+        sp.add_argument("--connections", type=int, help="max_connections (default: by type);"
+                        " InnoDB: the planned users (default: the plan's)")  # fmt: skip
         sp.add_argument("--storage", choices=STORAGE_TYPES, help="data storage type")
         sp.add_argument("--type", choices=DB_TYPES, default="oltp", help="workload type")
         sp.add_argument("--version", help="PostgreSQL version (default: the server's / 18)")
         sp.add_argument("--edition", choices=EDITIONS, default="current",
                         help="PgTune rules: current, or classic (the briefs' era)")  # fmt: skip
+        if not required:  # the InnoDB rules (MariaDB/MySQL targets, profile innodb)
+            sp.add_argument("--server", choices=SERVER_ROLES, default="dedicated",
+                            help="InnoDB: a dedicated server or a shared machine")  # fmt: skip
+            sp.add_argument("--durability", choices=DURABILITIES, default="full",
+                            help="InnoDB: relaxed flushes the log about once a second")  # fmt: skip
 
     def target(sp: argparse.ArgumentParser) -> None:
         sp.add_argument("target", help="'demo', a plan file, or a connection string / URI")
@@ -702,6 +723,8 @@ def _add_tune_parser(sub: Any) -> None:
                         " pg_ctlcluster:VERSION/CLUSTER")  # fmt: skip
         sp.add_argument("--data-dir", help="the server's data directory (default: asked)")
         sp.add_argument("--ssh", help="run the server control on this SSH target")
+        sp.add_argument("--config-file", help="MariaDB: the option file to write (default:"
+                        " /etc/mysql/mariadb.conf.d/99-bench-gui.cnf)")  # fmt: skip
         sp.add_argument("--json", action="store_true")
 
     sp = tsub.add_parser("postgresql", help="PgTune's settings for a machine")
@@ -720,7 +743,8 @@ def _add_tune_parser(sub: Any) -> None:
     ):
         sp = tsub.add_parser(name, help=text)
         target(sp)
-        sp.add_argument("profile", help="pgtune, a preset name, or a preset file (.toml)")
+        sp.add_argument("profile", help="pgtune, a preset name, or a preset file (.toml);"
+                        " innodb for a MariaDB/MySQL plan")  # fmt: skip
         calculator(sp, False)
         if name == "apply":
             sp.add_argument(

@@ -20,8 +20,10 @@ from typing import Any
 from bench_gui.core.engine import EngineNotFound, get_engine
 from bench_gui.core.plan import Plan
 from bench_gui.remote.connection import DEFAULT_TIMEOUT, connect
-from bench_gui.remote.errors import SecretStoreError, TargetError
+from bench_gui.remote.errors import SecretStoreError, SSHError, TargetError
+from bench_gui.remote.host_access import SSHHost
 from bench_gui.remote.inventory import collect_inventory
+from bench_gui.remote.mariadb_tuner import check_mariadb
 from bench_gui.remote.secrets import (
     SECRET_KINDS,
     TargetSecrets,
@@ -104,12 +106,18 @@ class SecretsRequest:
         return TargetSecrets(**values)
 
 
+# Engines checked through ODBC from the driver host (MariaDB's probe), not through libpq.
+ODBC_CHECKED: tuple[str, ...] = ("mariadb", "mysql")
+
+
 @dataclass(frozen=True)
 class DatabaseCheck:
-    """The database to check from the target: a conninfo and its password (or none)."""
+    """The database to check from the target: a conninfo and its password (or none), and the
+    engine (PostgreSQL's conninfo, or MariaDB/MySQL's ODBC string without the password)."""
 
     conninfo: str
     password: str | None = None
+    engine: str = "postgresql"
 
 
 def database_check(plan: Plan | None) -> tuple[DatabaseCheck | None, str]:
@@ -129,7 +137,7 @@ def database_check(plan: Plan | None) -> tuple[DatabaseCheck | None, str]:
         return None, str(exc)
     # The maintenance database: it exists before the benchmark's schema is built.
     conninfo = engine.conninfo(target, target.admin_database or target.database)
-    return DatabaseCheck(conninfo, password), ""
+    return DatabaseCheck(conninfo, password, target.kind), ""
 
 
 def check_connection(
@@ -140,16 +148,42 @@ def check_connection(
     accept_fingerprint: str | None = None,
     timeout: float = DEFAULT_TIMEOUT,
 ) -> TargetReport:
-    """Blocking: :func:`check_target` with the app's known-hosts file (for a worker thread)."""
-    return check_target(
+    """Blocking: :func:`check_target` with the app's known-hosts file (for a worker thread).
+
+    A MariaDB/MySQL database is checked through ODBC over a second connection once the first
+    passed: its release, and whether the user may change server variables."""
+    resolved = (secrets or SecretsRequest()).resolve(target)
+    odbc = database is not None and database.engine in ODBC_CHECKED
+    report = check_target(
         target,
-        database.conninfo if database else None,
+        database.conninfo if database and not odbc else None,
         accept_fingerprint,
         timeout,
-        secrets=(secrets or SecretsRequest()).resolve(target),
-        db_password=database.password if database else None,
+        secrets=resolved,
+        db_password=database.password if database and not odbc else None,
         known_hosts=known_hosts,
     )
+    if not odbc or database is None or not report.connected:
+        return report
+    try:
+        session = connect(target, accept_fingerprint, timeout, secrets=resolved,
+                          known_hosts=known_hosts)  # fmt: skip
+        with session:
+            if database.password:
+                session.redact.add(database.password)
+            ok, detail = check_mariadb(
+                SSHHost(session), database.conninfo, database.password, target.python,
+                database.engine,
+            )  # fmt: skip
+            detail = session.redact(detail)
+    except SSHError as exc:
+        ok, detail = False, str(exc)
+    report.database, report.database_ok = detail, ok
+    if ok:
+        report._good(f"the database answers from {target.host}: {detail}")
+    else:
+        report._bad(f"the database is not reachable from {target.host}: {detail}")
+    return report
 
 
 def inventory(

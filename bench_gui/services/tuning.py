@@ -9,6 +9,11 @@ recorded in the tuning history. Shared by ``bench-gui tune`` and the Database pa
   and storage read through the server, or from this machine when the server is local), the
   name of a preset (built-in or the user's), or a preset file.
 
+A plan whose ``[target]`` is MariaDB or MySQL gets a
+:class:`~bench_gui.remote.mariadb_tuner.MariaDbTuner` instead (profile ``innodb``: the InnoDB
+rules of :mod:`bench_gui.core.tuning.innodb`, the planned users from the plan); diff, apply,
+rollback and the history work the same way, the option file it writes being ``config_file``.
+
 OS knobs (:mod:`bench_gui.remote.osknobs`) go the same way: applied and recorded with the
 snapshot to undo them; :class:`OsRun` does it for a run (applied before the agent starts,
 rolled back when the run ends, the snapshot kept in the history should the rollback fail).
@@ -26,6 +31,8 @@ from typing import Any
 import psycopg
 
 from bench_gui.core.plan import OsKnobs, Plan, PlanError, Target, load_plan
+from bench_gui.core.tuning.innodb import DbVersion, InnoDbInput, InnoDbProposal
+from bench_gui.core.tuning.innodb import calculate as innodb_calculate
 from bench_gui.core.tuning.pgtune import (
     PgVersion,
     Proposal,
@@ -37,6 +44,13 @@ from bench_gui.core.tuning.presets import BUILTIN_OS_PRESETS, PresetError
 from bench_gui.remote import osknobs
 from bench_gui.remote.errors import SSHError
 from bench_gui.remote.host_access import HostIO, LocalHost
+from bench_gui.remote.mariadb_tuner import (
+    DEFAULT_CONFIG_FILE,
+    MariaDbSnapshot,
+    MariaDbTarget,
+    parse_service_control,
+    plan_mariadb_target,
+)
 from bench_gui.remote.pg_tuner import (
     ApplyResult,
     DiffRow,
@@ -59,6 +73,8 @@ from bench_gui.store.tuning_history import TuningEntry, TuningHistory
 from bench_gui.store.user_presets import all_presets, load_preset_file
 
 PGTUNE = "pgtune"
+INNODB = "innodb"  # the profile of MariaDB/MySQL targets
+MARIADB_KINDS = ("mariadb", "mysql")
 # What changing or restoring OS knobs can raise: the host refused (OsKnobError, OSError), the
 # SSH link (SSHError), the tuning history (StoreError, TuningError), a local command that hung.
 OS_KNOB_ERRORS = (
@@ -77,12 +93,21 @@ def demo_path() -> Path:
 
 @dataclass
 class Connection:
-    """A resolved target, with what SSH opened for it (closed by :meth:`close`)."""
+    """A resolved target, with what SSH opened for it (closed by :meth:`close`).
 
-    target: TuningTarget
-    tuner: PgTuner
+    ``tuner`` is a :class:`PgTuner`, or a :class:`MariaDbTuner` for a MariaDB/MySQL target
+    (``engine`` says which); ``planned_users``: the plan's most virtual users, if known."""
+
+    target: TuningTarget | MariaDbTarget
+    tuner: Any  # PgTuner | MariaDbTuner: both diff, apply, rollback and read facts
     host: HostIO | None  # where the server runs, when this side can reach it
     closers: list[Any] = field(default_factory=list)
+    planned_users: int | None = None
+
+    @property
+    def engine(self) -> str:
+        """``postgresql``, ``mariadb`` or ``mysql``."""
+        return self.target.flavour if isinstance(self.target, MariaDbTarget) else "postgresql"
 
     def close(self) -> None:
         for item in self.closers:
@@ -110,14 +135,53 @@ def ssh_host(name: str, accept_fingerprint: str | None = None) -> tuple[HostIO, 
     return SSHHost(connection), connection
 
 
+def mariadb_connection(
+    target: Target,
+    *,
+    control: str | None = None,
+    ssh: str | None = None,
+    config_file: str | None = None,
+    planned_users: int | None = None,
+) -> Connection:
+    """A MariaDB/MySQL target: its tuner, with the server's machine when this side reaches it
+    (here for a local server, the SSH host with ``ssh``) for the option file."""
+    resolved = plan_mariadb_target(target)
+    closers: list[Any] = []
+    host: HostIO | None = LocalHost() if resolved.local else None
+    if ssh:
+        host, session = ssh_host(ssh)
+        closers.append(session)
+        resolved.local = False
+    tuner = resolved.tuner(host, config_file or DEFAULT_CONFIG_FILE)
+    if control:
+        if host is None:
+            raise TuningError("--control needs the server's machine: give --ssh")
+        tuner.control = parse_service_control(control, host)
+    return Connection(resolved, tuner, host, closers, planned_users)
+
+
 def resolve_target(
     spec: str,
     *,
     control: str | None = None,
     data_directory: str | None = None,
     ssh: str | None = None,
+    config_file: str | None = None,
 ) -> Connection:
     """``demo``, a plan file or a connection string -> a tuner for it (see module docstring)."""
+    if spec not in ("demo",) and "=" not in spec and Path(spec).is_file():
+        try:
+            plan = load_plan(Path(spec))
+        except PlanError as exc:
+            raise TuningError(str(exc)) from exc
+        if plan.target.kind in MARIADB_KINDS:
+            users = max(plan.workload.virtual_users, default=0) or None
+            return mariadb_connection(
+                plan.target, control=control, ssh=ssh, config_file=config_file,
+                planned_users=users,
+            )  # fmt: skip
+    if config_file:
+        raise TuningError("--config-file is for MariaDB/MySQL targets")
     if spec == "demo":
         target = demo_target(demo_path())
     elif "=" in spec or spec.startswith(("postgresql://", "postgres://")):
@@ -154,8 +218,10 @@ def resolve_target(
     return Connection(target, tuner, host, closers)
 
 
-def connection_for_plan(target: Target) -> Connection:
+def connection_for_plan(target: Target, planned_users: int | None = None) -> Connection:
     """A connection to a plan's ``[target]`` (the Database page's default)."""
+    if target.kind in MARIADB_KINDS:
+        return mariadb_connection(target, planned_users=planned_users)
     resolved = plan_target(target, demo_path())
     tuner = resolved.tuner()
     return Connection(resolved, tuner, LocalHost() if resolved.local else None)
@@ -175,6 +241,8 @@ class Inputs:
     db_type: str = "oltp"
     version: PgVersion | None = None
     edition: str = "current"
+    server: str = "dedicated"  # InnoDB: a dedicated server or a shared machine
+    durability: str = "full"  # InnoDB: "relaxed" flushes the log about once a second
 
 
 def host_side_facts(host: HostIO, data_directory: str | None) -> HostFacts:
@@ -203,7 +271,7 @@ def host_side_facts(host: HostIO, data_directory: str | None) -> HostFacts:
 def server_facts(conn: Connection) -> HostFacts:
     """The server machine's RAM, CPUs and storage: read through the server (a superuser can
     read /proc with pg_read_file), else on the host itself when this side reaches it."""
-    facts = conn.tuner.host_facts()
+    facts: HostFacts = conn.tuner.host_facts()
     missing = facts.ram_bytes is None or facts.cpus is None or facts.storage is None
     if missing and conn.host is not None:
         data_dir = None
@@ -258,8 +326,54 @@ def resolve_profile(
     raise PresetError(f"no profile {spec!r}: use pgtune, a preset ({known}) or a preset file")
 
 
-def server_version(conn: Connection) -> PgVersion:
-    return PgVersion.parse(int(conn.tuner.facts()["server_version_num"]))
+def server_version(conn: Connection) -> Any:
+    """The server's release: a PgVersion, or a DbVersion for MariaDB/MySQL."""
+    facts = conn.tuner.facts()
+    if conn.engine in MARIADB_KINDS:
+        return DbVersion.parse(str(facts["version"]))
+    return PgVersion.parse(int(facts["server_version_num"]))
+
+
+def innodb_input(
+    inputs: Inputs, facts: HostFacts | None, version: DbVersion | None, flavour: str,
+    planned_users: int | None = None,
+) -> InnoDbInput:  # fmt: skip
+    """The InnoDB rules' inputs: the given ones, the rest from ``facts`` and the plan."""
+    ram = inputs.ram_bytes if inputs.ram_bytes is not None else (facts.ram_bytes if facts else None)
+    if not ram:
+        raise TuningError("the server's RAM is unknown (its machine cannot be read): give --ram")
+    storage = inputs.storage or (facts.storage if facts else None) or "ssd"
+    return InnoDbInput(
+        ram_bytes=ram,
+        cpus=inputs.cpus if inputs.cpus is not None else (facts.cpus if facts else None),
+        connections=inputs.connections or planned_users,
+        storage=storage,
+        flavour=flavour,
+        version=version,
+        server=inputs.server,
+        durability=inputs.durability,
+    )
+
+
+def resolve_innodb_profile(
+    conn: Connection, spec: str, inputs: Inputs | None = None, facts: HostFacts | None = None
+) -> InnoDbProposal:
+    """``innodb`` -> the InnoDB proposal for this MariaDB/MySQL server."""
+    if spec != INNODB:
+        raise PresetError(
+            f"no profile {spec!r} for a {conn.engine} server: use innodb (the InnoDB rules)"
+        )
+    version = server_version(conn)
+    return innodb_calculate(
+        innodb_input(inputs or Inputs(), facts, version, conn.engine, conn.planned_users)
+    )
+
+
+def history_snapshot(conn: Connection, data: dict[str, Any]) -> Any:
+    """A stored snapshot back as the connection's tuner takes it."""
+    if conn.engine in MARIADB_KINDS:
+        return MariaDbSnapshot.from_dict(data)
+    return Snapshot.from_dict(data)
 
 
 # -- apply, rollback, history ----------------------------------------------------------------
@@ -280,7 +394,7 @@ def changes_of(rows: list[DiffRow], result: ApplyResult) -> dict[str, Any]:
 def apply_profile(
     store: SessionStore,
     conn: Connection,
-    proposal: Proposal | list[TunedSetting],
+    proposal: Proposal | InnoDbProposal | list[TunedSetting],
     *,
     profile: str,
     restart: bool = False,
@@ -325,7 +439,7 @@ def rollback_last(
     entry = history.last_open_apply(conn.target.key)
     if entry is None or entry.snapshot is None:
         raise TuningError(f"nothing to roll back on {conn.target.label}: no apply is recorded")
-    result = conn.tuner.rollback(Snapshot.from_dict(entry.snapshot), restart=restart)
+    result = conn.tuner.rollback(history_snapshot(conn, entry.snapshot), restart=restart)
     rid = history.record(
         target_key=conn.target.key,
         target_label=conn.target.label,

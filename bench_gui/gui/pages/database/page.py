@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QTabWidget, QWidget
 
 from bench_gui.core.plan import Plan, PlanError
 from bench_gui.gui.pages.database.common import PlanProvider, plan_of
+from bench_gui.gui.pages.database.mariadb import MariaDbPanel
 from bench_gui.gui.pages.database.os_knobs import OsKnobsPanel
 from bench_gui.gui.pages.database.postgresql import ConnectFactory, PostgresPanel
 from bench_gui.gui.widgets.page_parts import Banner, PageHeader, page_layout, scrolled
@@ -24,7 +25,7 @@ from bench_gui.remote.pg_tuner import DiffRow, HostFacts
 from bench_gui.services.tuning import Connection
 
 SUBTITLE = (
-    "PostgreSQL settings and the host's OS knobs: PgTune or a preset, a diff before anything"
+    "PostgreSQL and InnoDB settings and the host's OS knobs: a diff before anything"
     " changes, apply, roll back."
 )
 
@@ -62,6 +63,10 @@ class DatabasePage(QWidget):
         self.postgresql.message.connect(self.show_message)
         self.postgresql.status.connect(self.status)
         self.postgresql.busy_changed.connect(self.busy_changed)
+        self.mariadb = MariaDbPanel(store, plan_provider)
+        self.mariadb.message.connect(self.show_message)
+        self.mariadb.status.connect(self.status)
+        self.mariadb.busy_changed.connect(self.busy_changed)
         self.os_panel = OsKnobsPanel(store, self.current_plan_quiet)
         self.os_panel.message.connect(self.show_message)
         self.os_panel.busy_changed.connect(self.busy_changed)
@@ -70,10 +75,15 @@ class DatabasePage(QWidget):
         # Each tab scrolls when the window is short, so its groups never overlap.
         self.tabs = QTabWidget()
         self.tabs.addTab(scrolled(self.postgresql), "PostgreSQL")
+        self.mariadb_scroll = scrolled(self.mariadb)
+        self.tabs.addTab(self.mariadb_scroll, "MariaDB / MySQL")
         self.os_scroll = scrolled(self.os_panel)
         self.tabs.addTab(self.os_scroll, "OS knobs")
         self.tabs.currentChanged.connect(self._tab_changed)
         outer.addWidget(self.tabs, 1)
+        plan = self.current_plan_quiet()
+        if plan is not None and plan.target.kind in ("mariadb", "mysql"):
+            self.tabs.setCurrentWidget(self.mariadb_scroll)
 
         pg = self.postgresql
         self.connect_button = pg.server.connect_button
@@ -106,11 +116,12 @@ class DatabasePage(QWidget):
 
     @property
     def busy(self) -> bool:
-        return self.postgresql.busy or self.os_panel.busy
+        return self.postgresql.busy or self.mariadb.busy or self.os_panel.busy
 
     def shutdown(self, timeout_s: float = 60.0) -> bool:
-        """Join both tabs' tasks; close the server connection's SSH links."""
+        """Join every tab's tasks; close the server connection's SSH links."""
         done = self.postgresql.shutdown(timeout_s)
+        done = self.mariadb.shutdown(timeout_s) and done
         return self.os_panel.shutdown(timeout_s) and done
 
     def show_message(self, text: str, tone: str) -> None:

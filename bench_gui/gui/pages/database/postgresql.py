@@ -215,6 +215,13 @@ class PostgresPanel(QWidget):
         plan = self.current_plan()
         if plan is None:
             return
+        if plan.target.kind in tuning.MARIADB_KINDS:
+            self.message.emit(
+                f"The plan's target is {plan.target.kind}: its InnoDB settings are on the"
+                " MariaDB / MySQL tab.",
+                "stopped",
+            )
+            return
         factory, old = self.connect_factory, self.conn
 
         def work() -> tuple[tuning.Connection, dict[str, Any], HostFacts]:

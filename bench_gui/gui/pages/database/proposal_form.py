@@ -52,7 +52,9 @@ class ProposalForm(QGroupBox):
 
         self.ram_edit = QLineEdit()
         self.ram_edit.setPlaceholderText("128GiB")
-        self.ram_edit.editingFinished.connect(self._inputs_changed)
+        # Only a new text: losing the focus (to the Apply button) is not an edit.
+        self._ram_text = ""
+        self.ram_edit.editingFinished.connect(self._ram_edited)
         self.cpus_spin = QSpinBox()
         self.cpus_spin.setRange(0, 9999)
         self.cpus_spin.setSpecialValueText("unknown")
@@ -138,6 +140,11 @@ class ProposalForm(QGroupBox):
         if not self._filling:
             self.changed.emit()
 
+    def _ram_edited(self) -> None:
+        if self.ram_edit.text() != self._ram_text:
+            self._ram_text = self.ram_edit.text()
+            self._inputs_changed()
+
     def _inputs_changed(self) -> None:
         if not self._filling and self.profile() == PGTUNE:
             self.changed.emit()
@@ -188,6 +195,7 @@ class ProposalForm(QGroupBox):
         self._filling = True
         if machine.ram_bytes:
             self.ram_edit.setText(format_bytes(machine.ram_bytes).replace(" ", ""))
+            self._ram_text = self.ram_edit.text()
         if machine.cpus:
             self.cpus_spin.setValue(int(machine.cpus))
         if machine.storage in STORAGE_TYPES:

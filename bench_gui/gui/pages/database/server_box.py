@@ -1,4 +1,4 @@
-"""The PostgreSQL tab's server box: which server, its version and user, its machine, and
+"""The server box of the database tabs: which server, its version and user, its machine, and
 how it is restarted."""
 
 from __future__ import annotations
@@ -39,12 +39,33 @@ class ServerBox(QGroupBox):
         layout.addStretch(1)
 
     def show_connection(self, conn: Connection, facts: dict[str, Any], machine: HostFacts) -> None:
-        self.target_label.setText(f"Target: {conn.target.label}")
         role = "superuser" if facts.get("superuser") else "not a superuser: read-only"
         server = facts.get("server", "").split(" on ")[0].removeprefix("PostgreSQL ")
         text = f"PostgreSQL {server}  ·  user {facts.get('user')} ({role})"
-        if facts.get("data_directory"):
-            text += f"\nData directory: {facts['data_directory']}"
+        control = getattr(conn.target, "control", None)  # PostgreSQL targets have one
+        self.show_server(
+            conn.target.label,
+            text,
+            facts.get("data_directory"),
+            machine,
+            f"Restarts with {control.label}"
+            if control is not None
+            else "No server control: settings that need a restart are applied but stay pending.",
+        )
+
+    def show_server(
+        self,
+        target: str,
+        server: str,
+        data_directory: str | None,
+        machine: HostFacts,
+        control: str,
+    ) -> None:
+        """The lines of any engine: target, server and user, the machine, how it restarts."""
+        self.target_label.setText(f"Target: {target}")
+        text = server
+        if data_directory:
+            text += f"\nData directory: {data_directory}"
         self.server_label.setText(text)
         parts = []
         if machine.ram_bytes:
@@ -57,12 +78,7 @@ class ServerBox(QGroupBox):
         if machine.notes and not parts:
             text += f" ({machine.notes[0]})"
         self.machine_label.setText(text)
-        control = conn.target.control
-        self.control_label.setText(
-            f"Restarts with {control.label}"
-            if control is not None
-            else "No server control: settings that need a restart are applied but stay pending."
-        )
+        self.control_label.setText(control)
 
     def set_connected(self, connected: bool, idle: bool) -> None:
         self.connect_button.setEnabled(idle)

@@ -1,4 +1,4 @@
-"""The PostgreSQL tab's diff table: each proposed setting against the server's value, how it
+"""The diff table of the database tabs: each proposed setting against the server's value, how it
 takes effect and the rule behind it; the rows to apply are ticked, a proposed value can be
 edited in place."""
 
@@ -40,8 +40,13 @@ class SettingsDiffTable(QTableWidget):
     edited = Signal(str, str)
     ticks_changed = Signal()
 
-    def __init__(self) -> None:
+    def __init__(
+        self, effect_words: dict[str, str] | None = None, reload_word: str = "on reload"
+    ) -> None:
         super().__init__(0, len(COLUMNS))
+        # An engine's own words: MariaDB's "reload" rows are in effect at once.
+        self.effect_words = {**EFFECT_WORDS, **(effect_words or {})}
+        self.reload_word = reload_word
         self.rows: list[DiffRow] = []
         self._filling = False
         self.setHorizontalHeaderLabels(list(COLUMNS))
@@ -86,7 +91,7 @@ class SettingsDiffTable(QTableWidget):
             proposed = cell(row.proposed)
             proposed.setFlags(proposed.flags() | Qt.ItemFlag.ItemIsEditable)
             self.setItem(i, COL_PROPOSED, proposed)
-            effect = cell(EFFECT_WORDS.get(row.action, row.action) if connected else "")
+            effect = cell(self.effect_words.get(row.action, row.action) if connected else "")
             effect.setForeground(QColor(EFFECT_COLOURS.get(row.action, TEXT)))
             self.setItem(i, COL_EFFECT, effect)
             rule = row.problem or row.rule
@@ -126,7 +131,9 @@ class SettingsDiffTable(QTableWidget):
         restart = sum(1 for r in self.rows if r.name in picked and r.action == "restart")
         same = sum(1 for r in self.rows if r.action == "same")
         refused = sum(1 for r in self.rows if r.action in ("invalid", "unknown"))
-        parts = [f"{reload + restart} to change ({reload} on reload, {restart} need a restart)"]
+        parts = [
+            f"{reload + restart} to change ({reload} {self.reload_word}, {restart} need a restart)"
+        ]
         if same:
             parts.append(f"{same} unchanged")
         if refused:

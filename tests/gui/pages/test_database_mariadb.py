@@ -1,0 +1,140 @@
+"""The Database page's MariaDB / MySQL tab against the private MariaDB of the tests: connect,
+the InnoDB diff, apply the ticked rows (SHOW GLOBAL VARIABLES changes, the option file is
+written), roll back (both restored), the history; a PostgreSQL plan is sent to its own tab.
+
+The option file goes into the test's folder, through the same ``Connection`` the command line
+builds for a MariaDB plan. A screenshot at 1366×768 is kept in the test's folder.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
+
+from bench_gui.core.plan import Plan, plan_from_dict
+from bench_gui.core.tuning.pgtune import STORAGE_TYPES
+from bench_gui.gui.pages.database import COL_CURRENT, COL_EFFECT, COL_PROPOSED, DatabasePage
+from bench_gui.remote.mariadb_tuner import parse_cnf
+from bench_gui.services.tuning import Connection, mariadb_connection
+from tests._fixtures.mariadb import MariaDbServer
+
+pytestmark = pytest.mark.gui
+WAIT_MS = 120_000
+WATCHED = ("innodb_buffer_pool_size", "innodb_io_capacity", "innodb_io_capacity_max",
+           "max_connections")  # fmt: skip
+
+
+def show(server: MariaDbServer, name: str) -> str:
+    return server.sql(f"SHOW GLOBAL VARIABLES LIKE '{name}'").split("\t")[1].strip()
+
+
+@pytest.fixture
+def plan(mariadb_server: MariaDbServer) -> Plan:
+    text = mariadb_server.plan_text("tpcc_gui", vus="8,24")
+    return plan_from_dict(tomllib.loads(text))
+
+
+@pytest.fixture
+def page(
+    qtbot: QtBot, store: Any, mariadb_server: MariaDbServer, plan: Plan, tmp_path: Path
+) -> Iterator[DatabasePage]:
+    before = {n: show(mariadb_server, n) for n in WATCHED}
+    cnf = tmp_path / "99-bench-gui.cnf"
+
+    def connection(given: Plan) -> Connection:
+        users = max(given.workload.virtual_users)
+        return mariadb_connection(given.target, config_file=str(cnf), planned_users=users)
+
+    widget = DatabasePage(store, plan_provider=lambda: plan)
+    widget.mariadb.connect_factory = connection
+    qtbot.addWidget(widget)
+    widget.resize(1366, 768)
+    widget.show()
+    yield widget
+    assert widget.shutdown(60)
+    assert {n: show(mariadb_server, n) for n in WATCHED} == before
+
+
+def row_text(page: DatabasePage, name: str, col: int) -> str:
+    panel = page.mariadb
+    index = [r.name for r in panel.diff.rows].index(name)
+    item = panel.diff.item(index, col)
+    assert item is not None
+    return item.text()
+
+
+def test_connect_diff_apply_and_roll_back(
+    qtbot: QtBot, page: DatabasePage, mariadb_server: MariaDbServer, tmp_path: Path
+) -> None:
+    panel = page.mariadb
+    assert page.tabs.currentWidget() is page.mariadb_scroll  # the plan is MariaDB's
+    assert panel.form.proposal_note.text().startswith("Connect to read the server's RAM")
+    qtbot.mouseClick(panel.server.connect_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: panel.conn is not None and not panel.busy, timeout=WAIT_MS)
+    assert "MariaDB 10." in panel.server.server_label.text()
+    assert "may change variables" in panel.server.server_label.text()
+    assert str(tmp_path / "99-bench-gui.cnf") in panel.server.control_label.text()
+    assert panel.form.users_spin.value() == 24  # the plan's most virtual users
+    # The machine's own RAM: replaced by a small one so the test asks little of this host.
+    panel.form.ram_edit.setText("2GiB")
+    panel.form.ram_edit.editingFinished.emit()
+    qtbot.waitUntil(lambda: not panel.busy, timeout=WAIT_MS)
+    panel.form.storage_combo.setCurrentIndex(STORAGE_TYPES.index("nvme"))
+    qtbot.waitUntil(lambda: not panel.busy, timeout=WAIT_MS)
+    assert row_text(page, "innodb_buffer_pool_size", COL_CURRENT) == "256M"
+    assert row_text(page, "innodb_buffer_pool_size", COL_PROPOSED) == "1G"
+    assert row_text(page, "innodb_buffer_pool_size", COL_EFFECT) == "at once"
+    assert row_text(page, "max_connections", COL_PROPOSED) == "37"  # 24 + 3 + 10
+    assert "at once" in panel.summary_label.text()
+
+    wanted = {"innodb_buffer_pool_size", "innodb_io_capacity", "innodb_io_capacity_max",
+              "max_connections"}  # fmt: skip
+    for row in panel.diff.rows:
+        if row.changes:
+            panel.diff.set_checked(row.name, row.name in wanted)
+    assert set(panel.diff.checked_names()) == wanted
+    page.grab().save(str(tmp_path / "database-mariadb-1366.png"))
+    assert panel.apply_button.isEnabled()
+    qtbot.mouseClick(panel.apply_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not panel.busy, timeout=WAIT_MS)
+    assert page.banner.tone() == "ok", page.message()
+    assert "4 setting(s) applied" in page.message()
+    assert show(mariadb_server, "innodb_buffer_pool_size") == str(1024**3)
+    assert show(mariadb_server, "max_connections") == "37"
+    assert show(mariadb_server, "innodb_io_capacity") == "10000"
+    assert show(mariadb_server, "innodb_io_capacity_max") == "20000"
+    written = parse_cnf((tmp_path / "99-bench-gui.cnf").read_text())
+    assert written == {"innodb_buffer_pool_size": "1G", "innodb_io_capacity": "10000",
+                       "innodb_io_capacity_max": "20000", "max_connections": "37"}  # fmt: skip
+    assert row_text(page, "max_connections", COL_EFFECT) == "unchanged"
+    assert panel.history_table.rowCount() == 1
+    page.grab().save(str(tmp_path / "database-mariadb-applied-1366.png"))
+    page.resize(1920, 1080)
+    QApplication.processEvents()  # the layout settles at the new size before the grab
+    page.grab().save(str(tmp_path / "database-mariadb-applied-1920.png"))
+
+    assert panel.rollback_button.isEnabled()
+    qtbot.mouseClick(panel.rollback_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not panel.busy, timeout=WAIT_MS)
+    assert page.banner.tone() == "ok", page.message()
+    assert page.message().startswith("Rolled back #")
+    assert not (tmp_path / "99-bench-gui.cnf").exists()
+    assert panel.history_table.rowCount() == 2
+    assert not panel.rollback_button.isEnabled()
+
+
+def test_a_postgresql_plan_is_sent_to_its_tab(qtbot: QtBot, store: Any) -> None:
+    widget = DatabasePage(store, plan_provider=Plan)
+    qtbot.addWidget(widget)
+    assert widget.tabs.currentIndex() == 0
+    widget.mariadb.connect_target()
+    assert "not MariaDB or MySQL" in widget.message()
+    assert widget.mariadb.conn is None
+    assert widget.shutdown(60)
