@@ -17,6 +17,7 @@ import os
 import shutil
 import tempfile
 import threading
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -128,6 +129,20 @@ def _session_data_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path
         os.environ.pop("BENCH_GUI_DATA_DIR", None)
     else:
         os.environ["BENCH_GUI_DATA_DIR"] = old
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _demo_stopped(_session_data_dir: Path) -> Iterator[None]:
+    """A test that ran on the embedded demo target leaves its server running for the next
+    one; it is stopped once all tests are done, as the app does when it quits (the package's
+    own exit hook would run after the tests' folders are gone, and fail)."""
+    yield
+    from bench_gui.remote.demo import DemoUnavailable, stop_demo
+
+    try:
+        stop_demo()
+    except DemoUnavailable as exc:
+        warnings.warn(f"the demo server did not stop: {exc}", stacklevel=1)
 
 
 @pytest.fixture(scope="session", autouse=True)
