@@ -73,7 +73,7 @@ def test_vu_list_problems_are_named(page: WorkloadPage) -> None:
     assert page.field_error("workload.virtual_users") == ""
     page.rampup_spin.setValue(30)
     page.duration_spin.setValue(90)
-    assert page.vu_hint.text() == "1 step: 4 users  ·  about 2 min"
+    assert page.vu_hint.text() == "1 step: 4 users  ·  about\u00a02\u00a0min"
 
 
 def test_a_postgresql_target_needs_a_host(page: WorkloadPage) -> None:

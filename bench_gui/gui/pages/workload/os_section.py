@@ -12,6 +12,12 @@ from bench_gui.core.plan import Plan
 from bench_gui.core.tuning.presets import BUILTIN_OS_PRESETS
 from bench_gui.gui.widgets.plan_fields import PlanFields, add_row, styled_form
 
+# Placeholders of the host and data directory, by workload kind: a random-read study has no
+# database, only the host fio runs on and the disk of its file.
+PLACEHOLDERS = {
+    "tproc_c": ("the database host (the driver host)", "the data directory, to find its disks"),
+    "random_read": ("the host fio runs on (the driver host)", "the data file's folder"),
+}
 KNOBS_HINT = (
     "One KEY = VALUE a line, over the preset's: sysctls, read_ahead_kb, scheduler,"
     " transparent_hugepage. Applied as root before the run, rolled back after it."
@@ -46,15 +52,20 @@ class OsSection(QGroupBox):
         self.knobs_edit.setFixedHeight(72)
         add_row(form, "Knobs", self.fields.cell("os.knobs", self.knobs_edit, KNOBS_HINT))
         self.host_edit = QLineEdit()
-        self.host_edit.setPlaceholderText("the database host (the driver host)")
         hint = "Empty: the driver host; local, or an SSH target."
         add_row(form, "Host", self.fields.cell("os.host", self.host_edit, hint))
         self.data_dir_edit = QLineEdit()
-        self.data_dir_edit.setPlaceholderText("the data directory, to find its disks")
         add_row(form, "Data directory", self.fields.cell("os.data_dir", self.data_dir_edit))
         self.devices_edit = QLineEdit()
         self.devices_edit.setPlaceholderText("nvme0n1, nvme1n1 (default: the data directory's)")
         add_row(form, "Data devices", self.fields.cell("os.devices", self.devices_edit))
+        self.set_workload_kind("tproc_c")
+
+    def set_workload_kind(self, kind: str) -> None:
+        """Placeholders that speak of the kind's own host and data."""
+        host, data_dir = PLACEHOLDERS.get(kind, PLACEHOLDERS["tproc_c"])
+        self.host_edit.setPlaceholderText(host)
+        self.data_dir_edit.setPlaceholderText(data_dir)
 
     def set_plan(self, plan: Plan) -> None:
         self.preset_combo.setCurrentIndex(max(0, self.preset_combo.findData(plan.os.preset)))

@@ -4,6 +4,10 @@ Validation is the plan model's own (:func:`bench_gui.core.plan.plan_from_dict`):
 its fields into the plan's dictionary, and every :class:`PlanError` problem is shown next to the
 field it names. Fields the page has no widget for (admin database, SSL mode, worker counts,
 notes) are kept from the loaded plan, so loading and saving never loses them.
+
+The plan's workload kind picks the sections shown: TPROC-C's sweep, options and schema box, or
+the random-read study's form (and no database); the dictionary carries only the chosen kind's
+fields, as the plan model asks.
 """
 
 from __future__ import annotations
@@ -14,18 +18,28 @@ from typing import Any
 from PySide6.QtCore import Signal, SignalInstance
 from PySide6.QtWidgets import (
     QFileDialog,
-    QGridLayout,
     QHBoxLayout,
     QPushButton,
     QScrollArea,
+    QVBoxLayout,
     QWidget,
 )
 
+from bench_gui.agent.fio.sizes import RANDOM_READ_FIELDS
 from bench_gui.agent.protocol import Event
-from bench_gui.core.plan import Plan, PlanError, load_plan, plan_from_dict
+from bench_gui.core.engine import EngineCatalog
+from bench_gui.core.plan import (
+    TPROC_C_FIELDS,
+    Plan,
+    PlanError,
+    load_plan,
+    plan_from_dict,
+)
 from bench_gui.gui.pages.workload.os_section import OsSection
+from bench_gui.gui.pages.workload.random_read_section import RandomReadSection
 from bench_gui.gui.pages.workload.schema_box import SchemaBox
-from bench_gui.gui.pages.workload.sections import OptionsSection, SweepSection, TargetSection
+from bench_gui.gui.pages.workload.sections import OptionsSection, SweepSection
+from bench_gui.gui.pages.workload.target_section import TargetSection
 from bench_gui.gui.widgets.page_parts import ErrorLine, PageHeader, page_layout
 from bench_gui.gui.widgets.plan_fields import PlanFields
 from bench_gui.gui.widgets.power_options import PowerOptions
@@ -46,16 +60,21 @@ class WorkloadPage(QWidget):
     check_requested = Signal(object)
     cancel_requested = Signal()
 
-    def __init__(self, plan: Plan | None = None, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        plan: Plan | None = None,
+        parent: QWidget | None = None,
+        catalog: EngineCatalog | None = None,
+    ) -> None:
         super().__init__(parent)
         self._base = plan or Plan()
         self.plan_path: Path | None = None
         self.fields = PlanFields()  # every section's, by plan field name
         self._busy: str | None = None
-        self._build_ui()
+        self._build_ui(catalog)
         self.set_plan(self._base)
 
-    def _build_ui(self) -> None:
+    def _build_ui(self, catalog: EngineCatalog | None) -> None:
         outer = page_layout(self)
         self.header = PageHeader("Workload")
         self.subtitle = self.header.subtitle
@@ -63,31 +82,50 @@ class WorkloadPage(QWidget):
         self.general_error = ErrorLine()
         outer.addWidget(self.general_error)
 
-        self.target = TargetSection()
+        self.target = TargetSection(catalog)
         self.sweep = SweepSection()
+        self.sweep.kind_changed.connect(self._show_kind)
         self.options = OptionsSection()
+        self.random_read = RandomReadSection()
         self.schema = SchemaBox()
         self.schema.build_button.clicked.connect(lambda: self._request(self.build_requested))
         self.schema.check_button.clicked.connect(lambda: self._request(self.check_requested))
         self.schema.cancel_button.clicked.connect(self.cancel_requested)
         self.power_options = PowerOptions()
         self.os_section = OsSection()
-        for section in (self.target, self.sweep, self.options, self.power_options, self.os_section):
+        for section in (
+            self.target,
+            self.sweep,
+            self.options,
+            self.random_read,
+            self.power_options,
+            self.os_section,
+        ):
             self.fields.include(section.fields)
+        # Two columns (the target; the workload, its options and the schema), then the
+        # random-read study in their place for a random-read plan, power and OS knobs.
         content = QWidget()
-        grid = QGridLayout(content)
-        grid.setContentsMargins(0, 0, 8, 0)
-        grid.setHorizontalSpacing(18)
-        grid.setVerticalSpacing(6)
-        grid.setColumnStretch(0, 1)
-        grid.setColumnStretch(1, 1)
-        grid.addWidget(self.target, 0, 0)
-        grid.addWidget(self.sweep, 0, 1)
-        grid.addWidget(self.options, 1, 0)
-        grid.addWidget(self.schema, 1, 1)
-        grid.addWidget(self.power_options, 2, 0, 1, 2)
-        grid.addWidget(self.os_section, 3, 0, 1, 2)
-        grid.setRowStretch(4, 1)
+        column = QVBoxLayout(content)
+        column.setContentsMargins(0, 0, 8, 0)
+        column.setSpacing(6)
+        top = QHBoxLayout()
+        top.setSpacing(18)
+        sides: tuple[tuple[QWidget, ...], ...] = (
+            (self.target,),
+            (self.sweep, self.options, self.schema),
+        )
+        for widgets in sides:
+            side = QVBoxLayout()
+            side.setSpacing(6)
+            for widget in widgets:
+                side.addWidget(widget)
+            side.addStretch(1)
+            top.addLayout(side, 1)
+        column.addLayout(top)
+        below: tuple[QWidget, ...] = (self.random_read, self.power_options, self.os_section)
+        for widget in below:
+            column.addWidget(widget)
+        column.addStretch(1)
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QScrollArea.Shape.NoFrame)
@@ -115,7 +153,8 @@ class WorkloadPage(QWidget):
     def _name_inputs(self) -> None:
         """The sections' inputs by the names the main window and the tests use."""
         t, s, b, os = self.target, self.sweep, self.schema, self.os_section
-        self.demo_radio, self.pg_radio = t.demo_radio, t.pg_radio
+        self.demo_radio, self.pg_radio = t.demo_radio, t.server_radio
+        self.engine_combo, self.workload_kind_combo = t.engine_combo, s.kind_combo
         self.driver_combo, self.host_edit, self.port_spin = t.driver_combo, t.host_edit, t.port_spin
         self.user_edit, self.database_edit = t.user_edit, t.database_edit
         self.password_env_edit = t.password_env_edit
@@ -137,25 +176,68 @@ class WorkloadPage(QWidget):
         self.target.set_plan(plan)
         self.sweep.set_plan(plan)
         self.options.set_plan(plan)
+        self.random_read.set_plan(plan)
         self.power_options.set_plan(plan)
         self.os_section.set_plan(plan)
         self.clear_errors()
+        self._show_kind(plan.workload.kind)
+
+    @property
+    def workload_kind(self) -> str:
+        """The workload kind chosen: ``tproc_c`` or ``random_read``."""
+        return self.sweep.workload_kind
+
+    def _show_kind(self, kind: str) -> None:
+        """The chosen kind's sections shown, the other kind's hidden (their values kept)."""
+        tproc_c = kind == "tproc_c"
+        self.options.setVisible(tproc_c)
+        self.schema.setVisible(tproc_c)
+        self.random_read.setVisible(not tproc_c)
+        self.target.set_workload_kind(kind)
+        self.sweep.show_kind(kind)
+        self.os_section.set_workload_kind(kind)
+        self.start_button.setText("Start sweep  ▶" if tproc_c else "Start study  ▶")
         self._update_subtitle()
 
     def plan_data(self) -> dict[str, Any]:
-        """The fields as a plan dictionary (not validated)."""
+        """The fields as a plan dictionary (not validated), with only the chosen kind's
+        workload fields."""
         data = self._base.to_dict()
+        kind = self.workload_kind
+        workload = data.setdefault("workload", {})
+        other = (*RANDOM_READ_FIELDS, "kind") if kind == "tproc_c" else TPROC_C_FIELDS
+        for key in other:
+            workload.pop(key, None)
         self.sweep.fill(data)
         self.target.fill(data)
-        self.options.fill(data)
+        if kind == "tproc_c":
+            self.options.fill(data)
+        else:
+            workload["kind"] = kind
+            self.random_read.fill(data)
         self.power_options.fill(data)
         self.os_section.fill(data)
         return data
 
+    def page_problems(self) -> list[tuple[str, str]]:
+        """Problems of the fields the plan model cannot see (it gets their values only)."""
+        return self.random_read.problems() if self.workload_kind == "random_read" else []
+
+    def checked_plan(self) -> Plan:
+        """The plan in the fields, or :class:`PlanError` with every problem of the fields."""
+        problems = self.page_problems()
+        try:
+            plan = plan_from_dict(self.plan_data())
+        except PlanError as exc:
+            problems += exc.problems
+        if problems:
+            raise PlanError(problems)
+        return plan
+
     def current_plan(self) -> Plan | None:
         """The plan in the fields if it is valid (no error shown), else None."""
         try:
-            return plan_from_dict(self.plan_data())
+            return self.checked_plan()
         except PlanError:
             return None
 
@@ -167,11 +249,10 @@ class WorkloadPage(QWidget):
         """The plan in the fields, or None with every problem shown next to its field."""
         self.clear_errors()
         try:
-            plan = plan_from_dict(self.plan_data())
+            return self.checked_plan()
         except PlanError as exc:
             self.show_problems(exc.problems)
             return None
-        return plan
 
     def clear_errors(self) -> None:
         self.fields.clear()
@@ -195,7 +276,8 @@ class WorkloadPage(QWidget):
 
     def _update_subtitle(self) -> None:
         where = f"Plan file: {self.plan_path}" if self.plan_path else "Unsaved plan"
-        self.header.set_subtitle(f"TPROC-C sweep plan  ·  {where}")
+        what = "TPROC-C sweep" if self.workload_kind == "tproc_c" else "Random-read study"
+        self.header.set_subtitle(f"{what} plan  ·  {where}")
 
     # ---- files ---------------------------------------------------------------------------
 

@@ -1,4 +1,5 @@
-"""The Workload page's plan sections: where the database is, the sweep, and its options.
+"""The Workload page's plan sections: the workload's kind and TPROC-C's sweep, and its options
+(the target is :mod:`.target_section`, the random-read study :mod:`.random_read_section`).
 
 Each section shows its part of a :class:`Plan` (``set_plan``) and writes it back into the
 plan's dictionary (``fill``); ``fields`` holds its inputs and error lines by plan field name.
@@ -8,32 +9,27 @@ from __future__ import annotations
 
 from typing import Any
 
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
-    QButtonGroup,
     QCheckBox,
     QComboBox,
     QDoubleSpinBox,
     QGroupBox,
-    QHBoxLayout,
-    QLabel,
     QLineEdit,
-    QPushButton,
-    QRadioButton,
     QSpinBox,
-    QWidget,
 )
 
-from bench_gui.core.plan import BUILD_MODES, Plan, Target, parse_vu_list
+from bench_gui.core.plan import BUILD_MODES, WORKLOAD_KINDS, Plan, parse_vu_list
+from bench_gui.gui.widgets.page_parts import compact_combo
 from bench_gui.gui.widgets.plan_fields import PlanFields, add_row, styled_form
-from bench_gui.remote.errors import SecretStoreError
-from bench_gui.remote.secrets import database_password, set_db_password
 
-THIS_MACHINE = "This machine"
-DRIVER_HINT = (
-    "Where the workload agent runs (SSH targets are added on the Targets page). Host and port"
-    " below are as seen from it."
-)
 VU_HINT = "One sweep step per user count: a list (8,16,24) or a range (8-64/8)."
+WORKLOAD_LABELS = {
+    "tproc_c": "TPROC-C (OLTP on a database)",
+    "random_read": "Random read (fio: dataset size against RAM)",
+}
+# The name a plan of each kind gets when it names none (the plan model's).
+DEFAULT_NAMES = {"tproc_c": Plan().name, "random_read": "Random-read sweep"}
 BUILD_MODE_LABELS = {
     "if_missing": "Build if missing",
     "always": "Always rebuild",
@@ -53,7 +49,7 @@ def duration_words(seconds: float) -> str:
     return f"{secs} s"
 
 
-def _seconds_spin() -> QDoubleSpinBox:
+def seconds_spin() -> QDoubleSpinBox:
     spin = QDoubleSpinBox()
     spin.setRange(0, 86_400)
     spin.setDecimals(0)
@@ -61,187 +57,29 @@ def _seconds_spin() -> QDoubleSpinBox:
     return spin
 
 
-class TargetSection(QGroupBox):
-    """The database (the embedded demo or a PostgreSQL server), and the host the agent runs
-    on (this machine or a saved SSH target)."""
-
-    def __init__(self) -> None:
-        super().__init__("Target")
-        self.fields = PlanFields()
-        self._driver_before_demo = ""  # the driver host kept while the demo is chosen
-        form = styled_form(self)
-        kinds = QWidget()
-        row = QHBoxLayout(kinds)
-        row.setContentsMargins(0, 0, 0, 0)
-        row.setSpacing(18)
-        self.demo_radio = QRadioButton("Embedded demo")
-        self.pg_radio = QRadioButton("PostgreSQL server")
-        self.kind_group = QButtonGroup(self)
-        self.kind_group.addButton(self.demo_radio)
-        self.kind_group.addButton(self.pg_radio)
-        row.addWidget(self.demo_radio)
-        row.addWidget(self.pg_radio)
-        row.addStretch(1)
-        self.demo_radio.toggled.connect(self.update_enabled)
-        add_row(form, "Database", self.fields.cell("target.kind", kinds))
-        self.driver_combo = QComboBox()
-        self.driver_combo.addItem(THIS_MACHINE, "")
-        add_row(
-            form, "Driver host", self.fields.cell("driver.target", self.driver_combo, DRIVER_HINT)
-        )
-        self.host_edit = QLineEdit()
-        self.host_edit.setPlaceholderText("db.example.com")
-        add_row(form, "Host", self.fields.cell("target.host", self.host_edit))
-        self.port_spin = QSpinBox()
-        self.port_spin.setRange(0, 65535)
-        add_row(form, "Port", self.fields.cell("target.port", self.port_spin))
-        self.user_edit = QLineEdit()
-        add_row(form, "User", self.fields.cell("target.user", self.user_edit))
-        self.database_edit = QLineEdit()
-        add_row(form, "Database name", self.fields.cell("target.database", self.database_edit))
-        self.password_env_edit = QLineEdit()
-        self.password_env_edit.setPlaceholderText("PGPASSWORD")
-        hint = "PGPASSWORD or a BENCH_GUI_* variable, if set; else the OS keyring's."
-        add_row(
-            form,
-            "Password from",
-            self.fields.cell("target.password_env", self.password_env_edit, hint),
-        )
-        # The password itself: straight to the OS keyring (per server, port and user), never
-        # into the plan. The line under it says where a run's password will come from.
-        password_row = QWidget()
-        row = QHBoxLayout(password_row)
-        row.setContentsMargins(0, 0, 0, 0)
-        self.password_edit = QLineEdit()
-        self.password_edit.setEchoMode(QLineEdit.EchoMode.Password)
-        self.password_edit.setPlaceholderText("kept in the OS keyring")
-        self.password_edit.returnPressed.connect(self.save_password)
-        self.password_save_button = QPushButton("Save in keyring")
-        self.password_save_button.clicked.connect(self.save_password)
-        row.addWidget(self.password_edit, 1)
-        row.addWidget(self.password_save_button)
-        add_row(form, "Password", password_row)
-        self.password_note = QLabel("")
-        self.password_note.setObjectName("muted")
-        self.password_note.setWordWrap(True)
-        add_row(form, "", self.password_note)
-        for edit in (self.host_edit, self.user_edit, self.password_env_edit):
-            edit.editingFinished.connect(self.update_password_note)
-        self.port_spin.valueChanged.connect(self.update_password_note)
-
-    def set_plan(self, plan: Plan) -> None:
-        target = plan.target
-        (self.pg_radio if target.kind == "postgresql" else self.demo_radio).setChecked(True)
-        self.host_edit.setText(target.host)
-        self.port_spin.setValue(target.port)
-        self.user_edit.setText(target.user)
-        self.database_edit.setText(target.database)
-        self.password_env_edit.setText(target.password_env)
-        self._driver_before_demo = ""
-        self.select_driver(plan.driver.target)
-        self.update_enabled()
-
-    def server_target(self) -> Target:
-        """The database server and user in the fields (what a password is kept under)."""
-        return Target(
-            kind="postgresql",
-            host=self.host_edit.text().strip(),
-            port=self.port_spin.value(),
-            user=self.user_edit.text().strip(),
-            password_env=self.password_env_edit.text().strip(),
-        )
-
-    def save_password(self) -> None:
-        """Keep the typed password in the OS keyring for the server and user in the fields."""
-        password = self.password_edit.text()
-        target = self.server_target()
-        if not password or not target.host or not target.user:
-            self.password_note.setText("Give the host and user, then type the password.")
-            return
-        try:
-            set_db_password(target, password)
-        except SecretStoreError as exc:
-            self.password_note.setText(str(exc))
-            return
-        self.password_edit.clear()
-        self.update_password_note()
-
-    def update_password_note(self) -> None:
-        """Say where a run's database password will come from (keyring, variable, none)."""
-        if not self.pg_radio.isChecked():
-            self.password_note.setText("")
-            return
-        try:
-            source = database_password(self.server_target()).source
-        except SecretStoreError as exc:
-            self.password_note.setText(str(exc))
-            return
-        self.password_note.setText(f"A run's password: {source}.")
-
-    def fill(self, data: dict[str, Any]) -> None:
-        """Write ``target`` and ``driver`` (the demo always runs on this machine)."""
-        target = data["target"]
-        server_kind = self.pg_radio.isChecked()
-        target["kind"] = "postgresql" if server_kind else "demo"
-        target["host"] = self.host_edit.text().strip()
-        target["port"] = self.port_spin.value()
-        target["user"] = self.user_edit.text().strip()
-        target["database"] = self.database_edit.text().strip()
-        target["password_env"] = self.password_env_edit.text().strip()
-        driver = data.setdefault("driver", {})
-        driver["target"] = str(self.driver_combo.currentData() or "") if server_kind else ""
-
-    def set_driver_targets(self, names: list[str]) -> None:
-        """The saved SSH targets the agent can run on; the current choice is kept."""
-        current = str(self.driver_combo.currentData() or "")
-        self.driver_combo.blockSignals(True)
-        self.driver_combo.clear()
-        self.driver_combo.addItem(THIS_MACHINE, "")
-        for name in names:
-            self.driver_combo.addItem(name, name)
-        self.driver_combo.blockSignals(False)
-        self.select_driver(current)
-
-    def select_driver(self, name: str) -> None:
-        index = self.driver_combo.findData(name)
-        if index < 0:
-            # A plan naming a target this machine has not saved: kept, and marked as such.
-            self.driver_combo.addItem(f"{name} (not saved)", name)
-            index = self.driver_combo.count() - 1
-        self.driver_combo.setCurrentIndex(index)
-
-    def update_enabled(self) -> None:
-        server = self.pg_radio.isChecked()
-        for widget in (
-            self.host_edit,
-            self.port_spin,
-            self.user_edit,
-            self.password_env_edit,
-            self.password_edit,
-            self.password_save_button,
-        ):
-            widget.setEnabled(server)
-        self.update_password_note()
-        # The embedded demo runs on this machine only: the choice is kept for a server target.
-        self.driver_combo.setEnabled(server)
-        if not server and self.driver_combo.currentIndex() != 0:
-            self._driver_before_demo = str(self.driver_combo.currentData() or "")
-            self.driver_combo.setCurrentIndex(0)
-        elif server and self._driver_before_demo:
-            self.select_driver(self._driver_before_demo)
-            self._driver_before_demo = ""
-
-
 class SweepSection(QGroupBox):
-    """The run's name, the warehouses, the user counts of the sweep and each step's timing;
-    the hint under the users says how many steps they make and how long the sweep takes."""
+    """The run's name, the workload's kind, and TPROC-C's sweep: the warehouses, the user
+    counts of the sweep and each step's timing; the hint under the users says how many steps
+    they make and how long the sweep takes.
+
+    Signals:
+        kind_changed(str): the user chose another workload kind.
+    """
+
+    kind_changed = Signal(str)
 
     def __init__(self) -> None:
         super().__init__("Workload")
         self.fields = PlanFields()
-        form = styled_form(self)
+        self.form = form = styled_form(self)
         self.name_edit = QLineEdit()
         add_row(form, "Run name", self.fields.cell("name", self.name_edit))
+        self.kind_combo = compact_combo(QComboBox())
+        for kind in WORKLOAD_KINDS:
+            self.kind_combo.addItem(WORKLOAD_LABELS.get(kind, kind), kind)
+        self.kind_combo.currentIndexChanged.connect(self._kind_chosen)
+        add_row(form, "Kind", self.fields.cell("workload.kind", self.kind_combo))
+        self._shown_kind = "tproc_c"
         self.warehouses_spin = QSpinBox()
         # 0 is allowed in the box so the plan's own validation can say why it is wrong.
         self.warehouses_spin.setRange(0, 100_000)
@@ -255,27 +93,60 @@ class SweepSection(QGroupBox):
             self.fields.cell("workload.virtual_users", self.vus_edit, VU_HINT),
         )
         self.vu_hint = self.fields.hints["workload.virtual_users"]
-        self.rampup_spin = _seconds_spin()
+        self.rampup_spin = seconds_spin()
         self.rampup_spin.valueChanged.connect(self._update_vu_hint)
         add_row(form, "Ramp-up", self.fields.cell("workload.rampup_s", self.rampup_spin))
-        self.duration_spin = _seconds_spin()
+        self.duration_spin = seconds_spin()
         self.duration_spin.valueChanged.connect(self._update_vu_hint)
         add_row(
             form,
             "Measured window",
             self.fields.cell("workload.duration_s", self.duration_spin, "Per step, after ramp-up."),
         )
+        self.tproc_c_inputs = (
+            self.warehouses_spin,
+            self.vus_edit,
+            self.rampup_spin,
+            self.duration_spin,
+        )
+
+    @property
+    def workload_kind(self) -> str:
+        return str(self.kind_combo.currentData() or "tproc_c")
+
+    def _kind_chosen(self) -> None:
+        """The run name follows the kind while it is the other kind's default name."""
+        kind = self.workload_kind
+        if self.name_edit.text().strip() in ("", DEFAULT_NAMES.get(self._shown_kind)):
+            self.name_edit.setText(DEFAULT_NAMES.get(kind, ""))
+        self.show_kind(kind)
+        self.kind_changed.emit(kind)
+
+    def show_kind(self, kind: str) -> None:
+        """TPROC-C's rows only for a TPROC-C plan."""
+        self._shown_kind = kind
+        for widget in self.tproc_c_inputs:
+            cell = widget.parentWidget()  # the field's cell: the input, its hint and error
+            if cell is not None:
+                self.form.setRowVisible(cell, kind == "tproc_c")
 
     def set_plan(self, plan: Plan) -> None:
         wl = plan.workload
         self.name_edit.setText(plan.name)
+        self.kind_combo.blockSignals(True)
+        self.kind_combo.setCurrentIndex(max(0, self.kind_combo.findData(wl.kind)))
+        self.kind_combo.blockSignals(False)
+        self.show_kind(wl.kind)
         self.warehouses_spin.setValue(wl.warehouses)
         self.vus_edit.setText(",".join(str(v) for v in wl.virtual_users))
         self.rampup_spin.setValue(wl.rampup_s)
         self.duration_spin.setValue(wl.duration_s)
 
     def fill(self, data: dict[str, Any]) -> None:
+        """The name, and TPROC-C's sweep (the page writes the kind)."""
         data["name"] = self.name_edit.text().strip()
+        if self.workload_kind != "tproc_c":
+            return
         wl = data["workload"]
         wl["warehouses"] = self.warehouses_spin.value()
         wl["virtual_users"] = self.vus_edit.text()
@@ -303,7 +174,8 @@ class SweepSection(QGroupBox):
         shown = ", ".join(str(u) for u in users[:12]) + (" …" if len(users) > 12 else "")
         steps = "1 step" if len(users) == 1 else f"{len(users)} steps"
         total = len(users) * (self.rampup_spin.value() + self.duration_spin.value())
-        self.vu_hint.setText(f"{steps}: {shown} users  ·  about {duration_words(total)}")
+        about = duration_words(total).replace(" ", "\u00a0")  # never split across lines
+        self.vu_hint.setText(f"{steps}: {shown} users  ·  about\u00a0{about}")
 
 
 class OptionsSection(QGroupBox):
