@@ -276,8 +276,10 @@ class MainWindow(QMainWindow):
         return self.demo.start(plan)
 
     def _waits_for_demo(self, action: str, plan: Plan) -> bool:
-        """While the demo target is being made ready, a task on it waits, then starts."""
-        if plan.target.kind != "demo" or self.demo is None or not self.demo.busy:
+        """While the demo target is being made ready, a task on it waits, then starts (a
+        random-read study reads a file with fio and never uses the demo database)."""
+        on_demo = plan.target.kind == "demo" and plan.workload.kind != "random_read"
+        if not on_demo or self.demo is None or not self.demo.busy:
             return False
         self._pending = (action, plan)
         self.workload_page.set_busy(action)
@@ -415,17 +417,11 @@ class MainWindow(QMainWindow):
             self.session_label.setText(f"Session #{worker.session_id}")
         if worker.action == "run":
             self.live_page.handle_event(event)
+            status = self.live_page.status_for(event)
+            if status:
+                self.set_status(status, "Live")
             if event.kind == "step" and event.get("phase") == "start":
-                model = self.live_page.model
-                self.set_status(
-                    f"Sweep running: step {model.step_number} of {model.step_count or '?'}"
-                    f" ({event.get('vus')} users)",
-                    "Live",
-                )
                 window_fit.no_focus_on_charts(self.live_page)
-            elif event.kind == "hello":
-                server = event.get("server") or "the target"
-                self.set_status(f"Sweep running against {server}", "Live")
         else:
             self.workload_page.task_event(event)
 

@@ -18,7 +18,7 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication, QGraphicsView, QLabel, QMessageBox, QWidget
 from pytestqt.qtbot import QtBot
 
-from bench_gui.core.plan import Plan
+from bench_gui.core.plan import Plan, plan_from_dict
 from bench_gui.gui.app import build_main_window
 from bench_gui.gui.main_window import APP_TITLE, PAGES, READY, MainWindow
 from bench_gui.gui.nav_panel import COMPACT_BELOW
@@ -457,3 +457,20 @@ def test_a_task_waiting_for_the_demo_can_be_called_off(
     finally:
         assert laptop.shutdown(60)
     assert laptop.worker is None
+
+
+def test_a_random_read_study_does_not_wait_for_the_demo_database(
+    qtbot: QtBot, laptop: MainWindow, demo_released: None
+) -> None:
+    """fio reads a file: the demo database being made ready is nothing a study waits for."""
+    study = plan_from_dict({"workload": {"kind": "random_read", "dataset_sizes": ["8MiB"]}})
+    assert study.target.kind == "demo"
+    assert laptop.prepare_demo()
+    try:
+        assert laptop.demo is not None
+        assert laptop.demo.busy
+        assert not laptop._waits_for_demo("run", study)
+        assert laptop._waits_for_demo("run", Plan())  # a TPROC-C sweep on the demo waits
+    finally:
+        laptop.stop_task()
+        assert laptop.shutdown(60)
