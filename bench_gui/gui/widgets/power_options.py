@@ -56,6 +56,22 @@ SCOPE_NOTES = {
 }
 
 
+# What the block devices field says for each workload: (placeholder, hint).
+DEVICE_WORDS = {
+    "tproc_c": (
+        "where the database lives",
+        "e.g. md0, nvme0n1 — empty: the devices of the database's data directory"
+        " (when the agent runs on its host), else every disk and array.",
+    ),
+    "random_read": (
+        "where the data file lives",
+        "e.g. md0, nvme0n1 — empty: the device of fio's data file.",
+    ),
+}
+# Whose RAPL counters are read, by workload (the agent's host runs fio itself).
+RAPL_HOST = {"tproc_c": "the database host", "random_read": "the host fio runs on"}
+
+
 class PowerOptions(QGroupBox):
     """Power meter and host metrics of a plan.
 
@@ -68,6 +84,7 @@ class PowerOptions(QGroupBox):
         super().__init__("Power and host metrics", parent)
         self.fields = PlanFields()
         self.option_widgets: dict[str, dict[str, QWidget]] = {}
+        self._workload_kind = "tproc_c"
         self.reader = TaskRunner(self, expected=READING_ERRORS, where="the meter's test reading")
 
         outer = QHBoxLayout(self)
@@ -134,16 +151,11 @@ class PowerOptions(QGroupBox):
         self.monitor_check = QCheckBox("Sample CPU, memory and disks every second")
         right.addRow("", self.fields.cell("monitor.enabled", self.monitor_check))
         self.devices_edit = QLineEdit()
-        self.devices_edit.setPlaceholderText("where the database lives")
+        self.devices_edit.setPlaceholderText(DEVICE_WORDS["tproc_c"][0])
         add_row(
             right,
             "Block devices",
-            self.fields.cell(
-                "monitor.devices",
-                self.devices_edit,
-                "e.g. md0, nvme0n1 — empty: the devices of the database's data directory"
-                " (when the agent runs on its host), else every disk and array.",
-            ),
+            self.fields.cell("monitor.devices", self.devices_edit, DEVICE_WORDS["tproc_c"][1]),
         )
         self.monitor_check.toggled.connect(self.devices_edit.setEnabled)
         outer.addLayout(right, 2)
@@ -270,13 +282,23 @@ class PowerOptions(QGroupBox):
 
     # ---- behaviour -----------------------------------------------------------------------
 
+    def set_workload_kind(self, kind: str) -> None:
+        """Words for the kind's own host and data (a study has a data file, not a database)."""
+        self._workload_kind = kind if kind in DEVICE_WORDS else "tproc_c"
+        placeholder, hint = DEVICE_WORDS[self._workload_kind]
+        self.devices_edit.setPlaceholderText(placeholder)
+        self.fields.hints["monitor.devices"].setText(hint)
+        self._meter_changed()
+
     def _meter_changed(self) -> None:
         meter = self.meter
         index = METER_KINDS.index(meter) if meter in METER_KINDS else 0
         for i, options_page in enumerate(self.pages):
             options_page.setVisible(i == index)
         self.stack.setVisible(meter != "none" and meter in METER_KINDS)
-        self.scope_note.setText(SCOPE_NOTES.get(meter, "A meter from a plugin."))
+        note = SCOPE_NOTES.get(meter, "A meter from a plugin.")
+        host = RAPL_HOST[self._workload_kind]
+        self.scope_note.setText(note.replace(RAPL_HOST["tproc_c"], host))
         self.scope_note.setProperty("scope", "cpu" if meter == "rapl" else "")
         has_meter = meter != "none"
         self.idle_spin.setEnabled(has_meter)

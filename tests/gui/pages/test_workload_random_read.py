@@ -257,3 +257,18 @@ def test_each_kind_round_trips_with_no_plan_error(qtbot: QtBot) -> None:
         assert plan_from_dict(page.plan_data()).workload.kind == other
         choose_kind(page, plan.workload.kind)
         assert plan_from_dict(page.plan_data()) == plan
+
+
+def test_power_and_host_metrics_speak_of_the_data_file_for_a_study(qtbot: QtBot) -> None:
+    page = WorkloadPage()
+    qtbot.addWidget(page)
+    power = page.power_options
+    page.set_plan(plan_from_dict({"workload": {"kind": "random_read"}}))
+    assert power.devices_edit.placeholderText() == "where the data file lives"
+    assert "fio's data file" in power.fields.hints["monitor.devices"].text()
+    power.meter_combo.setCurrentIndex(power.meter_combo.findData("rapl"))
+    assert "the host fio runs on" in power.scope_note.text()
+    page.set_plan(plan_from_dict({}))  # back to TPROC-C: the database's words again
+    assert power.devices_edit.placeholderText() == "where the database lives"
+    power.meter_combo.setCurrentIndex(power.meter_combo.findData("rapl"))
+    assert "the database host" in power.scope_note.text()

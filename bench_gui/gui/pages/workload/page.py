@@ -196,6 +196,7 @@ class WorkloadPage(QWidget):
         self.target.set_workload_kind(kind)
         self.sweep.show_kind(kind)
         self.os_section.set_workload_kind(kind)
+        self.power_options.set_workload_kind(kind)
         self.start_button.setText("Start sweep  ▶" if tproc_c else "Start study  ▶")
         self._update_subtitle()
 
