@@ -1,4 +1,5 @@
-"""bench_gui.store: sessions (runs, samples, step results, histograms, logs) in SQLite."""
+"""bench_gui.store: sessions (runs, samples, step results, histograms, logs) in SQLite, or in a
+team's PostgreSQL (team_store, team_sync: push and pull; dialect: the SQL both share)."""
 
 from bench_gui.store.annotations import PowerPriceEntry, PriceEntry
 from bench_gui.store.exchange import SessionFileError, export_session, import_session

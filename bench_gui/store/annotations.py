@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import math
 import re
-import sqlite3
 from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
@@ -24,6 +23,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final
 
 from bench_gui.core.economics import ArrayInput, DevicePrice, PowerPrice
+from bench_gui.store.dialect import DbConnection
 from bench_gui.store.records import RunInfo
 
 MAX_TAG_LENGTH: Final = 40
@@ -221,12 +221,12 @@ class SessionExtras:
 
     if TYPE_CHECKING:
 
-        def transaction(self) -> AbstractContextManager[sqlite3.Connection]: ...
+        def transaction(self) -> AbstractContextManager[DbConnection]: ...
 
-        def _snapshot(self) -> AbstractContextManager[sqlite3.Connection]: ...
+        def _snapshot(self) -> AbstractContextManager[DbConnection]: ...
 
         @staticmethod
-        def _require(conn: sqlite3.Connection, run_id: int) -> None: ...
+        def _require(conn: DbConnection, run_id: int) -> None: ...
 
         def list_runs(self, kind: str | None = "run") -> list[RunInfo]: ...
 
@@ -275,11 +275,14 @@ class SessionExtras:
 
     def all_tags(self) -> list[tuple[str, int]]:
         """Every tag in use with the number of runs carrying it (for completion and filters)."""
+        # Counted here, not grouped in SQL: the spelling shown is that of the session tagged
+        # first, the same on SQLite and PostgreSQL (whose case-insensitive MIN differ).
+        counts: dict[str, list[Any]] = {}
         with self._snapshot() as conn:
-            rows = conn.execute(
-                "SELECT tag, COUNT(*) FROM run_tags GROUP BY tag COLLATE NOCASE ORDER BY tag"
-            ).fetchall()
-        return [(row[0], row[1]) for row in rows]
+            for row in conn.execute("SELECT tag FROM run_tags ORDER BY run_id, tag"):
+                entry = counts.setdefault(str(row[0]).lower(), [str(row[0]), 0])
+                entry[1] += 1
+        return sorted(((tag, n) for tag, n in counts.values()), key=lambda r: r[0].lower())
 
     # -- notes ----------------------------------------------------------------------------------
 

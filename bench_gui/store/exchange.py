@@ -20,6 +20,7 @@ import hashlib
 import json
 import math
 import os
+import uuid
 import zlib
 from datetime import UTC, datetime
 from pathlib import Path
@@ -290,6 +291,14 @@ def _is_num(value: Any) -> bool:
     return value is None or (isinstance(value, int | float) and not isinstance(value, bool))
 
 
+def _is_uuid(value: str) -> bool:
+    try:
+        uuid.UUID(value)
+    except ValueError:
+        return False
+    return True
+
+
 def _is_time(value: Any) -> bool:
     if not isinstance(value, str):
         return False
@@ -359,9 +368,10 @@ class _Validator:
         self.need(_is_time(run["created_at"]), "run.created_at is not a date and time")
         finished = run.get("finished_at")
         self.need(finished is None or _is_time(finished), "run.finished_at is not a date and time")
-        for key in ("app_version", "server_version", "message"):
+        for key in ("app_version", "server_version", "message", "author", "host", "uuid"):
             value = run.get(key)
             self.need(value is None or isinstance(value, str), f"run.{key} is not text")
+        self.need(not run.get("uuid") or _is_uuid(run["uuid"]), "run.uuid is not a UUID")
         for key in ("plan", "target"):
             self.need(isinstance(run.get(key), dict), f"run.{key} is missing")
         for key in _PLAN_SECTIONS:
@@ -512,10 +522,14 @@ def _write(store: SessionStore, path: Path, document: dict[str, Any]) -> int:
         status = "incomplete"
         message = "exported while the run was still going on"
     with store.transaction() as conn:
+        # The session keeps the UUID it has everywhere, unless this store has it already (the
+        # file imported twice): the copy is then a session of its own.
+        known = str(uuid.UUID(run["uuid"])) if run.get("uuid") else ""
+        taken = known and conn.execute("SELECT 1 FROM runs WHERE uuid = ?", (known,)).fetchone()
         cur = conn.execute(
             "INSERT INTO runs (kind, name, status, created_at, finished_at, engine, app_version,"
-            " plan, plan_toml, target, server_version, settings, inventory, agent, message)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " plan, plan_toml, target, server_version, settings, inventory, agent, message,"
+            " uuid, author, host) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 run["kind"],
                 run["name"],
@@ -532,6 +546,10 @@ def _write(store: SessionStore, path: Path, document: dict[str, Any]) -> int:
                 None if run.get("inventory") is None else _dumps(run["inventory"]),
                 _dumps(run.get("agent") or {}),
                 message,
+                str(uuid.uuid4()) if not known or taken else known,
+                # Who recorded it and where, when the file says (older files do not).
+                str(run.get("author") or ""),
+                str(run.get("host") or ""),
             ),
         )
         run_id = cur.lastrowid

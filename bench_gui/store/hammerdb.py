@@ -20,6 +20,7 @@ cannot be read, or a failure while writing, stores nothing.
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -241,14 +242,16 @@ def _span(users: set[int]) -> str:
 def imported_jobs(store: SessionStore) -> dict[str, int]:
     """{HammerDB job id: session id} of every job imported before."""
     found: dict[str, int] = {}
+    # The JSON is read here, not with json_extract: the same query runs on a team store.
     with store.transaction() as conn:
         rows = conn.execute(
-            "SELECT id, json_extract(agent, '$.hammerdb.jobs') FROM runs"
-            " WHERE json_extract(agent, '$.source') = ?",
-            (SOURCE,),
+            "SELECT id, agent FROM runs WHERE agent LIKE ?", (f"%{SOURCE}%",)
         ).fetchall()
-    for run_id, jobs in rows:
-        for job_id in json.loads(jobs or "[]"):
+    for run_id, text in rows:
+        agent = json.loads(text or "{}")
+        if not isinstance(agent, dict) or agent.get("source") != SOURCE:
+            continue
+        for job_id in (agent.get("hammerdb") or {}).get("jobs") or []:
             found[str(job_id)] = int(run_id)
     return found
 
@@ -288,8 +291,8 @@ def _write(store: SessionStore, group: list[HammerJob], path: Path) -> ImportedS
     with store.transaction() as conn:
         cur = conn.execute(
             "INSERT INTO runs (kind, name, status, created_at, finished_at, engine, app_version,"
-            " plan, plan_toml, target, server_version, settings, inventory, agent, message)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '{}', ?, ?, ?)",
+            " plan, plan_toml, target, server_version, settings, inventory, agent, message, uuid)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '{}', ?, ?, ?, ?)",
             (
                 kind,
                 name,
@@ -305,6 +308,9 @@ def _write(store: SessionStore, group: list[HammerJob], path: Path) -> ImportedS
                 None if inventory is None else json.dumps(inventory, separators=(",", ":")),
                 json.dumps(agent, separators=(",", ":"), default=str),
                 message,
+                # Who ran HammerDB, and where, the job store does not say: author and host
+                # stay unknown ("").
+                str(uuid.uuid4()),
             ),
         )
         run_id = cur.lastrowid

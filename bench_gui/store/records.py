@@ -6,7 +6,7 @@ people add in ``annotations``) can share them without importing each other.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 
@@ -25,6 +25,11 @@ class RunInfo:
     steps: int  # step results stored
     best_nopm: float | None  # best complete step (any step if none is complete)
     vus: list[int]  # virtual users of the stored steps, in step order
+    # Who recorded it and where (schema 4; "" when not known: sessions from before, files of
+    # older versions), and the UUID naming it in every store (the local file, a team store).
+    uuid: str = field(default="", kw_only=True)
+    author: str = field(default="", kw_only=True)
+    host: str = field(default="", kw_only=True)
 
 
 @dataclass

@@ -15,19 +15,27 @@ to :data:`BUSY_TIMEOUT_S`.
 Errors: every SQLite failure (full disk, read-only file, not a database...) surfaces as a
 :class:`StoreError` that names the file and the reason. A failed write rolls back only its own
 transaction: what was committed before stays.
+
+Two backends: the same store runs on a team's PostgreSQL (``SessionStore(team=...)``, see
+:mod:`bench_gui.store.team_store`), with the same migrations; :mod:`bench_gui.store.dialect`
+holds what the two spell differently. There, too, a thread has its own connection, readers see
+one snapshot, and writers take one lock (an advisory lock of the database), so two desktops
+writing at once serialise as two processes on one SQLite file do.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
+import sys
 import threading
+import uuid
 from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import asdict
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from bench_gui import __version__
 from bench_gui.agent.protocol import Event
@@ -45,10 +53,16 @@ from bench_gui.core.power import (
     step_power_from_log,
 )
 from bench_gui.store.annotations import EXTRAS_MIGRATION, SessionExtras, storable_text
-from bench_gui.store.paths import default_sessions_path
+from bench_gui.store.dialect import POSTGRES, SQLITE, DbConnection, Dialect
+from bench_gui.store.paths import data_dir, default_sessions_path
+from bench_gui.store.recorder import current_author, current_host
 from bench_gui.store.records import LogLine, RunDetail, RunInfo, Sample, StepResult
 from bench_gui.store.run_claims import RunClaims
 from bench_gui.store.settings_migration import SETTINGS_MIGRATION
+from bench_gui.store.tuning_migration import TUNING_MIGRATION
+
+if TYPE_CHECKING:  # psycopg is loaded only by a team store: a local file never needs it
+    from bench_gui.store.team_store import TeamStoreConfig
 
 RUN_STATUSES: Final = ("running", "complete", "incomplete", "failed")
 FINAL_STATUSES: Final = ("complete", "incomplete", "failed")
@@ -60,10 +74,47 @@ STALE_MESSAGE: Final = "bench-gui stopped while this run was going on"
 
 # One step of a migration: an SQL statement, or a function given the connection (a rewrite of
 # stored JSON that SQL cannot express), run inside the migration's transaction.
-MigrationStep = str | Callable[[sqlite3.Connection], object]
+MigrationStep = str | Callable[[DbConnection], object]
 
-# Ordered schema migrations; migration N (1-based) brings PRAGMA user_version from N-1 to N.
-# Append only: never edit a migration that has shipped.
+
+def db_errors() -> tuple[type[Exception], ...]:
+    """The database errors the store turns into StoreError: sqlite3's, and psycopg's once a
+    team store has loaded it (it is never imported for a local file)."""
+    psycopg = sys.modules.get("psycopg")
+    return (sqlite3.Error,) if psycopg is None else (sqlite3.Error, psycopg.Error)
+
+
+def fill_run_uuids(conn: DbConnection) -> int:
+    """Give every run without one a UUID: its name in every store it is copied to."""
+    rows = conn.execute("SELECT id FROM runs WHERE uuid IS NULL ORDER BY id").fetchall()
+    for row in rows:
+        conn.execute("UPDATE runs SET uuid = ? WHERE id = ?", (str(uuid.uuid4()), row[0]))
+    return len(rows)
+
+
+# Migration 4: who recorded a session, on which machine; a UUID that names it in every store
+# (the local file, the team's PostgreSQL); which sessions were pushed to which team store.
+TEAM_MIGRATION: Final[tuple[MigrationStep, ...]] = (
+    "ALTER TABLE runs ADD COLUMN uuid TEXT",
+    "ALTER TABLE runs ADD COLUMN author TEXT NOT NULL DEFAULT ''",
+    "ALTER TABLE runs ADD COLUMN host TEXT NOT NULL DEFAULT ''",
+    fill_run_uuids,
+    "CREATE UNIQUE INDEX runs_by_uuid ON runs (uuid)",
+    "CREATE INDEX runs_by_author ON runs (author)",
+    # This store's copy of a run is in the team store ``store`` (its key: user@host:port/db),
+    # pushed from here or pulled from there.
+    """CREATE TABLE run_pushes (
+        run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+        store TEXT NOT NULL,
+        pushed_at TEXT NOT NULL,
+        PRIMARY KEY (run_id, store)
+    )""",
+)
+
+# Ordered schema migrations; migration N (1-based) brings the schema version (SQLite's PRAGMA
+# user_version, PostgreSQL's schema_version table) from N-1 to N. They run on both backends:
+# write them in the SQL both share (bench_gui.store.dialect). Append only: never edit a
+# migration that has shipped.
 MIGRATIONS: Final[tuple[tuple[MigrationStep, ...], ...]] = (
     (
         # AUTOINCREMENT: ids are shown to users (``sessions show ID``), so a deleted run's id
@@ -156,6 +207,10 @@ MIGRATIONS: Final[tuple[tuple[MigrationStep, ...], ...]] = (
     # 3: settings in real units (old "163848kB" texts rewritten), storage described by the user
     # (bench_gui.store.settings_migration).
     SETTINGS_MIGRATION,
+    # 4: author, host, UUID, pushed marks (the team store, issue 18).
+    TEAM_MIGRATION,
+    # 5: the tuning history, with a kind per engine (bench_gui.store.tuning_migration).
+    TUNING_MIGRATION,
 )
 SCHEMA_VERSION: Final = len(MIGRATIONS)
 
@@ -182,7 +237,7 @@ _REASONS: Final = {
 class StoreError(Exception):
     """The session database cannot be opened, read or written; the message names file and why."""
 
-    def __init__(self, path: Path, action: str, reason: str) -> None:
+    def __init__(self, path: Path | str, action: str, reason: str) -> None:
         self.path = path
         self.action = action
         self.reason = reason
@@ -233,11 +288,22 @@ def _dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def _reason(exc: sqlite3.Error) -> str:
+def _reason(exc: Exception) -> str:
+    psycopg = sys.modules.get("psycopg")
+    if psycopg is not None and isinstance(exc, psycopg.Error):
+        from bench_gui.store.pg_connection import pg_reason
+
+        return pg_reason(exc)
     name = getattr(exc, "sqlite_errorname", "") or ""
     base = "_".join(name.split("_")[:2])  # SQLITE_IOERR_WRITE -> SQLITE_IOERR
     hint = _REASONS.get(base)
     return f"{hint} ({exc})" if hint else str(exc)
+
+
+def _column(row: Any, name: str) -> Any:
+    """A column that only newer schemas have (None in a store still being migrated)."""
+    names: list[str] = row.keys()  # a Row's own ``in`` looks at its values
+    return row[name] if name in names else None
 
 
 def target_summary(target: dict[str, Any]) -> str:
@@ -289,26 +355,37 @@ def _power_import_message(
 
 
 class SessionStore(SessionExtras):
-    """Runs and everything measured during them, in one SQLite file."""
+    """Runs and everything measured during them, in one SQLite file (or a team's PostgreSQL).
 
-    def __init__(self, path: Path | None = None) -> None:
-        self._path = Path(path) if path is not None else default_sessions_path()
+    ``team``: open the team store it names instead of a file; ``path`` is then not used.
+    """
+
+    def __init__(self, path: Path | None = None, *, team: TeamStoreConfig | None = None) -> None:
+        self._team = team
+        self._dialect: Dialect = SQLITE if team is None else POSTGRES
+        self._conninfo = "" if team is None else team.conninfo()
+        if team is None:
+            self._path = Path(path) if path is not None else default_sessions_path()
+        else:
+            # Nothing of the store is on this disk; only the claims of the runs it writes.
+            self._path = data_dir() / team.folder_name
+        self._where: Path | str = self._path if team is None else team.display
         self._lock = threading.Lock()
         self._local = threading.local()
-        self._conns: list[tuple[threading.Thread, sqlite3.Connection]] = []
+        self._conns: list[tuple[threading.Thread, DbConnection]] = []
         self._closed = False
         # Which runs a live process is writing (this one's: those it created or re-attached).
         self.claims = RunClaims(self._path.with_name(self._path.name + ".live"))
         try:
             self._path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise StoreError(self._path, "create its folder", exc.strerror or str(exc)) from exc
+            raise StoreError(self._where, "create its folder", exc.strerror or str(exc)) from exc
         try:
             self._migrate()
         except BaseException:
             self.close()
             raise
-        self._handlers: dict[str, Callable[[sqlite3.Connection, int, Event], None]] = {
+        self._handlers: dict[str, Callable[[DbConnection, int, Event], None]] = {
             "sample": self._on_sample,
             "step": self._on_step,
             "hello": self._on_hello,
@@ -322,10 +399,25 @@ class SessionStore(SessionExtras):
 
     @property
     def path(self) -> Path:
+        """The SQLite file (for a team store: where this machine keeps its run claims)."""
         return self._path
 
+    @property
+    def where(self) -> str:
+        """The store as messages name it: the file, or the team store's URL (no password)."""
+        return str(self._where)
+
+    @property
+    def team(self) -> TeamStoreConfig | None:
+        """The team store this is, or None for a local file."""
+        return self._team
+
+    @property
+    def dialect(self) -> Dialect:
+        return self._dialect
+
     def __repr__(self) -> str:
-        return f"SessionStore({str(self._path)!r})"
+        return f"SessionStore({self.where!r})"
 
     def __enter__(self) -> SessionStore:
         return self
@@ -342,20 +434,27 @@ class SessionStore(SessionExtras):
         for _thread, conn in conns:
             try:
                 conn.close()
-            except sqlite3.Error:
+            except db_errors():
                 pass
 
-    def _error(self, action: str, exc: sqlite3.Error) -> StoreError:
-        return StoreError(self._path, action, _reason(exc))
+    def _error(self, action: str, exc: Exception) -> StoreError:
+        return StoreError(self._where, action, _reason(exc))
 
-    def _open(self) -> sqlite3.Connection:
+    def _open(self) -> DbConnection:
+        if self._team is not None:
+            from bench_gui.store.pg_connection import PgConnection
+
+            try:
+                return PgConnection.connect(self._conninfo)
+            except db_errors() as exc:
+                raise self._error("open it", exc) from exc
         try:
             # check_same_thread=False only so close() may close it from another thread; each
             # connection is otherwise used by the thread that opened it.
             conn = sqlite3.connect(
                 self._path, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
             )
-        except sqlite3.Error as exc:
+        except db_errors() as exc:
             raise self._error("open it", exc) from exc
         try:
             conn.row_factory = sqlite3.Row
@@ -365,26 +464,30 @@ class SessionStore(SessionExtras):
             conn.execute("PRAGMA journal_mode = WAL")
             # FULL: a commit survives a power cut too, at one fsync a second while sampling.
             conn.execute("PRAGMA synchronous = FULL")
-        except sqlite3.Error as exc:
+        except db_errors() as exc:
             conn.close()
             raise self._error("open it", exc) from exc
         return conn
 
-    def _conn(self) -> sqlite3.Connection:
+    def _conn(self) -> DbConnection:
         if self._closed:
-            raise StoreError(self._path, "use it", "the store is closed")
-        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+            raise StoreError(self._where, "use it", "the store is closed")
+        conn: DbConnection | None = getattr(self._local, "conn", None)
         if conn is not None:
-            return conn
+            lost = bool(getattr(conn, "lost", False)) and not self._local.depth
+            if not lost:
+                return conn
+            # A team store's server restarted or dropped us between transactions: the
+            # connection is dead, so this thread opens a new one (nothing was pending).
         with self._lock:
             if self._closed:
-                raise StoreError(self._path, "use it", "the store is closed")
+                raise StoreError(self._where, "use it", "the store is closed")
             alive = []
             for thread, other in self._conns:
-                if thread.is_alive():
+                if thread.is_alive() and other is not conn:
                     alive.append((thread, other))
                 else:
-                    other.close()  # its thread has ended: nobody else can use it
+                    other.close()  # its thread has ended (or it is lost): nobody can use it
             conn = self._open()
             alive.append((threading.current_thread(), conn))
             self._conns = alive
@@ -393,7 +496,7 @@ class SessionStore(SessionExtras):
         return conn
 
     @contextmanager
-    def _txn(self, begin: str, action: str) -> Iterator[sqlite3.Connection]:
+    def _txn(self, begin: tuple[str, ...], action: str) -> Iterator[DbConnection]:
         conn = self._conn()
         if self._local.depth:
             # Nested: join the outer transaction, which commits or rolls back everything.
@@ -404,73 +507,76 @@ class SessionStore(SessionExtras):
                 self._local.depth -= 1
             return
         try:
-            conn.execute(begin)
-        except sqlite3.Error as exc:
+            conn.execute(begin[0])
+        except db_errors() as exc:
             raise self._error(action, exc) from exc
         self._local.depth = 1
         try:
+            for statement in begin[1:]:  # a PostgreSQL writer's lock
+                conn.execute(statement, ())
             yield conn
         except BaseException as exc:
             self._local.depth = 0
             if conn.in_transaction:
                 try:
                     conn.execute("ROLLBACK")
-                except sqlite3.Error:
+                except db_errors():
                     pass
-            if isinstance(exc, sqlite3.Error):
+            if isinstance(exc, db_errors()):
                 raise self._error(action, exc) from exc
             raise
         self._local.depth = 0
         try:
             conn.execute("COMMIT")
-        except sqlite3.Error as exc:
+        except db_errors() as exc:
             if conn.in_transaction:
                 try:
                     conn.execute("ROLLBACK")
-                except sqlite3.Error:
+                except db_errors():
                     pass
             raise self._error(action, exc) from exc
 
-    def transaction(self) -> AbstractContextManager[sqlite3.Connection]:
+    def transaction(self) -> AbstractContextManager[DbConnection]:
         """A write transaction on this thread's connection (BEGIN IMMEDIATE ... COMMIT).
 
         Store methods called inside it join it, so several changes commit together or not at
         all. IMMEDIATE takes the write lock up front: a second writer waits for it instead of
         failing halfway through.
         """
-        return self._txn("BEGIN IMMEDIATE", "write to it")
+        return self._txn(self._dialect.begin_write(), "write to it")
 
-    def _snapshot(self) -> AbstractContextManager[sqlite3.Connection]:
+    def _snapshot(self) -> AbstractContextManager[DbConnection]:
         """A read transaction: several queries see one consistent state while a worker writes."""
-        return self._txn("BEGIN", "read it")
+        return self._txn(self._dialect.begin_read(), "read it")
 
     def _migrate(self) -> None:
         conn = self._conn()
         try:
-            version = conn.execute("PRAGMA user_version").fetchone()[0]
-        except sqlite3.Error as exc:
+            version = self._dialect.schema_version(conn)
+        except db_errors() as exc:
             raise self._error("open it", exc) from exc
         if version > SCHEMA_VERSION:
             raise StoreError(
-                self._path,
+                self._where,
                 "open it",
                 f"it was written by a newer bench-gui (schema version {version}, this one "
                 f"knows up to {SCHEMA_VERSION}); update bench-gui",
             )
         for number in range(version + 1, SCHEMA_VERSION + 1):
-            with self._txn("BEGIN IMMEDIATE", f"upgrade it to schema version {number}"):
+            with self._txn(self._dialect.begin_write(), f"upgrade it to schema version {number}"):
+                self._dialect.prepare(conn)
                 # Another process may have migrated while we waited for the write lock.
-                if conn.execute("PRAGMA user_version").fetchone()[0] >= number:
+                if self._dialect.schema_version(conn) >= number:
                     continue
                 for statement in MIGRATIONS[number - 1]:
                     if isinstance(statement, str):
-                        conn.execute(statement)
+                        conn.execute(statement, ())
                     else:
                         statement(conn)
-                conn.execute(f"PRAGMA user_version = {number}")
+                self._dialect.set_schema_version(conn, number)
 
     @staticmethod
-    def _require(conn: sqlite3.Connection, run_id: int) -> None:
+    def _require(conn: DbConnection, run_id: int) -> None:
         if conn.execute("SELECT 1 FROM runs WHERE id = ?", (run_id,)).fetchone() is None:
             raise SessionNotFound(run_id)
 
@@ -488,12 +594,26 @@ class SessionStore(SessionExtras):
         """Record a new run, status "running", before its first event arrives; return its id.
 
         This process claims the run (:attr:`claims`) before anyone can see it: an app that
-        starts meanwhile leaves it running."""
+        starts meanwhile leaves it running. The run is named by a new UUID in every store, and
+        carries who records it and on which machine (:mod:`bench_gui.store.recorder`)."""
         with self.transaction() as conn:
             cur = conn.execute(
                 "INSERT INTO runs (kind, name, status, created_at, engine, app_version, plan,"
-                " plan_toml, target) VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?)",
-                (kind, name, _now(), engine, __version__, _dumps(plan), plan_toml, _dumps(target)),
+                " plan_toml, target, uuid, author, host)"
+                " VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    kind,
+                    name,
+                    _now(),
+                    engine,
+                    __version__,
+                    _dumps(plan),
+                    plan_toml,
+                    _dumps(target),
+                    str(uuid.uuid4()),
+                    current_author(),
+                    current_host(),
+                ),
             )
             assert cur.lastrowid is not None
             self.claims.claim(cur.lastrowid)
@@ -558,7 +678,7 @@ class SessionStore(SessionExtras):
                 handler(conn, run_id, event)
         return True
 
-    def _on_sample(self, conn: sqlite3.Connection, run_id: int, event: Event) -> None:
+    def _on_sample(self, conn: DbConnection, run_id: int, event: Event) -> None:
         d = event.data
         extra = {k: v for k, v in d.items() if k not in _SAMPLE_COLUMNS}
         conn.execute(
@@ -584,7 +704,7 @@ class SessionStore(SessionExtras):
             ),
         )
 
-    def _on_step(self, conn: sqlite3.Connection, run_id: int, event: Event) -> None:
+    def _on_step(self, conn: DbConnection, run_id: int, event: Event) -> None:
         if event.data.get("phase") != "end":
             return
         summary = _dict(event.data.get("summary"))
@@ -595,9 +715,14 @@ class SessionStore(SessionExtras):
         # A step reported twice (agent restarted the step): the later report wins, whole.
         conn.execute("DELETE FROM histograms WHERE run_id = ? AND step = ?", (run_id, step))
         conn.execute(
-            "INSERT OR REPLACE INTO steps (run_id, step, seq, t, vus, nopm, tpm, nopm_driver,"
+            "INSERT INTO steps (run_id, step, seq, t, vus, nopm, tpm, nopm_driver,"
             " window_s, complete, latency, counts, errors, summary)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            " ON CONFLICT (run_id, step) DO UPDATE SET seq = excluded.seq, t = excluded.t,"
+            " vus = excluded.vus, nopm = excluded.nopm, tpm = excluded.tpm,"
+            " nopm_driver = excluded.nopm_driver, window_s = excluded.window_s,"
+            " complete = excluded.complete, latency = excluded.latency,"
+            " counts = excluded.counts, errors = excluded.errors, summary = excluded.summary",
             (
                 run_id,
                 step,
@@ -620,7 +745,7 @@ class SessionStore(SessionExtras):
             [(run_id, step, tx, hdr) for tx, hdr in histograms.items() if isinstance(hdr, str)],
         )
 
-    def _on_hello(self, conn: sqlite3.Connection, run_id: int, event: Event) -> None:
+    def _on_hello(self, conn: DbConnection, run_id: int, event: Event) -> None:
         d = event.data
         # Records as the agent builds them; anything else kept as text (an older agent).
         settings = {
@@ -634,7 +759,7 @@ class SessionStore(SessionExtras):
             (None if server is None else str(server), _dumps(settings), _dumps(agent), run_id),
         )
 
-    def _on_progress(self, conn: sqlite3.Connection, run_id: int, event: Event) -> None:
+    def _on_progress(self, conn: DbConnection, run_id: int, event: Event) -> None:
         """A random-read run's raw-IOPS result joins the run's record of the study
         (``agent["random_read"]["raw_iops"]``), where the session's other figures are."""
         record = event.data.get("raw_iops")
@@ -645,18 +770,18 @@ class SessionStore(SessionExtras):
         agent["random_read"] = {**_dict(agent.get("random_read")), "raw_iops": record}
         conn.execute("UPDATE runs SET agent = ? WHERE id = ?", (_dumps(agent), run_id))
 
-    def _on_log(self, conn: sqlite3.Connection, run_id: int, event: Event) -> None:
+    def _on_log(self, conn: DbConnection, run_id: int, event: Event) -> None:
         level = str(event.data.get("level") or "info")
         self._insert_log(conn, run_id, event.seq, event.t, level, str(event.get("message", "")))
 
-    def _on_error(self, conn: sqlite3.Connection, run_id: int, event: Event) -> None:
+    def _on_error(self, conn: DbConnection, run_id: int, event: Event) -> None:
         message = str(event.get("message", ""))
         if event.get("code"):
             message = f"{event.get('code')}: {message}"
         level = "fatal" if event.get("fatal") else "error"
         self._insert_log(conn, run_id, event.seq, event.t, level, message)
 
-    def _on_done(self, conn: sqlite3.Connection, run_id: int, event: Event) -> None:
+    def _on_done(self, conn: DbConnection, run_id: int, event: Event) -> None:
         status = DONE_STATUSES.get(str(event.get("status")), "incomplete")
         conn.execute(
             "UPDATE runs SET status = ?, finished_at = ?, message = ? WHERE id = ?",
@@ -665,7 +790,7 @@ class SessionStore(SessionExtras):
 
     @staticmethod
     def _insert_log(
-        conn: sqlite3.Connection, run_id: int, seq: int | None, t: float, level: str, message: str
+        conn: DbConnection, run_id: int, seq: int | None, t: float, level: str, message: str
     ) -> None:
         conn.execute(
             "INSERT INTO run_log (run_id, seq, t, level, message) VALUES (?, ?, ?, ?, ?)",
@@ -710,10 +835,14 @@ class SessionStore(SessionExtras):
         if status not in FINAL_STATUSES:
             raise ValueError(f"status must be one of {', '.join(FINAL_STATUSES)}, got {status!r}")
         marked: list[int] = []
+        # On a team store, only this machine's runs: claims are seen on this machine only, and
+        # a colleague's run that is still going on must never be closed from here.
+        mine = " AND r.host = ?" if self._team is not None else ""
         with self.transaction() as conn:
             rows = conn.execute(
                 "SELECT r.id, r.created_at, (SELECT MAX(t) FROM events e WHERE e.run_id = r.id)"
-                " FROM runs r WHERE r.status = 'running' ORDER BY r.id"
+                f" FROM runs r WHERE r.status = 'running'{mine} ORDER BY r.id",
+                (current_host(),) if mine else (),
             ).fetchall()
             for run_id, created_at, last_t in rows:
                 if run_id in keep or self.claims.held(run_id):
@@ -775,12 +904,12 @@ class SessionStore(SessionExtras):
 
     # -- reading ------------------------------------------------------------------------------
 
-    def _load_runs(self, where: str, params: tuple[Any, ...]) -> list[tuple[sqlite3.Row, RunInfo]]:
+    def _load_runs(self, where: str, params: tuple[Any, ...]) -> list[tuple[Any, RunInfo]]:
         with self._snapshot() as conn:
             rows = conn.execute(
                 "SELECT r.*,"
                 " (SELECT COUNT(*) FROM steps s WHERE s.run_id = r.id) AS n_steps,"
-                " (SELECT COALESCE(MAX(CASE WHEN s.complete THEN s.nopm END), MAX(s.nopm))"
+                " (SELECT COALESCE(MAX(CASE WHEN s.complete <> 0 THEN s.nopm END), MAX(s.nopm))"
                 "  FROM steps s WHERE s.run_id = r.id) AS best_nopm"
                 f" FROM runs r {where} ORDER BY r.created_at DESC, r.id DESC",
                 params,
@@ -807,6 +936,9 @@ class SessionStore(SessionExtras):
                     steps=row["n_steps"],
                     best_nopm=row["best_nopm"],
                     vus=vus.get(row["id"], []),
+                    uuid=_column(row, "uuid") or "",
+                    author=_column(row, "author") or "",
+                    host=_column(row, "host") or "",
                 ),
             )
             for row in rows
@@ -817,6 +949,48 @@ class SessionStore(SessionExtras):
         if kind is None:
             return [info for _row, info in self._load_runs("", ())]
         return [info for _row, info in self._load_runs("WHERE r.kind = ?", (kind,))]
+
+    def filter_runs(
+        self,
+        *,
+        author: str | None = None,
+        tag: str | None = None,
+        system: str | None = None,
+        host: str | None = None,
+        kind: str | None = "run",
+    ) -> list[RunInfo]:
+        """Runs recorded by ``author``, carrying ``tag``, of the tested ``system`` (a part of
+        the target's label or the server's host name in its inventory) or recorded on ``host``;
+        newest first, every condition given must hold (any case). The same on a team store."""
+        clauses: list[str] = []
+        params: list[Any] = []
+        if kind is not None:
+            clauses.append("r.kind = ?")
+            params.append(kind)
+        if author is not None:
+            clauses.append("lower(r.author) = lower(?)")
+            params.append(author.strip())
+        if host is not None:
+            clauses.append("lower(r.host) = lower(?)")
+            params.append(host.strip())
+        if tag is not None:
+            clauses.append(
+                "EXISTS (SELECT 1 FROM run_tags g"
+                " WHERE g.run_id = r.id AND lower(g.tag) = lower(?))"
+            )
+            params.append(" ".join(tag.split()))
+        where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
+        found = self._load_runs(where, tuple(params))
+        if system is None:
+            return [info for _row, info in found]
+        needle = system.strip().lower()
+        out = []
+        for row, info in found:
+            inventory = _dict(_loads(row["inventory"], {}))
+            names = (info.target_summary, str(inventory.get("hostname") or ""))
+            if any(needle in name.lower() for name in names):
+                out.append(info)
+        return out
 
     def get_run(self, run_id: int) -> RunDetail:
         """One run with its plan, target and server details (no bulk data)."""
@@ -837,7 +1011,7 @@ class SessionStore(SessionExtras):
             message=row["message"],
         )
 
-    def _rows(self, run_id: int, sql: str, params: tuple[Any, ...]) -> list[sqlite3.Row]:
+    def _rows(self, run_id: int, sql: str, params: tuple[Any, ...]) -> list[Any]:
         """Rows of one run, or SessionNotFound: an empty list must mean "nothing yet"."""
         with self._snapshot() as conn:
             self._require(conn, run_id)
@@ -985,16 +1159,21 @@ class SessionStore(SessionExtras):
 
     @staticmethod
     def _import_idle(
-        conn: sqlite3.Connection, run_id: int, readings: Sequence[PowerReading]
+        conn: DbConnection, run_id: int, readings: Sequence[PowerReading]
     ) -> tuple[tuple[float, float, float] | None, str]:
         """The idle baseline of an imported log: over the agent's own idle measurement when it
         made one, else over the plan's idle time (or DEFAULT_IDLE_S) before the run's first
         event, while the bench had put no load on the server yet."""
-        idle_rows = conn.execute(
-            "SELECT t, json_extract(data, '$.done') FROM events WHERE run_id = ?"
-            " AND kind = 'progress' AND json_extract(data, '$.task') = 'idle' ORDER BY seq",
+        # The JSON is read here, not with json_extract: the same query runs on PostgreSQL.
+        progress = conn.execute(
+            "SELECT t, data FROM events WHERE run_id = ? AND kind = 'progress' ORDER BY seq",
             (run_id,),
         ).fetchall()
+        idle_rows = [
+            (t, data.get("done"))
+            for t, data in ((row[0], _dict(_loads(row[1], {}))) for row in progress)
+            if data.get("task") == "idle"
+        ]
         if idle_rows:
             done = _num(idle_rows[0][1]) or 0.0
             t0, t1 = float(idle_rows[0][0]) - done, float(idle_rows[-1][0])

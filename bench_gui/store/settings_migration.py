@@ -10,22 +10,33 @@ keep what the agent sent, as it sent it.
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Callable
 from typing import Final
 
 from bench_gui.agent.pg.setting_units import upgrade_settings
 from bench_gui.store.annotations import STORAGE_DESCRIPTION_DDL
+from bench_gui.store.dialect import DbConnection
 
 
-def upgrade_stored_settings(conn: sqlite3.Connection) -> int:
+def _version_num(agent: str | None) -> object:
+    """The agent's server_version_num (read in Python: the migration runs on PostgreSQL too)."""
+    try:
+        record = json.loads(agent or "{}")
+    except ValueError:
+        return None
+    return record.get("server_version_num") if isinstance(record, dict) else None
+
+
+def upgrade_stored_settings(conn: DbConnection) -> int:
     """Rewrite the old text settings of every run as records; the number of runs changed."""
     rows = conn.execute(
-        "SELECT id, settings, json_extract(agent, '$.server_version_num') FROM runs"
-        " WHERE settings IS NOT NULL AND settings NOT IN ('', '{}')"
+        "SELECT id, settings, agent FROM runs"
+        " WHERE settings IS NOT NULL AND settings NOT IN ('', '{}')",
+        (),
     ).fetchall()
     changed = 0
-    for run_id, text, version in rows:
+    for run_id, text, agent in rows:
+        version = _version_num(agent)
         try:
             settings = json.loads(text)
         except ValueError:
@@ -44,7 +55,7 @@ def upgrade_stored_settings(conn: sqlite3.Connection) -> int:
 
 
 # Migration 3 (see sessions.MIGRATIONS): a statement is SQL, a callable gets the connection.
-SETTINGS_MIGRATION: Final[tuple[str | Callable[[sqlite3.Connection], object], ...]] = (
+SETTINGS_MIGRATION: Final[tuple[str | Callable[[DbConnection], object], ...]] = (
     *STORAGE_DESCRIPTION_DDL,
     upgrade_stored_settings,
 )

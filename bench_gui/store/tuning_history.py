@@ -1,9 +1,9 @@
 """Tuning history: what was applied to which server (or host), and the snapshot to undo it.
 
-Kept in the session store's SQLite file, in a table of its own created with ``CREATE TABLE IF
-NOT EXISTS`` on first use, outside the store's numbered migrations (``PRAGMA user_version``),
-so it never collides with migrations other features add. Writes go through the store's
-transactions, on the calling thread's connection.
+Kept in the session store (its SQLite file or a team's PostgreSQL), in the table that schema
+migration 5 creates (:mod:`bench_gui.store.tuning_migration`); writes go through the store's
+transactions, on the calling thread's connection. ``kind`` says what was tuned: a database
+engine (``postgresql``, ``mariadb``, ``mysql``, ``mssql``) or a host's kernel (``os``).
 
 An entry is an apply (with the snapshot taken before it) or a rollback (pointing at the apply
 it undid). ``bench-gui tune rollback TARGET`` restores the newest apply of that target that
@@ -13,33 +13,15 @@ has not been rolled back.
 from __future__ import annotations
 
 import json
-import sqlite3
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Final
 
 from bench_gui.store.sessions import SessionStore
+from bench_gui.store.tuning_migration import TUNING_KINDS
 
-KINDS: Final = ("postgresql", "os")
+KINDS: Final = TUNING_KINDS
 ACTIONS: Final = ("apply", "rollback")
-
-_SCHEMA: Final = (
-    """CREATE TABLE IF NOT EXISTS tuning_history (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        target_key TEXT NOT NULL,
-        target_label TEXT NOT NULL,
-        kind TEXT NOT NULL CHECK (kind IN ('postgresql', 'os')),
-        action TEXT NOT NULL CHECK (action IN ('apply', 'rollback')),
-        created_at TEXT NOT NULL,
-        profile TEXT NOT NULL DEFAULT '',
-        changes TEXT NOT NULL DEFAULT '{}',
-        snapshot TEXT,
-        result TEXT NOT NULL DEFAULT '{}',
-        undoes INTEGER REFERENCES tuning_history (id),
-        undone_by INTEGER REFERENCES tuning_history (id)
-    )""",
-    "CREATE INDEX IF NOT EXISTS tuning_history_by_target ON tuning_history (target_key, kind, id)",
-)
 
 
 @dataclass
@@ -49,7 +31,7 @@ class TuningEntry:
     id: int
     target_key: str
     target_label: str
-    kind: str  # postgresql or os
+    kind: str  # an engine (postgresql, mariadb, mysql, mssql) or os
     action: str  # apply or rollback
     created_at: str
     profile: str  # preset or PgTune summary ('' for a rollback)
@@ -75,14 +57,6 @@ class TuningHistory:
 
     def __init__(self, store: SessionStore) -> None:
         self.store = store
-        self._ready = False
-
-    def _ensure(self, conn: sqlite3.Connection) -> None:
-        if self._ready:
-            return
-        for statement in _SCHEMA:
-            conn.execute(statement)
-        self._ready = True
 
     def record(
         self,
@@ -103,7 +77,6 @@ class TuningHistory:
         if action not in ACTIONS:
             raise ValueError(f"action must be one of {', '.join(ACTIONS)}")
         with self.store.transaction() as conn:
-            self._ensure(conn)
             cur = conn.execute(
                 "INSERT INTO tuning_history (target_key, target_label, kind, action,"
                 " created_at, profile, changes, snapshot, result, undoes)"
@@ -131,7 +104,6 @@ class TuningHistory:
 
     def _rows(self, where: str, params: tuple[Any, ...]) -> list[TuningEntry]:
         with self.store.transaction() as conn:
-            self._ensure(conn)
             rows = conn.execute(
                 f"SELECT * FROM tuning_history {where} ORDER BY id DESC", params
             ).fetchall()

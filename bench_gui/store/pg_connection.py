@@ -1,0 +1,138 @@
+"""A PostgreSQL connection that the session store uses as it uses an sqlite3 one.
+
+:class:`PgConnection` wraps a psycopg connection (autocommit: the store issues its own BEGIN
+and COMMIT, as it does on SQLite) and offers the few methods the store calls: ``execute`` and
+``executemany`` with ``?`` placeholders (rewritten by :mod:`bench_gui.store.dialect`), cursors
+with ``rowcount`` and ``lastrowid``, and rows read by position or by column name, like
+``sqlite3.Row``. Errors stay psycopg's; the store names them (:func:`pg_reason`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import psycopg
+from psycopg import pq
+
+from bench_gui.store.dialect import POSTGRES
+
+
+class Row(tuple[Any, ...]):
+    """A row by position (``row[0]``, unpacking) or by column name (``row["name"]``)."""
+
+    _names: dict[str, int]
+
+    def __getitem__(self, key: Any) -> Any:
+        if isinstance(key, str):
+            try:
+                return tuple.__getitem__(self, self._names[key])
+            except KeyError:
+                raise IndexError(f"no column named {key!r}") from None
+        return tuple.__getitem__(self, key)
+
+    def keys(self) -> list[str]:
+        return list(self._names)
+
+
+def _row_factory(cursor: psycopg.Cursor[Any]) -> Any:
+    names = {column.name: i for i, column in enumerate(cursor.description or ())}
+    row_type = type("Row", (Row,), {"_names": names})
+
+    def make(values: Sequence[Any]) -> Row:
+        return row_type(values)  # type: ignore[no-any-return]
+
+    return make
+
+
+class PgCursor:
+    """The result of one statement: rows, the rows changed, the id an INSERT generated."""
+
+    def __init__(self, cursor: psycopg.Cursor[Any], returns_id: bool) -> None:
+        self._cursor = cursor
+        self._lastrowid: int | None = None
+        self._rows: list[Any] | None = None
+        if returns_id and cursor.description is not None:
+            self._rows = cursor.fetchall()
+            if len(self._rows) == 1:
+                self._lastrowid = int(self._rows[0][0])
+
+    @property
+    def rowcount(self) -> int:
+        return self._cursor.rowcount
+
+    @property
+    def lastrowid(self) -> int | None:
+        return self._lastrowid
+
+    def fetchone(self) -> Any:
+        if self._rows is not None:
+            return self._rows.pop(0) if self._rows else None
+        return self._cursor.fetchone() if self._cursor.description is not None else None
+
+    def fetchall(self) -> list[Any]:
+        if self._rows is not None:
+            rows, self._rows = self._rows, []
+            return rows
+        return self._cursor.fetchall() if self._cursor.description is not None else []
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self.fetchall())
+
+
+class PgConnection:
+    """The store's view of one psycopg connection (one per thread, as on SQLite)."""
+
+    def __init__(self, conn: psycopg.Connection[Any]) -> None:
+        self.raw = conn
+
+    @classmethod
+    def connect(cls, conninfo: str) -> PgConnection:
+        return cls(psycopg.connect(conninfo, autocommit=True, row_factory=_row_factory))
+
+    @property
+    def lost(self) -> bool:
+        """The server closed the connection (restart, terminated backend, network cut)."""
+        return bool(self.raw.closed or self.raw.broken)
+
+    @property
+    def in_transaction(self) -> bool:
+        return self.raw.info.transaction_status != pq.TransactionStatus.IDLE
+
+    def execute(self, sql: str, parameters: Any = (), /) -> PgCursor:
+        text = POSTGRES.sql(sql)
+        returns_id = text.rstrip().upper().endswith("RETURNING ID") and "RETURNING" not in sql
+        cursor = self.raw.cursor()
+        cursor.execute(text, tuple(parameters))
+        return PgCursor(cursor, returns_id)
+
+    def executemany(self, sql: str, parameters: Any, /) -> PgCursor:
+        cursor = self.raw.cursor()
+        rows = [tuple(p) for p in parameters]
+        if rows:
+            cursor.executemany(POSTGRES.sql(sql, returning_id=False), rows)
+        return PgCursor(cursor, False)
+
+    def close(self) -> None:
+        self.raw.close()
+
+
+# SQLSTATE classes -> what a user can act on.
+_CLASSES = {
+    "08": "the team store cannot be reached",
+    "28": "the team store refused the login (user or password)",
+    "3D": "the team store's database does not exist",
+    "42": "the team store's schema does not match this bench-gui",
+    "53": "the team store's server is out of resources (disk, memory or connections)",
+    "57": "the team store's server is shutting down or cancelled the statement",
+}
+
+
+def pg_reason(exc: psycopg.Error) -> str:
+    """A psycopg error as a sentence: what it means, then PostgreSQL's own first line."""
+    state = getattr(exc, "sqlstate", None) or ""
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    if not state and isinstance(exc, psycopg.OperationalError):
+        state = "08"
+    hint = _CLASSES.get(state[:2])
+    return f"{hint} ({text})" if hint else text
