@@ -6,9 +6,10 @@
 # Steps: .venv with the project and PyInstaller (scripts/launch.sh; PyInstaller is installed
 # into the venv when missing); PyInstaller one-folder build from packaging/bench-gui.spec
 # (Python, Qt, the app, the embedded PostgreSQL) under build/bundle/; the agent's dependencies
-# as wheels for driver hosts running CPython 3.10 to 3.13 (pip download of the versions this
-# venv runs: the agent deployed from the bundle is the desktop's own); then the tarball, which
-# holds app/ (the program), share/ (desktop entry, icons), install.sh and uninstall.sh.
+# as wheels for driver hosts running CPython 3.10 to 3.13, with pyodbc (pip download of the
+# versions this venv runs: the agent deployed from the bundle is the desktop's own); then the
+# tarball, which holds app/ (the program), share/ (desktop entry, icons), install.sh and
+# uninstall.sh.
 # Prints the bundle's size and the time the build took.
 #
 # Environment:
@@ -69,6 +70,8 @@ names = ["psycopg", "psycopg-binary", "hdrhistogram", "typing_extensions"]
 print(" ".join(f"{n}=={version(n)}" for n in names))
 PY
 )
+odbc_req=$("$py" -c 'import importlib.metadata as m; print("pyodbc==" + m.version("pyodbc"))') \
+    || die "this venv has no pyodbc (a dependency of bench-gui): run scripts/launch.sh again"
 for pyver in ${BENCH_GUI_BUNDLE_PYTHONS:-3.10 3.11 3.12 3.13}; do
     # shellcheck disable=SC2086  # one argument per requirement
     if ! "$py" -m pip download -q --disable-pip-version-check --no-deps --only-binary=:all: \
@@ -78,6 +81,16 @@ for pyver in ${BENCH_GUI_BUNDLE_PYTHONS:-3.10 3.11 3.12 3.13}; do
         -d "$wheels" $reqs >"$build/wheels-$pyver.log" 2>&1; then
         say "warning: no complete set of agent wheels for Python $pyver" \
             "(see $build/wheels-$pyver.log)"
+    fi
+    # pyodbc (the MariaDB/MySQL and SQL Server engines; unixODBC and the ODBC driver are the
+    # host's system packages): on its own, so a Python it has no wheel for keeps the others.
+    if ! "$py" -m pip download -q --disable-pip-version-check --no-deps --only-binary=:all: \
+        --python-version "$pyver" --implementation cp --platform manylinux2014_x86_64 \
+        --platform manylinux_2_17_x86_64 --platform manylinux_2_24_x86_64 \
+        --platform manylinux_2_28_x86_64 -d "$wheels" "$odbc_req" \
+        >"$build/wheels-pyodbc-$pyver.log" 2>&1; then
+        say "warning: no pyodbc wheel for Python $pyver (see $build/wheels-pyodbc-$pyver.log):" \
+            "MariaDB, MySQL and SQL Server driver hosts on that Python need their own pyodbc"
     fi
 done
 mkdir -p "$app/_internal/agent-wheels"

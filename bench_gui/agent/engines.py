@@ -31,6 +31,11 @@ Adding an engine (SQL Server is next) means one package ``bench_gui/agent/<name>
    blocking the sampler (subclass :class:`bench_gui.agent.counters.CounterReader`);
 4. the line ``"<name>": "bench_gui.agent.<name>.engine:<Class>"`` in :data:`AGENT_ENGINES`.
 
+A third-party engine does the same in a package of its own and declares, instead of step 4, an
+entry point ``<name> = "<module>:<Class>"`` in the group :data:`AGENT_ENGINE_GROUP`;
+:func:`open_engine` finds it there, and the deployment (:mod:`bench_gui.remote.deploy`) ships
+the plugin's distribution to the driver host with the agent.
+
 An engine that cannot keep a template (``supports_template`` False) runs every step on the
 same data; the sweep says so in the run's log when the plan asks for a reset between steps.
 """
@@ -40,12 +45,18 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
+from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
 if TYPE_CHECKING:
     import threading
 
     from bench_gui.agent.counters import CounterReader
+
+# Entry-point group of third-party engines' agent sides: name -> "module:Class", the class
+# built as the first-party ones are. Looked up after AGENT_ENGINES (which a plugin cannot
+# override); the deployment ships every installed distribution that declares one.
+AGENT_ENGINE_GROUP: Final = "bench_gui.agent_engines"
 
 # The ODBC engines' password, from the environment (never in a conninfo string).
 DB_PASSWORD_ENV: Final = "BENCH_GUI_DB_PASSWORD"
@@ -171,12 +182,34 @@ class AgentEngine(Protocol):
     def close_monitor(self) -> None: ...
 
 
+def engine_target(name: str) -> str | None:
+    """Where engine ``name``'s agent side is, "module:Class": this agent's own engines first,
+    then the ``bench_gui.agent_engines`` entry points of installed (or shipped) plugins."""
+    where = AGENT_ENGINES.get(name)
+    if where is not None:
+        return where
+    for ep in entry_points(group=AGENT_ENGINE_GROUP):
+        if ep.name == name:
+            return str(ep.value)
+    return None
+
+
+def known_engines() -> list[str]:
+    """Every engine name this agent can look up (its own and the plugins')."""
+    names = set(AGENT_ENGINES)
+    names.update(ep.name for ep in entry_points(group=AGENT_ENGINE_GROUP))
+    return sorted(names)
+
+
 def open_engine(name: str, conninfo: str, admin_conninfo: str, database: str) -> AgentEngine:
     """The agent side of engine ``name``; EngineError when this agent cannot drive it."""
-    where = AGENT_ENGINES.get(name)
+    where = engine_target(name)
     if where is None:
-        known = ", ".join(sorted(AGENT_ENGINES))
-        raise EngineError(f"this agent does not know engine {name!r} (it knows {known})")
+        known = ", ".join(known_engines())
+        raise EngineError(
+            f"this agent does not know engine {name!r} (it knows {known}); a third-party"
+            f" engine needs its plugin's {AGENT_ENGINE_GROUP!r} entry point on this host"
+        )
     module_name, _, class_name = where.partition(":")
     try:
         module = importlib.import_module(module_name)
@@ -185,12 +218,16 @@ def open_engine(name: str, conninfo: str, admin_conninfo: str, database: str) ->
             f"engine {name!r} is not available on this driver host: {exc}"
             f" ({module_name} could not be imported)"
         ) from exc
-    engine: AgentEngine = getattr(module, class_name)(conninfo, admin_conninfo, database)
+    factory = getattr(module, class_name, None)
+    if factory is None:
+        raise EngineError(f"engine {name!r}: {module_name} has no {class_name} (from {where})")
+    engine: AgentEngine = factory(conninfo, admin_conninfo, database)
     return engine
 
 
 __all__ = [
     "AGENT_ENGINES",
+    "AGENT_ENGINE_GROUP",
     "DB_PASSWORD_ENV",
     "AgentEngine",
     "CheckResult",
@@ -198,5 +235,7 @@ __all__ = [
     "SchemaState",
     "ServerIdentity",
     "Snapshot",
+    "engine_target",
+    "known_engines",
     "open_engine",
 ]

@@ -4,7 +4,9 @@ A desktop running from a checkout or a wheel copies its own site-packages to a d
 lacks psycopg and hdrhistogram (:mod:`bench_gui.remote.deploy`). The desktop bundle cannot: its
 packages are frozen into an archive, for one Python. It ships instead, in ``agent-wheels/``,
 the wheels of the versions it was built with for several CPython versions
-(``scripts/bundle.sh``), and the deployment unpacks the ones that fit the host's Python.
+(``scripts/bundle.sh``), and the deployment unpacks the ones that fit the host's Python: the
+agent's own (:data:`NEEDED`) when the host lacks them, pyodbc (:data:`OPTIONAL`) when it lacks
+that.
 ``$BENCH_GUI_AGENT_WHEELS`` names such a folder for any desktop.
 """
 
@@ -28,6 +30,9 @@ WHEELS_ENV: Final = "BENCH_GUI_AGENT_WHEELS"
 WHEELS_FOLDER: Final = "agent-wheels"  # in the bundle's _internal folder
 # What the agent imports besides the stdlib, as wheel names (psycopg's C part: the binary one).
 NEEDED: Final = ("psycopg", "psycopg_binary", "hdrhistogram", "typing_extensions")
+# Shipped when a wheel fits the host, else left out: the ODBC engines' pyodbc (it also needs
+# unixODBC and the engine's ODBC driver, system packages; the agent says so when they lack).
+OPTIONAL: Final = ("pyodbc",)
 _SKIP_META: Final = {"RECORD", "INSTALLER", "REQUESTED", "direct_url.json"}
 _MANYLINUX: Final = re.compile(r"manylinux_(\d+)_(\d+)_(\w+)$")
 _LEGACY: Final = {"manylinux1": (2, 5), "manylinux2010": (2, 12), "manylinux2014": (2, 17)}
@@ -95,14 +100,20 @@ def fits(wheel: Wheel, host: PythonInfo) -> bool:
     return False
 
 
-def choose(wheels: Iterable[Wheel], host: PythonInfo) -> dict[str, Wheel]:
+def choose(
+    wheels: Iterable[Wheel],
+    host: PythonInfo,
+    needed: tuple[str, ...] = NEEDED,
+    optional: tuple[str, ...] = OPTIONAL,
+) -> dict[str, Wheel]:
     """For each needed distribution, the wheel that fits the host; DeployError naming what
-    has none."""
+    has none. Optional ones are chosen when a wheel fits, left out otherwise."""
     found: dict[str, Wheel] = {}
+    wanted = (*needed, *optional)
     for wheel in wheels:
-        if wheel.name in NEEDED and wheel.name not in found and fits(wheel, host):
+        if wheel.name in wanted and wheel.name not in found and fits(wheel, host):
             found[wheel.name] = wheel
-    missing = [name for name in NEEDED if name not in found]
+    missing = [name for name in needed if name not in found]
     if missing:
         raise DeployError(
             f"this desktop's agent wheels have no {', '.join(missing)} for the driver host's"
@@ -112,9 +123,16 @@ def choose(wheels: Iterable[Wheel], host: PythonInfo) -> dict[str, Wheel]:
     return found
 
 
-def wheel_deps(directory: Path, host: PythonInfo, prefix: str) -> dict[str, bytes]:
-    """The files of the wheels that fit the host, unpacked under ``prefix/`` (archive name ->
-    content), as :func:`bench_gui.remote.deploy.build_bundle` ships a desktop's own."""
+def wheel_deps(
+    directory: Path,
+    host: PythonInfo,
+    prefix: str,
+    needed: tuple[str, ...] = NEEDED,
+    optional: tuple[str, ...] = OPTIONAL,
+) -> dict[str, bytes]:
+    """The files of the wheels that fit the host (``needed`` ones, and ``optional`` ones when
+    there are), unpacked under ``prefix/`` (archive name -> content), as
+    :func:`bench_gui.remote.deploy.build_bundle` ships a desktop's own."""
     if not directory.is_dir():
         raise DeployError(
             f"{directory} is missing: this desktop cannot ship the agent's dependencies;"
@@ -126,7 +144,7 @@ def wheel_deps(directory: Path, host: PythonInfo, prefix: str) -> dict[str, byte
         reverse=True,  # the newest of several versions first
     )
     files: dict[str, bytes] = {}
-    for wheel in choose(wheels, host).values():
+    for wheel in choose(wheels, host, needed, optional).values():
         with zipfile.ZipFile(wheel.path) as archive:
             for info in archive.infolist():
                 name = info.filename

@@ -1,26 +1,38 @@
 """Deploying the agent to a driver host over SFTP, without the host needing the internet.
 
-The agent (``bench_gui/agent``, stdlib + psycopg + hdrhistogram) goes into a versioned cache on
-the host, ``~/.cache/bench-gui/agent-<version>-<hash>/`` (the folder is the transport's
-``remote_root``: ``$BENCH_GUI_REMOTE_ROOT`` when set), as one archive unpacked there. Its
-Python dependencies are either the host's own (when ``import psycopg, hdrh`` works there) or
-copied from this desktop's site-packages, which only works when the host runs the same Python
-(implementation, major.minor) on the same platform with a C library at least as new as the
-binary wheels need; otherwise the message says what the host runs and what to install.
+The agent (``bench_gui/agent``, stdlib + psycopg + hdrhistogram; pyodbc for the ODBC engines)
+goes into a versioned cache on the host, ``~/.cache/bench-gui/agent-<version>-<hash>/`` (the
+folder is the transport's ``remote_root``: ``$BENCH_GUI_REMOTE_ROOT`` when set), as one archive
+unpacked there. Its Python dependencies are either the host's own (when ``import psycopg, hdrh``
+works there; pyodbc likewise, judged on its own) or copied from this desktop's site-packages
+into ``deps/``, which only works when the host runs the same Python (implementation,
+major.minor) on the same platform with a C library at least as new as the binary wheels need;
+otherwise the message says what the host runs and what to install. pyodbc is only needed by
+the MariaDB/MySQL and SQL Server engines: when no copy fits the host it is left out with a
+note, and the agent says what to install if such a run comes. It loads unixODBC
+(``libodbc.so.2``) and the engine's ODBC driver, system packages no deployment ships; the
+agent names them when they are missing (:func:`bench_gui.agent.mysql.odbc.pyodbc_module`).
+
+Third-party engines (:mod:`bench_gui.remote.agent_plugins`): every distribution installed here
+that declares a ``bench_gui.agent_engines`` entry point is shipped into ``deps/`` too, with its
+``.dist-info`` (the host's ``importlib.metadata`` finds the entry point there, ``deps/`` being
+on the agent's ``PYTHONPATH``) and the requirements the agent does not bring. They are part of
+the bundle's hash: a changed plugin is a new folder on the host, uploaded once.
 
 A desktop whose packages cannot be copied (the PyInstaller bundle) ships the wheels it was built
 with instead (:mod:`bench_gui.remote.agent_wheels`): the ones that fit the host's Python.
 
 A directory whose name carries the bundle's hash is complete only once its ``.complete`` marker
 is there (it is unpacked next to it and renamed), so an interrupted upload is redone and an
-unchanged agent is never uploaded twice.
+unchanged agent is never uploaded twice. After an upload the agent, its packages and every
+shipped plugin engine are imported there once, so a deployment that cannot start fails here.
 """
 
 from __future__ import annotations
 
 import functools
 import hashlib
-import importlib.metadata
+import importlib.util
 import io
 import json
 import platform
@@ -35,7 +47,7 @@ from typing import Any, Final
 
 import bench_gui.agent
 from bench_gui.agent import AGENT_VERSION
-from bench_gui.remote import agent_wheels
+from bench_gui.remote import agent_plugins, agent_wheels
 from bench_gui.remote.connection import SSHConnection
 from bench_gui.remote.errors import DeployError, RemotePythonUnsupported, SSHError
 
@@ -43,10 +55,12 @@ MIN_PYTHON: Final = (3, 10)  # the agent uses zip(strict=...) and X | Y in isins
 # What the agent imports besides the stdlib, as distributions. hdrhistogram declares pbr and
 # setuptools as requirements but imports neither at run time (it needs its pyhdrh extension).
 DEP_DISTRIBUTIONS: Final = ("psycopg", "hdrhistogram", "typing_extensions")
+# The ODBC engines' driver module: shipped unless the host's Python has its own (it needs
+# unixODBC and the engine's ODBC driver there, system packages the agent names when missing).
+ODBC_DISTRIBUTION: Final = "pyodbc"
 PSYCOPG_IMPLS: Final = ("psycopg-binary", "psycopg-c")
 DEPS_DIR: Final = "deps"
 MARKER: Final = ".complete"
-_SKIP_META: Final = {"RECORD", "INSTALLER", "REQUESTED", "direct_url.json"}
 _BUNDLE_STUB: Final = (
     '"""bench_gui, reduced to its agent for a driver host (deployed by bench-gui)."""\n\n'
     f'__version__ = "{AGENT_VERSION}"\n'
@@ -64,6 +78,11 @@ info = {
     "libc": list(platform.libc_ver()),
     "executable": sys.executable,
 }
+try:
+    import importlib.util
+    info["has_pyodbc"] = importlib.util.find_spec("pyodbc") is not None
+except Exception:
+    info["has_pyodbc"] = False
 try:
     import psycopg, hdrh.histogram
     psycopg.pq.version()
@@ -116,6 +135,7 @@ class PythonInfo:
     libc: tuple[str, str]
     has_deps: bool = False
     deps_error: str = ""
+    has_pyodbc: bool = False  # its own pyodbc (whether unixODBC loads is the agent's to say)
 
     @property
     def version_text(self) -> str:
@@ -138,6 +158,7 @@ class PythonInfo:
             libc=(str(libc[0]), str(libc[1])),
             has_deps=bool(data.get("has_deps")),
             deps_error=str(data.get("deps_error", "")),
+            has_pyodbc=bool(data.get("has_pyodbc")),
         )
 
 
@@ -153,6 +174,7 @@ def local_python() -> PythonInfo:
         machine=platform.machine(),
         libc=(libc[0], libc[1]),
         has_deps=True,
+        has_pyodbc=importlib.util.find_spec(ODBC_DISTRIBUTION) is not None,
     )
 
 
@@ -195,6 +217,9 @@ class Bundle:
     digest: str
     with_deps: bool
     binary_tags: dict[str, list[str]] = field(default_factory=dict)  # dist -> wheel tags
+    notes: list[str] = field(default_factory=list)  # what was left out, and what that means
+    plugins: list[str] = field(default_factory=list)  # engine plugins shipped (distributions)
+    engines: list[str] = field(default_factory=list)  # their agent engines' names
 
     def archive(self) -> bytes:
         buf = io.BytesIO()
@@ -219,55 +244,67 @@ def _agent_files() -> dict[str, bytes]:
     return files
 
 
-def _distribution(name: str) -> importlib.metadata.Distribution | None:
-    try:
-        return importlib.metadata.distribution(name)
-    except importlib.metadata.PackageNotFoundError:
-        return None
-
-
-def _dist_files(dist: importlib.metadata.Distribution) -> dict[str, bytes]:
-    out: dict[str, bytes] = {}
-    for rel in dist.files or []:
-        parts = rel.parts
-        if not parts or parts[0] == ".." or "__pycache__" in parts or rel.suffix == ".pyc":
-            continue
-        if parts[0].endswith(".dist-info") and rel.name in _SKIP_META:
-            continue
-        path = Path(str(dist.locate_file(rel)))
-        if path.is_file():
-            out[f"{DEPS_DIR}/{rel.as_posix()}"] = path.read_bytes()
-    return out
-
-
-def _wheel_tags(dist: importlib.metadata.Distribution) -> list[str]:
-    text = dist.read_text("WHEEL") or ""
-    return [line.split(":", 1)[1].strip() for line in text.splitlines() if line.startswith("Tag:")]
-
-
 @functools.cache
+def _copied(names: tuple[str, ...]) -> tuple[dict[str, bytes], dict[str, list[str]]]:
+    """This desktop's installed copies of ``names`` (files under deps/) and the wheel tags of
+    the binary ones; DeployError naming one that is not installed here."""
+    files: dict[str, bytes] = {}
+    tags: dict[str, list[str]] = {}
+    for name in names:
+        dist = agent_plugins.distribution(name)
+        if dist is None:
+            raise DeployError(f"this desktop lacks {name}, which the agent needs")
+        files.update(agent_plugins.dist_files(dist, DEPS_DIR))
+        dist_tags = agent_plugins.wheel_tags(dist)
+        if agent_plugins.is_binary(dist_tags):
+            tags[name] = dist_tags
+    return files, tags
+
+
+def _core_names() -> tuple[str, ...]:
+    """The agent's own dependencies as this desktop has them (psycopg's C part: either)."""
+    impl = next((n for n in PSYCOPG_IMPLS if agent_plugins.distribution(n) is not None), None)
+    if impl is None:
+        raise DeployError(
+            "this desktop has no psycopg-binary or psycopg-c to copy to the driver host:"
+            " install psycopg[binary] here, or psycopg[binary] and hdrhistogram there"
+        )
+    return (*DEP_DISTRIBUTIONS, impl)
+
+
+def _make_bundle(
+    files: dict[str, bytes],
+    tags: dict[str, list[str]],
+    notes: list[str] | None = None,
+    payload: agent_plugins.PluginPayload | None = None,
+) -> Bundle:
+    return Bundle(
+        files=files,
+        digest=_digest(files),
+        with_deps=any(name.startswith(f"{DEPS_DIR}/") for name in files),
+        binary_tags=tags,
+        notes=list(notes or []),
+        plugins=list(payload.plugins) if payload else [],
+        engines=list(payload.engines) if payload else [],
+    )
+
+
 def build_bundle(with_deps: bool) -> Bundle:
-    """The agent alone, or the agent with this desktop's copies of its dependencies."""
+    """The agent (and the engine plugins installed here) alone, or with this desktop's copies
+    of the agent's dependencies and pyodbc."""
     files = _agent_files()
     tags: dict[str, list[str]] = {}
     if with_deps:
-        names = list(DEP_DISTRIBUTIONS)
-        impl = next((n for n in PSYCOPG_IMPLS if _distribution(n) is not None), None)
-        if impl is None:
-            raise DeployError(
-                "this desktop has no psycopg-binary or psycopg-c to copy to the driver host:"
-                " install psycopg[binary] here, or psycopg[binary] and hdrhistogram there"
-            )
-        names.append(impl)
-        for name in names:
-            dist = _distribution(name)
-            if dist is None:
-                raise DeployError(f"this desktop lacks {name}, which the agent needs")
-            files.update(_dist_files(dist))
-            dist_tags = _wheel_tags(dist)
-            if any("-none-any" not in t for t in dist_tags):
-                tags[name] = dist_tags
-    return Bundle(files=files, digest=_digest(files), with_deps=with_deps, binary_tags=tags)
+        names = _core_names()
+        if agent_plugins.distribution(ODBC_DISTRIBUTION) is not None:
+            names = (*names, ODBC_DISTRIBUTION)
+        dep_files, dep_tags = _copied(names)
+        files.update(dep_files)
+        tags.update(dep_tags)
+    payload = agent_plugins.plugin_payload(DEPS_DIR)
+    files.update(payload.files)
+    tags.update(payload.binary_tags)
+    return _make_bundle(files, tags, payload=payload)
 
 
 def _digest(files: dict[str, bytes]) -> str:
@@ -278,12 +315,64 @@ def _digest(files: dict[str, bytes]) -> str:
 
 
 @functools.cache
-def build_wheel_bundle(wheels: Path, host: PythonInfo) -> Bundle:
-    """The agent with the dependencies unpacked from the wheels in ``wheels`` that fit the
-    host's Python (the bundle's way: it has no site-packages to copy)."""
+def _wheel_files(
+    wheels: Path, host: PythonInfo, needed: tuple[str, ...], optional: tuple[str, ...]
+) -> dict[str, bytes]:
+    return agent_wheels.wheel_deps(wheels, host, DEPS_DIR, needed, optional)
+
+
+def bundle_for(host: PythonInfo, wheels: Path | None, host_name: str = "the driver host") -> Bundle:
+    """What ``host`` needs: the agent; psycopg and hdrhistogram unless it has them; pyodbc
+    unless it has its own (left out with a note when no copy fits it: only the ODBC engines
+    need it); every engine plugin installed here with its requirements. From the wheels in
+    ``wheels`` when given (the desktop bundle's way: it has no site-packages to copy), else
+    from this desktop's site-packages, which only fit a host with the same Python."""
     files = _agent_files()
-    files.update(agent_wheels.wheel_deps(wheels, host, DEPS_DIR))
-    return Bundle(files=files, digest=_digest(files), with_deps=True)
+    tags: dict[str, list[str]] = {}
+    notes: list[str] = []
+    local = local_python()
+    want_core, want_odbc = not host.has_deps, not host.has_pyodbc
+    if wheels is not None and (want_core or want_odbc):
+        needed = agent_wheels.NEEDED if want_core else ()
+        optional = agent_wheels.OPTIONAL if want_odbc else ()
+        files.update(_wheel_files(wheels, host, needed, optional))
+    elif wheels is None:
+        if want_core:
+            core_files, core_tags = _copied(_core_names())
+            problem = binary_problem(host, local, core_tags)
+            if problem:
+                raise DeployError(
+                    f"the driver host {host_name} runs Python {host.describe()}, without the"
+                    f" agent's packages ({host.deps_error}); the copies on this desktop need"
+                    f" {problem}. Install them on the driver host ({host.executable or 'python3'}"
+                    " -m pip install 'psycopg[binary]' hdrhistogram), or point the target's"
+                    f" python at an interpreter that matches this desktop ({local.describe()})"
+                )
+            files.update(core_files)
+            tags.update(core_tags)
+        if want_odbc and agent_plugins.distribution(ODBC_DISTRIBUTION) is not None:
+            odbc_files, odbc_tags = _copied((ODBC_DISTRIBUTION,))
+            if binary_problem(host, local, odbc_tags) is None:
+                files.update(odbc_files)
+                tags.update(odbc_tags)
+    if want_odbc and not any(n.startswith(f"{DEPS_DIR}/pyodbc") for n in files):
+        notes.append(
+            f"pyodbc was not shipped to {host_name}: no copy of it here fits its Python"
+            f" ({host.describe()}); the MariaDB, MySQL and SQL Server engines need it there"
+            f" ({host.executable or 'python3'} -m pip install pyodbc, with unixODBC)"
+        )
+    payload = agent_plugins.plugin_payload(DEPS_DIR)
+    problem = binary_problem(host, local, payload.binary_tags)
+    if problem:
+        raise DeployError(
+            f"an engine plugin cannot be shipped to {host_name}, which runs Python"
+            f" {host.describe()}: this desktop's copy needs {problem}. Point the target's"
+            f" python at an interpreter that matches this desktop ({local.describe()}), or"
+            " uninstall that plugin here"
+        )
+    files.update(payload.files)
+    tags.update(payload.binary_tags)
+    return _make_bundle(files, tags, notes, payload)
 
 
 def _glibc_needed(tags: list[str]) -> tuple[int, int] | None:
@@ -308,11 +397,21 @@ def _glibc_needed(tags: list[str]) -> tuple[int, int] | None:
 
 def copy_problem(remote: PythonInfo, local: PythonInfo, bundle: Bundle) -> str | None:
     """Why this desktop's dependencies cannot run on the host (None: they can)."""
+    return binary_problem(remote, local, bundle.binary_tags)
+
+
+def binary_problem(
+    remote: PythonInfo, local: PythonInfo, binary_tags: dict[str, list[str]]
+) -> str | None:
+    """Why this desktop's copies of binary distributions (name -> wheel tags) cannot run on
+    the host (None: they can, or there are none)."""
+    if not binary_tags:
+        return None
     if remote.impl != local.impl or remote.cache_tag != local.cache_tag:
         return f"a {local.impl} {'.'.join(map(str, local.version[:2]))} like this desktop's"
     if remote.platform != local.platform:
         return f"the platform of this desktop ({local.platform})"
-    for dist, tags in bundle.binary_tags.items():
+    for dist, tags in binary_tags.items():
         need = _glibc_needed(tags)
         if need is None:
             # Built on this machine, not a manylinux wheel: only the same C library will do.
@@ -340,6 +439,8 @@ class Deployment:
     python_info: PythonInfo
     uploaded_bytes: int  # 0 when the cached copy was reused
     with_deps: bool
+    notes: tuple[str, ...] = ()  # e.g. pyodbc left out: no copy fits the host's Python
+    plugins: tuple[str, ...] = ()  # third-party engine distributions shipped with the agent
 
     def command(self, *args: str) -> list[str]:
         """argv that runs the agent (``env PYTHONPATH=... python -m bench_gui.agent ...``)."""
@@ -362,23 +463,7 @@ def deploy(session: SSHConnection, python: str, remote_root: str) -> Deployment:
     """Make the agent runnable on the host (uploading it only if needed) and say how."""
     info = probe_python(session, python)
     check_python_version(info, session.host)
-    wheels = agent_wheels.wheel_dir()
-    if info.has_deps:
-        bundle = build_bundle(False)
-    elif wheels is not None:
-        bundle = build_wheel_bundle(wheels, info)
-    else:
-        bundle = build_bundle(True)
-        local = local_python()
-        problem = copy_problem(info, local, bundle)
-        if problem:
-            raise DeployError(
-                f"the driver host {session.host} runs Python {info.describe()}, without the"
-                f" agent's packages ({info.deps_error}); the copies on this desktop need"
-                f" {problem}. Install them on the driver host ({python} -m pip install"
-                " 'psycopg[binary]' hdrhistogram), or point the target's python at an"
-                f" interpreter that matches this desktop ({local.describe()})"
-            )
+    bundle = bundle_for(info, agent_wheels.wheel_dir(), session.host)
     root = session.abspath(remote_root)
     agent_dir = f"{root}/agent-{AGENT_VERSION}-{bundle.digest[:12]}"
     pythonpath = agent_dir + (f":{agent_dir}/{DEPS_DIR}" if bundle.with_deps else "")
@@ -404,21 +489,59 @@ def deploy(session: SSHConnection, python: str, remote_root: str) -> Deployment:
         python_info=info,
         uploaded_bytes=uploaded,
         with_deps=bundle.with_deps,
+        notes=tuple(bundle.notes),
+        plugins=tuple(bundle.plugins),
     )
     if uploaded:
-        check = session.run(
-            [
-                "env",
-                f"PYTHONPATH={pythonpath}",
-                python,
-                "-c",
-                "import bench_gui.agent.__main__, psycopg, hdrh.histogram; psycopg.pq.version()",
-            ],
-            timeout=60,
-        )
-        if not check.ok:
-            raise DeployError(
-                f"the agent was copied to {session.host} but does not start there with"
-                f" {python} ({info.describe()}): {check.stderr.strip().splitlines()[-1:]}"
-            )
+        _check_started(session, deployment, bundle.engines)
     return deployment
+
+
+# argv: the engine plugins' agent engines as JSON. Prints the problems as JSON (one line).
+CHECK_SCRIPT: Final = r"""
+import json, sys
+import bench_gui.agent.__main__, psycopg, hdrh.histogram
+from importlib.metadata import entry_points
+psycopg.pq.version()
+found = dict((ep.name, ep) for ep in entry_points(group="bench_gui.agent_engines"))
+problems = []
+for name in json.loads(sys.argv[1]):
+    if name not in found:
+        problems.append("%s: no bench_gui.agent_engines entry point found" % name)
+        continue
+    try:
+        found[name].load()
+    except Exception as exc:
+        problems.append("%s (%s): %s: %s" % (name, found[name].value, type(exc).__name__, exc))
+print(json.dumps(problems))
+"""
+
+
+def _check_started(session: SSHConnection, deployment: Deployment, engines: list[str]) -> None:
+    """The agent, its packages and every shipped plugin engine import on the host."""
+    check = session.run(
+        [
+            "env",
+            f"PYTHONPATH={deployment.pythonpath}",
+            deployment.python,
+            "-c",
+            CHECK_SCRIPT,
+            json.dumps(engines),
+        ],
+        timeout=60,
+    )
+    if not check.ok:
+        raise DeployError(
+            f"the agent was copied to {session.host} but does not start there with"
+            f" {deployment.python} ({deployment.python_info.describe()}):"
+            f" {check.stderr.strip().splitlines()[-1:]}"
+        )
+    try:
+        problems = json.loads(check.stdout.strip().splitlines()[-1])
+    except (IndexError, ValueError):
+        problems = [f"no answer from the check ({check.stdout.strip()[-200:]!r})"]
+    if problems:
+        raise DeployError(
+            f"the engine plugins were copied to {session.host} but do not load there with"
+            f" {deployment.python}: {'; '.join(map(str, problems))}"
+        )

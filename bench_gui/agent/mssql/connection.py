@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from bench_gui.agent.engines import DB_PASSWORD_ENV, EngineError
+from bench_gui.agent.mysql.odbc import pyodbc_module
 
 # The agent's environment variable holding the SQL login's password (all ODBC engines').
 PASSWORD_ENV: Final = DB_PASSWORD_ENV
@@ -164,9 +165,9 @@ def connect(
 
     A string using integrated authentication (Trusted_Connection=yes) or a DSN that holds
     its own credentials gets no password. pyodbc is imported here, so the package imports
-    without it.
+    without it (and a host without pyodbc or unixODBC is told so in one line).
     """
-    import pyodbc
+    pyodbc = pyodbc_module("mssql")
 
     environ = os.environ if env is None else env
     secret = password if password is not None else environ.get(PASSWORD_ENV)

@@ -43,7 +43,7 @@ from bench_gui.agent.mssql.connection import (
     connect,
 )
 from bench_gui.agent.mssql.settings import CONFIGURATIONS_SQL
-from bench_gui.agent.mysql.odbc import parse
+from bench_gui.agent.mysql.odbc import parse, pyodbc_module
 from bench_gui.agent.pg import tpcc_rand
 from bench_gui.agent.pg.schema import ROWS_PER_WAREHOUSE
 from bench_gui.agent.pg.setting_units import setting_record
@@ -148,14 +148,7 @@ def installed_driver(names: list[str] | None = None) -> str:
     """The SQL Server ODBC driver this host has (:data:`DRIVER_PREFERENCE`); EngineError
     naming the installed drivers when there is none."""
     if names is None:
-        try:
-            import pyodbc
-        except ImportError as exc:
-            raise EngineError(
-                f"pyodbc is not installed on this host ({exc}): install python3-pyodbc or"
-                " 'pip install pyodbc', with unixODBC and msodbcsql18 (or tdsodbc)"
-            ) from exc
-        names = list(pyodbc.drivers())
+        names = list(pyodbc_module("mssql").drivers())
     for word in DRIVER_PREFERENCE:
         for name in names:
             if word.lower() in name.lower():

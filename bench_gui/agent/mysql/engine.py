@@ -110,7 +110,7 @@ class MyCounterReader(CounterReader):
 
     def __init__(self, conninfo: str, flavour: str) -> None:
         self.flavour = flavour
-        self.errors = (odbc.pyodbc_module().Error,)
+        self.errors = (odbc.pyodbc_module(self.flavour).Error,)
         super().__init__(conninfo)
 
     def _open(self) -> Any:
@@ -225,7 +225,7 @@ class MyEngine:
         return bool(rows)
 
     def create_database(self) -> None:
-        pyodbc = odbc.pyodbc_module()
+        pyodbc = odbc.pyodbc_module(self.flavour)
         conn = self._admin()
         try:
             conn.cursor().execute(f"CREATE DATABASE IF NOT EXISTS `{self.database}`")
@@ -297,7 +297,7 @@ class MyEngine:
         return self._facts(emit, "after the run", rows=not stop.is_set())
 
     def _facts(self, emit: Callable[..., Any], when: str, *, rows: bool) -> dict[str, Any]:
-        pyodbc = odbc.pyodbc_module()
+        pyodbc = odbc.pyodbc_module(self.flavour)
         started = time.monotonic()
         out: dict[str, Any] = {}
         try:

@@ -10,6 +10,8 @@ DRIVER nor DSN gets the first Connector/ODBC installed on this host.
 from __future__ import annotations
 
 import os
+import socket
+import sys
 from typing import Any, Final
 
 from bench_gui.agent.engines import DB_PASSWORD_ENV, EngineError
@@ -73,22 +75,49 @@ def with_database(conninfo: str, database: str | None) -> str:
     return build(params)
 
 
-def pyodbc_module() -> Any:
-    """pyodbc, or EngineError saying it is missing on this host (the agent's deployment
-    copies psycopg and hdrhistogram, not pyodbc: an ODBC driver host installs its own)."""
+# Per engine: its label, and the system packages of unixODBC and its ODBC driver (Debian and
+# Ubuntu; RHEL and Fedora), named when pyodbc cannot load.
+ODBC_PACKAGES: Final[dict[str, tuple[str, str, str]]] = {
+    "mariadb": ("MariaDB", "unixodbc odbc-mariadb", "unixODBC mariadb-connector-odbc"),
+    "mysql": ("MySQL", "unixodbc odbc-mariadb", "unixODBC mariadb-connector-odbc"),
+    "mssql": (
+        "SQL Server",
+        "unixodbc msodbcsql18 (Microsoft's repository) or tdsodbc",
+        "unixODBC msodbcsql18",
+    ),
+}
+
+
+def pyodbc_module(engine: str = "mariadb") -> Any:
+    """pyodbc, or EngineError saying in one line what this host lacks for ``engine``: pyodbc
+    itself (the deployment ships it unless the host's Python has its own), or unixODBC's
+    libodbc.so.2, a system library pyodbc loads and no deployment can ship."""
+    label, apt, dnf = ODBC_PACKAGES.get(engine, ODBC_PACKAGES["mariadb"])
+    host = socket.gethostname()
     try:
         import pyodbc
-    except ImportError as exc:
+    except ModuleNotFoundError as exc:
+        if exc.name != "pyodbc":
+            raise
         raise EngineError(
-            f"pyodbc is not installed on this host ({exc}): install python3-pyodbc or"
-            " 'pip install pyodbc', with unixODBC and the MariaDB Connector/ODBC"
+            f"pyodbc is not installed on {host} for {sys.executable} (the {label} engine"
+            f" needs it): install it there ({sys.executable} -m pip install pyodbc, or the"
+            f" package python3-pyodbc) with unixODBC and the ODBC driver: apt-get install"
+            f" {apt} (Debian, Ubuntu) or dnf install {dnf} (RHEL, Fedora)"
+        ) from exc
+    except ImportError as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise EngineError(
+            f"pyodbc needs unixODBC on {host}, which is missing there ({first}): the {label}"
+            f" engine needs unixODBC and its ODBC driver: apt-get install {apt} (Debian,"
+            f" Ubuntu) or dnf install {dnf} (RHEL, Fedora)"
         ) from exc
     return pyodbc
 
 
 def installed_driver(flavour: str) -> str:
     """The name of a Connector/ODBC installed here for ``flavour``; EngineError if none."""
-    pyodbc = pyodbc_module()
+    pyodbc = pyodbc_module(flavour)
     names = list(pyodbc.drivers())
     for word in DRIVER_WORDS.get(flavour, ("mariadb", "mysql")):
         for name in names:
@@ -133,7 +162,7 @@ def message(exc: BaseException) -> str:
 
 def connect(conninfo: str, flavour: str, *, what: str = "database", **extra: str) -> Any:
     """An autocommit pyodbc connection; EngineError with the driver's message when it fails."""
-    pyodbc = pyodbc_module()
+    pyodbc = pyodbc_module(flavour)
     try:
         return pyodbc.connect(
             full_conninfo(conninfo, flavour, **extra), autocommit=True, timeout=LOGIN_TIMEOUT_S

@@ -1,0 +1,1 @@
+"""Acme: a third-party bench-gui engine plugin (for the deployment tests)."""
