@@ -15,6 +15,10 @@ when another run holds it, the agent reports which run, who started it and since
 engines' BENCH_GUI_DB_PASSWORD) from a JSON file and deletes it at once, so that no secret has
 to appear on a command line.
 
+Several driver hosts for one run (:mod:`bench_gui.agent.barrier`): ``--role primary|secondary``
+(only the primary reads the database's counters and prepares the schema), ``--barrier`` (each
+step starts at the instant the go file beside the spool names) and ``--barrier-timeout S``.
+
 The configuration's ``engine`` (postgresql, mariadb, mysql, ...) picks the engine through
 :func:`bench_gui.agent.engines.open_engine`; everything below speaks to it through
 :class:`~bench_gui.agent.engines.AgentEngine` only.
@@ -31,9 +35,15 @@ import threading
 from typing import Any, TextIO
 
 from bench_gui.agent import AGENT_VERSION
+from bench_gui.agent.barrier import (
+    DEFAULT_TIMEOUT_S,
+    ROLES,
+    Coordination,
+    coordination_from_args,
+)
 from bench_gui.agent.driver import (
-    DatabaseStalled,
     RunConfig,
+    RunCut,
     StepFailed,
     run_sweep,
     sweep_message,
@@ -53,6 +63,9 @@ from bench_gui.agent.runlock import (
 
 def _public_config(cfg: RunConfig) -> dict[str, Any]:
     data = dict(cfg.__dict__)
+    for key in RunConfig.MULTI_HOST_FIELDS:
+        if not data[key]:
+            del data[key]  # one host: the configuration echoed as it always was
     for key in ("conninfo", "admin_conninfo"):
         data[key] = _redact(data[key])
     return data
@@ -147,9 +160,12 @@ def run(
     out: EventWriter,
     stop: threading.Event,
     hello_extra: dict[str, Any] | None = None,
+    coord: Coordination | None = None,
 ) -> int:
     """Run one action; always ends with a ``done`` event. Returns the process exit code.
-    ``hello_extra``: more fields for the ``hello`` (the lock the run holds)."""
+    ``hello_extra``: more fields for the ``hello`` (the lock the run holds); ``coord``: the
+    role and start barrier among several driver hosts (none: one host)."""
+    coord = coord or Coordination()
     try:
         engine = _engine(cfg)
     except EngineError as exc:
@@ -202,8 +218,9 @@ def run(
             )
             return 0 if ok else 1
         elif cfg.action == "run":
-            _prepare_schema(cfg, engine, out, stop)
-            status, steps = run_sweep(cfg, engine, out, stop)
+            if coord.reads_counters:  # a secondary host leaves the schema to the primary
+                _prepare_schema(cfg, engine, out, stop)
+            status, steps = run_sweep(cfg, engine, out, stop, coord)
             if stop.is_set():
                 out.emit("log", level="warning", message="stop requested: run ended early")
             out.emit("summary", steps=steps, status=status)
@@ -211,9 +228,10 @@ def run(
         else:
             raise EngineError(f"unknown action {cfg.action!r}")
         return 0
-    except DatabaseStalled as exc:
-        # A hung server: the steps measured so far are the run's result, said as usual.
-        out.emit("error", message=str(exc), fatal=True)
+    except RunCut as exc:
+        # A hung server, a start signal that never came: the steps measured so far are the
+        # run's result, said as usual.
+        out.emit("error", message=str(exc), fatal=True, **({"code": exc.code} if exc.code else {}))
         out.emit("summary", steps=exc.steps, status="failed")
         out.emit("done", status="failed", message=str(exc))
         return 2
@@ -303,7 +321,28 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--lock", help="hold an exclusive lock on this file for the whole run")
     parser.add_argument("--lock-dir", help="the folder of the run locks (default: the host's)")
     parser.add_argument("--env-file", help="JSON file of environment variables, deleted on read")
+    parser.add_argument(
+        "--role",
+        choices=ROLES,
+        help="one of several driver hosts: only the primary reads the database's counters",
+    )
+    parser.add_argument(
+        "--barrier",
+        action="store_true",
+        help="start each step at the instant the go file (the spool's, + .go) names",
+    )
+    parser.add_argument(
+        "--barrier-timeout",
+        type=float,
+        default=DEFAULT_TIMEOUT_S,
+        metavar="S",
+        help=f"seconds to wait for a step's go file (default {DEFAULT_TIMEOUT_S:g})",
+    )
     args = parser.parse_args(argv)
+    try:
+        coord = coordination_from_args(args.role, args.barrier, args.barrier_timeout, args.spool)
+    except ValueError as exc:
+        parser.error(str(exc))
     if args.env_file:
         _load_env_file(args.env_file)
     if args.config:
@@ -320,6 +359,7 @@ def main(argv: list[str] | None = None) -> int:
     out = EventWriter(*sinks)
     try:
         locks, hello_extra = _hold_lock(args, cfg, config)
+        hello_extra.update(coord.hello_fields())
     except _Refused as exc:
         out.emit("error", message=str(exc), fatal=True, code="locked")
         out.emit("done", status="failed", message=str(exc))
@@ -340,8 +380,14 @@ def main(argv: list[str] | None = None) -> int:
         if cfg.kind == "random_read":
             from bench_gui.agent.fio.sweep import run_random_read
 
+            if coord != Coordination():
+                text = "--role and --barrier are for TPROC-C runs: random_read runs on one host"
+                out.emit("error", message=text, fatal=True)
+                out.emit("done", status="failed", message=text)
+                return 2
+
             return run_random_read(cfg, out, stop, hello_extra)
-        return run(cfg, out, stop, hello_extra)
+        return run(cfg, out, stop, hello_extra, coord)
     finally:
         for lock in locks:
             lock.release()

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bench_gui.agent import hist
+from bench_gui.agent.barrier import BarrierTimeout, Coordination, NoCounters, wait_until
 from bench_gui.agent.counters import CounterReader
 from bench_gui.agent.engines import AgentEngine, EngineError, Snapshot
 from bench_gui.agent.hostmetrics import Monitor
@@ -83,6 +84,13 @@ class RunConfig:
     drop_caches: bool = True
     memory_limit: str = ""
     raw_iops_s: float = 30.0
+    # Several driver hosts (bench_gui.agent.barrier): per step, the global index of this host's
+    # first user and the step's users over every host; empty on one host.
+    first_user: list[int] = field(default_factory=list)
+    total_users: list[int] = field(default_factory=list)
+
+    # Fields a configuration of one host does not show (the hello's config stays as it was).
+    MULTI_HOST_FIELDS = ("first_user", "total_users")
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RunConfig:
@@ -104,17 +112,50 @@ class StepFailed(RuntimeError):
     """The users of a step could not start (connection refused, schema missing...)."""
 
 
-class DatabaseStalled(EngineError):
+class RunCut(EngineError):
+    """The run ends before its last step, its finished steps (``steps``) kept; ``code`` (if
+    any) goes with the fatal error event."""
+
+    def __init__(self, message: str, steps: list[dict[str, Any]], code: str = "") -> None:
+        super().__init__(message)
+        self.steps = steps
+        self.code = code
+
+
+class DatabaseStalled(RunCut):
     """The database did not answer for the plan's stall limit: the run ends, its finished
     steps (``steps``, the stalled one last) kept."""
 
     def __init__(self, message: str, steps: list[dict[str, Any]]) -> None:
-        super().__init__(message)
-        self.steps = steps
+        super().__init__(message, steps)
 
 
 def _per_minute(delta: float, seconds: float) -> float:
     return round(delta * 60.0 / seconds, 1) if seconds > 0 else 0.0
+
+
+def worker_specs(
+    cfg: RunConfig, conninfo: str, index: int, vus: int, nproc: int, seed: int
+) -> list[WorkerSpec]:
+    """What each of a step's ``nproc`` worker processes runs: its users (global indices: with
+    several driver hosts, this host's follow the hosts before it, ``cfg.first_user``) and the
+    step's users over every host (``cfg.total_users``: all-warehouses mode spreads them)."""
+    first = cfg.first_user[index] if cfg.first_user else 0
+    total = cfg.total_users[index] if cfg.total_users else vus
+    return [
+        WorkerSpec(
+            worker=w,
+            conninfo=conninfo,
+            vus=[first + u for u in range(w, vus, nproc)],
+            total_vus=total,
+            warehouses=cfg.warehouses,
+            all_warehouses=cfg.all_warehouses,
+            keying_thinking=cfg.keying_thinking,
+            # Distinct on every host even with the plan's one seed.
+            seed=seed * 1000 + index * 100 + w + 7919 * first,
+        )
+        for w in range(nproc)
+    ]
 
 
 class Step:
@@ -130,8 +171,15 @@ class Step:
         vus: int,
         monitor: Monitor | None = None,
         db_counters: CounterReader | None = None,
+        coord: Coordination | None = None,
+        start_at: float | None = None,
     ) -> None:
         self.cfg = cfg
+        # Several driver hosts: this host's role, and the instant (its own clock) the step's
+        # ramp-up begins at on every host (None: at once, as on one host).
+        self.coord = coord or Coordination()
+        self.start_at = start_at
+        self.started_at: float | None = None
         self.monitor = monitor
         # A reader of the database counters to share; without one the step opens its own and
         # closes it at its end (so reset_between_steps can drop the database in between).
@@ -151,18 +199,9 @@ class Step:
         self.pipes: list[Any] = []
         self.procs: list[Any] = []
         seed = cfg.seed if cfg.seed is not None else random.randrange(1 << 30)
-        for w in range(self.nproc):
+        # As the engine resolved it (ODBC: its driver).
+        for w, spec in enumerate(worker_specs(cfg, engine.conninfo, index, vus, self.nproc, seed)):
             reader, writer = ctx.Pipe(duplex=False)
-            spec = WorkerSpec(
-                worker=w,
-                conninfo=engine.conninfo,  # as the engine resolved it (ODBC: its driver)
-                vus=list(range(w, vus, self.nproc)),
-                total_vus=vus,
-                warehouses=cfg.warehouses,
-                all_warehouses=cfg.all_warehouses,
-                keying_thinking=cfg.keying_thinking,
-                seed=seed * 1000 + index * 100 + w,
-            )
             proc = ctx.Process(
                 target=engine.worker_main,
                 args=(spec, self.counters, self.flags, writer),
@@ -275,6 +314,7 @@ class Step:
         ``db_stall_limit_s`` ends the step, and :attr:`stalled` says so.
         """
         cfg = self.cfg
+        reads_db = self.coord.reads_counters
         self.out.emit(
             "step",
             phase="start",
@@ -283,9 +323,15 @@ class Step:
             rampup_s=cfg.rampup_s,
             duration_s=cfg.duration_s,
             processes=self.nproc,
+            **({"start_at": self.start_at} if self.start_at is not None else {}),
         )
         own_reader = self.db_counters is None
-        db = self.db_counters or self.engine.counter_reader()
+        db: CounterReader | NoCounters
+        if self.db_counters is not None:
+            db = self.db_counters
+        else:
+            db = self.engine.counter_reader() if reads_db else NoCounters()
+        connecting = time.monotonic()
         try:
             self.start_users()
         except BaseException:
@@ -293,6 +339,10 @@ class Step:
             if own_reader:
                 db.close()
             raise
+        connect_s = time.monotonic() - connecting
+        if self.start_at is not None and wait_until(self.start_at, self.stop):
+            # Every host's ramp-up (and so its measured window) begins at this instant.
+            self.started_at = self.coord.went(self.index, self.start_at, self.out.emit, connect_s)
         t0 = time.monotonic()
         ramp_end = t0 + cfg.rampup_s
         window_end = ramp_end + cfg.duration_s
@@ -332,6 +382,8 @@ class Step:
                 db_fields["db_not_answering_s"] = round(db.not_answering_s(), 1)
                 if db.error:
                     db_fields["db_error"] = db.error
+            if not reads_db:
+                db_fields = {}  # a secondary host: the primary reports the database's rates
             self.out.emit(
                 "sample",
                 step=self.index,
@@ -464,6 +516,8 @@ class Step:
         }
         if problems:
             summary["problems"] = problems
+        if self.start_at is not None:
+            summary.update(start_at=self.start_at, started_at=self.started_at)
         if start is None or end is None:
             return summary
         seconds = end.t - start.t
@@ -481,19 +535,37 @@ class Step:
                 k: hist.encode(h) for k, h in self.window_hists.items() if h.get_total_count()
             },
         )
+        if not self.coord.reads_counters:
+            # A secondary host read no database counters: its figures are its driver's only.
+            summary.update(nopm=None, tpm=None)
         if self.monitor is not None:
             summary.update(self.monitor.window_fields(start.t, end.t, summary["nopm"]))
         return summary
 
 
 def run_sweep(
-    cfg: RunConfig, engine: AgentEngine, out: EventWriter, stop: threading.Event
+    cfg: RunConfig,
+    engine: AgentEngine,
+    out: EventWriter,
+    stop: threading.Event,
+    coord: Coordination | None = None,
 ) -> tuple[str, list[dict[str, Any]]]:
-    """Run every step; return the final status and the step summaries."""
+    """Run every step; return the final status and the step summaries.
+
+    ``coord``: this host's role and start barrier among several driver hosts (none: one host).
+    """
+    coord = coord or Coordination()
+    for name in RunConfig.MULTI_HOST_FIELDS:
+        given = getattr(cfg, name)
+        if given and len(given) != len(cfg.virtual_users):
+            raise EngineError(
+                f"the configuration's {name} has {len(given)} entries for"
+                f" {len(cfg.virtual_users)} steps"
+            )
     steps: list[dict[str, Any]] = []
     monitor = start_monitor(cfg, engine, out)
     try:
-        _run_steps(cfg, engine, out, stop, monitor, steps)
+        _run_steps(cfg, engine, out, stop, monitor, steps, coord)
     finally:
         if monitor is not None:
             monitor.close()
@@ -508,11 +580,14 @@ def _run_steps(
     stop: threading.Event,
     monitor: Monitor | None,
     steps: list[dict[str, Any]],
+    coord: Coordination,
 ) -> None:
     if monitor is not None:
         monitor.idle_baseline(out.emit, stop)
-    reset = cfg.reset_between_steps and engine.supports_template
-    if cfg.reset_between_steps and not reset:
+    # The database is the primary's to reset and describe (one host: this one).
+    primary = coord.reads_counters
+    reset = cfg.reset_between_steps and engine.supports_template and primary
+    if cfg.reset_between_steps and not engine.supports_template:
         out.emit(
             "log",
             level="warning",
@@ -535,14 +610,28 @@ def _run_steps(
             engine.reset_from_template()
         # The test schema (rows, size) as the first step finds it, and after the last step.
         start: dict[str, Any] = {}
-        if index == 0:
+        if index == 0 and primary:
             start = engine.schema_facts(out.emit, stop, "before step 1")
             if stop.is_set():
                 break
-        step = Step(cfg, engine, out, stop, index, vus, monitor)
+        start_at: float | None = None
+        if coord.barrier:
+            try:
+                start_at = coord.wait_for_go(index, vus, out.emit, stop)
+            except BarrierTimeout as exc:
+                kept = len(steps)
+                raise RunCut(
+                    f"{exc}; the run ends here with {kept} finished step{'' if kept == 1 else 's'}",
+                    steps,
+                    code="barrier_timeout",
+                ) from None
+            if start_at is None:
+                break  # stopped while waiting
+        step = Step(cfg, engine, out, stop, index, vus, monitor, coord=coord, start_at=start_at)
         summary = step.run()
         summary.update(start)
-        if not step.stalled and (stop.is_set() or index == len(cfg.virtual_users) - 1):
+        last = stop.is_set() or index == len(cfg.virtual_users) - 1
+        if primary and not step.stalled and last:
             summary["after_run"] = engine.after_run_facts(out.emit, stop)
         steps.append(summary)
         out.emit("step", phase="end", step=index, vus=vus, summary=summary)
@@ -610,6 +699,7 @@ def open_monitor(cfg: RunConfig, out: EventWriter, paths: list[str]) -> Monitor 
 
 __all__ = [
     "DatabaseStalled",
+    "RunCut",
     "EngineError",
     "RunConfig",
     "Step",

@@ -26,6 +26,7 @@ from bench_gui.agent.fio.sizes import (
     parse_size,
 )
 from bench_gui.agent.hostinfo import SYSCTLS, THP_KNOBS
+from bench_gui.core.multi_driver import SplitError, step_splits
 from bench_gui.core.power import METER_KINDS, check_meter_options, installed_meter_names
 from bench_gui.core.tuning.presets import BUILTIN_OS_PRESETS
 
@@ -79,6 +80,11 @@ MAX_PLAN_BYTES: Final = 1024 * 1024
 # The only environment variables a plan may name for the database password: the value is sent
 # to the plan's host, so a shared plan must not pick any variable of the desktop's environment.
 PASSWORD_ENV_NAMES: Final = re.compile(r"^(PGPASSWORD|BENCH_GUI_[A-Z0-9_]+)$")
+# Several driver hosts: the clock offset a host may have from the desktop's (milliseconds).
+DEFAULT_MAX_CLOCK_OFFSET_MS: Final = 50.0
+MAX_CLOCK_OFFSET_LIMIT_MS: Final = 60_000.0
+# Fields of [driver] only a plan of several driver hosts has.
+MULTI_DRIVER_FIELDS: Final = ("targets", "users", "share", "max_clock_offset_ms")
 
 
 def shown(value: Any) -> str:
@@ -137,12 +143,38 @@ class Target:
 
 @dataclass
 class Driver:
-    """Where the workload agent runs: this machine, or an SSH target (by its saved name).
+    """Where the workload agent runs: this machine, an SSH target (by its saved name), or
+    several SSH targets for one run (``targets``: each takes part of every step's users).
 
-    The database host and port in ``target`` are as seen from the driver host.
+    The database host and port in ``target`` are as seen from the driver host(s). With several
+    hosts, ``target`` is the first of them, the primary (it reads the database's counters);
+    see :mod:`bench_gui.core.multi_driver` for the split and the merged results.
     """
 
     target: str = ""  # empty: this machine
+    # Several driver hosts (saved SSH target names, two or more); empty: one host, ``target``.
+    targets: list[str] = field(default_factory=list)
+    # Each host's users, one row per sweep step (a single row: the same for every step);
+    # empty: by ``share``, else an even split (the remainder one each to the first hosts).
+    users: list[list[int]] = field(default_factory=list)
+    # Each host's share of every step's users (positive weights); empty: an even split.
+    share: list[float] = field(default_factory=list)
+    # The run is refused when a host's clock is further than this from the desktop's.
+    max_clock_offset_ms: float = DEFAULT_MAX_CLOCK_OFFSET_MS
+
+    @property
+    def hosts(self) -> list[str]:
+        """Every driver host's saved SSH target name ([] for this machine)."""
+        return list(self.targets) if self.targets else ([self.target] if self.target else [])
+
+    def step_splits(self, virtual_users: list[int]) -> list[list[int]]:
+        """Each step's users per host (one column per host of :attr:`hosts`)."""
+        if len(self.targets) < 2:
+            return [[vus] for vus in virtual_users]
+        users = self.users or None
+        return step_splits(
+            virtual_users, len(self.targets), users, self.share or None, self.targets
+        )
 
 
 @dataclass
@@ -261,6 +293,15 @@ class Plan:
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
+        if not self.driver.targets:
+            # One driver host: [driver] stays as it was before there were several.
+            for key in MULTI_DRIVER_FIELDS:
+                del data["driver"][key]
+        else:
+            del data["driver"]["target"]  # the first of targets
+            for key in ("users", "share"):
+                if not data["driver"][key]:
+                    del data["driver"][key]
         if self.os == OsKnobs():
             # No [os] section: plans and sessions stay as they were without one (a stored
             # plan's "os" is what comparisons show as the run's OS knobs).
@@ -639,6 +680,7 @@ def plan_from_dict(data: dict[str, Any]) -> Plan:
     plan.driver.target = _check_str(problems, "driver.target", driver_data.get("target", ""))
     if plan.driver.target and target.kind == "demo" and wl.kind != "random_read":
         problems.append(("driver.target", "the embedded demo runs on this machine only"))
+    _check_driver_hosts(problems, plan, driver_data)
 
     _check_power(problems, plan, data.get("power", {}), data.get("monitor", {}))
     _check_os(problems, plan, data.get("os", {}))
@@ -646,6 +688,176 @@ def plan_from_dict(data: dict[str, Any]) -> Plan:
     if problems:
         raise PlanError(problems)
     return plan
+
+
+def _check_driver_hosts(problems: list[tuple[str, str]], plan: Plan, data: dict[str, Any]) -> None:
+    """``[driver] targets`` (several hosts) and the fields that go with it: the split of the
+    users (``users`` or ``share``) and ``max_clock_offset_ms``."""
+    driver = plan.driver
+    if "targets" not in data:
+        for key in MULTI_DRIVER_FIELDS:
+            if key in data:
+                problems.append(
+                    (f"driver.{key}", "only with several driver hosts (driver.targets)")
+                )
+        return
+    names = data["targets"]
+    if not isinstance(names, list) or not names:
+        problems.append(
+            ("driver.targets", "must list two or more saved SSH targets' names (one: use target)")
+        )
+        return
+    seen: set[str] = set()
+    for name in names:
+        if not isinstance(name, str) or not _TARGET_NAME.match(name):
+            problems.append(("driver.targets", f"{shown(name)} is not a saved SSH target's name"))
+        elif name == "local":
+            problems.append(
+                (
+                    "driver.targets",
+                    "'local' is this machine: every driver host must be a saved SSH target",
+                )
+            )
+        elif name in seen:
+            problems.append(("driver.targets", f"{name!r} is named more than once"))
+        else:
+            seen.add(name)
+    if "target" in data:
+        problems.append(("driver.target", "give target (one host) or targets (several), not both"))
+        return
+    if plan.target.kind == "demo" and plan.workload.kind != "random_read":
+        problems.append(("driver.targets", "the embedded demo runs on this machine only"))
+    if len(names) == 1:
+        # One host, spelled as a list: the same as target = "name".
+        driver.target = names[0]
+        for key in ("users", "share", "max_clock_offset_ms"):
+            if key in data:
+                problems.append((f"driver.{key}", "only with two or more driver hosts"))
+        return
+    driver.targets = list(names)
+    driver.target = names[0]
+    if plan.workload.kind == "random_read":
+        problems.append(
+            ("driver.targets", "a random_read workload runs fio on one host: use driver.target")
+        )
+    if plan.workload.reset_between_steps:
+        problems.append(
+            (
+                "driver.targets",
+                "workload.reset_between_steps is not supported with several driver hosts (the"
+                " reset would drop the database under the other hosts' users)",
+            )
+        )
+    if "max_clock_offset_ms" in data:
+        value = data["max_clock_offset_ms"]
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or not 1 <= value <= MAX_CLOCK_OFFSET_LIMIT_MS
+        ):
+            problems.append(
+                (
+                    "driver.max_clock_offset_ms",
+                    f"must be a number of milliseconds from 1 to {MAX_CLOCK_OFFSET_LIMIT_MS:,.0f},"
+                    f" got {shown(value)}",
+                )
+            )
+        else:
+            driver.max_clock_offset_ms = float(value)
+    _check_driver_split(problems, plan, data)
+
+
+def check_driver_hosts_saved(plan: Plan, saved: list[str]) -> None:
+    """Raise :class:`PlanError` naming every driver host of ``plan`` that is not among the
+    ``saved`` SSH targets' names (the plan itself cannot know them: the caller asks the
+    store of targets)."""
+    field_name = "driver.targets" if plan.driver.targets else "driver.target"
+    missing = [name for name in plan.driver.hosts if name not in saved]
+    if missing:
+        known = ", ".join(sorted(saved)) if saved else "none yet"
+        raise PlanError(
+            [
+                (field_name, f"{name!r} is not a saved SSH target (saved: {known})")
+                for name in missing
+            ]
+        )
+
+
+def _check_driver_split(problems: list[tuple[str, str]], plan: Plan, data: dict[str, Any]) -> None:
+    """``users`` (each host's users, per step or for every step) or ``share`` (weights)."""
+    driver, hosts = plan.driver, len(plan.driver.targets)
+    if "users" in data and "share" in data:
+        problems.append(("driver.share", "give users or share, not both"))
+        return
+    if "users" in data:
+        rows = data["users"]
+        if isinstance(rows, list) and rows and all(_is_count(v) for v in rows):
+            rows = [rows]  # one row: the same for every step
+        if (
+            not isinstance(rows, list)
+            or not rows
+            or not all(isinstance(row, list) and all(_is_count(v) for v in row) for row in rows)
+        ):
+            problems.append(
+                (
+                    "driver.users",
+                    "must be each host's virtual users ([4, 4]) or one such row per sweep step"
+                    f" ([[2, 2], [4, 4]]), got {shown(data['users'])}",
+                )
+            )
+            return
+        for row in rows:
+            if len(row) != hosts:
+                problems.append(
+                    ("driver.users", f"{shown(row)} has {len(row)} counts for {hosts} driver hosts")
+                )
+                return
+        steps = len(plan.workload.virtual_users)
+        if len(rows) not in (1, steps):
+            problems.append(
+                (
+                    "driver.users",
+                    f"{len(rows)} rows for {steps} sweep steps: give one row per step, or one"
+                    " row for every step",
+                )
+            )
+            return
+        driver.users = [list(row) for row in rows] * (steps if len(rows) == 1 else 1)
+    elif "share" in data:
+        share = data["share"]
+        if (
+            not isinstance(share, list)
+            or len(share) != hosts
+            or not all(
+                not isinstance(v, bool) and isinstance(v, int | float) and 0 < v < float("inf")
+                for v in share
+            )
+        ):
+            problems.append(
+                (
+                    "driver.share",
+                    f"must be one positive number per driver host ({hosts}), got {shown(share)}",
+                )
+            )
+            return
+        driver.share = [float(v) for v in share]
+    if any(name == "workload.virtual_users" for name, _ in problems):
+        return  # no sweep to split
+    try:
+        driver.step_splits(plan.workload.virtual_users)
+    except SplitError as exc:
+        field_name = (
+            "driver.users"
+            if driver.users
+            else "driver.share"
+            if driver.share
+            else ("driver.targets")
+        )
+        problems.append((field_name, f"{exc} (workload.virtual_users)"))
+
+
+def _is_count(value: Any) -> bool:
+    return not isinstance(value, bool) and isinstance(value, int) and 1 <= value <= MAX_VUS_PER_STEP
 
 
 def _check_odbc_target(

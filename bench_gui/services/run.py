@@ -226,6 +226,13 @@ class RunController:
     ) -> None:
         if action not in ACTIONS:
             raise ValueError(f"unknown action {action!r}")
+        if len(plan.driver.targets) > 1:
+            # The plan, the split, the merge, the clock check and the agent's barrier exist;
+            # starting the hosts together does not yet. Refused, never run on one host.
+            raise RunError(
+                f"driver.targets: a run on several driver hosts ({', '.join(plan.driver.targets)})"
+                " is not supported yet; name one host in driver.target"
+            )
         self.plan = plan
         self.store = store
         self.action = action

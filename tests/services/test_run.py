@@ -10,7 +10,7 @@ import psycopg
 import pytest
 
 from bench_gui.agent.protocol import Event
-from bench_gui.core.plan import Plan, Target, Workload
+from bench_gui.core.plan import Plan, Target, Workload, plan_from_dict
 from bench_gui.services.run import RunController, RunError
 from bench_gui.store import SessionStore
 from tests._fixtures.pg import Clone
@@ -196,3 +196,16 @@ def test_the_prepared_storage_layout_is_kept_with_the_session(
         assert storage_layout(run) == run.inventory["storage_layout"]
     finally:
         (data_dir() / "storage" / "local.json").unlink()
+
+
+def test_a_plan_on_several_driver_hosts_is_refused_not_run_on_one(store: SessionStore) -> None:
+    plan = plan_from_dict(
+        {
+            "target": {"kind": "postgresql", "host": "db1"},
+            "workload": {"virtual_users": [4]},
+            "driver": {"targets": ["lab-a", "lab-b"]},
+        }
+    )
+    with pytest.raises(RunError, match=r"several driver hosts \(lab-a, lab-b\).*not supported"):
+        RunController(plan, store)
+    assert store.list_runs() == []

@@ -1,0 +1,212 @@
+"""Several driver hosts for one run, the agent's side: the start barrier and the counters role.
+
+With several driver hosts (issue 18) the desktop starts one agent on each, every one with its
+part of each step's users. Two things differ from a run on one host:
+
+- **The start barrier** (``--barrier``): before each step the agent writes a ``progress`` event
+  of task ``barrier``, stage ``ready`` (with the go file's path), and waits for its go file:
+  ``<spool>.go``, holding ``{"step": N, "start_at": T}`` with T in this host's own clock
+  (epoch seconds; the desktop measured the offset, :mod:`bench_gui.remote.clock`). Then it
+  connects the step's users and starts the step's ramp-up at T exactly (a ``progress`` event
+  of stage ``go`` says when it did, how late, and how long the users took to connect: T must
+  leave each host that long), so every host's ramp-up and measured window open and close at
+  the same instant. A go file of another step (the previous one) is not this step's; a
+  half-written one is read again. No go file within the timeout ends the run cleanly: a fatal
+  ``error`` of code ``barrier_timeout`` naming the step and the file, the finished steps kept.
+  The ready event comes before the step touches the database, so a primary that builds the
+  schema first keeps the others waiting (the timeout must allow for that).
+- **The counters role** (``--role``): only the ``primary`` reads the database's counters
+  (NOPM and TPM are the database's, never summed across hosts); a ``secondary`` reports only
+  its driver's own counts (its samples carry no ``nopm_db``/``tpm_db``, its step summaries
+  null ``nopm``/``tpm``), and leaves the schema to the primary (no build, no facts).
+
+Without either option the agent runs exactly as on one host. Stdlib only: the desktop writes
+go files with :func:`go_text`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Final
+
+from bench_gui.agent.engines import EngineError, Snapshot
+
+ROLES: Final = ("primary", "secondary")
+DEFAULT_TIMEOUT_S: Final = 600.0
+# How often the go file is looked for (the start instant itself is waited for exactly).
+POLL_S: Final = 0.05
+GO_SUFFIX: Final = ".go"
+# A go file is one small JSON object; a bigger file is not one.
+_MAX_GO_BYTES: Final = 4096
+
+
+def go_path(spool: str) -> str:
+    """The go file of the agent whose spool is ``spool`` (beside it, in its folder)."""
+    return spool + GO_SUFFIX
+
+
+def go_text(step: int, start_at: float) -> str:
+    """What a go file holds: start step ``step`` (from 0) at ``start_at`` (the host's epoch s).
+    Write it to a temporary name and rename it over the go file, so it is never read half."""
+    return json.dumps({"step": step, "start_at": start_at}) + "\n"
+
+
+def read_go(path: str, step: int) -> tuple[float | None, str]:
+    """The start instant a go file gives this step: (instant, "") when it is there; (None, why)
+    when it is not, or not this step's, or not readable yet ("" when there is no file)."""
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read(_MAX_GO_BYTES + 1)
+    except FileNotFoundError:
+        return None, ""
+    except OSError as exc:
+        return None, f"cannot read it: {exc.strerror}"
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return None, f"it holds {raw[:60]!r}, not a start signal"
+    if not isinstance(data, dict):
+        return None, "it holds no start signal"
+    got, start_at = data.get("step"), data.get("start_at")
+    if (
+        type(got) is not int
+        or isinstance(start_at, bool)
+        or not isinstance(start_at, int | float)
+        or not 0 < start_at < float("inf")
+    ):
+        return None, f"it holds {json.dumps(data)[:80]}, not a step and its start time"
+    if got != step:
+        return None, f"it is the start signal of step {got + 1}, not of step {step + 1}"
+    return float(start_at), ""
+
+
+class BarrierTimeout(EngineError):
+    """No start signal came for a step within the barrier's timeout."""
+
+
+def wait_until(instant: float, stop: threading.Event) -> bool:
+    """Sleep until this host's clock reads ``instant`` (epoch s); False when stopped first.
+
+    Returns only once ``time.time() >= instant``: a step never starts before its instant."""
+    while True:
+        left = instant - time.time()
+        if left <= 0:
+            return True
+        if stop.wait(min(left, 1.0)):
+            return False
+
+
+@dataclass(frozen=True)
+class Coordination:
+    """How this agent runs beside others: its role and its barrier ("" and off: one host)."""
+
+    role: str = ""  # "" (one host), "primary" or "secondary"
+    go_file: str = ""  # the barrier's go file; "" no barrier
+    timeout_s: float = DEFAULT_TIMEOUT_S
+
+    def __post_init__(self) -> None:
+        if self.role not in ("", *ROLES):
+            raise ValueError(f"role must be one of {', '.join(ROLES)}, got {self.role!r}")
+        if not 0 < self.timeout_s < float("inf"):
+            raise ValueError(f"the barrier's timeout must be positive, got {self.timeout_s!r}")
+
+    @property
+    def reads_counters(self) -> bool:
+        """Whether this agent reads the database's counters (every agent but a secondary)."""
+        return self.role != "secondary"
+
+    @property
+    def barrier(self) -> bool:
+        return bool(self.go_file)
+
+    def hello_fields(self) -> dict[str, Any]:
+        """What the ``hello`` says of the role and barrier (nothing on one host)."""
+        out: dict[str, Any] = {}
+        if self.role:
+            out["role"] = self.role
+        if self.go_file:
+            out["barrier"] = {"go_file": self.go_file, "timeout_s": self.timeout_s}
+        return out
+
+    def wait_for_go(
+        self, index: int, vus: int, emit: Callable[..., Any], stop: threading.Event
+    ) -> float | None:
+        """Say this host is ready for step ``index`` and wait for its go file: the start
+        instant (this host's epoch s), or None when stopped. Raises :class:`BarrierTimeout`."""
+        emit(
+            "progress",
+            task="barrier",
+            stage="ready",
+            step=index,
+            vus=vus,
+            go_file=self.go_file,
+            timeout_s=self.timeout_s,
+            message=f"step {index + 1}: ready, waiting for the start signal",
+        )
+        deadline = time.monotonic() + self.timeout_s
+        why = ""
+        while not stop.is_set():
+            start_at, problem = read_go(self.go_file, index)
+            if start_at is not None:
+                return start_at
+            why = problem or why
+            if time.monotonic() >= deadline:
+                detail = f" (the go file was there but {why})" if why else ""
+                raise BarrierTimeout(
+                    f"step {index + 1} ({vus} VU): no start signal within {self.timeout_s:g} s"
+                    f" in {self.go_file}{detail}: the other driver hosts did not all get ready,"
+                    " or the desktop lost this host"
+                )
+            stop.wait(POLL_S)
+        return None
+
+    def went(
+        self, index: int, start_at: float, emit: Callable[..., Any], connect_s: float
+    ) -> float:
+        """Report the step's start (stage ``go``): when it was due, when it began (this host's
+        epoch s, never before it was due) and how long connecting its users took (``late_s``
+        past 0: the go file's instant left too little time for that); returns the start."""
+        started = time.time()
+        emit(
+            "progress",
+            task="barrier",
+            stage="go",
+            step=index,
+            start_at=start_at,
+            started_at=started,
+            late_s=round(started - start_at, 6),
+            connect_s=round(connect_s, 3),
+            message=f"step {index + 1}: started",
+        )
+        return started
+
+
+class NoCounters:
+    """The counters of a secondary host: it reads no database, so its window opens and closes
+    by its own clock, at once (the same interface as the engines' counter readers)."""
+
+    error = ""
+
+    def read(self, wait: float = 0.0) -> Snapshot:
+        return Snapshot(t=time.monotonic(), new_orders=0, transactions=0)
+
+    def not_answering_s(self, now: float | None = None) -> float:
+        return 0.0
+
+    def close(self) -> None:
+        pass
+
+
+def coordination_from_args(
+    role: str | None, barrier: bool, timeout_s: float, spool: str | None
+) -> Coordination:
+    """The agent's options as a :class:`Coordination`; ValueError names a bad one."""
+    if barrier and not spool:
+        raise ValueError("--barrier needs --spool: the go file is the spool's, beside it")
+    go_file = go_path(os.path.abspath(spool)) if barrier and spool else ""
+    return Coordination(role=role or "", go_file=go_file, timeout_s=timeout_s)
