@@ -593,6 +593,17 @@ def parse_vu_list(value: Any) -> list[int]:
     return result
 
 
+def plugin_engine_kinds() -> tuple[str, ...]:
+    """The target kinds third-party engines add: the names of the installed
+    ``bench_gui.engines`` entry points beyond :data:`TARGET_KINDS` (read from the packages'
+    metadata; nothing is imported, so a plugin that fails to load is still a kind here and
+    its error is reported where it is loaded)."""
+    from importlib.metadata import entry_points
+
+    names = sorted({ep.name for ep in entry_points(group="bench_gui.engines")})
+    return tuple(n for n in names if n not in TARGET_KINDS)
+
+
 def plan_from_dict(data: dict[str, Any]) -> Plan:
     """Build and validate a plan; raise :class:`PlanError` naming every bad field."""
     problems: list[tuple[str, str]] = []
@@ -614,8 +625,10 @@ def plan_from_dict(data: dict[str, Any]) -> Plan:
         if key not in Target.__dataclass_fields__:
             problems.append((f"target.{key}", "unknown field"))
     target.kind = _check_str(problems, "target.kind", target_data.get("kind", target.kind))
-    if target.kind not in TARGET_KINDS:
-        problems.append(("target.kind", f"must be one of {', '.join(TARGET_KINDS)}"))
+    third_party = target.kind not in TARGET_KINDS and target.kind in plugin_engine_kinds()
+    if target.kind not in TARGET_KINDS and not third_party:
+        kinds = (*TARGET_KINDS, *plugin_engine_kinds())
+        problems.append(("target.kind", f"must be one of {', '.join(kinds)}"))
     if target.kind in ODBC_DEFAULTS:
         target.port, target.user, target.admin_database = ODBC_DEFAULTS[target.kind]
     for key in ("host", "user", "database", "admin_database", "password_env", "sslmode"):
@@ -631,6 +644,8 @@ def plan_from_dict(data: dict[str, Any]) -> Plan:
     )
     if target.kind == "postgresql" and not target.host:
         problems.append(("target.host", "is required for a PostgreSQL target"))
+    if third_party and not target.host:
+        problems.append(("target.host", f"is required for a {target.kind} target"))
     _check_odbc_target(problems, target, target_data)
     if not target.database or not target.database.replace("_", "a").isalnum():
         problems.append(("target.database", "must be a plain name (letters, digits, _)"))

@@ -366,3 +366,26 @@ def test_the_engine_plugins_load_after_the_page_is_painted(tmp_path: Path) -> No
     assert not [name for name in engines if "postgresql" in name or "mariadb" in name], lines
     assert lines[1].startswith("offered ['postgresql', 'mariadb', 'mysql'")
     assert lines[2] == "after True"
+
+
+def test_a_third_party_engine_is_offered_after_the_plan_models_own(
+    qtbot: QtBot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A real plugin package (tests/_fixtures/thirdparty, built by pip) installed: its engine
+    is in the list, and choosing it gives a plan of its kind that a new page shows again."""
+    from tests._fixtures.plugin_dist import build_wheels, install
+
+    monkeypatch.syspath_prepend(str(install(build_wheels(tmp_path / "b"), tmp_path / "site")))
+    page = make_page(qtbot, catalog=engine_catalog())
+    offered = [page.engine_combo.itemData(i) for i in range(page.engine_combo.count())]
+    assert offered[-1] == "acme"
+    assert offered[:2] == ["postgresql", "mariadb"]
+    assert page.engine_combo.itemText(offered.index("acme")) == "Acme (PostgreSQL inside)"
+    choose(page, "acme")
+    page.host_edit.setText("db1.lab")
+    plan = page.validated_plan()
+    assert plan is not None, page.fields.errors
+    assert (plan.target.kind, plan.target.host) == ("acme", "db1.lab")
+    other = make_page(qtbot, plan, catalog=engine_catalog())
+    assert other.engine_combo.currentData() == "acme"
+    assert plan_from_dict(other.plan_data()) == plan

@@ -1,10 +1,10 @@
 """Which database engines the Workload page offers, and what it says about them.
 
 The list is the installed ``bench_gui.engines`` plugins (:func:`bench_gui.core.engine.
-engine_catalog`) that a plan can name (:data:`bench_gui.core.plan.TARGET_KINDS`), in the plan's
-order. A plugin that failed to load is never silent: the page shows it, with its error, under
-the engine choice; so is an engine not run against a live server here (the plugin's
-``verified_live``: SQL Server, MySQL).
+engine_catalog`): the plan model's own kinds (:data:`bench_gui.core.plan.TARGET_KINDS`) in its
+order, then third-party ones by name. A plugin that failed to load is never silent: the page
+shows it, with its error, under the engine choice; so is an engine not run against a live server
+here (the plugin's ``verified_live``: SQL Server, MySQL).
 
 Loading the plugins imports their database drivers (psycopg...), which the window must not
 wait for (tests/gui/test_startup.py): until the page loads them, the list is the entry points'
@@ -56,19 +56,27 @@ def kind_defaults(kind: str) -> tuple[int, str, str]:
     return target.port, target.user, target.admin_database
 
 
+# The plan model's own server kinds, in its order (third-party engines follow them).
+KINDS = tuple(k for k in TARGET_KINDS if k != "demo")
+
+
 def listed_engines() -> list[str]:
     """The names of the installed engine plugins, as their entry points say (none imported)."""
     return [ep.name for ep in entry_points(group=ENGINE_GROUP)]
 
 
 def engine_options(catalog: EngineCatalog | None, listed: list[str]) -> list[EngineOption]:
-    """The installed engines a plan can name, in the plan model's order: those that loaded,
-    or (``catalog`` None: not loaded yet) those ``listed``."""
+    """The installed engines a plan can name, the plan model's own first and third-party ones
+    after them by name: those that loaded, or (``catalog`` None: not loaded yet) those
+    ``listed``."""
+    extra = sorted(k for k in (listed if catalog is None else catalog.engines) if k not in KINDS)
     if catalog is None:
-        return [EngineOption(k, KIND_LABELS.get(k, k), True) for k in TARGET_KINDS if k in listed]
+        return [
+            EngineOption(k, KIND_LABELS.get(k, k), True) for k in (*KINDS, *extra) if k in listed
+        ]
     return [
         EngineOption(kind, catalog.engines[kind].label, True)
-        for kind in TARGET_KINDS
+        for kind in (*KINDS, *extra)
         if kind in catalog.engines
     ]
 
@@ -80,18 +88,10 @@ def missing_option(kind: str) -> EngineOption:
 
 
 def catalog_notices(catalog: EngineCatalog) -> list[str]:
-    """One line for each plugin that failed to load, and for each installed engine a plan
-    cannot name yet."""
-    lines = [
+    """One line for each plugin that failed to load."""
+    return [
         f"⚠ Engine plugin {e.name!r} failed to load ({e.target}): {e.error}" for e in catalog.errors
     ]
-    lines += [
-        f"⚠ Engine plugin {name!r} ({engine.label}) is installed, but a plan's target.kind cannot"
-        f" name it (one of {', '.join(k for k in TARGET_KINDS if k != 'demo')})"
-        for name, engine in sorted(catalog.engines.items())
-        if name not in TARGET_KINDS
-    ]
-    return lines
 
 
 def verification(kind: str, engine: Engine | None) -> tuple[bool | None, str]:

@@ -1,0 +1,49 @@
+"""A third-party engine's name is a target kind once its package is installed: the plan takes
+it, the desktop side turns the target into the agent's connection string, and an unknown kind
+is refused with the installed ones listed. The plugin is a real package built by pip
+(tests/_fixtures/thirdparty), installed into the test's own folder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bench_gui.core.engine import get_engine
+from bench_gui.core.plan import PlanError, plan_from_dict, plugin_engine_kinds
+from tests._fixtures.plugin_dist import build_wheels, install
+
+
+@pytest.fixture
+def acme_installed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    target = install(build_wheels(tmp_path / "build"), tmp_path / "site")
+    monkeypatch.syspath_prepend(str(target))
+    return target
+
+
+def test_an_installed_engine_is_a_target_kind(acme_installed: Path) -> None:
+    assert "acme" in plugin_engine_kinds()
+    plan = plan_from_dict({"target": {"kind": "acme", "host": "db1", "database": "tpcc"}})
+    assert plan.target.kind == "acme"
+    conninfo = get_engine("acme").conninfo(plan.target, plan.target.database)
+    assert "db1" in conninfo
+
+
+def test_a_plugin_kind_needs_a_host_and_an_unknown_kind_lists_the_installed(
+    acme_installed: Path,
+) -> None:
+    with pytest.raises(PlanError) as missing_host:
+        plan_from_dict({"target": {"kind": "acme", "host": "", "database": "tpcc"}})
+    assert ("target.host", "is required for a acme target") in missing_host.value.problems
+    with pytest.raises(PlanError) as unknown:
+        plan_from_dict({"target": {"kind": "nosuch", "host": "db1"}})
+    reasons = dict(unknown.value.problems)
+    assert "acme" in reasons["target.kind"]
+    assert "mssql" in reasons["target.kind"]
+
+
+def test_without_the_plugin_its_kind_is_refused() -> None:
+    assert "acme" not in plugin_engine_kinds()
+    with pytest.raises(PlanError) as refused:
+        plan_from_dict({"target": {"kind": "acme", "host": "db1"}})
+    assert "target.kind" in dict(refused.value.problems)
