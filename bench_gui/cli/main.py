@@ -388,10 +388,10 @@ def _tune_inputs(args: argparse.Namespace) -> Any:
     )
 
 
-def _print_rows(rows: list[Any]) -> None:
+def _print_rows(rows: list[Any], engine: str = "postgresql") -> None:
     words = {
         "same": "unchanged",
-        "reload": "reload",
+        "reload": "at once" if engine == "mssql" else "reload",
         "restart": "RESTART",
         "invalid": "REFUSED",
         "unknown": "UNKNOWN",
@@ -422,8 +422,11 @@ def _tune_proposal(args: argparse.Namespace, conn: Any) -> Any:
     from bench_gui.services.tuning import (
         INNODB,
         MARIADB_KINDS,
+        MSSQL_KIND,
+        MSSQL_PROFILE,
         PGTUNE,
         resolve_innodb_profile,
+        resolve_mssql_profile,
         resolve_profile,
         server_facts,
         server_version,
@@ -431,9 +434,11 @@ def _tune_proposal(args: argparse.Namespace, conn: Any) -> Any:
 
     inputs = _tune_inputs(args)
     facts = None
-    calculated = args.profile in (PGTUNE, INNODB)
+    calculated = args.profile in (PGTUNE, INNODB, MSSQL_PROFILE)
     if calculated and (inputs.ram_bytes is None or inputs.cpus is None):
         facts = server_facts(conn)
+    if conn.engine == MSSQL_KIND:
+        return resolve_mssql_profile(conn, args.profile, inputs, facts)
     if conn.engine in MARIADB_KINDS:
         return resolve_innodb_profile(conn, args.profile, inputs, facts)
     return resolve_profile(args.profile, server_version(conn), inputs, facts)
@@ -467,9 +472,23 @@ def _latest() -> Any:
 def _tune_presets(args: argparse.Namespace) -> int:
     from bench_gui.core.tuning.pgtune import PgVersion
     from bench_gui.core.tuning.presets import BUILTIN_OS_PRESETS
+    from bench_gui.remote.mssql_tuner import PROFILE, seed_003_proposal
     from bench_gui.store.user_presets import all_presets, load_user_presets
 
     presets = all_presets()
+    mssql = seed_003_proposal()  # SQL Server's: max server memory needs the server's RAM
+    if args.name == PROFILE:
+        if args.json:
+            print(json.dumps(mssql.to_dict()))
+            return EXIT_OK
+        print(f"# {mssql.title} (SQL Server; bench-gui tune diff PLAN {PROFILE})")
+        for s in mssql.settings:
+            print(f"{s.name} = {s.value}  # {s.rule}")
+        print("# max server memory (MB): RAM minus max(4 GiB, 10%), when the RAM is known")
+        for note in mssql.notes:
+            if "RAM is unknown" not in note:  # said above
+                print(f"# note: {note}")
+        return EXIT_OK
     if args.name:
         if args.name not in presets:
             print(f"bench-gui: no preset named {args.name!r}", file=sys.stderr)
@@ -503,6 +522,7 @@ def _tune_presets(args: argparse.Namespace) -> int:
                         {"name": p.name, "title": p.title, "knobs": p.knobs, "source": p.source}
                         for p in BUILTIN_OS_PRESETS.values()
                     ],
+                    "mssql": [{"name": PROFILE, **mssql.to_dict()}],
                     "problems": problems,
                 }
             )
@@ -511,6 +531,7 @@ def _tune_presets(args: argparse.Namespace) -> int:
     for p in presets.values():
         kind = "built-in" if p.builtin else "user"
         print(f"{p.name:24} {kind:8} {p.title}")
+    print(f"{PROFILE:24} {'built-in':8} {mssql.title} (SQL Server)")
     for os_preset in BUILTIN_OS_PRESETS.values():
         print(f"{os_preset.name:24} {'OS':8} {os_preset.title}")
     for line in problems:
@@ -529,11 +550,17 @@ def _tune_diff(args: argparse.Namespace) -> int:
         print(json.dumps({"target": conn.target.label, "proposal": proposal.to_dict(),
                           "diff": [_jsonable(r) for r in rows]}))  # fmt: skip
     else:
-        server = {"mariadb": "MariaDB", "mysql": "MySQL"}.get(conn.engine, "PostgreSQL")
+        server = {"mariadb": "MariaDB", "mysql": "MySQL", "mssql": "SQL Server"}.get(
+            conn.engine, "PostgreSQL"
+        )
         print(f"# {conn.target.label}: {proposal.title} ({server} {proposal.version})")
-        _print_rows(rows)
+        _print_rows(rows, conn.engine)
         for note in proposal.notes:
             print(f"# note: {note}")
+        if conn.engine == "mssql":
+            from bench_gui.remote.mssql_tuner import NOT_VERIFIED
+
+            print(f"# note: {NOT_VERIFIED}")
     return EXIT_OK
 
 
@@ -567,9 +594,13 @@ def _tune_apply(args: argparse.Namespace) -> int:
         conn.close()
     _print_apply(result, args, entry)
     if result.pending_restart and not args.json:
+        how = (
+            "restart the SQL Server service; bench-gui does not restart it"
+            if conn.engine == "mssql"
+            else "run again with --restart"
+        )
         print(
-            f"bench-gui: {', '.join(result.pending_restart)} take effect after a restart"
-            " (run again with --restart)",
+            f"bench-gui: {', '.join(result.pending_restart)} take effect after a restart ({how})",
             file=sys.stderr,
         )
     return EXIT_OK if result.ok else EXIT_FAILED
@@ -698,7 +729,11 @@ def _add_tune_parser(sub: Any) -> None:
     from bench_gui.core.tuning.innodb import DURABILITIES, SERVER_ROLES
     from bench_gui.core.tuning.pgtune import DB_TYPES, EDITIONS, STORAGE_TYPES
 
-    p = sub.add_parser("tune", help="PostgreSQL and OS tuning: PgTune, presets, apply, rollback")
+    p = sub.add_parser(
+        "tune",
+        help="PostgreSQL, MariaDB/MySQL, SQL Server and OS tuning: PgTune, presets, apply,"
+        " rollback",
+    )
     tsub = p.add_subparsers(dest="tune_cmd", required=True)
 
     def calculator(sp: argparse.ArgumentParser, required: bool) -> None:
@@ -744,7 +779,8 @@ def _add_tune_parser(sub: Any) -> None:
         sp = tsub.add_parser(name, help=text)
         target(sp)
         sp.add_argument("profile", help="pgtune, a preset name, or a preset file (.toml);"
-                        " innodb for a MariaDB/MySQL plan")  # fmt: skip
+                        " innodb for a MariaDB/MySQL plan; mssql-seed-003 or a SQL Server"
+                        " preset file for a SQL Server plan")  # fmt: skip
         calculator(sp, False)
         if name == "apply":
             sp.add_argument(
@@ -783,6 +819,9 @@ def build_parser() -> argparse.ArgumentParser:
     from bench_gui.cli.session_data import add_commands as add_session_data_commands
     from bench_gui.cli.storage import add_commands as add_storage_commands
     from bench_gui.cli.targets import add_commands as add_target_commands
+    from bench_gui.cli.team_store import add_commands as add_team_store_commands
+    from bench_gui.cli.team_store import add_session_commands as add_team_session_commands
+    from bench_gui.cli.team_store import add_store_options
 
     parser = argparse.ArgumentParser(
         prog="bench-gui",
@@ -791,6 +830,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"bench-gui {__version__}")
     parser.add_argument("--db", help="session database file (default: in the user data dir)")
+    add_store_options(parser)  # --store URL: a team's PostgreSQL instead of the file
     sub = parser.add_subparsers(dest="command")
 
     p = sub.add_parser("run", help="run a plan headless")

@@ -13,6 +13,11 @@ A plan whose ``[target]`` is MariaDB or MySQL gets a
 :class:`~bench_gui.remote.mariadb_tuner.MariaDbTuner` instead (profile ``innodb``: the InnoDB
 rules of :mod:`bench_gui.core.tuning.innodb`, the planned users from the plan); diff, apply,
 rollback and the history work the same way, the option file it writes being ``config_file``.
+A plan whose ``[target]`` is SQL Server gets a
+:class:`~bench_gui.remote.mssql_tuner.MssqlTuner` (profile ``mssql-seed-003``: seed 003's
+MAXDOP, recovery model, target recovery time and, with the server's RAM known, max server
+memory; or a SQL Server preset file); it is never restarted from here. Each apply is recorded
+under its engine's kind (``postgresql``, ``mariadb``, ``mysql``, ``mssql``).
 
 OS knobs (:mod:`bench_gui.remote.osknobs`) go the same way: applied and recorded with the
 snapshot to undo them; :class:`OsRun` does it for a run (applied before the agent starts,
@@ -51,6 +56,15 @@ from bench_gui.remote.mariadb_tuner import (
     parse_service_control,
     plan_mariadb_target,
 )
+from bench_gui.remote.mssql_tuner import (
+    PROFILE,
+    MssqlProposal,
+    MssqlSnapshot,
+    MssqlTuningTarget,
+    load_mssql_preset,
+    plan_mssql_target,
+    seed_003_proposal,
+)
 from bench_gui.remote.pg_tuner import (
     ApplyResult,
     DiffRow,
@@ -75,6 +89,9 @@ from bench_gui.store.user_presets import all_presets, load_preset_file
 PGTUNE = "pgtune"
 INNODB = "innodb"  # the profile of MariaDB/MySQL targets
 MARIADB_KINDS = ("mariadb", "mysql")
+MSSQL_KIND = "mssql"
+MSSQL_PROFILE = PROFILE  # seed 003's settings, the profile of SQL Server targets
+MSSQL_SMALLEST_MB = 8192  # seed 003's max server memory rule needs at least this much RAM
 # What changing or restoring OS knobs can raise: the host refused (OsKnobError, OSError), the
 # SSH link (SSHError), the tuning history (StoreError, TuningError), a local command that hung.
 OS_KNOB_ERRORS = (
@@ -95,19 +112,22 @@ def demo_path() -> Path:
 class Connection:
     """A resolved target, with what SSH opened for it (closed by :meth:`close`).
 
-    ``tuner`` is a :class:`PgTuner`, or a :class:`MariaDbTuner` for a MariaDB/MySQL target
-    (``engine`` says which); ``planned_users``: the plan's most virtual users, if known."""
+    ``tuner`` is a :class:`PgTuner`, a :class:`MariaDbTuner` for a MariaDB/MySQL target or
+    a :class:`MssqlTuner` for SQL Server (``engine`` says which); ``planned_users``: the
+    plan's most virtual users, if known."""
 
-    target: TuningTarget | MariaDbTarget
-    tuner: Any  # PgTuner | MariaDbTuner: both diff, apply, rollback and read facts
+    target: TuningTarget | MariaDbTarget | MssqlTuningTarget
+    tuner: Any  # PgTuner | MariaDbTuner | MssqlTuner: all diff, apply, roll back, read facts
     host: HostIO | None  # where the server runs, when this side can reach it
     closers: list[Any] = field(default_factory=list)
     planned_users: int | None = None
 
     @property
     def engine(self) -> str:
-        """``postgresql``, ``mariadb`` or ``mysql``."""
-        return self.target.flavour if isinstance(self.target, MariaDbTarget) else "postgresql"
+        """``postgresql``, ``mariadb``, ``mysql`` or ``mssql``: its tuning history's kind."""
+        if isinstance(self.target, MariaDbTarget | MssqlTuningTarget):
+            return self.target.flavour
+        return "postgresql"
 
     def close(self) -> None:
         for item in self.closers:
@@ -160,6 +180,14 @@ def mariadb_connection(
     return Connection(resolved, tuner, host, closers, planned_users)
 
 
+def mssql_connection(target: Target, planned_users: int | None = None) -> Connection:
+    """A SQL Server target: its tuner (the server's machine is never needed: nothing of it
+    is written, and the service is not restarted from here)."""
+    resolved = plan_mssql_target(target)
+    host: HostIO | None = LocalHost() if resolved.local else None
+    return Connection(resolved, resolved.tuner(), host, [], planned_users)
+
+
 def resolve_target(
     spec: str,
     *,
@@ -174,8 +202,23 @@ def resolve_target(
             plan = load_plan(Path(spec))
         except PlanError as exc:
             raise TuningError(str(exc)) from exc
+        users = max(plan.workload.virtual_users, default=0) or None
+        if plan.target.kind == MSSQL_KIND:
+            given = [
+                option
+                for option, value in (
+                    ("--control", control), ("--ssh", ssh), ("--config-file", config_file),
+                    ("--data-dir", data_directory),
+                )
+                if value
+            ]  # fmt: skip
+            if given:
+                raise TuningError(
+                    f"{', '.join(given)}: not for a SQL Server target (its options are set"
+                    " through SQL; bench-gui never restarts SQL Server)"
+                )
+            return mssql_connection(plan.target, users)
         if plan.target.kind in MARIADB_KINDS:
-            users = max(plan.workload.virtual_users, default=0) or None
             return mariadb_connection(
                 plan.target, control=control, ssh=ssh, config_file=config_file,
                 planned_users=users,
@@ -222,6 +265,8 @@ def connection_for_plan(target: Target, planned_users: int | None = None) -> Con
     """A connection to a plan's ``[target]`` (the Database page's default)."""
     if target.kind in MARIADB_KINDS:
         return mariadb_connection(target, planned_users=planned_users)
+    if target.kind == MSSQL_KIND:
+        return mssql_connection(target, planned_users)
     resolved = plan_target(target, demo_path())
     tuner = resolved.tuner()
     return Connection(resolved, tuner, LocalHost() if resolved.local else None)
@@ -327,8 +372,11 @@ def resolve_profile(
 
 
 def server_version(conn: Connection) -> Any:
-    """The server's release: a PgVersion, or a DbVersion for MariaDB/MySQL."""
+    """The server's release: a PgVersion, a DbVersion for MariaDB/MySQL, SQL Server's
+    product version (text)."""
     facts = conn.tuner.facts()
+    if conn.engine == MSSQL_KIND:
+        return str(facts["version"])
     if conn.engine in MARIADB_KINDS:
         return DbVersion.parse(str(facts["version"]))
     return PgVersion.parse(int(facts["server_version_num"]))
@@ -369,8 +417,43 @@ def resolve_innodb_profile(
     )
 
 
+def resolve_mssql_profile(
+    conn: Connection, spec: str, inputs: Inputs | None = None, facts: HostFacts | None = None
+) -> MssqlProposal:
+    """``mssql-seed-003`` (seed 003's settings; max server memory from ``--ram`` or the
+    server's RAM when known) or a SQL Server preset file -> a proposal for this server."""
+    version = server_version(conn)
+    if spec == MSSQL_PROFILE:
+        given = (inputs or Inputs()).ram_bytes
+        ram = given if given is not None else (facts.ram_bytes if facts else None)
+        ram_mb = ram // 1024**2 if ram else None
+        proposal = seed_003_proposal(None, version)
+        if ram_mb is not None and (given is not None or ram_mb >= MSSQL_SMALLEST_MB):
+            try:
+                proposal = seed_003_proposal(ram_mb, version)
+            except ValueError as exc:
+                raise PresetError(f"--ram: {exc}") from exc
+        elif ram_mb is not None:
+            proposal.notes.append(
+                f"max server memory is left alone: the server has {ram_mb} MB, less than"
+                f" the {MSSQL_SMALLEST_MB} MB the seed's rule assumes"
+            )
+        return proposal
+    path = Path(spec)
+    if path.suffix == ".toml" and path.is_file():
+        proposal = load_mssql_preset(path)
+        proposal.version = version
+        return proposal
+    raise PresetError(
+        f"no profile {spec!r} for a SQL Server: use {MSSQL_PROFILE} (seed 003's settings)"
+        ' or a SQL Server preset file (.toml with engine = "mssql")'
+    )
+
+
 def history_snapshot(conn: Connection, data: dict[str, Any]) -> Any:
     """A stored snapshot back as the connection's tuner takes it."""
+    if conn.engine == MSSQL_KIND:
+        return MssqlSnapshot.from_dict(data)
     if conn.engine in MARIADB_KINDS:
         return MariaDbSnapshot.from_dict(data)
     return Snapshot.from_dict(data)
@@ -394,7 +477,7 @@ def changes_of(rows: list[DiffRow], result: ApplyResult) -> dict[str, Any]:
 def apply_profile(
     store: SessionStore,
     conn: Connection,
-    proposal: Proposal | InnoDbProposal | list[TunedSetting],
+    proposal: Proposal | InnoDbProposal | MssqlProposal | list[TunedSetting],
     *,
     profile: str,
     restart: bool = False,
@@ -410,7 +493,7 @@ def apply_profile(
         history.record(
             target_key=conn.target.key,
             target_label=conn.target.label,
-            kind="postgresql",
+            kind=conn.engine,
             action="apply",
             profile=profile,
             result={"ok": False, "error": str(exc), "error_type": type(exc).__name__},
@@ -421,7 +504,7 @@ def apply_profile(
         entry = history.record(
             target_key=conn.target.key,
             target_label=conn.target.label,
-            kind="postgresql",
+            kind=conn.engine,
             action="apply",
             profile=profile,
             changes=changes_of(rows, result),
@@ -436,14 +519,14 @@ def rollback_last(
 ) -> tuple[ApplyResult, int, TuningEntry]:
     """Undo the newest apply of this target that is not undone yet."""
     history = TuningHistory(store)
-    entry = history.last_open_apply(conn.target.key)
+    entry = history.last_open_apply(conn.target.key, kind=conn.engine)
     if entry is None or entry.snapshot is None:
         raise TuningError(f"nothing to roll back on {conn.target.label}: no apply is recorded")
     result = conn.tuner.rollback(history_snapshot(conn, entry.snapshot), restart=restart)
     rid = history.record(
         target_key=conn.target.key,
         target_label=conn.target.label,
-        kind="postgresql",
+        kind=conn.engine,
         action="rollback",
         profile=entry.profile,
         changes={

@@ -18,6 +18,7 @@ the constraint, so ids and the identity sequence stay as they are.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from typing import Final
 
 from bench_gui.store.dialect import DbConnection
@@ -57,8 +58,7 @@ def table_ddl(name: str, kinds: tuple[str, ...], *, if_not_exists: bool = False)
 # The table as bench-gui created it on first use before this migration.
 LEGACY_TABLE: Final = table_ddl("tuning_history", ("postgresql", "os"), if_not_exists=True)
 INDEX: Final = (
-    "CREATE INDEX IF NOT EXISTS tuning_history_by_target"
-    " ON tuning_history (target_key, kind, id)"
+    "CREATE INDEX IF NOT EXISTS tuning_history_by_target ON tuning_history (target_key, kind, id)"
 )
 
 
@@ -96,4 +96,8 @@ RELABEL: Final = tuple(
     for kind in ("mariadb", "mysql")
 )
 
-TUNING_MIGRATION: Final = (LEGACY_TABLE, widen_kinds, *RELABEL)
+TUNING_MIGRATION: Final[tuple[str | Callable[[DbConnection], object], ...]] = (
+    LEGACY_TABLE,
+    widen_kinds,
+    *RELABEL,
+)

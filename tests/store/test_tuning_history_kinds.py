@@ -50,9 +50,8 @@ def test_an_older_history_is_upgraded_with_its_entries(
                 _legacy_entry(conn, "mysql://root@db:3306", "postgresql", "apply", None)
                 _legacy_entry(conn, "os://db", "os", "apply", None)
             # The old check refuses the new kinds: what the migration is for.
-            with pytest.raises(StoreError):
-                with old.transaction() as conn:
-                    _legacy_entry(conn, "mssql://sa@db:1433/tpcc", "mssql", "apply", None)
+            with pytest.raises(StoreError), old.transaction() as conn:
+                _legacy_entry(conn, "mssql://sa@db:1433/tpcc", "mssql", "apply", None)
     with _opener(backend, request, tmp_path) as store:
         history = TuningHistory(store)
         entries = {e.id: e for e in history.entries()}
@@ -64,7 +63,8 @@ def test_an_older_history_is_upgraded_with_its_entries(
         assert entries[1].snapshot == {"values": {"x": "1"}}
         # An older MariaDB apply is found under its real kind, so it can still be rolled back.
         found = history.last_open_apply("mysql://root@db:3306", kind="mysql")
-        assert found is not None and found.id == 4
+        assert found is not None
+        assert found.id == 4
         assert history.last_open_apply("mysql://root@db:3306") is None
         new = history.record(
             target_key="mssql://sa@db:1433/tpcc", target_label="sa@db:1433/tpcc", kind="mssql",
@@ -76,12 +76,29 @@ def test_an_older_history_is_upgraded_with_its_entries(
             action="rollback", undoes=new,
         )  # fmt: skip
         got = history.get(new)
-        assert got is not None and got.undone_by == rollback
-        with pytest.raises(StoreError):  # the database still checks the kind
-            with store.transaction() as conn:
-                _legacy_entry(conn, "x", "oracle", "apply", None)
+        assert got is not None
+        assert got.undone_by == rollback
+        # The database itself still checks the kind.
+        with pytest.raises(StoreError), store.transaction() as conn:
+            _legacy_entry(conn, "x", "oracle", "apply", None)
         with pytest.raises(ValueError, match="kind must be one of"):
             history.record(target_key="x", target_label="x", kind="oracle", action="apply")
+        with store.transaction() as conn:
+            if backend == "sqlite":  # the copy's links point at the renamed table
+                ddl = conn.execute(
+                    "SELECT sql FROM sqlite_master WHERE name = 'tuning_history'"
+                ).fetchone()[0]
+                assert "tuning_history_v5" not in ddl
+                assert ddl.count('REFERENCES "tuning_history" (id)') == 2
+                assert "CONSTRAINT tuning_history_kind" in ddl
+            else:  # the check replaced by its named successor, the one check on kind
+                names = conn.execute(
+                    "SELECT conname FROM pg_constraint"
+                    " WHERE conrelid = 'tuning_history'::regclass AND contype = 'c'",
+                    (),
+                ).fetchall()
+                assert "tuning_history_kind" in [r[0] for r in names]
+                assert len(names) == 2  # kind's and action's
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

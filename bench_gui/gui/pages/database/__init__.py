@@ -4,6 +4,8 @@ anything changes.
 - :mod:`.page`: :class:`DatabasePage`, the header, the banner and the two tabs;
 - :mod:`.postgresql`: the PostgreSQL tab (:class:`PostgresPanel`), built from
   :mod:`.server_box`, :mod:`.proposal_form`, :mod:`.settings_diff` and :mod:`.history`;
+- :mod:`.mariadb` and :mod:`.mssql`: the MariaDB/MySQL and SQL Server tabs, from the same
+  parts (with :mod:`.innodb_form` and :mod:`.mssql_form`);
 - :mod:`.os_knobs`: the OS knobs tab (:class:`OsKnobsPanel`), built from :mod:`.os_host`,
   :mod:`.os_table` and :mod:`.history`;
 - :mod:`.common`: cells, colours, the current plan, the errors each tab expects.

@@ -1,8 +1,10 @@
 """The Database page: tune the target's PostgreSQL, and its host's kernel, with a diff before
 anything changes.
 
-Two tabs under one header and one banner: :class:`PostgresPanel` (connect to the current
-plan's server; PgTune or a preset; the diff; apply, roll back; the target's history) and
+Tabs under one header and one banner: :class:`PostgresPanel` (connect to the current plan's
+server; PgTune or a preset; the diff; apply, roll back; the target's history), the same for
+MariaDB/MySQL (:class:`MariaDbPanel`, the InnoDB rules) and SQL Server (:class:`MssqlPanel`,
+seed 003's settings; not verified against a live server, as the tab says), and
 :class:`OsKnobsPanel` (the database host's sysctls, read-ahead, I/O scheduler, huge pages).
 Each tab runs its server work in a task runner of its own, so the page never blocks the event
 loop; the work is :mod:`bench_gui.services.tuning`'s, the same code ``bench-gui tune`` runs.
@@ -18,6 +20,7 @@ from PySide6.QtWidgets import QTabWidget, QWidget
 from bench_gui.core.plan import Plan, PlanError
 from bench_gui.gui.pages.database.common import PlanProvider, plan_of
 from bench_gui.gui.pages.database.mariadb import MariaDbPanel
+from bench_gui.gui.pages.database.mssql import MssqlPanel
 from bench_gui.gui.pages.database.os_knobs import OsKnobsPanel
 from bench_gui.gui.pages.database.postgresql import ConnectFactory, PostgresPanel
 from bench_gui.gui.widgets.page_parts import Banner, PageHeader, page_layout, scrolled
@@ -25,8 +28,8 @@ from bench_gui.remote.pg_tuner import DiffRow, HostFacts
 from bench_gui.services.tuning import Connection
 
 SUBTITLE = (
-    "PostgreSQL and InnoDB settings and the host's OS knobs: a diff before anything"
-    " changes, apply, roll back."
+    "PostgreSQL, InnoDB and SQL Server settings and the host's OS knobs: a diff before"
+    " anything changes, apply, roll back."
 )
 
 
@@ -67,6 +70,10 @@ class DatabasePage(QWidget):
         self.mariadb.message.connect(self.show_message)
         self.mariadb.status.connect(self.status)
         self.mariadb.busy_changed.connect(self.busy_changed)
+        self.mssql = MssqlPanel(store, plan_provider)
+        self.mssql.message.connect(self.show_message)
+        self.mssql.status.connect(self.status)
+        self.mssql.busy_changed.connect(self.busy_changed)
         self.os_panel = OsKnobsPanel(store, self.current_plan_quiet)
         self.os_panel.message.connect(self.show_message)
         self.os_panel.busy_changed.connect(self.busy_changed)
@@ -77,6 +84,8 @@ class DatabasePage(QWidget):
         self.tabs.addTab(scrolled(self.postgresql), "PostgreSQL")
         self.mariadb_scroll = scrolled(self.mariadb)
         self.tabs.addTab(self.mariadb_scroll, "MariaDB / MySQL")
+        self.mssql_scroll = scrolled(self.mssql)
+        self.tabs.addTab(self.mssql_scroll, "SQL Server")
         self.os_scroll = scrolled(self.os_panel)
         self.tabs.addTab(self.os_scroll, "OS knobs")
         self.tabs.currentChanged.connect(self._tab_changed)
@@ -84,6 +93,8 @@ class DatabasePage(QWidget):
         plan = self.current_plan_quiet()
         if plan is not None and plan.target.kind in ("mariadb", "mysql"):
             self.tabs.setCurrentWidget(self.mariadb_scroll)
+        elif plan is not None and plan.target.kind == "mssql":
+            self.tabs.setCurrentWidget(self.mssql_scroll)
 
         pg = self.postgresql
         self.connect_button = pg.server.connect_button
@@ -116,12 +127,13 @@ class DatabasePage(QWidget):
 
     @property
     def busy(self) -> bool:
-        return self.postgresql.busy or self.mariadb.busy or self.os_panel.busy
+        return self.postgresql.busy or self.mariadb.busy or self.mssql.busy or self.os_panel.busy
 
     def shutdown(self, timeout_s: float = 60.0) -> bool:
         """Join every tab's tasks; close the server connection's SSH links."""
         done = self.postgresql.shutdown(timeout_s)
         done = self.mariadb.shutdown(timeout_s) and done
+        done = self.mssql.shutdown(timeout_s) and done
         return self.os_panel.shutdown(timeout_s) and done
 
     def show_message(self, text: str, tone: str) -> None:

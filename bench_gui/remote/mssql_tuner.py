@@ -1,0 +1,929 @@
+"""Tune a SQL Server: seed 003's settings (or a user's preset file) diffed, applied and rolled
+back, through pyodbc as the agent reaches the server (:mod:`bench_gui.agent.mssql`).
+
+**Not verified against a live server here**: no SQL Server runs where this was written. Every
+statement this module can send is checked by sqlglot's T-SQL parser in the tests, which also
+drive it through a recording connection (a test seam); a test against a real server runs when
+``BENCH_GUI_TEST_MSSQL`` names one.
+
+What is read: ``sys.configurations`` (``value``, what sp_configure set, and ``value_in_use``,
+what runs) and the benchmark database's recovery model and target recovery time, by
+:func:`bench_gui.agent.mssql.settings.read_settings`. How a change is made:
+
+- a server option: ``EXEC sp_configure`` then ``RECONFIGURE``; an advanced one (MAXDOP, max
+  server memory) needs 'show advanced options' = 1 first, which is put back as it was right
+  after. A dynamic option (``is_dynamic``) is in effect at once; another one only when the
+  SQL Server service restarts, which this side never does (it says which: ``restart`` in the
+  diff, ``pending_restart`` in the result);
+- a database option: ``ALTER DATABASE ... SET RECOVERY`` / ``SET TARGET_RECOVERY_TIME``, in
+  effect at once.
+
+Before anything changes the login's rights are read from the catalog (ALTER SETTINGS for
+sp_configure and RECONFIGURE, ALTER on the database for ALTER DATABASE) and a missing one is
+refused with its name; should the server refuse anyway, what was already done is undone and
+the error names the permission. :meth:`MssqlTuner.rollback` puts back the snapshot's values
+exactly (the configured ``value`` of each option, the database's options, 'show advanced
+options'). RECONFIGURE also puts in effect any value someone set earlier without running it:
+such values are named in the result's messages.
+
+The diff rows, results and errors are :mod:`bench_gui.remote.pg_tuner`'s, as MariaDB's are,
+so the CLI and the Database page show every engine the same way (``reload`` is "at once").
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Final
+
+from bench_gui.agent.engines import EngineError
+from bench_gui.agent.mssql import settings
+from bench_gui.agent.mssql.connection import connect as odbc_connect
+from bench_gui.agent.mssql.engine import resolve_conninfo
+from bench_gui.agent.mssql.schema import quote_name
+from bench_gui.agent.mysql.odbc import message as odbc_message
+from bench_gui.agent.mysql.odbc import pyodbc_module
+from bench_gui.core.plan import Target
+from bench_gui.core.tuning.pgtune import TunedSetting
+from bench_gui.core.tuning.presets import PresetError
+from bench_gui.remote.errors import SecretStoreError
+from bench_gui.remote.pg_tuner import (
+    ApplyResult,
+    DiffRow,
+    HostFacts,
+    NotEnoughPrivileges,
+    RejectedSettings,
+    TuningError,
+)
+from bench_gui.remote.secrets import database_password
+
+PROFILE: Final = "mssql-seed-003"  # seed 003's settings (bench_gui.agent.mssql.settings)
+RECOVERY_MODEL: Final = "recovery model"  # the diff's names of the two database options
+TARGET_RECOVERY: Final = "target recovery time"
+DATABASE_OPTIONS: Final = (RECOVERY_MODEL, TARGET_RECOVERY)
+NOT_VERIFIED: Final = (
+    "SQL Server tuning has not been verified against a live server here: its statements are"
+    " checked by a T-SQL parser only"
+)
+
+# The login's identity and rights, from catalog views only (no function the parser cannot
+# check): its server-level tokens (the login, its server roles), its database-level tokens
+# (the user, its roles), and the permissions granted or denied to any of them.
+IDENTITY_SQL: Final = (
+    "SELECT CAST(SERVERPROPERTY('MachineName') AS nvarchar(128)),"
+    " CAST(SERVERPROPERTY('ServerName') AS nvarchar(128)),"
+    " CAST(SERVERPROPERTY('InstanceDefaultDataPath') AS nvarchar(4000))"
+)
+LOGIN_TOKEN_SQL: Final = "SELECT name, type FROM sys.login_token"
+USER_TOKEN_SQL: Final = "SELECT name, type FROM sys.user_token"
+SERVER_PERMISSIONS_SQL: Final = (
+    "SELECT p.permission_name, p.state FROM sys.server_permissions AS p"
+    " JOIN sys.login_token AS t ON p.grantee_principal_id = t.principal_id"
+)
+DATABASE_PERMISSIONS_SQL: Final = (
+    "SELECT p.permission_name, p.state FROM sys.database_permissions AS p"
+    " JOIN sys.user_token AS t ON p.grantee_principal_id = t.principal_id WHERE p.class = 0"
+)
+MACHINE_SQL: Final = "SELECT CAST(physical_memory_kb AS bigint), cpu_count FROM sys.dm_os_sys_info"
+READ_STATEMENTS: Final = (
+    settings.CONFIGURATIONS_SQL,
+    settings.DATABASE_SQL,
+    settings.VERSION_SQL,
+    IDENTITY_SQL,
+    LOGIN_TOKEN_SQL,
+    USER_TOKEN_SQL,
+    SERVER_PERMISSIONS_SQL,
+    DATABASE_PERMISSIONS_SQL,
+    MACHINE_SQL,
+)
+# SQL Server's errors for a missing right: sp_configure (15247), RECONFIGURE (5812), ALTER
+# DATABASE (5011), and the generic "permission denied" (229, 262, 297, 300).
+PERMISSION_ERRORS: Final = ("(15247)", "(5812)", "(5011)", "(229)", "(262)", "(297)", "(300)")
+
+
+# -- what the login may do ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Rights:
+    """What the login may change, from its tokens and permissions."""
+
+    login: str
+    user: str
+    alter_settings: bool
+    alter_database: bool
+
+    def describe(self) -> str:
+        parts = [
+            "may change server options" if self.alter_settings else "no ALTER SETTINGS",
+            "may alter the database" if self.alter_database else "no ALTER on the database",
+        ]
+        return ", ".join(parts)
+
+
+def _granted(rows: list[tuple[Any, ...]]) -> tuple[set[str], set[str]]:
+    granted = {str(r[0]).upper() for r in rows if str(r[1]).upper() in ("G", "W")}
+    denied = {str(r[0]).upper() for r in rows if str(r[1]).upper() == "D"}
+    return granted, denied
+
+
+def rights_of(
+    login_tokens: list[tuple[Any, ...]],
+    user_tokens: list[tuple[Any, ...]],
+    server_permissions: list[tuple[Any, ...]],
+    database_permissions: list[tuple[Any, ...]],
+) -> Rights:
+    """The login's rights (see SQL Server's permission hierarchy): sysadmin may do anything;
+    ALTER SETTINGS comes with serveradmin or CONTROL SERVER; ALTER on the database with
+    db_owner (or being dbo), CONTROL on it, ALTER ANY DATABASE or CONTROL SERVER. A DENY wins
+    over a grant, except for sysadmin."""
+    roles = {str(r[0]).lower() for r in login_tokens if "ROLE" in str(r[1]).upper()}
+    logins = [str(r[0]) for r in login_tokens if "LOGIN" in str(r[1]).upper()]
+    users = [str(r[0]) for r in user_tokens if "USER" in str(r[1]).upper()]
+    db_roles = {str(r[0]).lower() for r in user_tokens if "ROLE" in str(r[1]).upper()}
+    server, server_denied = _granted(server_permissions)
+    database, database_denied = _granted(database_permissions)
+    if "sysadmin" in roles:
+        return Rights(logins[0] if logins else "", "dbo", True, True)
+    control = "CONTROL SERVER" in server and "CONTROL SERVER" not in server_denied
+    settings_ok = ("serveradmin" in roles or control or "ALTER SETTINGS" in server) and (
+        "ALTER SETTINGS" not in server_denied
+    )
+    owner = "db_owner" in db_roles or "dbo" in [u.lower() for u in users]
+    database_ok = (
+        owner or control or "ALTER ANY DATABASE" in server or bool({"ALTER", "CONTROL"} & database)
+    ) and not ({"ALTER", "CONTROL"} & database_denied)
+    return Rights(logins[0] if logins else "", users[0] if users else "", settings_ok, database_ok)
+
+
+# -- proposals ----------------------------------------------------------------------------------
+
+
+@dataclass
+class MssqlProposal:
+    """A preset as rows to diff: the server options by their sp_configure names, then the
+    database options (:data:`DATABASE_OPTIONS`), each with its reason."""
+
+    title: str
+    preset: settings.Preset
+    version: str = ""  # the server's release, when known
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def settings(self) -> list[TunedSetting]:
+        source = f"preset {self.preset.name}"
+        rows = [
+            TunedSetting(name, str(value), self.preset.reasons.get(name, ""), source)
+            for name, value in self.preset.server.items()
+        ]
+        if self.preset.recovery_model is not None:
+            rows.append(
+                TunedSetting(
+                    RECOVERY_MODEL,
+                    self.preset.recovery_model,
+                    self.preset.reasons.get(RECOVERY_MODEL, ""),
+                    source,
+                )
+            )
+        if self.preset.target_recovery_time_s is not None:
+            rows.append(
+                TunedSetting(
+                    TARGET_RECOVERY,
+                    str(self.preset.target_recovery_time_s),
+                    self.preset.reasons.get(TARGET_RECOVERY, "") or "seconds",
+                    source,
+                )
+            )
+        return rows
+
+    def values(self) -> dict[str, str]:
+        return {s.name: s.value for s in self.settings}
+
+    def edited(self, name: str, value: str) -> MssqlProposal:
+        """This proposal with ``name`` set to ``value`` by hand; PresetError naming it when
+        the value is no whole number (a recovery model is checked by the diff)."""
+        p = self.preset
+        server, recovery, target = dict(p.server), p.recovery_model, p.target_recovery_time_s
+        text = value.strip()
+        if name == RECOVERY_MODEL:
+            recovery = text.upper()
+        else:
+            try:
+                number = int(text)
+            except ValueError:
+                raise PresetError(f"{name}: {value!r} is not a whole number") from None
+            if name == TARGET_RECOVERY:
+                target = number
+            else:
+                server[name] = number
+        reasons = {**p.reasons, name: "edited by hand"}
+        preset = settings.Preset(p.name, server, recovery, target, reasons, p.notes)
+        return MssqlProposal(self.title, preset, self.version, list(self.notes))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "title": self.title,
+            "engine": "mssql",
+            "version": self.version,
+            "settings": [s.to_dict() for s in self.settings],
+            "notes": list(self.notes),
+        }
+
+
+def seed_003_proposal(ram_mb: int | None = None, version: str = "") -> MssqlProposal:
+    """Seed 003's settings (:func:`~bench_gui.agent.mssql.settings.seed_003_preset`); max
+    server memory only when the server's RAM is known."""
+    preset = settings.seed_003_preset(ram_mb)
+    notes = [
+        *preset.notes,
+        "Cost threshold for parallelism: left as it is: with MAXDOP 1 no plan goes parallel,"
+        " so its value changes nothing.",
+        "Trace flags: none. Seed 003 names none, and 1117/1118 (once advised for this load)"
+        " are SQL Server's default behaviour since 2016.",
+    ]
+    if ram_mb is None:
+        notes.append(
+            "max server memory is left alone: the server's RAM is unknown (give --ram, or let"
+            " the login read sys.dm_os_sys_info: VIEW SERVER STATE)"
+        )
+    return MssqlProposal(preset.name, preset, version, notes)
+
+
+_PRESET_KEYS: Final = {"engine", "name", "title", "server", "database", "reasons", "notes"}
+
+
+def load_mssql_preset(path: Path) -> MssqlProposal:
+    """A user's SQL Server preset file (TOML)::
+
+        engine = "mssql"
+        title = "Lab box"
+        [server]                       # sp_configure name = whole number
+        "max degree of parallelism" = 1
+        [database]
+        recovery_model = "SIMPLE"      # SIMPLE, FULL or BULK_LOGGED
+        target_recovery_time = 60      # seconds
+        [reasons]                      # optional, by setting name
+        "max degree of parallelism" = "short transactions"
+
+    PresetError naming the file and the field for anything else."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise PresetError(f"{path}: cannot be read: {exc.strerror or exc}") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise PresetError(f"{path}: not valid TOML: {exc}") from exc
+
+    def bad(what: str) -> PresetError:
+        return PresetError(f"{path}: {what}")
+
+    if data.get("engine") != "mssql":
+        raise bad('not a SQL Server preset: it needs engine = "mssql"')
+    unknown = sorted(set(data) - _PRESET_KEYS)
+    if unknown:
+        raise bad(f"unknown key(s) {', '.join(unknown)} (known: {', '.join(sorted(_PRESET_KEYS))})")
+    server: dict[str, int] = {}
+    for name, value in dict(data.get("server") or {}).items():
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise bad(f"server.{name!r} = {value!r}: expected a whole number")
+        server[str(name).strip()] = value
+    database = dict(data.get("database") or {})
+    extra = sorted(set(database) - {"recovery_model", "target_recovery_time"})
+    if extra:
+        raise bad(f"database: unknown key(s) {', '.join(extra)}")
+    recovery = database.get("recovery_model")
+    if recovery is not None and str(recovery).upper() not in settings.RECOVERY_MODELS:
+        raise bad(
+            f"database.recovery_model {recovery!r}: expected one of"
+            f" {', '.join(settings.RECOVERY_MODELS)}"
+        )
+    target = database.get("target_recovery_time")
+    if target is not None and (
+        isinstance(target, bool) or not isinstance(target, int) or not 0 <= target <= 86_400
+    ):
+        raise bad(f"database.target_recovery_time {target!r}: expected 0..86400 seconds")
+    if not server and recovery is None and target is None:
+        raise bad("sets nothing: give [server] options or [database] options")
+    reasons = {str(k).strip(): str(v) for k, v in dict(data.get("reasons") or {}).items()}
+    title = str(data.get("title") or data.get("name") or path.stem)
+    preset = settings.Preset(
+        title,
+        server,
+        None if recovery is None else str(recovery).upper(),
+        target,
+        {n: reasons.get(n, f"preset file {path.name}") for n in [*server, *DATABASE_OPTIONS]},
+        tuple(str(n) for n in data.get("notes") or ()),
+    )
+    return MssqlProposal(title, preset, notes=list(preset.notes))
+
+
+# -- the snapshot ---------------------------------------------------------------------------------
+
+
+@dataclass
+class MssqlSnapshot:
+    """The state before an apply: the options it changes (configured value and value in use),
+    'show advanced options', the database's options; enough to restore it exactly."""
+
+    taken_at: str
+    server: str
+    identity: str
+    database: str
+    options: dict[str, dict[str, int]]  # name -> {"value", "value_in_use"}
+    show_advanced: int
+    recovery_model: str | None  # None: not changed by the apply
+    target_recovery_time_s: int | None
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["engine"] = "mssql"
+        return data
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> MssqlSnapshot:
+        if data.get("engine") != "mssql":
+            raise TuningError("the stored snapshot is not a SQL Server one: cannot restore it")
+        options = {
+            str(name): {"value": int(v["value"]), "value_in_use": int(v["value_in_use"])}
+            for name, v in (data.get("options") or {}).items()
+        }
+        target = data.get("target_recovery_time_s")
+        return cls(
+            taken_at=str(data.get("taken_at", "")),
+            server=str(data.get("server", "")),
+            identity=str(data.get("identity", "")),
+            database=str(data.get("database", "")),
+            options=options,
+            show_advanced=int(data.get("show_advanced", 0)),
+            recovery_model=data.get("recovery_model"),
+            target_recovery_time_s=None if target is None else int(target),
+        )
+
+
+# -- statements -----------------------------------------------------------------------------------
+
+
+def sp_configure(name: str, value: int) -> str:
+    literal = name.replace("'", "''")
+    return f"EXEC sp_configure N'{literal}', {int(value)}"
+
+
+def server_statements(
+    values: Mapping[str, int], configs: Mapping[str, settings.ConfigValue]
+) -> list[tuple[str, str]]:
+    """(statement, the option it sets or '') to set ``values``: 'show advanced options' = 1
+    first when an advanced option is among them and it is off, and back as it was after."""
+    if not values:
+        return []
+    show = configs.get(settings.SHOW_ADVANCED)
+    shown = show.value if show is not None else 0
+    advanced = any(configs[n].is_advanced for n in values if n in configs)
+    out: list[tuple[str, str]] = []
+    if advanced and shown != 1:
+        out += [(sp_configure(settings.SHOW_ADVANCED, 1), ""), ("RECONFIGURE", "")]
+    out += [(sp_configure(name, value), name) for name, value in values.items()]
+    out.append(("RECONFIGURE", ""))
+    if advanced and shown != 1:
+        out += [(sp_configure(settings.SHOW_ADVANCED, shown), ""), ("RECONFIGURE", "")]
+    return out
+
+
+def database_statements(
+    database: str, recovery: str | None, target_s: int | None
+) -> list[tuple[str, str]]:
+    """(statement, the option it sets) for the database's options given."""
+    db = quote_name(database)
+    out: list[tuple[str, str]] = []
+    if recovery is not None:
+        model = recovery.upper()
+        if model not in settings.RECOVERY_MODELS:
+            raise RejectedSettings({RECOVERY_MODEL: f"{recovery!r} is not a recovery model"})
+        out.append((f"ALTER DATABASE {db} SET RECOVERY {model}", RECOVERY_MODEL))
+    if target_s is not None:
+        out.append(
+            (f"ALTER DATABASE {db} SET TARGET_RECOVERY_TIME = {int(target_s)} SECONDS",
+             TARGET_RECOVERY)
+        )  # fmt: skip
+    return out
+
+
+# -- the diff -------------------------------------------------------------------------------------
+
+
+def _whole(value: str) -> int | None:
+    try:
+        return int(value.strip())
+    except ValueError:
+        return None
+
+
+def diff_options(items: list[TunedSetting], snapshot: settings.SettingsSnapshot) -> list[DiffRow]:
+    """Each proposed option against the server: ``reload`` is in effect at once (a dynamic
+    option, a database option), ``restart`` when the service restarts, ``same``, ``invalid``
+    or ``unknown``. A server option's current value is the one in use; ``pending_restart``
+    marks one whose configured value is not running yet."""
+    rows: list[DiffRow] = []
+    spelled = {n.lower(): n for n in snapshot.configurations}  # sp_configure ignores case
+    for item in items:
+        name = item.name.strip().lower()
+        if name in spelled:
+            name = spelled[name]
+        if name == RECOVERY_MODEL:
+            model = item.value.strip().upper()
+            current = snapshot.recovery_model.upper()
+            if model not in settings.RECOVERY_MODELS:
+                problem = f"{item.value!r}: expected {', '.join(settings.RECOVERY_MODELS)}"
+                rows.append(DiffRow(name, item.value, item.rule, current, "invalid", problem))
+                continue
+            action = "same" if model == current else "reload"
+            rows.append(DiffRow(name, model, item.rule, current, action, "", "at once", "database"))
+            continue
+        if name == TARGET_RECOVERY:
+            seconds = _whole(item.value)
+            current = str(snapshot.target_recovery_time_s)
+            if seconds is None or not 0 <= seconds <= 86_400:
+                problem = f"{item.value!r}: expected 0..86400 seconds"
+                rows.append(DiffRow(name, item.value, item.rule, current, "invalid", problem))
+                continue
+            action = "same" if seconds == snapshot.target_recovery_time_s else "reload"
+            rows.append(
+                DiffRow(name, str(seconds), item.rule, current, action, "", "at once", "database")
+            )
+            continue
+        row = snapshot.configurations.get(name)
+        if row is None:
+            rows.append(
+                DiffRow(name, item.value, item.rule, None, "unknown",
+                        "this server has no sp_configure option of that name")
+            )  # fmt: skip
+            continue
+        value = _whole(item.value)
+        current = str(row.value_in_use)
+        context = "dynamic" if row.is_dynamic else "static"
+        if value is None or not row.minimum <= value <= row.maximum:
+            problem = (
+                f"{item.value!r} is not a whole number"
+                if value is None
+                else f"{value} is out of range: it must be between {row.minimum} and {row.maximum}"
+            )
+            rows.append(DiffRow(name, item.value, item.rule, current, "invalid", problem, context))
+            continue
+        if value == row.value and value == row.value_in_use:
+            action = "same"
+        else:
+            action = "reload" if row.is_dynamic else "restart"
+        rows.append(
+            DiffRow(name, str(value), item.rule, current, action, "", context, "server",
+                    pending_restart=row.value != row.value_in_use)
+        )  # fmt: skip
+    return rows
+
+
+def _items(proposal: MssqlProposal | list[TunedSetting]) -> list[TunedSetting]:
+    return proposal.settings if isinstance(proposal, MssqlProposal) else list(proposal)
+
+
+def pending_values(snapshot: settings.SettingsSnapshot, leave: set[str]) -> list[str]:
+    """Dynamic options whose configured value is not running (RECONFIGURE would run it),
+    but those in ``leave``."""
+    return sorted(
+        f"{name} ({row.value_in_use} → {row.value})"
+        for name, row in snapshot.configurations.items()
+        if row.is_dynamic and row.value != row.value_in_use and name not in leave
+    )
+
+
+# -- the tuner ----------------------------------------------------------------------------------
+
+
+def _is_permission_error(text: str) -> bool:
+    return any(code in text for code in PERMISSION_ERRORS) or "permission" in text.lower()
+
+
+class MssqlTuner:
+    """Diff, apply and roll back seed 003's settings (or a preset file's) on one SQL Server.
+
+    ``connect``: a function returning a pyodbc connection on the benchmark database
+    (autocommit); by default the agent's :func:`~bench_gui.agent.mssql.connection.connect`
+    on ``conninfo`` finished for this machine's SQL Server ODBC driver. Tests hand a
+    recording connection here (no server exists where they run)."""
+
+    control = None  # SQL Server is never restarted from here
+
+    def __init__(
+        self,
+        conninfo: str,
+        database: str,
+        *,
+        password: str | None = None,
+        connect: Callable[[], Any] | None = None,
+    ) -> None:
+        try:
+            quote_name(database)
+        except ValueError as exc:
+            raise TuningError(f"database: {exc}") from exc
+        self.conninfo = conninfo
+        self.database = database
+        self.password = password
+        self._connect = connect
+
+    # ---- connections and facts ----------------------------------------------------------------
+
+    @contextmanager
+    def connect(self) -> Iterator[Any]:
+        try:
+            if self._connect is not None:
+                conn = self._connect()
+            else:
+                text = resolve_conninfo(self.conninfo, self.database)
+                conn = odbc_connect(text, password=self.password)
+        except EngineError as exc:
+            raise TuningError(str(exc)) from exc
+        try:
+            yield conn
+        finally:
+            conn.close()
+
+    def _error(self, exc: BaseException, doing: str) -> TuningError:
+        text = odbc_message(exc)
+        return TuningError(
+            f"SQL Server refused to {doing}: {text.splitlines()[0] if text else exc}"
+        )
+
+    def _all(self, conn: Any, sql: str) -> list[tuple[Any, ...]]:
+        cursor = conn.cursor()
+        try:
+            cursor.execute(sql)
+            rows = [tuple(r) for r in cursor.fetchall()]
+            while cursor.nextset():
+                pass
+            return rows
+        finally:
+            cursor.close()
+
+    def _read(self, conn: Any) -> settings.SettingsSnapshot:
+        try:
+            return settings.read_settings(conn)
+        except pyodbc_module("mssql").Error as exc:
+            raise self._error(exc, "show its configuration") from exc
+        except settings.SettingsError as exc:
+            raise TuningError(str(exc)) from exc
+
+    def _rights(self, conn: Any) -> Rights:
+        try:
+            return rights_of(
+                self._all(conn, LOGIN_TOKEN_SQL),
+                self._all(conn, USER_TOKEN_SQL),
+                self._all(conn, SERVER_PERMISSIONS_SQL),
+                self._all(conn, DATABASE_PERMISSIONS_SQL),
+            )
+        except pyodbc_module("mssql").Error as exc:
+            raise self._error(exc, "list the login's permissions") from exc
+
+    def facts(self) -> dict[str, Any]:
+        """Version, edition, login and its rights, identity, default data path."""
+        with self.connect() as conn:
+            return self._facts(conn, self._read(conn))
+
+    def _facts(self, conn: Any, snap: settings.SettingsSnapshot) -> dict[str, Any]:
+        try:
+            identity = self._all(conn, IDENTITY_SQL)
+        except pyodbc_module("mssql").Error as exc:
+            raise self._error(exc, "name itself") from exc
+        machine, server_name, data_path = identity[0] if identity else ("", "", None)
+        rights = self._rights(conn)
+        return {
+            "server": f"SQL Server {snap.version} ({snap.edition})".strip(),
+            "version": snap.version,
+            "edition": snap.edition,
+            "user": rights.login,
+            "database_user": rights.user,
+            "database": self.database,
+            "identity": f"{machine}|{server_name}",
+            "data_directory": str(data_path) if data_path else None,
+            "alter_settings": rights.alter_settings,
+            "alter_database": rights.alter_database,
+            "rights": rights.describe(),
+        }
+
+    def host_facts(self) -> HostFacts:
+        """RAM and CPUs from sys.dm_os_sys_info (needs VIEW SERVER STATE)."""
+        with self.connect() as conn:
+            try:
+                rows = self._all(conn, MACHINE_SQL)
+            except pyodbc_module("mssql").Error as exc:
+                return HostFacts(notes=[f"sys.dm_os_sys_info: {odbc_message(exc)}"])
+        if not rows:
+            return HostFacts(notes=["sys.dm_os_sys_info returned nothing"])
+        kb, cpus = rows[0]
+        return HostFacts(
+            ram_bytes=int(kb) * 1024 if kb else None,
+            cpus=int(cpus) if cpus else None,
+            notes=["read through SQL Server (sys.dm_os_sys_info)"],
+        )
+
+    def read_settings(self) -> settings.SettingsSnapshot:
+        with self.connect() as conn:
+            return self._read(conn)
+
+    def diff(self, proposal: MssqlProposal | list[TunedSetting]) -> list[DiffRow]:
+        with self.connect() as conn:
+            return diff_options(_items(proposal), self._read(conn))
+
+    # ---- privileges ---------------------------------------------------------------------------
+
+    def _check_rights(self, rights: Rights, server: bool, database: bool) -> None:
+        missing = []
+        if server and not rights.alter_settings:
+            missing.append(
+                "the ALTER SETTINGS server permission (sp_configure and RECONFIGURE need it:"
+                f" GRANT ALTER SETTINGS TO [{rights.login}], or the serveradmin role)"
+            )
+        if database and not rights.alter_database:
+            missing.append(
+                f"the ALTER permission on database {self.database} (ALTER DATABASE needs it:"
+                f" GRANT ALTER ON DATABASE::[{self.database}] TO [{rights.user or rights.login}],"
+                " or the db_owner role)"
+            )
+        if missing:
+            raise NotEnoughPrivileges(
+                f"login {rights.login or '?'} lacks {' and '.join(missing)}; nothing was changed"
+            )
+
+    # ---- running statements -------------------------------------------------------------------
+
+    def _run(self, conn: Any, statements: list[tuple[str, str]], done: list[str]) -> None:
+        """Run each statement; ``done`` gets the option each one set. A refusal raises
+        NotEnoughPrivileges (naming the permission) or TuningError."""
+        error = pyodbc_module("mssql").Error
+        for statement, option in statements:
+            try:
+                settings.run_statements(conn, [statement])
+            except error as exc:
+                text = odbc_message(exc).splitlines()[0] if odbc_message(exc) else str(exc)
+                if _is_permission_error(str(exc)):
+                    what = (
+                        f"the ALTER permission on database {self.database}"
+                        if statement.startswith("ALTER DATABASE")
+                        else "the ALTER SETTINGS server permission"
+                    )
+                    raise NotEnoughPrivileges(
+                        f"SQL Server refused {statement!r}: {text} (it needs {what})"
+                    ) from exc
+                raise TuningError(f"SQL Server refused {statement!r}: {text}") from exc
+            if option:
+                done.append(option)
+
+    def _restore(self, conn: Any, snapshot: MssqlSnapshot, names: list[str]) -> dict[str, str]:
+        """Put ``names`` back to the snapshot's values; reasons for those that would not go."""
+        live = self._read(conn)
+        values = {n: snapshot.options[n]["value"] for n in names if n in snapshot.options}
+        recovery = snapshot.recovery_model if RECOVERY_MODEL in names else None
+        target = snapshot.target_recovery_time_s if TARGET_RECOVERY in names else None
+        failed: dict[str, str] = {}
+        steps = server_statements(values, live.configurations)
+        # 'show advanced options' as the snapshot had it.
+        # server_statements leaves it as it is now; an apply that failed half way may have
+        # left it on.
+        show = live.configurations.get(settings.SHOW_ADVANCED)
+        if snapshot.options and show is not None and show.value != snapshot.show_advanced:
+            steps += [
+                (sp_configure(settings.SHOW_ADVANCED, snapshot.show_advanced), ""),
+                ("RECONFIGURE", ""),
+            ]
+        steps += database_statements(snapshot.database or self.database, recovery, target)
+        for statement, option in steps:
+            done: list[str] = []
+            try:
+                self._run(conn, [(statement, option)], done)
+            except TuningError as exc:
+                failed[option or statement] = str(exc)
+        return failed
+
+    # ---- apply ----------------------------------------------------------------------------------
+
+    def apply(
+        self,
+        proposal: MssqlProposal | list[TunedSetting],
+        *,
+        restart: bool = False,
+        skip_invalid: bool = False,
+        only: set[str] | None = None,
+    ) -> ApplyResult:
+        """Apply the options that differ (see the module docstring) and read them back."""
+        items = _items(proposal)
+        if only is not None:
+            wanted = {n.strip().lower() for n in only}
+            items = [s for s in items if s.name.strip().lower() in wanted]
+        result = ApplyResult("apply")
+        with self.connect() as conn:
+            live = self._read(conn)
+            facts = self._facts(conn, live)
+            rows = diff_options(items, live)
+            bad = {r.name: r.problem for r in rows if r.action in ("invalid", "unknown")}
+            if bad and not skip_invalid:
+                raise RejectedSettings(bad)
+            result.skipped = bad
+            todo = [r for r in rows if r.changes]
+            result.unchanged = [r.name for r in rows if r.action == "same"]
+            if not todo:
+                return result
+            server = {r.name: int(r.proposed) for r in todo if r.name not in DATABASE_OPTIONS}
+            by_name = {r.name: r for r in todo}
+            recovery = by_name[RECOVERY_MODEL].proposed if RECOVERY_MODEL in by_name else None
+            target = int(by_name[TARGET_RECOVERY].proposed) if TARGET_RECOVERY in by_name else None
+            self._check_rights(
+                Rights(facts["user"], facts["database_user"], facts["alter_settings"],
+                       facts["alter_database"]),
+                bool(server), recovery is not None or target is not None,
+            )  # fmt: skip
+            snapshot = self._snapshot(live, facts, server, recovery, target)
+            result.snapshot = snapshot  # type: ignore[assignment]
+            pending = pending_values(live, set(server))
+            if pending and server:
+                result.messages.append(
+                    "RECONFIGURE also put in effect values set earlier but not running: "
+                    + ", ".join(pending)
+                )
+            steps = database_statements(self.database, recovery, target)
+            steps += server_statements(server, live.configurations)
+            done: list[str] = []
+            try:
+                self._run(conn, steps, done)
+            except TuningError as exc:
+                failed = self._restore(conn, snapshot, done)
+                undone = (
+                    "what was done is undone"
+                    if not failed
+                    else ("NOT undone: " + "; ".join(f"{n}: {why}" for n, why in failed.items()))
+                )
+                raise type(exc)(f"{exc}; {undone}") from exc  # fmt: skip
+            result.changed = [r.name for r in todo]
+        static = [r.name for r in todo if r.action == "restart"]
+        if static:
+            result.messages.append(
+                "restart the SQL Server service (on Linux: systemctl restart mssql-server) to"
+                f" put {', '.join(static)} in effect; bench-gui does not restart it"
+            )
+        result.pending_restart = static
+        if restart and static:
+            result.messages.append("--restart: SQL Server has no server control here")
+        expected = {r.name: r.proposed for r in todo}
+        self._verify(result, expected, static)
+        if recovery == "SIMPLE":
+            result.messages.append(
+                "recovery model SIMPLE breaks the log backup chain: after a rollback to FULL,"
+                " take a full backup before log backups work again"
+            )
+        return result
+
+    def _snapshot(
+        self,
+        live: settings.SettingsSnapshot,
+        facts: Mapping[str, Any],
+        server: Mapping[str, int],
+        recovery: str | None,
+        target: int | None,
+    ) -> MssqlSnapshot:
+        show = live.configurations.get(settings.SHOW_ADVANCED)
+        return MssqlSnapshot(
+            taken_at=datetime.now(UTC).isoformat(timespec="seconds"),
+            server=str(facts["server"]),
+            identity=str(facts["identity"]),
+            database=self.database,
+            options={
+                n: {
+                    "value": live.configurations[n].value,
+                    "value_in_use": live.configurations[n].value_in_use,
+                }
+                for n in server
+            },
+            show_advanced=show.value if show is not None else 0,
+            recovery_model=live.recovery_model.upper() if recovery is not None else None,
+            target_recovery_time_s=live.target_recovery_time_s if target is not None else None,
+        )
+
+    def _verify(self, result: ApplyResult, expected: Mapping[str, str], static: list[str]) -> None:
+        """Read every option back: a dynamic one must run the value, a static one must at
+        least be configured with it (it runs after a restart)."""
+        now = self.read_settings()
+        for name, want in expected.items():
+            if name == RECOVERY_MODEL:
+                shown = now.recovery_model.upper()
+            elif name == TARGET_RECOVERY:
+                shown = str(now.target_recovery_time_s)
+            else:
+                row = now.configurations.get(name)
+                if row is None:
+                    result.mismatches[name] = "no such option"
+                    continue
+                shown = str(row.value if name in static else row.value_in_use)
+            result.verified[name] = shown
+            if shown != str(want).upper() and shown != str(want):
+                result.mismatches[name] = shown
+
+    # ---- rollback -------------------------------------------------------------------------------
+
+    def rollback(self, snapshot: MssqlSnapshot, *, restart: bool = True) -> ApplyResult:
+        """Restore ``snapshot``: each option's configured value, the database's options,
+        'show advanced options' as it was; static options run their old value after a
+        restart."""
+        result = ApplyResult("rollback")
+        names = [*snapshot.options]
+        if snapshot.recovery_model is not None:
+            names.append(RECOVERY_MODEL)
+        if snapshot.target_recovery_time_s is not None:
+            names.append(TARGET_RECOVERY)
+        with self.connect() as conn:
+            live = self._read(conn)
+            facts = self._facts(conn, live)
+            if snapshot.identity and facts["identity"] != snapshot.identity:
+                raise TuningError(
+                    f"this is not the server the snapshot was taken on ({facts['identity']},"
+                    f" the snapshot's {snapshot.identity}); nothing was changed"
+                )
+            if snapshot.database and snapshot.database != self.database:
+                raise TuningError(
+                    f"the snapshot is of database {snapshot.database}, this target's is"
+                    f" {self.database}; nothing was changed"
+                )
+            self._check_rights(
+                Rights(facts["user"], facts["database_user"], facts["alter_settings"],
+                       facts["alter_database"]),
+                bool(snapshot.options),
+                snapshot.recovery_model is not None or snapshot.target_recovery_time_s is not None,
+            )  # fmt: skip
+            result.skipped = self._restore(conn, snapshot, names)
+            result.changed = [n for n in names if n not in result.skipped]
+        static = [
+            n for n in snapshot.options
+            if n in live.configurations and not live.configurations[n].is_dynamic
+        ]  # fmt: skip
+        expected: dict[str, str] = {n: str(v["value"]) for n, v in snapshot.options.items()}
+        if snapshot.recovery_model is not None:
+            expected[RECOVERY_MODEL] = snapshot.recovery_model
+        if snapshot.target_recovery_time_s is not None:
+            expected[TARGET_RECOVERY] = str(snapshot.target_recovery_time_s)
+        self._verify(result, expected, static)
+        now = self.read_settings()
+        result.pending_restart = [
+            n for n in static
+            if n in now.configurations
+            and now.configurations[n].value_in_use != snapshot.options[n]["value_in_use"]
+        ]  # fmt: skip
+        if result.pending_restart:
+            result.messages.append(
+                "restart the SQL Server service to put back "
+                f"{', '.join(result.pending_restart)}; bench-gui does not restart it"
+            )
+        if snapshot.recovery_model == "FULL":
+            result.messages.append(
+                "recovery model FULL again: take a full backup before log backups work again"
+            )
+        return result
+
+
+# -- targets ------------------------------------------------------------------------------------
+
+
+@dataclass
+class MssqlTuningTarget:
+    """A SQL Server database to tune: its ODBC string, password, and a key for its history."""
+
+    key: str
+    label: str
+    conninfo: str
+    database: str
+    password: str | None = None
+    local: bool = False
+    flavour: str = "mssql"
+
+    def tuner(self) -> MssqlTuner:
+        return MssqlTuner(self.conninfo, self.database, password=self.password)
+
+
+def plan_mssql_target(target: Target) -> MssqlTuningTarget:
+    """The tuning target of a plan's ``[target]`` of kind mssql (its benchmark database: the
+    one ALTER DATABASE changes)."""
+    from bench_gui.core.engine import EngineNotFound, get_engine
+
+    try:
+        engine = get_engine(target.kind)
+        password = database_password(target).value
+        conninfo = engine.conninfo(target, target.database)
+    except (EngineNotFound, SecretStoreError, ValueError) as exc:
+        raise TuningError(str(exc)) from exc
+    where = target.dsn or f"{target.host}:{target.port}"
+    user = f"{target.user}@" if target.user else ""
+    label = f"{user}{where}/{target.database}"
+    return MssqlTuningTarget(
+        key=f"mssql://{label}",
+        label=label,
+        conninfo=conninfo,
+        database=target.database,
+        password=password,
+        local=target.host in ("localhost", "127.0.0.1", "::1") and not target.dsn,
+    )
