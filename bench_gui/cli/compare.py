@@ -34,7 +34,10 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
 def _store(args: argparse.Namespace) -> SessionStore:
-    return SessionStore(Path(args.db) if getattr(args, "db", None) else None)
+    """The team store of ``--store``, else the ``--db`` file."""
+    from bench_gui.cli.team_store import open_store
+
+    return open_store(args)
 
 
 def _fail(message: str, code: int = EXIT_FAILED) -> int:

@@ -135,9 +135,10 @@ class ProgressPrinter:
 
 
 def _open_store(args: argparse.Namespace) -> SessionStore:
-    from bench_gui.store import SessionStore
+    """The store of ``--store`` (a team's PostgreSQL), else the ``--db`` file."""
+    from bench_gui.cli.team_store import open_store
 
-    return SessionStore(Path(args.db) if getattr(args, "db", None) else None)
+    return open_store(args)
 
 
 def _drive(plan: Plan, action: str, args: argparse.Namespace) -> int:
@@ -263,15 +264,21 @@ def cmd_sessions(args: argparse.Namespace) -> int:
 
     store = _open_store(args)
     if args.sessions_cmd == "list":
-        runs = store.list_runs(kind=None if args.all else "run")
+        runs = store.filter_runs(
+            author=args.author, host=args.host, kind=None if args.all else "run"
+        )
         if args.json:
             print(json.dumps([_jsonable(r) for r in runs]))
         else:
-            print(f"{'ID':>4}  {'created':20} {'status':11} {'steps':>5} {'best NOPM':>10}  name")
+            print(f"sessions of {safe(store.where)}", file=sys.stderr)
+            print(
+                f"{'ID':>4}  {'created':20} {'status':11} {'steps':>5} {'best NOPM':>10}"
+                f"  {'author':16} name"
+            )
             for r in runs:
                 print(
                     f"{r.id:>4}  {safe(r.created_at)[:19]:20} {safe(r.status):11} {r.steps:>5}"
-                    f" {_fmt(r.best_nopm):>10}  {safe(r.name)}"
+                    f" {_fmt(r.best_nopm):>10}  {safe(r.author or '-')[:16]:16} {safe(r.name)}"
                 )
         return EXIT_OK
     try:
@@ -866,6 +873,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp = ssub.add_parser("list", help="list stored runs")
     sp.add_argument("--json", action="store_true")
     sp.add_argument("--all", action="store_true", help="include builds and checks")
+    sp.add_argument("--author", help="only sessions this person recorded")
+    sp.add_argument("--host", help="only sessions recorded on this machine")
     sp = ssub.add_parser("show", help="one session with its steps")
     sp.add_argument("id", type=int)
     sp.add_argument("--json", action="store_true")
@@ -881,6 +890,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_sessions)
     add_session_commands(ssub)  # export, import, search, tag, note, rename, delete
     add_session_data_commands(ssub)  # import-hammerdb, storage
+    add_team_session_commands(ssub)  # push, pull (the team store)
 
     add_compare_commands(sub)  # compare, prices
 
@@ -891,6 +901,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_present_commands(sub)  # present: a run on the full-screen booth view
     add_engine_commands(sub)  # engines: installed engine plugins and failed ones
+    add_team_store_commands(sub)  # store password: the team store's login
 
     p = sub.add_parser("gui", help="open the desktop app")
     p.set_defaults(func=cmd_gui)
@@ -915,11 +926,18 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {safe(name)}: {safe(reason)}", file=sys.stderr)
         return EXIT_USAGE
     except StoreError as exc:
-        print(f"bench-gui: session store: {exc}", file=sys.stderr)
+        print(f"bench-gui: {safe(str(exc))}", file=sys.stderr)  # "session store X: cannot ..."
         return EXIT_FAILED
     except RunError as exc:
         print(f"bench-gui: {exc}", file=sys.stderr)
         return EXIT_FAILED
+    except ValueError as exc:
+        # A bad --store URL or TLS mode (the team store's module is loaded only when named).
+        team = sys.modules.get("bench_gui.store.team_store")
+        if team is None or not isinstance(exc, team.TeamStoreError):
+            raise
+        print(f"bench-gui: {safe(str(exc))}", file=sys.stderr)
+        return EXIT_USAGE
 
 
 __all__ = ["main"]

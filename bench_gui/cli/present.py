@@ -89,17 +89,17 @@ def cmd_present(args: argparse.Namespace) -> int:
     from PySide6.QtCore import QSize, QTimer
     from PySide6.QtWidgets import QApplication
 
+    from bench_gui.cli.team_store import open_store
     from bench_gui.gui.app import APP_NAME, apply_theme, quit_on_signals
     from bench_gui.gui.errors import ExceptHooks, notifier
     from bench_gui.gui.present.run import PresentRun
     from bench_gui.gui.present.window import PresentWindow
-    from bench_gui.store import SessionStore
 
     QApplication.setApplicationName(APP_NAME)
     existing = QApplication.instance()
     app = existing if isinstance(existing, QApplication) else QApplication(sys.argv[:1])
     apply_theme(app)
-    store = SessionStore(Path(args.db) if getattr(args, "db", None) else None)
+    store = open_store(args)  # the team store of --store, else the --db file
     window = PresentWindow()
     view = window.view
     errors = notifier()

@@ -22,9 +22,10 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
 def _store(args: argparse.Namespace) -> Any:
-    from bench_gui.store import SessionStore
+    """The team store of ``--store``, else the ``--db`` file."""
+    from bench_gui.cli.team_store import open_store
 
-    return SessionStore(Path(args.db) if getattr(args, "db", None) else None)
+    return open_store(args)
 
 
 def _fail(message: str, code: int = EXIT_FAILED) -> int:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from bench_gui.agent.protocol import Event
+from bench_gui.cli.team_store import open_store
 from bench_gui.cli.terminal import safe
 from bench_gui.core.plan import PlanError, Target, load_plan, plan_from_dict
 from bench_gui.remote.connection import connect
@@ -46,7 +47,6 @@ from bench_gui.services.run import (
     plan_password,
     ssh_transport,
 )
-from bench_gui.store import SessionStore
 from bench_gui.store.paths import data_dir
 
 EXIT_OK, EXIT_FAILED, EXIT_HOSTKEY = 0, 1, 3
@@ -310,7 +310,7 @@ class AttachProgress:
 
 def cmd_attach(args: argparse.Namespace) -> int:
     """Re-attach to a session's run on its driver host and fetch everything it recorded."""
-    store = SessionStore(Path(args.db) if args.db else None)
+    store = open_store(args)  # the team store of --store, else the --db file
     run = store.get_run(args.session)
     plan = plan_from_dict(run.plan)
     if not plan.driver.target:

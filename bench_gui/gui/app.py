@@ -45,6 +45,9 @@ FIRST_PAINT_MS = 1000
 # When the Live page (its charts library) is built after the window opened, so that the first
 # sweep does not wait for it.
 PRELOAD_LIVE_MS = 1500
+# When the sessions recorded here are pushed to the team store (when one is set), after the
+# window is up: the push runs in the background, its outcome is on the Sessions page.
+TEAM_PUSH_MS = 2500
 
 log = logging.getLogger(__name__)
 
@@ -95,6 +98,36 @@ def start_up(store: Any, controller_factory: ControllerFactory | None = None) ->
     if candidates:
         window.offer_reattach(candidates)
     return window
+
+
+def start_team_push(window: MainWindow) -> bool:
+    """With a team store set (the Sessions page's "Team store…"), push this computer's
+    sessions to it in the background; the Sessions page owns the push and its banner says
+    how it went, the status bar of the page on screen says it in a line. False when no team
+    store is set (nothing is built or loaded then)."""
+    from bench_gui.gui.pages.sessions.team_settings import load_team_setting
+
+    if load_team_setting() is None:
+        return False
+    bar = window.sessions_page.team_bar
+    say = window.set_status  # on the page on screen: the push ends while the user is there
+
+    def pushed(result: Any) -> None:
+        if not result.reached:
+            say("Team store not reachable: the sessions recorded here will be pushed later")
+        elif result.copied:
+            say(f"{len(result.copied)} sessions pushed to the team store {result.store}")
+
+    bar.synced.connect(pushed)
+    return bool(bar.sync())
+
+
+def close_team_store(window: MainWindow) -> None:
+    """Close the team store the Sessions page opened (after the window's tasks ended)."""
+    page = window.built("Sessions")
+    bar = getattr(page, "team_bar", None)
+    if bar is not None:
+        bar.close_store()
 
 
 def wait_first_paint(window: MainWindow, timeout_ms: int = FIRST_PAINT_MS) -> bool:
@@ -215,10 +248,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                 QTimer.singleShot(0, window, window.prepare_demo)
             # The page every sweep shows, built while the user reads the first one.
             QTimer.singleShot(PRELOAD_LIVE_MS, window, lambda: window.page("Live"))
+            QTimer.singleShot(TEAM_PUSH_MS, window, lambda: start_team_push(window))
             with quit_on_signals(lambda: close_for_signal(app, window)):
                 log.info("bench-gui is up: Ctrl+C or SIGTERM closes it")
                 status = app.exec()
             window.shutdown()
+            close_team_store(window)
             stop_demo_server()
         finally:
             store.close()

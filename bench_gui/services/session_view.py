@@ -90,6 +90,7 @@ class RunRow:
     best_nopm: float | None
     vus: str
     sort_key: float = 0.0  # created time, for sorting newest first
+    author: str = ""  # who recorded it ("" when not known)
 
 
 @dataclass
@@ -174,6 +175,7 @@ def run_rows(store: Any) -> list[RunRow]:
                 best_nopm=_float(_get(info, "best_nopm", "max_nopm")),
                 vus=format_vus(_get(info, "vus", "virtual_users", default="")),
                 sort_key=_sort_key(created),
+                author=str(_get(info, "author", default="") or ""),
             )
         )
     rows.sort(key=lambda r: (r.sort_key, r.id), reverse=True)

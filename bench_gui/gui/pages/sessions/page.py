@@ -4,6 +4,8 @@ All reads go through :mod:`bench_gui.services.session_view`. The list is reloade
 is shown and when a run finishes; opening a run (double-click or the Open button) loads its
 samples and steps once and draws them with the same chart widgets as the Live page. What
 cannot be read is said in the page's error line (the store names the file and the reason).
+The team store bar (:mod:`.team_store`) switches the list between this computer's file and the
+team's store, narrows it to one author and pushes the sessions recorded here.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QShowEvent
+from PySide6.QtGui import QHideEvent, QShowEvent
 from PySide6.QtWidgets import QHBoxLayout, QLineEdit, QPushButton, QSplitter, QWidget
 
 from bench_gui.core.power import PowerImport
@@ -23,6 +25,7 @@ from bench_gui.gui.pages.sessions.housekeeping import Housekeeping
 from bench_gui.gui.pages.sessions.power_import import PowerLogImport
 from bench_gui.gui.pages.sessions.run_table import RunTable
 from bench_gui.gui.pages.sessions.storage_description import StorageDescriptionPanel
+from bench_gui.gui.pages.sessions.team_store import TeamBar
 from bench_gui.gui.tasks import Task
 from bench_gui.gui.widgets.page_parts import ErrorLine, PageHeader, page_layout, scrolled
 from bench_gui.gui.widgets.power_log_dialog import PowerLogDialog
@@ -69,6 +72,11 @@ class SessionsPage(Housekeeping):
         self.open_button.clicked.connect(self.open_selected)
         outer.addWidget(self.header)
         outer.addLayout(self._tools())
+        # Which store the list shows (this computer's file, the team's), whose sessions.
+        self.team_bar = TeamBar(self.store)
+        self.team_bar.view_changed.connect(self.show_store)
+        self.team_bar.author_changed.connect(lambda: self.apply_search(self.search_edit.text()))
+        outer.addWidget(self.team_bar)
         self.error_label = ErrorLine()
         outer.addWidget(self.error_label)
         # A HammerDB import's outcome: its banner and the sessions it made (hidden until then).
@@ -145,6 +153,7 @@ class SessionsPage(Housekeeping):
             return
         self.error_label.clear_error()
         self.table.fill(self.rows, self.annotations)
+        self.team_bar.set_authors(r.author for r in self.rows)
         count = len(self.rows)
         self.header.set_subtitle(
             "No sessions yet: every sweep you run is kept here."
@@ -153,11 +162,27 @@ class SessionsPage(Housekeeping):
         )
         if selected is not None:
             self.table.select_id(selected)
-        self.table.apply_search(self.search_edit.text())
+        self.apply_search(self.search_edit.text())
 
     def apply_search(self, text: str) -> int:
-        """Show only the sessions matching ``text``; how many are shown."""
+        """Show only the sessions matching ``text`` (and the author chosen); how many are
+        shown."""
+        self.table.author = self.team_bar.author()
         return self.table.apply_search(text)
+
+    def show_store(self, store: Any) -> None:
+        """List the sessions of ``store`` (this computer's file or the team store): every
+        part of the page reads and writes there from now on."""
+        if store is self.store:
+            self.refresh()
+            return
+        self.store = store
+        self.power_import.store = store
+        self.hammerdb.store = store
+        self.storage_panel.store = store
+        self.table.clearSelection()
+        self.forget_current()
+        self.refresh()
 
     def visible_names(self) -> list[str]:
         """Names of the sessions the search leaves visible, in display order."""
@@ -311,3 +336,9 @@ class SessionsPage(Housekeeping):
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt override)
         super().showEvent(event)
         self.refresh()
+        self.team_bar.sync()  # sessions recorded since: to the team store, in the background
+
+    def hideEvent(self, event: QHideEvent) -> None:  # noqa: N802 (Qt override)
+        super().hideEvent(event)
+        if not event.spontaneous():  # another page was chosen (not the window minimised)
+            self.team_bar.leave()

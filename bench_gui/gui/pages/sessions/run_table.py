@@ -1,5 +1,5 @@
 """The Sessions page's list of stored runs: sortable by number and date, searchable by name,
-engine, tags, note or ``#id``."""
+engine, tags, note or ``#id``, narrowed to one author's sessions."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from bench_gui.gui.widgets.page_parts import FitTable
 from bench_gui.services.session_view import RunRow
 
 RUN_COLUMNS = (
-    "Name", "Date", "Status", "Engine", "Steps", "Best NOPM", "Virtual users", "Tags"
+    "Name", "Date", "Status", "Engine", "Steps", "Best NOPM", "Virtual users", "Tags", "Author"
 )  # fmt: skip
 STATUS_LABELS = {
     "running": "● running",
@@ -52,6 +52,11 @@ class RunTable(FitTable):
     def __init__(self) -> None:
         super().__init__(RUN_COLUMNS, stretch=0)
         self.annotations: Annotations = {}
+        self.authors: dict[int, str] = {}  # run id -> who recorded it
+        self.author: str | None = None  # show only this author's runs (None: everyone's)
+        # Shown after the name (the column is the last one for code that reads cells by
+        # index: ``row_texts`` and the columns' numbers keep their order).
+        self.horizontalHeader().moveSection(RUN_COLUMNS.index("Author"), 1)
         self.setSortingEnabled(True)
         self.sortByColumn(1, Qt.SortOrder.DescendingOrder)
         self.setMinimumHeight(120)  # three rows: the detail below keeps its room at 720 px
@@ -59,6 +64,7 @@ class RunTable(FitTable):
     def fill(self, rows: Sequence[RunRow], annotations: Annotations) -> None:
         """Show these runs (the sort order and the caller's selection are kept)."""
         self.annotations = annotations
+        self.authors = {run.id: run.author for run in rows}
         self.setSortingEnabled(False)
         self.setRowCount(len(rows))
         for r, run in enumerate(rows):
@@ -72,6 +78,7 @@ class RunTable(FitTable):
                 ("" if run.best_nopm is None else f"{run.best_nopm:,.0f}", run.best_nopm or 0.0),
                 (run.vus, run.vus),
                 (tags, tags.lower()),
+                (run.author, run.author.lower()),
             ]
             for c, (text, key) in enumerate(cells):
                 item = _Item(text)
@@ -88,8 +95,8 @@ class RunTable(FitTable):
         self.fit_columns()
 
     def apply_search(self, text: str) -> int:
-        """Show only the runs matching ``text`` (name, engine, tags, note; ``#12`` for an id);
-        return how many are shown."""
+        """Show only the runs matching ``text`` (name, engine, tags, note; ``#12`` for an id)
+        and recorded by :attr:`author` when set; return how many are shown."""
         needle = text.strip().lower()
         shown = 0
         for r in range(self.rowCount()):
@@ -104,6 +111,8 @@ class RunTable(FitTable):
                 engine = self.item(r, 3)
                 words = [item.text(), engine.text() if engine else "", note, *tags]
                 match = not needle or needle in " ".join(words).lower()
+            if self.author is not None:
+                match = match and self.authors.get(run_id, "").lower() == self.author.lower()
             self.setRowHidden(r, not match)
             shown += int(match)
         return shown
