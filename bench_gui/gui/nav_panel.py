@@ -26,6 +26,8 @@ FULL_WIDTH = 190
 COMPACT_WIDTH = 124
 # A window narrower than this gets the compact panel (1366 and 1280 px screens do).
 COMPACT_BELOW = 1480
+# What the tool is for, under its name: both workloads (TPROC-C sweeps, random-read studies).
+TAGLINE = "OLTP & storage test bench"
 
 PANEL_STYLE = """
 QPushButton#navAction {
@@ -36,6 +38,7 @@ QPushButton#navAction {
 QPushButton#navAction:hover { background-color: #1a2130; color: #ffffff; border-color: #3a4459; }
 QPushButton#navAction:focus { border-color: #33b1ff; }
 QListWidget#navigation:focus { border-right: 2px solid #33b1ff; }
+QLabel#brandSub[tagline="true"] { font-size: 12px; padding: 0px 8px 12px 16px; }
 QWidget#navPanel[compact="true"] QListWidget#navigation { font-size: 15px; }
 QWidget#navPanel[compact="true"] QListWidget#navigation::item {
     padding: 10px 8px; margin: 2px 4px;
@@ -65,7 +68,12 @@ class NavPanel(QWidget):
         self.brand = QLabel("bench-gui")
         self.brand.setObjectName("brand")
         column.addWidget(self.brand)
-        self.brand_sub = QLabel("TPROC-C test bench")
+        self.brand_sub = QLabel(TAGLINE)
+        self.brand_sub.setProperty("tagline", True)  # a size of its own: one line in the panel
+        self.brand_sub.setWordWrap(True)  # on a screen whose font is wider, two
+        self.brand_sub.setToolTip(
+            "TPROC-C database sweeps and random-read storage studies, measured and compared"
+        )
         self.brand_sub.setObjectName("brandSub")
         column.addWidget(self.brand_sub)
         self.nav = QListWidget()

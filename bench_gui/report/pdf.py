@@ -119,9 +119,20 @@ def build_document(report: Report | RandomReadReport, content: QSizeF) -> QTextD
 ALWAYS_BEFORE = QTextFormat.PageBreakFlag.PageBreak_AlwaysBefore
 OBJECT_CHAR = "\ufffc"  # an image's place in the text
 MAX_SHRINK = 0.3  # a figure may lose this much of its height to stay with its table
+# ...and this much when the other way, a break before it, would leave more than LEAVE_EMPTY
+# of a page empty.
+ROOMY_SHRINK = 0.4
+# A table taller than this (of a page) with a header row, and no figure just above it, may run
+# on over two pages (its header repeated) rather than leave more than LEAVE_EMPTY of a page
+# empty, with RUN_ON_ROWS rows at least on each page; a shorter one always stays whole.
+RUN_ON_TALL = 0.35
+RUN_ON_ROWS = 2
 LISTING_LINES = 6  # lines of a command listing kept together at a page break
 LISTING_COLOR = QColor("#151b26")  # the listing's background (brief_qt.html.j2)
 STANDALONE_TEXT = 0.12  # a heading and its text shorter than this go along with their figure
+# A section's opening (heading and text) at least STANDALONE_TEXT tall stays where it is rather
+# than move to the next page when moving it would leave more than this share of a page empty.
+LEAVE_EMPTY = 0.3
 
 
 # Qt lays text out in 1/64 px: a line it moved to the next page may start this much above it.
@@ -144,6 +155,12 @@ class _Paginator:
       just before it (not a figure: a figure carries its own caption);
     - a heading whose next line is on the next page moves there, with the headings just
       above it.
+
+    A break that would leave more than LEAVE_EMPTY of a page empty is avoided where it can
+    be: a figure shrinks (up to ROOMY_SHRINK) to stay on that page with its table, a section's
+    opening that stands on its own (STANDALONE_TEXT) stays at the bottom of the page while its
+    figure starts the next, and a tall table with a header row runs on under its repeated
+    header (RUN_ON_TALL, RUN_ON_ROWS).
 
     Only breaks set here are ever cleared again; the template's own breaks stay.
     """
@@ -229,9 +246,16 @@ class _Paginator:
             return heading
         return block
 
-    def shrink_figure(self, figure: QTextBlock, table: QTextTable) -> bool:
-        """Make the figure just above a table smaller (by at most MAX_SHRINK of its height),
-        as little as will do, so that the two end on the figure's page; True when it worked."""
+    def shrink_figure(
+        self,
+        figure: QTextBlock,
+        table: QTextTable | None,
+        page: int | None = None,
+        most: float = MAX_SHRINK,
+    ) -> bool:
+        """Make a figure smaller (by at most ``most`` of its height), as little as will do,
+        so that it and the table just under it (if any) end on ``page`` (default: the
+        figure's page); True when it worked."""
         offset = figure.text().find(OBJECT_CHAR)
         if offset < 0:
             return False
@@ -247,20 +271,24 @@ class _Paginator:
             if not isinstance(image, QImage) or image.isNull():
                 return False
             height = width * image.height() / image.width()
-        here = self.page_of_last_line(figure)
+        here = self.page_of_last_line(figure) if page is None else page
 
         def fits(scale: float) -> bool:
             fmt.setWidth(width * scale)
             fmt.setHeight(height * scale)
             cursor.setCharFormat(fmt)
+            if self.page_of_last_line(figure) != here:
+                return False
+            if table is None:
+                return True
             rect = self.layout.frameBoundingRect(table)
             top, bottom = (
                 _page(rect.top(), self.page_height),
                 _page(rect.bottom() - 1, self.page_height),
             )
-            return top == bottom == self.page_of_last_line(figure) == here
+            return top == bottom == here
 
-        low, high = 1.0 - MAX_SHRINK, 1.0
+        low, high = 1.0 - most, 1.0
         if not fits(low):
             fits(1.0)
             return False
@@ -277,10 +305,17 @@ class _Paginator:
         """Bring a table and the figure above it onto one page: a smaller figure when that
         is enough for the table to end on ``page``, else both (with their heading) on the
         next page; True when either worked."""
-        if self.page_of_last_line(figure) == page and self.shrink_figure(figure, table):
+        on_page = self.page_of_last_line(figure) == page
+        if on_page and self.shrink_figure(figure, table):
             return True
         start = self.figure_group(figure)
-        return start is not None and self.try_break(start, table)
+        if start is None:
+            return False
+        # A break before the group would leave most of the page empty: smaller still.
+        roomy = self.left_empty(start) > self.page_height * LEAVE_EMPTY
+        if on_page and roomy and self.shrink_figure(figure, table, most=ROOMY_SHRINK):
+            return True
+        return self.try_break(start, table)
 
     def bottom_of(self, block: QTextBlock) -> float:
         return self.layout.blockBoundingRect(block).bottom()
@@ -325,6 +360,7 @@ class _Paginator:
                 scrap = (first + 1) * self.page_height - rect.top() < self.page_height * 0.25
                 if (
                     first != last
+                    and not (with_figure is None and self.may_run_on(table, rect, first))
                     and (rect.height() <= self.page_height * 0.8 or scrap)
                     and tfmt.pageBreakPolicy() != ALWAYS_BEFORE
                 ):
@@ -346,9 +382,15 @@ class _Paginator:
                 here = self.page_of(block)
                 before = self.page_of(previous) if previous.isValid() else here
                 if here != before:
-                    # A figure pushed to the next page takes its heading and text along.
+                    # A figure pushed to the next page from a page it leaves mostly empty:
+                    # smaller, it may fit there (with the table it introduces).
+                    roomy = self.room_left(previous) > self.page_height * LEAVE_EMPTY
+                    if roomy and self.shrink_figure(block, self.table_after(block), before):
+                        return True
+                    # Else it takes its heading and text along, unless they stand on their own.
                     start = self.group_start(previous, before)
-                    if start is not None:
+                    opening = self.bottom_of(previous) - self.top(start) if start else 0.0
+                    if start is not None and not self.opening_stays(start, opening):
                         self.set_break(start)
                         return True
                 elif self.page_of_last_line(block) != here:
@@ -386,6 +428,55 @@ class _Paginator:
             previous = block
             block = block.next()
         return False
+
+    def may_run_on(self, table: QTextTable, rect: QRectF, first: int) -> bool:
+        """A tall table with a header row may run on to the next page (its header repeated
+        there) rather than leave more than LEAVE_EMPTY of its first page empty, when at
+        least RUN_ON_ROWS of its rows (besides its caption) are on each page."""
+        if table.format().headerRowCount() < 1 or rect.height() <= self.page_height * RUN_ON_TALL:
+            return False
+        room = (first + 1) * self.page_height - rect.top()
+        if room <= self.page_height * LEAVE_EMPTY:
+            return False
+        pages = [
+            self.page_of(table.cellAt(row, 0).firstCursorPosition().block())
+            for row in range(table.format().headerRowCount(), table.rows() - 1)  # not the caption
+        ]
+        before = sum(1 for page in pages if page == first)
+        return before >= RUN_ON_ROWS and len(pages) - before >= RUN_ON_ROWS
+
+    def room_left(self, block: QTextBlock) -> float:
+        """The height left on the page of ``block``'s last line, under it."""
+        if not block.isValid():
+            return 0.0
+        bottom = self.bottom_of(block)
+        return (_page(bottom - 1, self.page_height) + 1) * self.page_height - bottom
+
+    def opening_stays(self, heading: QTextBlock, opening: float) -> bool:
+        """A section's opening this tall stands on its own at the bottom of a page: it
+        stays there when moving it would leave more than LEAVE_EMPTY of the page empty."""
+        if opening < self.page_height * STANDALONE_TEXT:
+            return False
+        return self.left_empty(heading) > self.page_height * LEAVE_EMPTY
+
+    def left_empty(self, block: QTextBlock) -> float:
+        """The height a page break before ``block`` would leave empty at its page's bottom."""
+        top = self.top(block)
+        return (_page(top, self.page_height) + 1) * self.page_height - top
+
+    def table_after(self, block: QTextBlock) -> QTextTable | None:
+        """The table that comes right after ``block`` (an empty paragraph between), or None."""
+        nxt = block.next()
+        for _ in range(2):
+            if not nxt.isValid():
+                return None
+            table = QTextCursor(nxt).currentTable()
+            if table is not None:
+                return table
+            if nxt.text().strip():
+                return None
+            nxt = nxt.next()
+        return None
 
     @staticmethod
     def is_listing(block: QTextBlock) -> bool:
@@ -438,6 +529,8 @@ class _Paginator:
                     # The table starts a page (moved here, or by Qt): what comes before it
                     # is the section's opening, to take along.
                     opening = last_bottom - start
+                    if self.opening_stays(heading, opening):
+                        return None
                     if rect.height() + opening <= self.page_height * 0.95:
                         return table
                     # A table that runs on over pages anyway starts under its heading.
@@ -449,7 +542,7 @@ class _Paginator:
             if block.blockFormat().headingLevel() == 2:
                 return None  # the next section: this one has no figure or table
             if OBJECT_CHAR in block.text():
-                if self.page_of(block) == here:
+                if self.page_of(block) == here or self.opening_stays(heading, last_bottom - start):
                     return None
                 fits = self.bottom_of(block) - start <= self.page_height * 0.95
                 return block if fits else None

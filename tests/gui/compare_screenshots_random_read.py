@@ -9,7 +9,8 @@ hand), and its PDF report.
 Builds the real main window over a real session store in a temporary data directory, stores
 the seed 004 sessions (tests/_fixtures/random_read_sessions.py) and a RAM price, compares them
 on the Compare page, saves a PNG of every tab (the ops/s chart on both scales), of a mix of
-workloads refused, and writes the comparison as DIR/random-read.pdf.
+workloads refused, and writes the comparison as DIR/random-read.pdf; prints how far the page
+scrolls as a whole at that size (0: it fits).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ def main(out_dir: str, size: str = "1920x1080") -> int:
     made = ""
     if not os.environ.get("BENCH_GUI_DATA_DIR"):  # a data directory of its own, removed after
         made = os.environ["BENCH_GUI_DATA_DIR"] = tempfile.mkdtemp(prefix="bench-gui-rr-")
-    from PySide6.QtWidgets import QApplication
+    from PySide6.QtWidgets import QApplication, QScrollArea
 
     from bench_gui.core.economics import DevicePrice
     from bench_gui.gui.app import APP_NAME, build_main_window
@@ -56,6 +57,16 @@ def main(out_dir: str, size: str = "1920x1080") -> int:
         settle()
         window.grab().save(str(out / f"rr-{width}x{height}-{name}.png"))
 
+    def measure(what: str) -> None:
+        settle()
+        frame = window.stack.currentWidget()  # the page's scroll area (page_frame)
+        assert isinstance(frame, QScrollArea)
+        print(  # noqa: T201
+            f"{what} at {width}x{height}: page {page.height()} px tall in a {frame.height()} px"
+            f" frame, scrolls {frame.verticalScrollBar().maximum()} px;"
+            f" fact cards {page.rr_view.tiles[0].height()} px"
+        )
+
     window.show_page("Compare")
     settle()
     page = window.compare_page
@@ -63,6 +74,7 @@ def main(out_dir: str, size: str = "1920x1080") -> int:
     page.set_baseline(hdd)
     shot("ticked")
     assert page.compare(), page.error_label.text()
+    measure("seed 004")
     for i in range(page.rr_view.tabs.count()):
         page.rr_view.tabs.setCurrentIndex(i)
         name = page.rr_view.tabs.tabText(i).lower().replace(" ", "-").replace("/", "")

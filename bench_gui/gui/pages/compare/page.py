@@ -80,6 +80,7 @@ class ComparePage(QWidget):
         self.store = store
         self.report: Report | RandomReadReport | None = None
         self._kinds: dict[int, str] = {}  # session id -> its workload, as read once
+        self._created: dict[int, str] = {}  # session id -> when it was made (a reused id)
         self._mode = "tproc_c"
         self._mix_shown = False
         # The random-read question asked of these sessions and baseline (None: defaults).
@@ -185,7 +186,11 @@ class ComparePage(QWidget):
         except StoreError as exc:  # the store names the file and the reason
             self.show_error(f"Cannot read the sessions: {exc}")
             return
-        self.picker.fill(runs, notes)
+        for run in runs:  # an id given to a new session since: read its workload again
+            if self._created.get(run.id) != run.created_at:
+                self._kinds.pop(run.id, None)
+                self._created[run.id] = run.created_at
+        self.picker.fill(runs, notes, {run.id: self._kind_of(run.id) for run in runs})
         self.prices.show_power_price(power)
         self._show_ram_price()
         self._sessions_changed()
@@ -222,21 +227,25 @@ class ComparePage(QWidget):
     def workload(self, ids: list[int] | None = None) -> str:
         """``random_read`` or ``tproc_c`` when the sessions are of one workload, ``mixed``
         when not, ``""`` for none."""
+        kinds = {self._kind_of(run_id) for run_id in (self.checked_ids() if ids is None else ids)}
+        kinds.discard("")  # a session that cannot be read: compare() names it
+        if len(kinds) > 1:
+            return "mixed"
+        return kinds.pop() if kinds else ""
+
+    def _kind_of(self, run_id: int) -> str:
+        """The workload of one session, read once (a session's workload never changes);
+        ``""`` when it cannot be read."""
         from dataclasses import asdict
 
         from bench_gui.core.random_read_session import workload_kind
 
-        kinds = set()
-        for run_id in self.checked_ids() if ids is None else ids:
-            if run_id not in self._kinds:
-                try:
-                    self._kinds[run_id] = workload_kind(asdict(self.store.get_run(run_id)))
-                except (StoreError, SessionNotFound):
-                    continue  # compare() names it
-            kinds.add(self._kinds[run_id])
-        if len(kinds) > 1:
-            return "mixed"
-        return kinds.pop() if kinds else ""
+        if run_id not in self._kinds:
+            try:
+                self._kinds[run_id] = workload_kind(asdict(self.store.get_run(run_id)))
+            except (StoreError, SessionNotFound):
+                return ""
+        return self._kinds[run_id]
 
     def _set_mode(self, ids: list[int]) -> None:
         """The random-read view and inputs, or the transaction workload's; a mix is said at

@@ -16,7 +16,6 @@ from PySide6.QtWidgets import (
     QButtonGroup,
     QDoubleSpinBox,
     QFormLayout,
-    QFrame,
     QGridLayout,
     QGroupBox,
     QHBoxLayout,
@@ -33,7 +32,15 @@ from PySide6.QtWidgets import (
 
 from bench_gui.agent.fio.sizes import format_size, parse_size
 from bench_gui.gui.pages.compare.report_notes import ReportNotes
-from bench_gui.gui.pages.compare.results import BLOCK_STYLES, TAB_STYLE, FactCard, _clear
+from bench_gui.gui.pages.compare.results import (
+    BLOCK_STYLES,
+    SCREEN_ORDER,
+    TAB_STYLE,
+    FactCard,
+    TabPage,
+    _clear,
+    fit_tabs,
+)
 from bench_gui.gui.widgets.compare_charts import session_color
 from bench_gui.gui.widgets.dataset_chart import DatasetChart
 from bench_gui.gui.widgets.report_table import ReportTableView
@@ -166,11 +173,7 @@ def _body() -> tuple[QScrollArea, QVBoxLayout]:
     column = QVBoxLayout(body)
     column.setContentsMargins(4, 12, 12, 12)
     column.setSpacing(8)
-    scroll = QScrollArea()  # wide tables scroll sideways
-    scroll.setWidgetResizable(True)
-    scroll.setFrameShape(QFrame.Shape.NoFrame)
-    scroll.setWidget(body)
-    return scroll, column
+    return TabPage(body), column  # wide tables scroll sideways
 
 
 def _show_all(layout: QLayout) -> None:
@@ -211,7 +214,7 @@ class RandomReadView(QWidget):
         self.table_views: dict[str, ReportTableView] = {}
         self.tiles: list[FactCard] = []
         self.log_scale = True  # the seed's own choice: the disk stays visible
-        column = QVBoxLayout(self)
+        column = self.column = QVBoxLayout(self)
         column.setContentsMargins(8, 0, 0, 0)
         column.setSpacing(10)
         self.facts_row = QGridLayout()
@@ -225,8 +228,7 @@ class RandomReadView(QWidget):
         self.ram_question = RamQuestion()
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
-        # Five tabs in the width a 1366 px screen leaves them: narrower padding.
-        self.tabs.setStyleSheet(TAB_STYLE.replace("padding: 10px 20px", "padding: 10px 10px"))
+        self.tabs.setStyleSheet(TAB_STYLE)  # narrower when the tabs need it (fit_tabs)
         self.placeholder = QLabel(PLACEHOLDER)
         self.placeholder.setObjectName("muted")
         self.placeholder.setWordWrap(True)
@@ -276,6 +278,7 @@ class RandomReadView(QWidget):
             if self.tabs.tabText(i) == current:
                 self.tabs.setCurrentIndex(i)
         self.tabs.blockSignals(False)
+        self._fit_tabs()
 
     def show_report(self, report: RandomReadReport) -> None:
         """The report's facts, notes and sections."""
@@ -323,11 +326,7 @@ class RandomReadView(QWidget):
         compact = width // per_row < ROOMY_FACT_PX
         for card in self.tiles:
             self.facts_row.removeWidget(card)
-            size, text = (20, 13) if compact else (27, 15)
-            card.value_label.setStyleSheet(
-                f"color: #ffffff; font-size: {size}px; font-weight: 700;"
-            )
-            card.text_label.setStyleSheet(f"color: #c9d1e0; font-size: {text}px; font-weight: 600;")
+            card.set_compact(compact)
         for c in range(8):
             self.facts_row.setColumnStretch(c, 1 if c < per_row else 0)
         for i, card in enumerate(self.tiles):
@@ -337,6 +336,12 @@ class RandomReadView(QWidget):
         super().resizeEvent(event)
         if self.tiles:
             self._place_facts()
+        if event.oldSize().width() != event.size().width():
+            self._fit_tabs()
+
+    def _fit_tabs(self) -> None:
+        margins = self.column.contentsMargins()
+        fit_tabs(self.tabs, self.width() - margins.left() - margins.right())
 
     # ---- the sections -------------------------------------------------------------------
 
@@ -351,8 +356,7 @@ class RandomReadView(QWidget):
         layout.addWidget(heading)
         # The findings, the figures and tables, then how to read them: the chart is in
         # sight without scrolling.
-        order = {"headline": 0, "chart": 1, "table": 2}
-        for block in sorted(section.blocks, key=lambda b: order.get(b.kind, 3)):
+        for block in sorted(section.blocks, key=lambda b: SCREEN_ORDER.get(b.kind, 3)):
             if block.kind == "chart" and block.content in OPS_CHARTS:
                 if "ops" not in self.charts:
                     layout.addWidget(self._ops_chart(report))

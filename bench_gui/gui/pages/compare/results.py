@@ -1,9 +1,15 @@
 """The comparison on show: fast facts, the report's notes, and a tab a group of the report's
-sections (overlaid charts with the saturation point marked, the tables the reports print)."""
+sections (overlaid charts with the saturation point marked, the tables the reports print).
+
+On a 1366 x 768 screen the page fits without scrolling as a whole: narrow fact cards take
+smaller type (their detail in a tooltip), the tabs narrow until every title is in sight, a
+tab's content scrolls within the tab, and each section shows its finding and chart first.
+"""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSize, Qt
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -46,12 +52,43 @@ TAB_STYLE = (
     "QTabBar::tab:selected { color: #ffffff; border-bottom: 3px solid #33b1ff; }"
     "QTabWidget::pane { border: none; border-top: 1px solid #2a3140; }"
 )
+# The order of a section's blocks on screen (the rest after them, as the report has them).
+SCREEN_ORDER = {"headline": 0, "chart": 1, "table": 2}
+# Narrower tabs, tried in turn until all of a comparison's tabs fit the width (no arrows).
+TAB_FITS = (
+    ("10px 20px", 15),
+    ("10px 12px", 15),
+    ("10px 8px", 14),
+    ("10px 6px", 13),
+    ("10px 4px", 13),
+    ("10px 4px", 12),
+)
 BLOCK_STYLES = {
     "headline": "color: #7cc4ff; font-size: 16px; font-weight: 600;",
     "formula": "font-family: 'DejaVu Sans Mono'; background: #1a2130; border-left: 3px solid"
     " #33b1ff; padding: 6px 10px;",
     "message": "color: #f1c21b;",
 }
+# A tab's page asks for no more height than this: with the fast facts and the notes above it
+# the page fits a 1366 x 768 screen; the tab takes whatever room there is and scrolls in it.
+TAB_HINT_PX = 240
+# Fact cards narrower than this take smaller type; narrower than DETAIL_FACT_PX they keep
+# their detail (between which sessions) in a tooltip, so five stay one short row.
+COMPACT_FACT_PX = 190
+DETAIL_FACT_PX = 150
+
+
+def fit_tabs(tabs: QTabWidget, room: int) -> None:
+    """The roomiest tab style (padding, type size) at which every tab's title fits ``room``
+    pixels: no scroll arrows hiding a tab on a narrow window."""
+    for padding, size in TAB_FITS:
+        style = TAB_STYLE.replace(
+            "padding: 10px 20px; font-size: 15px", f"padding: {padding}; font-size: {size}px"
+        )
+        if tabs.styleSheet() != style:
+            tabs.setStyleSheet(style)
+        if tabs.tabBar().sizeHint().width() <= room:
+            return
 
 
 def _clear(layout: QLayout) -> None:
@@ -66,6 +103,21 @@ def _clear(layout: QLayout) -> None:
             widget.deleteLater()
         elif child is not None:
             _clear(child)
+
+
+class TabPage(QScrollArea):
+    """A tab's content: scrolls within the tab (wide tables sideways), and asks for at most
+    :data:`TAB_HINT_PX` of height so that the page as a whole never has to scroll."""
+
+    def __init__(self, widget: QWidget) -> None:
+        super().__init__()
+        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setWidget(widget)
+
+    def sizeHint(self) -> QSize:  # noqa: N802 (Qt override)
+        hint = super().sizeHint()
+        return QSize(hint.width(), min(hint.height(), TAB_HINT_PX))
 
 
 class FactCard(QFrame):
@@ -86,11 +138,9 @@ class FactCard(QFrame):
         column.setSpacing(0)
         self.value_label = QLabel(value)
         self.value_label.setWordWrap(True)  # "-2% to +69%" on two lines in a narrow card
-        self.value_label.setStyleSheet("color: #ffffff; font-size: 27px; font-weight: 700;")
         column.addWidget(self.value_label)
         self.text_label = QLabel(text)
         self.text_label.setWordWrap(True)
-        self.text_label.setStyleSheet("color: #c9d1e0; font-size: 15px; font-weight: 600;")
         column.addWidget(self.text_label)
         self.detail_label = QLabel(detail)
         self.detail_label.setWordWrap(True)
@@ -99,6 +149,20 @@ class FactCard(QFrame):
         column.addStretch(1)
         for label in (self.value_label, self.text_label, self.detail_label):
             label.setMinimumWidth(10)
+        self.compact: bool | None = None
+        self.set_compact(False)
+
+    def set_compact(self, compact: bool, detail: bool = True) -> None:
+        """Smaller type (``compact``) for a narrow card; without ``detail`` the card keeps
+        its detail line in its tooltip instead of under the figure."""
+        if (compact, detail) == (self.compact, self.detail_label.isVisibleTo(self)):
+            return
+        self.compact = compact
+        value, text = (20, 13) if compact else (27, 15)
+        self.value_label.setStyleSheet(f"color: #ffffff; font-size: {value}px; font-weight: 700;")
+        self.text_label.setStyleSheet(f"color: #c9d1e0; font-size: {text}px; font-weight: 600;")
+        self.detail_label.setVisible(detail)
+        self.setToolTip("" if detail else self.detail_label.text())
 
     @property
     def value_text(self) -> str:
@@ -114,7 +178,7 @@ class ComparisonView(QWidget):
         self.charts: dict[str, OverlayChart] = {}
         self.table_views: dict[str, ReportTableView] = {}
         self.tiles: list[FactCard] = []
-        column = QVBoxLayout(self)
+        column = self.column = QVBoxLayout(self)
         column.setContentsMargins(8, 0, 0, 0)
         column.setSpacing(10)
         self.facts_row = QHBoxLayout()
@@ -161,6 +225,7 @@ class ComparisonView(QWidget):
             card = FactCard(fact.value, fact.text, fact.detail)
             self.facts_row.addWidget(card, 1)
             self.tiles.append(card)
+        self._fit_facts()
         self.report_notes.show_report(report)
         colors = [session_color(i) for i in range(len(report.comparison.sessions))]
         self.charts.clear()
@@ -175,6 +240,27 @@ class ComparisonView(QWidget):
         for i in range(self.tabs.count()):
             if self.tabs.tabText(i) == current:
                 self.tabs.setCurrentIndex(i)
+        fit_tabs(self.tabs, self._room())
+
+    def _room(self) -> int:
+        """The width inside the margins."""
+        margins = self.column.contentsMargins()
+        return self.width() - margins.left() - margins.right()
+
+    def _fit_facts(self) -> None:
+        """Type and detail of the fact cards for the width each one has."""
+        if not self.tiles:
+            return
+        count = len(self.tiles)
+        card = (self._room() - self.facts_row.spacing() * (count - 1)) // count
+        for tile in self.tiles:
+            tile.set_compact(card < COMPACT_FACT_PX, detail=card >= DETAIL_FACT_PX)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt override)
+        super().resizeEvent(event)
+        if event.oldSize().width() != event.size().width():
+            self._fit_facts()
+            fit_tabs(self.tabs, self._room())
 
     def _tab(self, report: Report, sections: list[Section], colors: list[str]) -> QWidget:
         body = QWidget()
@@ -186,16 +272,14 @@ class ComparisonView(QWidget):
             heading.setObjectName("sectionTitle")
             heading.setStyleSheet("font-size: 19px;")
             column.addWidget(heading)
-            for block in section.blocks:
+            # The finding, the figures and tables, then how to read them: on a short screen
+            # the chart is in sight without scrolling.
+            for block in sorted(section.blocks, key=lambda b: SCREEN_ORDER.get(b.kind, 3)):
                 column.addWidget(self._block(report, block.kind, block.content, colors))
             if section.key == "configuration" and "config_all" in report.tables:
                 column.addWidget(self._table(report, "config_all"))
         column.addStretch(1)
-        scroll = QScrollArea()  # wide tables scroll sideways
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QFrame.Shape.NoFrame)
-        scroll.setWidget(body)
-        return scroll
+        return TabPage(body)  # wide tables scroll sideways
 
     def _block(self, report: Report, kind: str, content: str, colors: list[str]) -> QWidget:
         if kind == "chart":

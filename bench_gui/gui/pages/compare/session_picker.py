@@ -1,4 +1,8 @@
-"""The sessions a comparison takes: a searchable list to tick them, and the baseline."""
+"""The sessions a comparison takes: a searchable list to tick them, and the baseline.
+
+Each line says the session's workload and how much it measured ("TPROC-C · 8 steps",
+"Random read · 5 dataset sizes"): sessions of one workload compare, a mix does not.
+"""
 
 from __future__ import annotations
 
@@ -22,6 +26,21 @@ from bench_gui.store import RunInfo
 ID_ROLE = Qt.ItemDataRole.UserRole + 1
 SEARCH_ROLE = Qt.ItemDataRole.UserRole + 2
 STATUS_MARK = {"running": "● running", "incomplete": "◐ incomplete", "failed": "✘ failed"}
+# Words a filter finds a workload's sessions by.
+SEARCH_WORDS = {
+    "tproc_c": ("tproc-c", "tpcc", "oltp"),
+    "random_read": ("random read", "random-read", "fio"),
+}
+# A workload's name in the list, and what one of its stored steps is.
+WORKLOAD_WORDS = {"tproc_c": ("TPROC-C", "step"), "random_read": ("Random read", "dataset size")}
+
+
+def workload_line(kind: str, steps: int) -> str:
+    """``TPROC-C · 8 steps``, ``Random read · 1 dataset size``; only the count when the
+    workload is not known (``kind`` empty: the session could not be read)."""
+    name, unit = WORKLOAD_WORDS.get(kind, ("", "step"))
+    size = f"{steps} {unit}{'' if steps == 1 else 's'}"
+    return f"{name}  ·  {size}" if name else size
 
 
 class SessionPicker(QGroupBox):
@@ -38,13 +57,16 @@ class SessionPicker(QGroupBox):
         self._filling = False
         box = QVBoxLayout(self)
         self.filter_edit = QLineEdit()
-        self.filter_edit.setPlaceholderText("Filter by name, tag or note…")
+        self.filter_edit.setPlaceholderText("Filter by name, workload, tag or note…")
         self.filter_edit.setClearButtonEnabled(True)
         self.filter_edit.textChanged.connect(self.apply_filter)
         box.addWidget(self.filter_edit)
         self.session_list = QListWidget()
         self.session_list.setMinimumHeight(200)
         self.session_list.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        # A long line (workload, size, date, status, tags) wraps rather than scroll sideways.
+        self.session_list.setWordWrap(True)
+        self.session_list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.session_list.itemChanged.connect(self._on_checked)
         box.addWidget(self.session_list, 1)
         form = QFormLayout()
@@ -53,27 +75,38 @@ class SessionPicker(QGroupBox):
         form.addRow("Baseline", self.baseline_combo)
         box.addLayout(form)
 
-    def fill(self, runs: Sequence[RunInfo], notes: Mapping[int, tuple[list[str], str]]) -> None:
-        """List these sessions (with their tags and note); what was ticked stays ticked."""
+    def fill(
+        self,
+        runs: Sequence[RunInfo],
+        notes: Mapping[int, tuple[list[str], str]],
+        kinds: Mapping[int, str] | None = None,
+    ) -> None:
+        """List these sessions (with their workload by id in ``kinds``, their tags and note);
+        what was ticked stays ticked."""
         checked = self.checked_ids()
         self._filling = True
         self.session_list.clear()
         for run in runs:
             tags, note = notes.get(run.id, ([], ""))
             mark = STATUS_MARK.get(run.status, "")
-            details = [format_time(run.created_at), f"{run.steps} steps"]
+            kind = (kinds or {}).get(run.id, "")
+            details = [workload_line(kind, run.steps), format_time(run.created_at)]
             if mark:
                 details.append(mark)
-            if tags:
-                details.append(", ".join(tags))
-            item = QListWidgetItem(f"#{run.id}  {run.name}\n      {'  ·  '.join(details)}")
+            text = f"#{run.id}  {run.name}\n      {'  ·  '.join(details)}"
+            if tags:  # a line of their own: the workload line keeps its place and length
+                text += f"\n      tags: {', '.join(tags)}"
+            item = QListWidgetItem(text)
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
             item.setCheckState(
                 Qt.CheckState.Checked if run.id in checked else Qt.CheckState.Unchecked
             )
             item.setData(ID_ROLE, run.id)
             item.setData(
-                SEARCH_ROLE, " ".join([f"#{run.id}", run.name, run.engine, note, *tags]).lower()
+                SEARCH_ROLE,
+                " ".join(
+                    [f"#{run.id}", run.name, run.engine, *SEARCH_WORDS.get(kind, ()), note, *tags]
+                ).lower(),
             )
             if note:
                 item.setToolTip(note)
