@@ -38,6 +38,7 @@ from bench_gui.remote.ssh_transport import SSHTransport, desktop_identity
 from bench_gui.remote.storage import session_layout
 from bench_gui.remote.targets import TARGETS_FILE, get_target
 from bench_gui.remote.transport import AgentRun, BadLine, Transport
+from bench_gui.services.multi_run import MultiRun, MultiRunError
 from bench_gui.services.tuning import LogLine, OsRun, OsRunError, os_run_for_plan
 from bench_gui.store import SessionStore
 from bench_gui.store.paths import data_dir
@@ -226,20 +227,20 @@ class RunController:
     ) -> None:
         if action not in ACTIONS:
             raise ValueError(f"unknown action {action!r}")
-        if len(plan.driver.targets) > 1:
-            # The plan, the split, the merge, the clock check and the agent's barrier exist;
-            # starting the hosts together does not yet. Refused, never run on one host.
-            raise RunError(
-                f"driver.targets: a run on several driver hosts ({', '.join(plan.driver.targets)})"
-                " is not supported yet; name one host in driver.target"
-            )
+        # A run on several driver hosts goes to services.multi_run (one agent per host, one
+        # session); a build, check or status of its plan runs on the first host, the primary.
+        self._several = action == "run" and len(plan.driver.targets) > 1
+        self._multi: MultiRun | None = None
+        self._accept = accept_fingerprint
+        if self._several and transport is not None:
+            raise RunError("driver.targets: a run on several driver hosts takes no transport")
         self.plan = plan
         self.store = store
         self.action = action
         # Called (from the run's thread) with a short state and a sentence whenever the link
         # to a remote driver host drops or comes back; the GUI shows it as it happens.
         self.on_notice: Callable[[str, str], None] | None = None
-        if transport is None and plan.driver.target:
+        if transport is None and plan.driver.target and not self._several:
             transport = ssh_transport(
                 plan.driver.target,
                 accept_fingerprint,
@@ -267,6 +268,13 @@ class RunController:
         with self._lock:
             if self._agent is not None:
                 self._agent.stop()
+            if self._multi is not None:
+                self._multi.stop()
+
+    @property
+    def multi_run(self) -> MultiRun | None:
+        """The run on several driver hosts, once it started (None on one host)."""
+        return self._multi
 
     @property
     def stopped(self) -> bool:
@@ -362,6 +370,9 @@ class RunController:
         return self._password
 
     def events(self) -> Iterator[Event]:
+        if self._several:
+            yield from self._multi_events()
+            return
         config, env = agent_config(self.plan, self.action, self.password)
         self.session_id = self.store.create_run(
             name=self.plan.name,
@@ -398,6 +409,36 @@ class RunController:
             raise
         for line in self._end_os(None):
             yield self._log_event(line)
+
+    def _multi_events(self) -> Iterator[Event]:
+        """The run on the plan's several driver hosts (:mod:`bench_gui.services.multi_run`)."""
+        config, env = agent_config(self.plan, self.action, self.password)
+
+        def notice(state: str, detail: str) -> None:
+            if self.on_notice is not None:
+                self.on_notice(state, detail)
+
+        with self._lock:
+            if self._stop.is_set():
+                return
+            try:
+                self._multi = MultiRun(
+                    self.plan, self.store, config, env, self._accept, on_notice=notice
+                )
+            except MultiRunError as exc:
+                raise RunError(str(exc)) from exc
+        multi = self._multi
+        try:
+            for event in multi.events(session_target(self.plan, config), self.plan.name):
+                self.session_id = multi.session_id
+                yield event
+        except UnknownHostKey as exc:
+            raise HostKeyUnknown(exc) from exc
+        except MultiRunError as exc:
+            raise RunError(str(exc)) from exc
+        finally:
+            self.session_id = multi.session_id
+            self.final, self.summary, self.errors = multi.final, multi.summary, multi.errors
 
     def reattach(self, session_id: int, run_dir: str | None = None) -> Iterator[Event]:
         """Follow a run that is still going on (or finished) on the plan's driver host.

@@ -198,7 +198,11 @@ def test_the_prepared_storage_layout_is_kept_with_the_session(
         (data_dir() / "storage" / "local.json").unlink()
 
 
-def test_a_plan_on_several_driver_hosts_is_refused_not_run_on_one(store: SessionStore) -> None:
+def test_a_plan_on_several_unsaved_driver_hosts_is_refused_naming_them(
+    store: SessionStore,
+) -> None:
+    """Several driver hosts go to services.multi_run (tests/services/test_multi_run.py); hosts
+    that are not saved SSH targets are refused, each named, before anything starts."""
     plan = plan_from_dict(
         {
             "target": {"kind": "postgresql", "host": "db1"},
@@ -206,6 +210,6 @@ def test_a_plan_on_several_driver_hosts_is_refused_not_run_on_one(store: Session
             "driver": {"targets": ["lab-a", "lab-b"]},
         }
     )
-    with pytest.raises(RunError, match=r"several driver hosts \(lab-a, lab-b\).*not supported"):
-        RunController(plan, store)
+    with pytest.raises(RunError, match=r"driver.targets.*'lab-a'.*'lab-b'"):
+        list(RunController(plan, store).events())
     assert store.list_runs() == []

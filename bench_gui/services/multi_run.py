@@ -1,0 +1,649 @@
+"""A run on several driver hosts at once (issue 18): one agent per host, one session.
+
+The plan's ``[driver] targets`` names saved SSH targets; each step's users are split across
+them (:meth:`bench_gui.core.plan.Driver.step_splits`). :class:`MultiRun`:
+
+1. **Starts**: resolves every named target (unknown names: one error naming them all),
+   measures each host's clock over its own SSH link and refuses a host past the plan's
+   ``driver.max_clock_offset_ms`` (:mod:`bench_gui.remote.clock`), deploys the agent on every
+   host, then starts the primary (the first host: it prepares the schema and reads the
+   database's counters) with ``--role primary --barrier``. The secondaries (``--role
+   secondary``) are started once the primary is ready for the first step, i.e. after its
+   schema build, so no barrier timeout has to allow for a build. Each agent has its own run
+   directory (spool, go file) and its own transport; a secondary takes its run lock in a
+   folder of its own (the primary holds the database server's).
+2. **Barrier**: when every host has said it is ready for step N (a ``progress`` event of task
+   ``barrier``, stage ``ready``), one start instant a lead time ahead of this machine's clock
+   is written, in each host's own clock (:meth:`ClockReading.to_host`), to each host's go file
+   (a temporary name renamed over it, over SFTP): every host starts the step together.
+3. **Merges**: the hosts' events become one stream of one session: samples paired by second
+   (:mod:`bench_gui.services.multi_samples`: database counters from the primary, driver counts
+   summed, each host's figures under ``hosts``), one step start, step summaries merged by
+   :func:`bench_gui.core.multi_driver.merge_step` (the 2% check against the summed driver
+   New-Orders), the primary's ``hello``; the secondaries' logs and errors named by host. The
+   session's target records the hosts, their clock offsets and each step's start instant.
+4. **Fails cleanly**: a host whose agent ends without finishing (killed, crashed) or whose link
+   cannot be restored fails the run naming that host; the other hosts are stopped and what
+   they measured before is kept. A link cut on one host is resumed by that host's transport
+   alone (the others go on).
+
+Qt-free; :class:`bench_gui.services.run.RunController` hands a plan with several driver hosts
+here.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, fields
+from typing import Any, Final, TypeVar
+
+import paramiko
+
+from bench_gui.agent.barrier import go_text
+from bench_gui.agent.protocol import Event, decode_line, encode_event
+from bench_gui.core.events import BadEvent, check_event, scrubbed
+from bench_gui.core.multi_driver import MergeError, first_users, merge_step
+from bench_gui.core.plan import Plan, PlanError, check_driver_hosts_saved
+from bench_gui.remote.clock import ClockReading, ClockRefused, check_clocks, measure_clock
+from bench_gui.remote.connection import CommandLogEntry, SSHConnection
+from bench_gui.remote.deploy import Deployment
+from bench_gui.remote.errors import SSHError, UnknownHostKey
+from bench_gui.remote.hostkeys import APP_KNOWN_HOSTS
+from bench_gui.remote.inventory import collect_inventory
+from bench_gui.remote.ssh_transport import SSHAgentRun, SSHTransport
+from bench_gui.remote.targets import TARGETS_FILE, load_targets
+from bench_gui.remote.transport import BadLine
+from bench_gui.services.multi_samples import SampleMerger
+from bench_gui.store import SessionStore
+from bench_gui.store.paths import data_dir
+
+log = logging.getLogger(__name__)
+_T = TypeVar("_T")
+
+# The start instant of a step: this far ahead of the moment every host was ready, plus a
+# little per user (each agent connects its step's users between the go file and the instant).
+LEAD_S: Final = 1.5
+LEAD_PER_USER_S: Final = 0.02
+# How long a host may wait at a step's barrier: its other hosts' step and ramp-up, at most.
+BARRIER_TIMEOUT_S: Final = 600.0
+# After a host was lost, how long the others get to stop and say so.
+STOP_WAIT_S: Final = 60.0
+_STATUS_RANK: Final = {"ok": 0, "stopped": 1, "failed": 2}
+FINAL_STATUS: Final = {"ok": "complete", "stopped": "incomplete", "failed": "failed"}
+
+
+class MultiRunError(RuntimeError):
+    """A run on several hosts that could not start or failed; the message is for the user."""
+
+
+@dataclass(frozen=True)
+class _RoleDeployment(Deployment):
+    """The deployed agent, started with this host's role and barrier options."""
+
+    extra: tuple[str, ...] = ()
+
+    def command(self, *args: str) -> list[str]:
+        return super().command(*args, *self.extra)
+
+
+class HostTransport(SSHTransport):
+    """The SSH transport of one of several driver hosts: its agent gets ``agent_args`` (role,
+    barrier) after the usual ones."""
+
+    def __init__(self, *args: Any, agent_args: tuple[str, ...] = (), **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.agent_args = tuple(agent_args)
+
+    def deploy(self) -> Deployment:
+        base = super().deploy()
+        values = {f.name: getattr(base, f.name) for f in fields(base)}
+        self.deployment = _RoleDeployment(**values, extra=self.agent_args)
+        return self.deployment
+
+
+def write_go(session: SSHConnection, go_file: str, step: int, start_at: float) -> None:
+    """Write a step's go file on a host: a temporary name, renamed over it (never read half)."""
+    temporary = f"{go_file}.tmp"
+    session.put_bytes(go_text(step, start_at).encode(), temporary, 0o600)
+    try:
+        session.sftp().posix_rename(temporary, go_file)
+    except (OSError, paramiko.SSHException, EOFError) as exc:
+        raise SSHError(f"cannot write the go file {go_file} on {session.label}: {exc}") from None
+
+
+@dataclass
+class Host:
+    """One driver host of the run, as the run follows it."""
+
+    name: str
+    index: int
+    role: str
+    transport: HostTransport
+    config: dict[str, Any]
+    clock: ClockReading | None = None
+    agent: SSHAgentRun | None = None
+    thread: threading.Thread | None = None
+    ended: bool = False
+    final: Event | None = None
+    lost: str = ""  # why the host was lost ("" while it is not)
+    go_file: str = ""
+    ready: set[int] = field(default_factory=set)
+    go: dict[int, float] = field(default_factory=dict)  # step -> start_at, the host's clock
+
+
+class MultiRun:
+    """One run of a plan over its ``[driver] targets`` (see the module docstring).
+
+    ``events()`` is a blocking generator, as :meth:`RunController.events`; ``stop()`` may be
+    called from any thread. ``transport_options``: more keyword arguments for every host's
+    :class:`HostTransport` (tests: ``max_outage``).
+    """
+
+    def __init__(
+        self,
+        plan: Plan,
+        store: SessionStore,
+        config: dict[str, Any],
+        env: dict[str, str],
+        accept_fingerprint: str | None = None,
+        on_notice: Callable[[str, str], None] | None = None,
+        lead_s: float = LEAD_S,
+        barrier_timeout_s: float = BARRIER_TIMEOUT_S,
+        transport_options: dict[str, Any] | None = None,
+    ) -> None:
+        self.plan = plan
+        self.store = store
+        self.env = env
+        self.lead_s = lead_s
+        self.on_notice = on_notice
+        self.session_id: int | None = None
+        self.final: Event | None = None
+        self.summary: Event | None = None
+        self.errors: list[str] = []
+        self.go_instants: dict[int, float] = {}  # step -> this machine's start instant
+        self.steps: list[dict[str, Any]] = []
+        self._seq = 0
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._queue: queue.Queue[tuple[Host, Event | BadLine | None, str]] = queue.Queue()
+        self._step_ends: dict[int, dict[str, dict[str, Any]]] = {}
+        self._step_starts: dict[int, dict[str, Event]] = {}
+        self._stopping_since = 0.0
+        self.clock_warnings: list[str] = []
+        names = list(plan.driver.targets)
+        if plan.os.enabled:
+            raise MultiRunError(
+                "os: a plan's OS knobs are not applied on a run with several driver hosts yet;"
+                " apply them from the Tuning page, or run on one host (driver.target)"
+            )
+        try:
+            saved = load_targets(data_dir() / TARGETS_FILE)
+            check_driver_hosts_saved(plan, list(saved))
+        except (PlanError, SSHError) as exc:
+            raise MultiRunError(str(exc)) from exc
+        try:
+            splits = plan.driver.step_splits(list(plan.workload.virtual_users))
+        except ValueError as exc:
+            raise MultiRunError(str(exc)) from exc
+        self.splits = splits
+        self.primary = names[0]
+        self.hosts: list[Host] = []
+        for index, name in enumerate(names):
+            role = "primary" if index == 0 else "secondary"
+            args: tuple[str, ...] = ("--role", role, "--barrier")
+            args += ("--barrier-timeout", f"{barrier_timeout_s:g}")
+            options: dict[str, Any] = dict(transport_options or {})
+            transport = HostTransport(
+                saved[name],
+                agent_args=args,
+                accept_fingerprint=accept_fingerprint,
+                known_hosts=data_dir() / APP_KNOWN_HOSTS,
+                on_link_state=self._link_state(name),
+                on_command=self._command,
+                **options,
+            )
+            if role == "secondary":
+                # The primary holds the database server's run lock; a secondary (maybe on the
+                # same machine as another host) holds one of its own.
+                transport.lock_dir = f"{transport.remote_root}/locks-secondary-{name}"
+            host_config = dict(config)
+            host_config["virtual_users"] = [row[index] for row in splits]
+            host_config["first_user"] = [first_users(row)[index] for row in splits]
+            host_config["total_users"] = list(plan.workload.virtual_users)
+            self.hosts.append(Host(name, index, role, transport, host_config))
+        self.merger = SampleMerger(names, self.primary)
+
+    @property
+    def host_summaries(self) -> dict[int, dict[str, dict[str, Any]]]:
+        """Each step's summaries as each host gave them (step -> host -> summary)."""
+        return self._step_ends
+
+    # -- control ---------------------------------------------------------------------------
+    def stop(self) -> None:
+        self._stop.set()
+        with self._lock:
+            for host in self.hosts:
+                if host.agent is not None and not host.ended:
+                    host.agent.stop()
+
+    def _link_state(self, name: str) -> Callable[[str, str], None]:
+        def report(state: str, detail: str) -> None:
+            text = f"driver host {name!r}: {detail}"
+            if self.session_id is not None:
+                self.store.add_log(self.session_id, "link", f"{state}: {text}")
+            if self.on_notice is not None:
+                self.on_notice(state, text)
+
+        return report
+
+    def _command(self, entry: CommandLogEntry) -> None:
+        if self.session_id is not None:
+            self.store.add_log(self.session_id, "command", entry.format())
+
+    # -- the stream --------------------------------------------------------------------------
+    def _emit(self, kind: str, t: float | None = None, **data: Any) -> Event:
+        """One event of the run's merged stream, checked and stored."""
+        self._seq += 1
+        event = decode_line(encode_event(kind, self._seq, t, **data))
+        try:
+            checked = check_event(event)
+        except BadEvent as exc:
+            return self._log("warning", f"unusable merged event, skipped: {exc}")
+        if checked.dropped:
+            self._log("warning", checked.warning())
+        event = checked.event
+        if self.session_id is not None:
+            self.store.add_event(self.session_id, event)
+        return event
+
+    def _log(self, level: str, message: str) -> Event:
+        """A line of the runner's own: kept in the session log, and shown (not numbered)."""
+        if self.session_id is not None:
+            self.store.add_log(self.session_id, level, message)
+        return decode_line(encode_event("log", 0, level=level, message=message))
+
+    def _finish(self, status: str, message: str) -> None:
+        if self.session_id is not None:
+            self.store.finish_run(self.session_id, status, message)
+
+    # -- starting ----------------------------------------------------------------------------
+    def events(self, target_record: dict[str, Any], name: str) -> Iterator[Event]:
+        """Run the plan on every host; ``target_record``: the session's target (the database),
+        to which the hosts and their clocks are added."""
+        readings = self._clocks()
+        record = dict(target_record)
+        record["driver_hosts"] = [
+            {"host": h.name, "role": h.role, "clock": h.clock.to_dict() if h.clock else None}
+            for h in self.hosts
+        ]
+        self.session_id = self.store.create_run(
+            name=name,
+            plan=self.plan.to_dict(),
+            plan_toml=self.plan.to_toml(),
+            target=record,
+            engine=str(self.hosts[0].config["engine"]),
+            kind="run",
+        )
+        for reading in readings:
+            self.store.add_log(
+                self.session_id, "info", f"driver host {reading.host!r}: clock {reading.describe()}"
+            )
+        for host in self.hosts:
+            host.config["session_id"] = self.session_id
+            host.config["session_name"] = name
+        try:
+            for host in self.hosts:
+                self._named(host, host.transport.deploy)
+            self._start(self.hosts[0])
+            self._inventory()
+            yield from self._loop()
+        except UnknownHostKey:
+            self._abort("failed", "a driver host's key is not known")
+            raise
+        except (SSHError, OSError, MultiRunError) as exc:
+            message = str(exc)
+            self._abort("failed", message)
+            if isinstance(exc, MultiRunError):
+                raise
+            raise MultiRunError(message) from exc
+        except GeneratorExit:
+            self._abort("incomplete", "the reader stopped following the run")
+            raise
+        except BaseException:
+            self._abort("incomplete", "the run was interrupted")
+            raise
+        finally:
+            self._close()
+
+    def _clocks(self) -> list[ClockReading]:
+        """Every host's clock against this machine's; refused past the plan's limit."""
+        readings = []
+        for host in self.hosts:
+            try:
+                host.clock = measure_clock(
+                    host.transport.session(), python=host.transport.target.python
+                )
+            except UnknownHostKey:
+                raise
+            except SSHError as exc:
+                raise MultiRunError(f"driver host {host.name!r}: {exc}") from exc
+            readings.append(host.clock)
+        try:
+            self.clock_warnings = check_clocks(readings, self.plan.driver.max_clock_offset_ms)
+        except ClockRefused as exc:
+            raise MultiRunError(str(exc)) from exc
+        return readings
+
+    def _start(self, host: Host) -> None:
+        with self._lock:
+            if self._stop.is_set():
+                return
+            host.agent = self._named(
+                host, lambda: host.transport.start_agent(host.config, self.env)
+            )
+        self.store.add_log(
+            self._sid, "info", f"driver host {host.name!r} ({host.role}): {host.agent.run_dir}"
+        )
+        thread = threading.Thread(
+            target=self._follow, args=(host,), name=f"multi-run-{host.name}", daemon=True
+        )
+        host.thread = thread
+        thread.start()
+
+    @staticmethod
+    def _named(host: Host, action: Callable[[], _T]) -> _T:
+        """``action()``; an SSH failure is said with the host's name."""
+        try:
+            return action()
+        except UnknownHostKey:
+            raise
+        except SSHError as exc:
+            raise MultiRunError(f"driver host {host.name!r}: {exc}") from exc
+
+    @property
+    def _sid(self) -> int:
+        assert self.session_id is not None
+        return self.session_id
+
+    def _inventory(self) -> None:
+        """The primary host's inventory (the secondaries' are named in the log)."""
+        try:
+            inventory = collect_inventory(self.hosts[0].transport.session())
+            inventory["collected_on"] = self.primary
+            self.store.set_server_info(self._sid, "", {}, inventory)
+        except (SSHError, OSError) as exc:
+            self.store.add_log(self._sid, "warning", f"no inventory: {exc}")
+
+    def _follow(self, host: Host) -> None:
+        """A host's events into the run's queue (its own thread); None at the end."""
+        assert host.agent is not None
+        why = ""
+        try:
+            for item in host.agent.events():
+                self._queue.put((host, item, ""))
+        except SSHError as exc:
+            why = f"its link could not be restored: {exc}"
+        except Exception as exc:  # said as the host's loss, never silent
+            log.exception("following driver host %s", host.name)
+            why = f"following it failed: {exc}"
+        self._queue.put((host, None, why))
+
+    # -- the loop ------------------------------------------------------------------------------
+    def _loop(self) -> Iterator[Event]:
+        failure = ""
+        # Until every started host has ended (the secondaries start from within the loop, on
+        # the primary's first ready, so none is missed).
+        while any(h.agent is not None and not h.ended for h in self.hosts):
+            if failure and self._stopping_too_long():
+                break
+            try:
+                host, item, why = self._queue.get(timeout=1.0)
+            except queue.Empty:
+                continue
+            if item is None:
+                yield from self._host_ended(host, why)
+                ended_badly = host.final is not None and host.final.get("status") != "ok"
+                if ended_badly and not failure and not self._stop.is_set():
+                    # One host gave up (its own error): the others would wait at the next
+                    # barrier for it; they are stopped now.
+                    self._stop_others(host)
+                    self._stopping_since = time.monotonic()
+                if host.lost and not failure:
+                    failure = host.lost
+                    self._stop_others(host)
+                    self._stopping_since = time.monotonic()
+                continue
+            if isinstance(item, BadLine):
+                text = scrubbed(item.text[:200])
+                yield self._log(
+                    "warning",
+                    f"driver host {host.name!r}: unreadable agent output ({item.error}): {text}",
+                )
+                continue
+            try:
+                checked = check_event(item)
+            except BadEvent as exc:
+                yield self._log(
+                    "warning", f"driver host {host.name!r}: unusable agent event, skipped: {exc}"
+                )
+                continue
+            if checked.dropped:
+                yield self._log("warning", f"driver host {host.name!r}: {checked.warning()}")
+            yield from self._handle(host, checked.event)
+        yield from self._end(failure)
+
+    def _stopping_too_long(self) -> bool:
+        return time.monotonic() - self._stopping_since > STOP_WAIT_S
+
+    def _stop_others(self, lost: Host) -> None:
+        self._stop.set()
+        with self._lock:
+            for host in self.hosts:
+                if host is not lost and host.agent is not None and not host.ended:
+                    host.agent.stop()
+
+    def _host_ended(self, host: Host, why: str) -> Iterator[Event]:
+        host.ended = True
+        if host.final is None and not why:
+            assert host.agent is not None
+            code = host.agent.wait(30)
+            detail = host.agent.diagnostics().strip().splitlines()
+            why = detail[-1] if detail else f"its agent ended (exit status {code})"
+            why = f"its agent ended without finishing the run: {why}"
+        if host.final is None:
+            step = max((s for h in self.hosts for s in h.go), default=None)
+            where = f" in step {step + 1}" if step is not None else ""
+            host.lost = f"driver host {host.name!r} was lost{where}: {why}"
+            self.errors.append(host.lost)
+            yield self._emit("error", message=host.lost, fatal=True, code="driver_host_lost")
+        for sample in self.merger.host_gone(host.name):
+            yield self._emit("sample", **sample)
+
+    def _handle(self, host: Host, event: Event) -> Iterator[Event]:
+        kind, data = event.kind, event.data
+        primary = host.name == self.primary
+        if kind == "hello":
+            if primary:
+                yield self._emit("hello", event.t, **data)
+                yield from self._primary_hello(event)
+            else:
+                self.store.add_log(
+                    self._sid,
+                    "info",
+                    f"driver host {host.name!r}: agent {data.get('agent_version')} started",
+                )
+        elif kind == "progress" and data.get("task") == "barrier":
+            yield from self._barrier(host, event)
+        elif kind == "progress":
+            if primary:
+                yield self._emit("progress", event.t, **data)
+        elif kind == "sample":
+            for sample in self.merger.add(host.name, data):
+                yield self._emit("sample", **sample)
+        elif kind == "step":
+            yield from self._step(host, event)
+        elif kind in ("log", "error"):
+            text = str(data.get("message", ""))
+            named = f"driver host {host.name!r}: {text}"
+            if kind == "error":
+                self.errors.append(named)
+            yield self._emit(kind, event.t, **{**data, "message": named})
+        elif kind == "summary":
+            pass  # the run's summary is the merged steps' (at the end)
+        elif kind == "done":
+            host.final = event
+        else:
+            yield self._emit(kind, event.t, **data)
+
+    def _primary_hello(self, hello: Event) -> Iterator[Event]:
+        record = {
+            "engine": hello.get("engine"),
+            "version": hello.get("server"),
+            "version_num": hello.get("server_version_num"),
+            "data_directory": hello.get("data_directory"),
+        }
+        self.store.update_inventory(self._sid, {"database": record})
+        # The primary is ready for its schema: the others may start now.
+        return iter(())
+
+    def _barrier(self, host: Host, event: Event) -> Iterator[Event]:
+        step = event.get("step")
+        if not isinstance(step, int):
+            return
+        stage = event.get("stage")
+        if stage == "go":
+            start_at = event.get("start_at")
+            if isinstance(start_at, int | float):
+                host.go[step] = float(start_at)
+            yield self._emit("progress", event.t, **{**event.data, "driver_host": host.name})
+            return
+        if stage != "ready":
+            return
+        host.ready.add(step)
+        host.go_file = str(event.get("go_file") or host.go_file)
+        if step == 0 and host.role == "primary":
+            # The schema is prepared: start the secondaries (each deployed already).
+            for other in self.hosts[1:]:
+                if other.agent is None and not self._stop.is_set():
+                    self._start(other)
+        if all(step in h.ready for h in self.hosts):
+            yield self._go(step)
+
+    def _go(self, step: int) -> Event:
+        users = max(self.splits[step]) if step < len(self.splits) else 1
+        instant = time.time() + self.lead_s + LEAD_PER_USER_S * users
+        self.go_instants[step] = instant
+        for host in self.hosts:
+            assert host.clock is not None
+            self._write_go(host, step, host.clock.to_host(instant))
+        return self._log(
+            "info",
+            f"step {step + 1}: every driver host ready, start at {instant:.3f}"
+            f" ({', '.join(f'{h.name}: {h.clock.describe()}' for h in self.hosts if h.clock)})",
+        )
+
+    def _write_go(self, host: Host, step: int, start_at: float) -> None:
+        """The go file on one host; a link that was cut is reopened once (a host whose link
+        cannot be had is lost: :class:`SSHError` out of the loop)."""
+        try:
+            write_go(host.transport.session(), host.go_file, step, start_at)
+        except SSHError:
+            host.transport.close()  # a session the cut left for dead: a new one
+            write_go(host.transport.session(), host.go_file, step, start_at)
+
+    def _step(self, host: Host, event: Event) -> Iterator[Event]:
+        step = event.get("step")
+        if not isinstance(step, int):
+            return
+        if event.get("phase") == "start":
+            starts = self._step_starts.setdefault(step, {})
+            starts[host.name] = event
+            if len(starts) == len(self.hosts):
+                data = dict(self._step_starts[step][self.primary].data)
+                data["vus"] = sum(int(e.get("vus") or 0) for e in starts.values())
+                data["driver_hosts"] = {name: e.get("vus") for name, e in starts.items()}
+                yield self._emit("step", **data)
+            return
+        summary = event.get("summary")
+        if not isinstance(summary, dict):
+            return
+        ends = self._step_ends.setdefault(step, {})
+        ends[host.name] = summary
+        if len(ends) < len(self.hosts):
+            return
+        for sample in self.merger.step_ended(step):
+            yield self._emit("sample", **sample)
+        try:
+            merged = merge_step([(h.name, ends[h.name]) for h in self.hosts], self.primary)
+        except MergeError as exc:
+            self.errors.append(str(exc))
+            yield self._emit("error", message=f"step {step + 1}: {exc}", fatal=False)
+            return
+        for warning in merged.warnings:
+            yield self._emit("log", level="warning", message=warning)
+        self.steps.append(merged.summary)
+        yield self._emit(
+            "step", phase="end", step=step, vus=merged.summary["vus"], summary=merged.summary
+        )
+
+    def _end(self, failure: str) -> Iterator[Event]:
+        statuses = [str(h.final.get("status", "failed")) for h in self.hosts if h.final is not None]
+        status = max(statuses or ["failed"], key=lambda s: _STATUS_RANK.get(s, 2))
+        if failure:
+            status = "failed"
+        elif self._stop.is_set() and status == "ok":
+            status = "stopped"
+        primary = self.hosts[0].final
+        message = failure or (str(primary.get("message", "")) if primary is not None else "")
+        if status != "ok" and not failure:
+            failed = [
+                h for h in self.hosts if h.final is not None and h.final.get("status") != "ok"
+            ]
+            if failed:
+                message = "; ".join(
+                    f"driver host {h.name!r}: {h.final.get('message', '')}"
+                    for h in failed
+                    if h.final
+                )
+        self.summary = self._emit("summary", steps=self.steps, status=status)
+        yield self.summary
+        self.final = self._emit("done", status=status, message=message)
+        yield self.final
+        stored = FINAL_STATUS.get(status, "failed")
+        if stored == "failed" and self.steps:
+            stored = "incomplete"  # the finished steps stay visible as a partial result
+        self._finish(stored, message)
+        if status == "failed":
+            raise MultiRunError(
+                failure or (self.errors[-1] if self.errors else message or "the run failed")
+            )
+
+    def _abort(self, status: str, message: str) -> None:
+        """Stop every host's agent and close the session (never raises)."""
+        try:
+            self._stop.set()
+            with self._lock:
+                for host in self.hosts:
+                    if host.agent is not None and not host.ended:
+                        host.agent.stop()
+            if (
+                self.session_id is not None
+                and self.store.get_run(self.session_id).status == "running"
+            ):
+                self._finish(status, message)
+        except Exception:  # on the way out of another error
+            log.exception("stopping the driver hosts")
+
+    def _close(self) -> None:
+        for host in self.hosts:
+            if host.agent is not None:
+                if not host.ended and host.agent.wait(0) is None:
+                    host.agent.stop()
+                host.agent.close()
+            if host.thread is not None:
+                host.thread.join(timeout=60)
+            host.transport.close()

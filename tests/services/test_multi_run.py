@@ -1,0 +1,208 @@
+"""A run on two driver hosts against the private PostgreSQL, through the run controller: one
+session, the database's counters from the primary, the drivers' New-Orders summed, every step
+started at one instant, a host lost mid-step failing the run by its name, and a link cut on
+one host resumed by that host alone.
+
+The two "hosts" are two saved SSH targets on the one loopback sshd (each agent has its own run
+directory, spool, go file and lock folder): a second sshd would add nothing the agents see.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bench_gui.agent.protocol import Event
+from bench_gui.core.crosscheck import nopm_doubt
+from bench_gui.core.plan import Driver, Plan, Target, Workload
+from bench_gui.remote.targets import TARGETS_FILE, add_target
+from bench_gui.services.multi_run import MultiRun
+from bench_gui.services.run import RunController, RunError
+from bench_gui.store import SessionStore
+from bench_gui.store.paths import data_dir
+
+pytestmark = pytest.mark.integration
+
+DATABASE = "multi_runner"
+HOSTS = ["alpha", "beta"]
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Any:
+    with SessionStore(tmp_path / "sessions.sqlite3") as opened:
+        yield opened
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _database(pg_server: Any) -> None:
+    pg_server.clone_tpcc(DATABASE)
+
+
+@pytest.fixture
+def two_hosts(sshd: Any) -> list[str]:
+    sshd.trust()
+    for name in HOSTS:
+        add_target(sshd.target(name), data_dir() / TARGETS_FILE)
+    return list(HOSTS)
+
+
+def two_host_plan(pg_server: Any, hosts: list[str], **workload: Any) -> Plan:
+    wl = Workload(warehouses=1, virtual_users=[2, 4], rampup_s=1, duration_s=4, processes=1)
+    for key, value in workload.items():
+        setattr(wl, key, value)
+    return Plan(
+        name="two driver hosts",
+        target=Target(kind="postgresql", host=pg_server.socket_dir, database=DATABASE),
+        workload=wl,
+        driver=Driver(target=hosts[0], targets=list(hosts)),
+    )
+
+
+def the_run(controller: RunController) -> MultiRun:
+    run = controller.multi_run
+    assert run is not None
+    return run
+
+
+def test_two_hosts_one_session(pg_server: Any, two_hosts: list[str], store: SessionStore) -> None:
+    controller = RunController(two_host_plan(pg_server, two_hosts), store)
+    seen = list(controller.events())
+    run = the_run(controller)
+
+    assert controller.final is not None
+    assert controller.final.get("status") == "ok", controller.errors
+    assert controller.session_id is not None
+    stored = store.get_run(controller.session_id)
+    assert stored.status == "complete"
+    # The session records the hosts and their clocks.
+    recorded = stored.target["driver_hosts"]
+    assert [h["host"] for h in recorded] == two_hosts
+    assert all(isinstance(h["clock"]["offset_ms"], float) for h in recorded)
+
+    steps = store.steps(controller.session_id)
+    assert [s.vus for s in steps] == [2, 4]
+    for index, step in enumerate(steps):
+        per_host = run.host_summaries[index]
+        primary, secondary = per_host["alpha"], per_host["beta"]
+        # Each host ran its part of the users; the secondary read no database counters.
+        assert [primary["vus"], secondary["vus"]] == run.splits[index] == [index + 1] * 2
+        assert secondary["nopm"] is None
+        assert secondary["nopm_driver"] > 0
+        # NOPM is the database's, read once, on the primary: never summed.
+        assert step.nopm == primary["nopm"]
+        # The drivers' New-Orders summed, and that sum agrees with the database's (the 2% rule).
+        assert step.nopm_driver == pytest.approx(primary["nopm_driver"] + secondary["nopm_driver"])
+        assert nopm_doubt(step.nopm, step.nopm_driver, step.window_s, step.vus) is None
+        assert step.nopm_flag is None
+        assert [h["host"] for h in step.summary["driver_hosts"]] == two_hosts
+        # Both hosts started the step at one instant of this machine's clock: the go file each
+        # agent read named it in its own clock (the measured offset apart).
+        instant = run.go_instants[index]
+        for host in run.hosts:
+            assert host.clock is not None
+            back = host.go[index] - host.clock.offset_ms / 1000.0
+            assert back == pytest.approx(instant, abs=1e-6)
+
+    # One stream: seq 1, 2, 3... of the merged events; samples with each host's figures.
+    numbered = [e.seq for e in seen if e.seq]
+    assert numbered == list(range(1, len(numbered) + 1))
+    samples = store.samples(controller.session_id)
+    in_step = [s for s in samples if s.step == 1]
+    assert in_step
+    assert all([h["host"] for h in s.extra["hosts"]] == two_hosts for s in in_step)
+    measured = [s for s in in_step if s.phase == "measure"]
+    assert measured
+    assert all(s.vus == 4 for s in measured)
+    assert any(s.nopm_db is not None for s in measured)
+
+
+def test_unknown_hosts_named(pg_server: Any, two_hosts: list[str], store: SessionStore) -> None:
+    plan = two_host_plan(pg_server, [*two_hosts, "gamma", "delta"], virtual_users=[4])
+    controller = RunController(plan, store)
+    with pytest.raises(RunError) as info:
+        list(controller.events())
+    named = str(info.value).split("(saved:")[0]
+    assert "'gamma'" in named
+    assert "'delta'" in str(info.value)
+    assert store.list_runs() == []  # nothing started
+
+
+def test_clock_past_the_limit_refused(
+    pg_server: Any, two_hosts: list[str], store: SessionStore
+) -> None:
+    plan = two_host_plan(pg_server, two_hosts)
+    plan.driver.max_clock_offset_ms = 0.0  # any measured offset is past it
+    controller = RunController(plan, store)
+    with pytest.raises(RunError) as info:
+        list(controller.events())
+    assert "driver.max_clock_offset_ms" in str(info.value)
+    assert "driver host 'alpha'" in str(info.value)
+    assert store.list_runs() == []  # refused before the session
+
+
+def kill_beta_once_measuring(controller: RunController, seen: list[Event]) -> Iterator[Event]:
+    """The run's events; once the first measured second is out, beta's agent is killed."""
+    killed = False
+    for event in controller.events():
+        seen.append(event)
+        if not killed and event.kind == "sample" and event.get("phase") == "measure":
+            beta = the_run(controller).hosts[1]
+            assert beta.agent is not None
+            os.kill(beta.agent.pid, signal.SIGKILL)  # the host's agent is gone for good
+            killed = True
+        yield event
+
+
+def test_host_lost_mid_step_fails_by_name(
+    pg_server: Any, two_hosts: list[str], store: SessionStore
+) -> None:
+    plan = two_host_plan(pg_server, two_hosts, virtual_users=[2], duration_s=30)
+    controller = RunController(plan, store)
+    seen: list[Event] = []
+    with pytest.raises(RunError) as info:
+        list(kill_beta_once_measuring(controller, seen))
+    assert "driver host 'beta' was lost in step 1" in str(info.value)
+    assert controller.session_id is not None
+    stored = store.get_run(controller.session_id)
+    assert stored.status == "failed"
+    assert "'beta'" in stored.message
+    # The primary was stopped, not left running: its agent said so and ended.
+    alpha = the_run(controller).hosts[0]
+    assert alpha.final is not None
+    assert alpha.final.get("status") == "stopped"
+    assert alpha.agent is not None
+    assert alpha.agent.wait(0) is not None
+    assert any(e.kind == "error" and "'beta'" in str(e.get("message")) for e in seen)
+
+
+def test_link_cut_on_one_host_resumes(
+    sshd: Any, pg_server: Any, two_hosts: list[str], store: SessionStore
+) -> None:
+    plan = two_host_plan(pg_server, two_hosts, virtual_users=[2, 2], duration_s=3)
+    controller = RunController(plan, store)
+    notices: list[tuple[str, str]] = []
+    controller.on_notice = lambda state, detail: notices.append((state, detail))
+    cut = False
+    for event in controller.events():
+        if not cut and event.kind == "sample" and event.get("phase") == "measure":
+            beta = the_run(controller).hosts[1]
+            assert beta.agent is not None
+            port = beta.agent.local_port
+            assert port is not None
+            assert sshd.cut(port)
+            cut = True
+    assert cut
+    assert controller.final is not None
+    assert controller.final.get("status") == "ok", controller.errors
+    assert controller.session_id is not None
+    assert store.get_run(controller.session_id).status == "complete"
+    assert len(store.steps(controller.session_id)) == 2
+    # The cut and its repair were beta's alone.
+    states = [(state, detail) for state, detail in notices if "'beta'" in detail]
+    assert [s for s, _ in states][:2] == ["lost", "restored"]
+    assert not any("'alpha'" in detail for _, detail in notices)
