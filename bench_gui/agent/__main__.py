@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import signal
 import sys
 import threading
 from typing import Any, TextIO
@@ -59,6 +58,7 @@ from bench_gui.agent.runlock import (
     lock_path,
     take_lock,
 )
+from bench_gui.agent.signals import stop_on_signals
 
 
 def _public_config(cfg: RunConfig) -> dict[str, Any]:
@@ -369,13 +369,8 @@ def main(argv: list[str] | None = None) -> int:
         out.emit("done", status="failed", message=str(exc))
         return 2
     stop = threading.Event()
-
-    def on_signal(_signum: int, _frame: Any) -> None:
-        # Only set the flag: emitting from a signal handler could interleave two events.
-        stop.set()
-
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGINT, on_signal)
+    # Only the flag: emitting from a signal handler could interleave two events.
+    stop_on_signals(stop)
     try:
         if cfg.kind == "random_read":
             from bench_gui.agent.fio.sweep import run_random_read
