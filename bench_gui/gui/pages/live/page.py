@@ -10,6 +10,12 @@ charts draw, is the user's choice (:class:`~bench_gui.gui.widgets.chart_layout.L
 remembered in QSettings). Only the charts shown are drawn; a chart is built the first time it
 is shown, and a device's curves the first time that device appears in the samples.
 
+A random-read run (seed 004: the plan's workload kind, or a replayed or re-attached session whose
+agent says so) gets its own view instead of the sweep's tiles and charts
+(:mod:`.random_read_board`, fed by a
+:class:`~bench_gui.services.random_read_live.RandomReadLive`): ops/s, latency, the dataset size
+and the point, in that workload's words.
+
 A frame never paints much (``benchmarks/gui_stream.py`` holds the page to no event-loop stall
 over 50 ms and redraws under 16 ms while an hour of samples is fed as fast as it takes them):
 the timer redraws either the tiles (a few times a second) or the next chart in turn, the charts
@@ -43,12 +49,21 @@ from bench_gui.gui.pages.live.outcome import (
     WAITING_FOR_POWER,
     banner_text,
 )
+from bench_gui.gui.pages.live.random_read_board import (
+    RandomReadBoard,
+    header_state,
+    plan_detail,
+    study_detail,
+)
+from bench_gui.gui.pages.live.random_read_board import banner_text as random_read_banner
+from bench_gui.gui.pages.live.random_read_board import status_text as random_read_status
 from bench_gui.gui.pages.live.tile_row import TileRow
 from bench_gui.gui.widgets.chart_catalogue import DEVICE_CHARTS
 from bench_gui.gui.widgets.chart_layout import ChartLayoutDialog, LiveLayout, live_settings
 from bench_gui.gui.widgets.charts import ChartCard
 from bench_gui.gui.widgets.page_parts import Banner, page_layout
 from bench_gui.services.live_model import LiveModel
+from bench_gui.services.random_read_live import RandomReadLive, is_random_read
 
 REDRAW_HZ = 30
 # Charts redrawn per timer tick at most, and the time after which a tick stops starting new
@@ -76,6 +91,9 @@ class LivePage(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.model = LiveModel()
+        # The random-read view's model; ``random_read``: that view is the one shown.
+        self.rr = RandomReadLive()
+        self.random_read = False
         self.stop_confirm: QMessageBox | None = None
         self.layout_dialog: ChartLayoutDialog | None = None
         self._drawn_version = -1
@@ -126,6 +144,10 @@ class LivePage(QWidget):
         outer.addWidget(self.board, 1)
         self.apply_layout(self.board.layout_choice)
 
+        self.rr_board = RandomReadBoard(self.rr)
+        self.rr_board.hide()
+        outer.addWidget(self.rr_board, 1)
+
         self.log_line = QLabel("")
         self.log_line.setObjectName("muted")
         self.log_line.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
@@ -136,6 +158,10 @@ class LivePage(QWidget):
     def begin_run(self, plan: Plan) -> None:
         """Clear everything and get ready for the events of a run of ``plan``."""
         wl = plan.workload
+        self._show_random_read(wl.kind == "random_read")
+        if self.random_read:
+            self._begin_random_read(plan)
+            return
         self.model.begin(wl.virtual_users, wl.rampup_s, wl.duration_s, plan.name)
         self._running = True
         self._sample_clock = None
@@ -160,8 +186,43 @@ class LivePage(QWidget):
         self.refresh()
         self.timer.start()
 
+    def _begin_random_read(self, plan: Plan) -> None:
+        wl = plan.workload
+        self.model.begin([], wl.warmup_s, wl.measure_s, plan.name)
+        self.rr.begin(plan.name, wl.warmup_s, wl.measure_s, wl.raw_iops_s)
+        self._running = True
+        self._sample_clock = None
+        self._drawn_version = -1
+        self._plan_power = ""
+        self.rr_board.reset()
+        self.header.begin(plan.name, plan_detail(plan))
+        self.banner.clear()
+        self.log_line.setText("")
+        self.refresh()
+        self.timer.start()
+
+    def _show_random_read(self, shown: bool) -> None:
+        """The random-read view instead of the sweep's tiles and charts (or back). The chart
+        chooser and the Present view are the sweep's: not offered for random reads."""
+        self.random_read = shown
+        self.tiles.setVisible(not shown)
+        self.board.setVisible(not shown)
+        self.rr_board.setVisible(shown)
+        self.header.charts_button.setVisible(not shown)
+        self.header.present_button.setVisible(not shown)
+
     def handle_event(self, event: Event) -> None:
         """Take one event of the run (no drawing here: the timer does it)."""
+        if not self.random_read and event.kind == "hello" and is_random_read(event):
+            # A stored or re-attached session whose plan did not say: its agent does.
+            self._show_random_read(True)
+            self.rr.begin(self.model.name, 0.0, 0.0)
+            self.rr_board.reset()
+            self._drawn_version = -1
+            self.rr.feed(event)
+            self.header.begin(self.run_name.text(), study_detail(self.rr))
+        elif self.random_read:
+            self.rr.feed(event)
         self.model.feed(event)
         if event.kind == "sample" or (event.kind == "progress" and event.get("task") == "idle"):
             self._sample_clock = time.monotonic()
@@ -170,14 +231,33 @@ class LivePage(QWidget):
             if message:
                 self.log_line.setText(str(message))
 
+    def status_for(self, event: Event) -> str:
+        """The window's status line for an event just taken: what the run does now, in its
+        workload's words ("" when the event changes nothing worth saying)."""
+        if self.random_read:
+            return random_read_status(self.rr, event)
+        if event.kind == "step" and event.get("phase") == "start":
+            model = self.model
+            return (
+                f"Sweep running: step {model.step_number} of {model.step_count or '?'}"
+                f" ({event.get('vus')} users)"
+            )
+        if event.kind == "hello":
+            return f"Sweep running against {event.get('server') or 'the target'}"
+        return ""
+
     def run_finished(self, status: str) -> None:
         if not self.model.ended:
             self.model.phase = status if status in ("ok", "stopped", "failed") else "ok"
             self.model.version += 1
+        if self.random_read and not self.rr.ended:
+            self.rr.finish(self.model.phase)
         self._end(self.model.phase)
 
     def run_failed(self, message: str) -> None:
         self.model.fail(message)
+        if self.random_read:
+            self.rr.finish("failed", message)
         self._end("failed")
 
     def _end(self, tone: str) -> None:
@@ -187,10 +267,16 @@ class LivePage(QWidget):
             self.stop_confirm.close()
         self.header.arm_stop(False)
         self.banner_button.setVisible(bool(self.model.samples) or bool(self.model.points))
-        text = banner_text(self.model, tone)
+        if self.random_read:
+            text = random_read_banner(self.rr, tone)
+        else:
+            text = banner_text(self.model, tone)
         self.banner.show_text(tone if tone in BANNER_TEXT else "stopped", text)
         self.refresh()
-        self.board.say_what_is_missing(bool(self._plan_power), tone)
+        if self.random_read:
+            self.rr_board.say_what_is_missing(tone)
+        else:
+            self.board.say_what_is_missing(bool(self._plan_power), tone)
 
     @property
     def running(self) -> bool:
@@ -207,15 +293,17 @@ class LivePage(QWidget):
             box.setIcon(QMessageBox.Icon.Question)
             box.setWindowTitle("Stop the run?")
             box.setText("Stop the run now?")
-            box.setInformativeText(
-                "The current step ends early; the steps measured so far are kept in the session."
-            )
             box.setStandardButtons(QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No)
             box.setDefaultButton(QMessageBox.StandardButton.No)
             box.button(QMessageBox.StandardButton.Yes).setText("Stop run")
             box.button(QMessageBox.StandardButton.No).setText("Keep running")
             box.finished.connect(self._on_confirm_finished)
             self.stop_confirm = box
+        what = "dataset sizes" if self.random_read else "steps"
+        this = "point" if self.random_read else "step"
+        self.stop_confirm.setInformativeText(
+            f"The current {this} ends early; the {what} measured so far are kept in the session."
+        )
         self.stop_confirm.open()
 
     def _on_confirm_finished(self, result: int) -> None:
@@ -227,7 +315,7 @@ class LivePage(QWidget):
     # ---- drawing -------------------------------------------------------------------------
 
     def countdown_seconds(self) -> float | None:
-        left = self.model.phase_remaining()
+        left = self.rr.phase_remaining() if self.random_read else self.model.phase_remaining()
         if left is None:
             return None
         if self._sample_clock is not None and self._running:
@@ -237,9 +325,11 @@ class LivePage(QWidget):
     def refresh(self) -> None:
         """Redraw everything from the model now, if it changed."""
         self.header.set_countdown(self.countdown_seconds())
-        if self.model.version != self._drawn_version:
+        if self._model_version() != self._drawn_version:
             self._mark_stale()
         self._paint_tiles()
+        if self.random_read:
+            self.rr_board.draw_all()
         while self.board.stale:
             self.board.draw(self.board.next_stale())
 
@@ -248,21 +338,32 @@ class LivePage(QWidget):
         tiles and header (at most TILES_HZ) or the next chart in turn, so that one frame never
         paints much (see CHARTS_PER_TICK)."""
         self.header.set_countdown(self.countdown_seconds())
-        if self.model.version != self._drawn_version:
+        if self._model_version() != self._drawn_version:
             self._mark_stale()
         if self._paint_tiles(throttle=True):
             return  # this frame paints the tiles; the charts go on with the next one
+        if self.random_read:
+            if self.rr_board.stale:
+                self.rr_board.draw(self.rr_board.next_stale())
+            return
         deadline = time.perf_counter() + TICK_BUDGET_S
         for _ in range(CHARTS_PER_TICK):
             if not self.board.stale or time.perf_counter() > deadline:
                 break
             self.board.draw(self.board.next_stale())
 
+    def _model_version(self) -> int:
+        """The version of the model the shown view draws."""
+        return self.rr.version if self.random_read else self.model.version
+
     def _mark_stale(self) -> None:
         """The model changed: every shown chart queued, and the tiles and header due a
         repaint."""
-        self._drawn_version = self.model.version
-        self.board.queue_shown()
+        self._drawn_version = self._model_version()
+        if self.random_read:
+            self.rr_board.queue_all()
+        else:
+            self.board.queue_shown()
         self._tiles_dirty = True
 
     def _paint_tiles(self, throttle: bool = False) -> bool:
@@ -277,6 +378,9 @@ class LivePage(QWidget):
             return False
         self._tiles_at = now
         self._tiles_dirty = False
+        if self.random_read:
+            self._paint_random_read()
+            return True
         model = self.model
         if model.has_power and not self.tile_power.isVisible():
             self.tiles.show_power(True)
@@ -289,6 +393,17 @@ class LivePage(QWidget):
         if model.power_label and model.power_label != self._power_title_label:
             self._update_power_titles()
         return True
+
+    def _paint_random_read(self) -> None:
+        """The random-read tiles and the header in that workload's words."""
+        rr = self.rr
+        self.rr_board.tiles.show_model(rr)
+        pill, tone, line = header_state(rr)
+        self.phase_pill.setText(pill)
+        self.header.set_pill(tone)
+        self.step_label.setText(line)
+        if rr.fio_version:
+            self.run_detail.setText(f"{self.header.detail}  ·  {rr.fio_version}")
 
     def _show_db_warning(self, warning: str) -> None:
         """While the database does not answer, the banner says so; it goes when it answers
