@@ -487,12 +487,17 @@ class MainWindow(QMainWindow):
         """Full screen without the side panel and the status bar (F11), and back.
 
         With ``present_factory`` set, the widget it makes (once) is what the screen shows; the
-        page that was on screen comes back when presenting ends."""
+        page that was on screen comes back when presenting ends. A random-read study has no
+        booth view (that one speaks of new orders): its own Live view fills the screen."""
         self.presenting = not self.presenting
         self.nav_panel.setVisible(not self.presenting)
         self.statusBar().setVisible(not self.presenting)
+        live = self.built("Live")
+        study = bool(getattr(live, "random_read", False))
         if self.presenting:
-            if self.present_factory is not None:
+            if study:
+                self.stack.setCurrentWidget(self._frames["Live"])
+            elif self.present_factory is not None:
                 if self.present_view is None:
                     self.present_view = self.present_factory(self)
                     self.stack.addWidget(self.present_view)

@@ -387,6 +387,33 @@ def test_the_present_factory_s_view_is_what_f11_shows(qtbot: QtBot, laptop: Main
     laptop.toggle_present()
 
 
+def test_f11_on_a_random_read_study_fills_the_screen_with_its_own_view(
+    qtbot: QtBot, laptop: MainWindow
+) -> None:
+    """The booth view speaks of new orders: a study's F11 shows its own Live view instead."""
+    made: list[QWidget] = []
+
+    def booth(_window: MainWindow) -> QWidget:
+        made.append(QLabel("booth"))
+        return made[-1]
+
+    laptop.present_factory = booth
+    study = plan_from_dict({"workload": {"kind": "random_read", "dataset_sizes": ["8MiB"]}})
+    laptop.live_page.begin_run(study)
+    laptop.show_page("Sessions")
+    laptop.toggle_present()
+    assert laptop.presenting
+    assert made == []
+    frame = laptop.stack.currentWidget()
+    assert frame.widget() is laptop.live_page  # type: ignore[attr-defined]
+    laptop.toggle_present()
+    assert laptop.current_page_name() == "Sessions"
+    laptop.live_page.begin_run(Plan())  # a TPROC-C sweep: the booth view again
+    laptop.toggle_present()
+    assert laptop.stack.currentWidget() is made[0]
+    laptop.toggle_present()
+
+
 def test_the_app_builds_the_same_window(qtbot: QtBot, store: Any) -> None:
     window = build_main_window(store)
     qtbot.addWidget(window)
