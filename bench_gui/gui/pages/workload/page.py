@@ -33,6 +33,7 @@ from bench_gui.core.plan import (
     Plan,
     PlanError,
     load_plan,
+    parse_vu_list,
     plan_from_dict,
 )
 from bench_gui.gui.pages.workload.os_section import OsSection
@@ -85,6 +86,7 @@ class WorkloadPage(QWidget):
         self.target = TargetSection(catalog)
         self.sweep = SweepSection()
         self.sweep.kind_changed.connect(self._show_kind)
+        self.sweep.vus_edit.textChanged.connect(self._first_step_changed)
         self.options = OptionsSection()
         self.random_read = RandomReadSection()
         self.schema = SchemaBox()
@@ -222,7 +224,17 @@ class WorkloadPage(QWidget):
 
     def page_problems(self) -> list[tuple[str, str]]:
         """Problems of the fields the plan model cannot see (it gets their values only)."""
-        return self.random_read.problems() if self.workload_kind == "random_read" else []
+        if self.workload_kind == "random_read":
+            return self.random_read.problems()
+        return self.target.hosts.problems()
+
+    def _first_step_changed(self, text: str) -> None:
+        """The several driver hosts' hint follows the sweep's first step."""
+        try:
+            steps = parse_vu_list(text)
+        except ValueError:
+            steps = []
+        self.target.hosts.set_first_step(steps[0] if steps else None)
 
     def checked_plan(self) -> Plan:
         """The plan in the fields, or :class:`PlanError` with every problem of the fields."""

@@ -1,5 +1,7 @@
 """The Workload page's target: the database (the embedded demo, or a server of any installed
-engine) and the host the agent runs on.
+engine) and the host the agent runs on: this machine or a saved SSH target, or several saved
+SSH targets for one run (:mod:`.driver_hosts`: the hosts, the split of the users, the clock
+limit; a server of TPROC-C only).
 
 The engines are the installed plugins (:mod:`.engine_choice`), loaded once the window is
 painted (they import their database drivers) or when a server is chosen. Each kind shows only
@@ -31,6 +33,7 @@ from PySide6.QtWidgets import (
 
 from bench_gui.core.engine import EngineCatalog, engine_catalog
 from bench_gui.core.plan import ODBC_KINDS, Plan, Target
+from bench_gui.gui.pages.workload.driver_hosts import DriverHosts
 from bench_gui.gui.pages.workload.engine_choice import (
     catalog_notices,
     engine_options,
@@ -46,6 +49,7 @@ from bench_gui.remote.errors import SecretStoreError
 from bench_gui.remote.secrets import database_password, set_db_password
 
 THIS_MACHINE = "This machine"
+SEVERAL_SUFFIX = " (several hosts)"
 DRIVER_HINT = (
     "Where the workload agent runs (SSH targets are added on the Targets page). Host and port"
     " below are as seen from it."
@@ -83,16 +87,11 @@ class TargetSection(QGroupBox):
         self._load_scheduled = catalog is not None
         self.fields = PlanFields()
         self._driver_before_demo = ""  # the driver host kept while the demo is chosen
-        # A plan's several driver hosts ([driver] targets): shown, kept, not edited here.
-        self._several: list[str] = []
         self._shown_kind = "demo"  # the kind whose defaults the port and user may hold
         self.workload_kind = "tproc_c"
         self.form = form = styled_form(self)
         self._kind_rows(form)
-        self.driver_combo = compact_combo(QComboBox())
-        self.driver_combo.addItem(THIS_MACHINE, "")
-        self.driver_cell = self.fields.cell("driver.target", self.driver_combo, DRIVER_HINT)
-        add_row(form, "Driver host", self.driver_cell)
+        self._driver_rows(form)
         self.host_edit = QLineEdit()
         self.host_edit.setPlaceholderText("db.example.com")
         self.port_spin = QSpinBox()
@@ -130,7 +129,24 @@ class TargetSection(QGroupBox):
         for edit in (self.host_edit, self.user_edit, self.password_env_edit):
             edit.editingFinished.connect(self.update_password_note)
         self.port_spin.valueChanged.connect(self.update_password_note)
+        self._show_several()
         self.update_enabled()
+
+    def _driver_rows(self, form: QFormLayout) -> None:
+        """One driver host (this machine or a saved SSH target, from a list) or several
+        (:class:`DriverHosts`: the hosts, the split of the users, the clock limit)."""
+        self.hosts = DriverHosts(self)
+        self.fields.include(self.hosts.fields)
+        add_row(form, "Driver hosts", self.hosts.mode_row)
+        self.driver_combo = compact_combo(QComboBox())
+        self.driver_combo.addItem(THIS_MACHINE, "")
+        self.driver_cell = self.fields.cell("driver.target", self.driver_combo, DRIVER_HINT)
+        add_row(form, "Driver host", self.driver_cell)
+        for text, cell in self.hosts.rows:
+            add_row(form, text, cell)
+        self._single_before_several = ""  # the one host chosen before several were
+        self.hosts.several_radio.toggled.connect(self._several_toggled)
+        self.hosts.changed.connect(self._show_several)
 
     def _kind_rows(self, form: QFormLayout) -> None:
         """Demo or server; the server's engine with the notices about engines under it."""
@@ -279,7 +295,8 @@ class TargetSection(QGroupBox):
         self.password_env_edit.setText(target.password_env)
         self.odbc.set_target(target)
         self._driver_before_demo = ""
-        self._several = [str(name) for name in getattr(plan.driver, "targets", None) or []]
+        self.hosts.set_driver(plan.driver)
+        self._single_before_several = ""
         self.select_driver(plan.driver.target)
         self._show_several()
         self.set_workload_kind(plan.workload.kind)
@@ -289,11 +306,11 @@ class TargetSection(QGroupBox):
         on this machine). Fields without a widget are kept from the plan the page holds,
         except the admin database when it was the other engine's default."""
         driver = data.setdefault("driver", {})
-        if self._several:
-            driver.pop("target", None)  # the first of targets, which the plan keeps
+        self.hosts.fill(driver)
+        several = self.hosts.several
         if self.workload_kind == "random_read":
             data.pop("target", None)
-            if not self._several:
+            if not several:
                 driver["target"] = str(self.driver_combo.currentData() or "")
             return
         target = data.setdefault("target", {})
@@ -310,7 +327,7 @@ class TargetSection(QGroupBox):
         target["database"] = self.database_edit.text().strip()
         target["password_env"] = self.password_env_edit.text().strip()
         self.odbc.fill(target, kind)
-        if not self._several:
+        if not several:
             driver["target"] = str(self.driver_combo.currentData() or "") if kind != "demo" else ""
 
     def set_workload_kind(self, kind: str) -> None:
@@ -366,23 +383,52 @@ class TargetSection(QGroupBox):
 
     def set_driver_targets(self, names: list[str]) -> None:
         """The saved SSH targets the agent can run on; the current choice is kept."""
-        current = str(self.driver_combo.currentData() or "")
+        several = self.hosts.several
+        current = self._single_before_several if several else self.driver_combo.currentData()
+        current = str(current or "")
         self.driver_combo.blockSignals(True)
         self.driver_combo.clear()
         self.driver_combo.addItem(THIS_MACHINE, "")
         for name in names:
             self.driver_combo.addItem(name, name)
         self.driver_combo.blockSignals(False)
+        self.hosts.set_saved(names)
         self.select_driver(current)
         self._show_several()
 
-    def _show_several(self) -> None:
-        """A plan of several driver hosts: named in the list, which cannot change them."""
-        if not self._several:
+    def _several_toggled(self, several: bool) -> None:
+        """Several hosts start from the one chosen (checked first); one host again is the
+        primary of the several (or the one chosen before)."""
+        if several:
+            self._single_before_several = str(self.driver_combo.currentData() or "")
+            if not self.hosts.chosen() and self._single_before_several:
+                self.hosts.check_first(self._single_before_several)
+            self._show_several()
             return
-        text = f"{', '.join(self._several)} (several hosts, kept from the plan)"
-        self.driver_combo.addItem(text, self._several[0])
+        chosen = self.hosts.chosen()
+        self._show_several()
+        self.select_driver(chosen[0] if chosen else self._single_before_several)
+        self.update_enabled()
+
+    def _show_several(self) -> None:
+        """Several driver hosts: the one-host list names them (its row hidden), so that its
+        choice is the primary; one host: the list as it is."""
+        for i in reversed(range(self.driver_combo.count())):
+            if self.driver_combo.itemText(i).endswith(SEVERAL_SUFFIX):
+                self.driver_combo.removeItem(i)
+        several = self.hosts.several
+        self.form.setRowVisible(self.driver_cell, not several)
+        for text, cell in self.hosts.rows:
+            kept_users = text != "Users per host" or self.hosts.split == "users"
+            self.form.setRowVisible(cell, several and kept_users)
+        if not several:
+            self.driver_combo.setEnabled(self._driver_free())
+            return
+        chosen = self.hosts.chosen()
+        text = f"{', '.join(chosen) or 'none checked'}{SEVERAL_SUFFIX}"
+        self.driver_combo.addItem(text, chosen[0] if chosen else "")
         self.driver_combo.setCurrentIndex(self.driver_combo.count() - 1)
+        self.driver_combo.setEnabled(False)
 
     def select_driver(self, name: str) -> None:
         index = self.driver_combo.findData(name)
@@ -391,6 +437,10 @@ class TargetSection(QGroupBox):
             self.driver_combo.addItem(f"{name} (not saved)", name)
             index = self.driver_combo.count() - 1
         self.driver_combo.setCurrentIndex(index)
+
+    def _driver_free(self) -> bool:
+        """Whether the one driver host may be other than this machine (not for the demo)."""
+        return self.kind != "demo" or self.workload_kind == "random_read"
 
     def update_enabled(self) -> None:
         """The fields of the chosen kind shown (and enabled: the demo's are shown disabled);
@@ -419,9 +469,14 @@ class TargetSection(QGroupBox):
         self.kind_note.setVisible(bool(note))
         self.update_password_note()
         # The embedded demo runs on this machine only: the choice is kept for a server target
-        # (a random-read study runs fio wherever the user says).
-        free = server or not database
-        self.driver_combo.setEnabled(free and not self._several)
+        # (a random-read study runs fio wherever the user says, on one host).
+        free = self._driver_free()
+        self.hosts.several_radio.setEnabled(server and database)
+        self.form.setRowVisible(self.hosts.mode_row, database)  # fio runs on one host
+        if self.hosts.several and not (server and database):
+            self.hosts.one_radio.setChecked(True)  # calls back here
+            return
+        self.driver_combo.setEnabled(free and not self.hosts.several)
         if not free and self.driver_combo.currentIndex() != 0:
             self._driver_before_demo = str(self.driver_combo.currentData() or "")
             self.driver_combo.setCurrentIndex(0)
