@@ -323,6 +323,7 @@ class MainWindow(QMainWindow):
     def _run_worker(self, worker: RunWorker) -> None:
         action = worker.action
         worker.event.connect(self._on_event)
+        worker.notice.connect(self._on_notice)
         worker.finished.connect(self._on_finished)
         worker.failed.connect(self._on_failed)
         self.worker = worker
@@ -331,6 +332,14 @@ class MainWindow(QMainWindow):
         self.session_label.setText("")
         self.shortcuts.task_changed(True)
         worker.start()
+
+    def _on_notice(self, state: str, detail: str) -> None:
+        """A driver host's link dropped or came back: said in the status line, and on the
+        Live page's card of that host when the run has several."""
+        if self.worker is None or self.worker.action != "run":
+            return
+        self.live_page.show_notice(state, detail)
+        self.set_status(f"Driver host link {state}: {detail}", "Live")
 
     # ---- re-attaching --------------------------------------------------------------------
 

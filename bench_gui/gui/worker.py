@@ -67,6 +67,7 @@ class RunWorker(QObject):
 
     Signals:
         event(object): one :class:`~bench_gui.agent.protocol.Event`, in stream order.
+        notice(str, str): a driver host's link dropped or came back (state, sentence).
         finished(str): the run ended; the agent's final status (``ok``, ``stopped``, ...).
         failed(str): the run could not start or failed; a message for the user.
     """
@@ -74,6 +75,9 @@ class RunWorker(QObject):
     # Shadows QObject.event(QEvent) by name only: PySide6 does not take a signal for an
     # override of the virtual, and nothing posts QEvents to a worker.
     event = Signal(object)  # type: ignore[assignment]
+    # (state, sentence) when the link to a driver host drops or comes back (the controller's
+    # on_notice, called in the worker thread; queued to the GUI thread by the signal).
+    notice = Signal(str, str)
     finished = Signal(str)
     failed = Signal(str)
 
@@ -140,6 +144,8 @@ class RunWorker(QObject):
         status = "ok"
         try:
             controller = self._factory()
+            if hasattr(controller, "on_notice"):
+                controller.on_notice = self.notice.emit
             with self._lock:
                 self._controller = controller
                 stop_now = self._stop_requested

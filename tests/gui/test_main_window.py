@@ -162,3 +162,42 @@ def test_excepthooks_route_every_uncaught_exception_to_one_signal(
     assert isinstance(box, QMessageBox)
     assert box.isVisible()
     assert box.text().startswith("Unexpected error in worker-x")
+
+
+class _LinkCutRun:
+    """A run controller (the worker's Controller protocol) whose run plays a real two-host
+    run's start, then reports a link cut and its repair on one host through ``on_notice``,
+    as RunController does from its thread."""
+
+    def __init__(self, events: list[Any]) -> None:
+        self.session_id: int | None = None
+        self.on_notice: Any = None
+        self._events = events
+
+    def events(self) -> Any:
+        for event in self._events:
+            yield event
+            if event.kind == "sample":
+                self.on_notice("lost", "driver host 'beta': the SSH link dropped")
+                self.on_notice("restored", "driver host 'beta': reconnected, resuming")
+                break
+
+    def stop(self) -> None:
+        pass
+
+
+def test_a_driver_hosts_link_notice_reaches_its_card_on_the_live_page(
+    qtbot: QtBot, store: Any
+) -> None:
+    from tests.services.test_live_hosts import two_host_events
+
+    events = two_host_events({"alpha": 40.0, "beta": 50.0})
+    window = build_main_window(store, controller_factory=lambda p, s, a: _LinkCutRun(events))
+    qtbot.addWidget(window)
+    window.workload_page.start_button.click()
+    qtbot.waitUntil(lambda: window.worker is None, timeout=WAIT_MS)
+    card = window.live_page.hosts.card("beta")
+    assert card.link == "restored"
+    assert "reconnected" in card.link_detail
+    assert window.live_page.hosts.card("alpha").link != "lost"
+    assert window.shutdown(30)

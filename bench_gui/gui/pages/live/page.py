@@ -10,6 +10,11 @@ charts draw, is the user's choice (:class:`~bench_gui.gui.widgets.chart_layout.L
 remembered in QSettings). Only the charts shown are drawn; a chart is built the first time it
 is shown, and a device's curves the first time that device appears in the samples.
 
+A run on several driver hosts (issue 18) shows a strip of host cards under the tiles
+(:mod:`.hosts_strip`, fed by a :class:`~bench_gui.services.live_hosts.LiveHosts`): each host's
+users, driver rates and CPU, flagged past 80%, and its link when a notice names it
+(:attr:`LivePage.link_notice`). A run on one host has no strip.
+
 A random-read run (seed 004: the plan's workload kind, or a replayed or re-attached session whose
 agent says so) gets its own view instead of the sweep's tiles and charts
 (:mod:`.random_read_board`, fed by a
@@ -43,6 +48,7 @@ from bench_gui.core.plan import Plan
 from bench_gui.core.power import METER_LABELS, SCOPE_CPU
 from bench_gui.gui.pages.live.chart_board import ChartBoard, power_titles
 from bench_gui.gui.pages.live.header import LiveHeader
+from bench_gui.gui.pages.live.hosts_strip import HostsStrip
 from bench_gui.gui.pages.live.outcome import (
     BANNER_TEXT,
     NO_POWER_MESSAGE,
@@ -62,6 +68,7 @@ from bench_gui.gui.widgets.chart_catalogue import DEVICE_CHARTS
 from bench_gui.gui.widgets.chart_layout import ChartLayoutDialog, LiveLayout, live_settings
 from bench_gui.gui.widgets.charts import ChartCard
 from bench_gui.gui.widgets.page_parts import Banner, page_layout
+from bench_gui.services.live_hosts import LiveHosts
 from bench_gui.services.live_model import LiveModel
 from bench_gui.services.random_read_live import RandomReadLive, is_random_read
 
@@ -82,11 +89,14 @@ class LivePage(QWidget):
         stop_requested(): the user confirmed that the run should stop.
         open_session_requested(): the user wants the finished run in the Sessions page.
         present_requested(): the user wants the run on the full-screen Present view.
+        link_notice(str, str): a link notice of the run (``RunController.on_notice``'s state
+            and detail); may be emitted from any thread, it is shown in the GUI thread.
     """
 
     stop_requested = Signal()
     open_session_requested = Signal()
     present_requested = Signal()
+    link_notice = Signal(str, str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -94,6 +104,8 @@ class LivePage(QWidget):
         # The random-read view's model; ``random_read``: that view is the one shown.
         self.rr = RandomReadLive()
         self.random_read = False
+        # The driver hosts of a run on several hosts (none on one host).
+        self.hosts = LiveHosts()
         self.stop_confirm: QMessageBox | None = None
         self.layout_dialog: ChartLayoutDialog | None = None
         self._drawn_version = -1
@@ -107,6 +119,7 @@ class LivePage(QWidget):
         self.timer = QTimer(self)
         self.timer.setInterval(int(1000 / REDRAW_HZ))
         self.timer.timeout.connect(self.tick)
+        self.link_notice.connect(self.show_notice)
 
     def _build_ui(self) -> None:
         outer = page_layout(self, spacing=12)
@@ -135,6 +148,9 @@ class LivePage(QWidget):
         self.tile_latency, self.tile_p999 = tiles.latency, tiles.p999
         outer.addWidget(tiles)
 
+        self.hosts_strip = HostsStrip(self.hosts)
+        outer.addWidget(self.hosts_strip)
+
         self.board = ChartBoard(self.model, LiveLayout.load(live_settings()))
         self.charts = self.board.charts
         self.charts_grid = self.board.grid
@@ -158,6 +174,8 @@ class LivePage(QWidget):
     def begin_run(self, plan: Plan) -> None:
         """Clear everything and get ready for the events of a run of ``plan``."""
         wl = plan.workload
+        self.hosts.begin()
+        self.hosts_strip.reset()
         self._show_random_read(wl.kind == "random_read")
         if self.random_read:
             self._begin_random_read(plan)
@@ -223,6 +241,8 @@ class LivePage(QWidget):
             self.header.begin(self.run_name.text(), study_detail(self.rr))
         elif self.random_read:
             self.rr.feed(event)
+        else:
+            self.hosts.feed(event)
         self.model.feed(event)
         if event.kind == "sample" or (event.kind == "progress" and event.get("task") == "idle"):
             self._sample_clock = time.monotonic()
@@ -230,6 +250,17 @@ class LivePage(QWidget):
             message = event.get("message")
             if message:
                 self.log_line.setText(str(message))
+
+    def show_notice(self, state: str, detail: str) -> None:
+        """A link notice: the card of the host it names says so (a run on one host's notices
+        name none). Call in the GUI thread, or emit :attr:`link_notice` from any thread."""
+        try:
+            named = self.hosts.notice(state, detail)
+        except ValueError as exc:
+            self.log_line.setText(str(exc))
+            return
+        if named:
+            self.hosts_strip.draw()
 
     def status_for(self, event: Event) -> str:
         """The window's status line for an event just taken: what the run does now, in its
@@ -388,6 +419,7 @@ class LivePage(QWidget):
         if model.has_power and self.board.set_power_absent(False):
             self.apply_layout(self.board.layout_choice)  # readings came without a meter
         self.tiles.show_model(model)
+        self.hosts_strip.draw()
         self.header.show_model(model)
         self._show_db_warning(model.db_warning)
         if model.power_label and model.power_label != self._power_title_label:
