@@ -7,9 +7,11 @@ from collections.abc import Callable
 from typing import Any
 
 import psycopg
+import pyodbc
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QTableWidgetItem
 
+from bench_gui.agent.engines import EngineError
 from bench_gui.core.plan import Plan, PlanError, plan_from_dict
 from bench_gui.core.tuning.presets import PresetError
 from bench_gui.remote.demo import DemoUnavailable
@@ -36,6 +38,8 @@ PG_ERRORS: tuple[type[BaseException], ...] = (
     StoreError,
     OSError,
 )
+# The MariaDB and SQL Server tabs': those, and the ODBC side's (a driver error, a bad value).
+ODBC_ERRORS: tuple[type[BaseException], ...] = (*PG_ERRORS, EngineError, pyodbc.Error, ValueError)
 OS_ERRORS: tuple[type[BaseException], ...] = (
     OsKnobError,
     TuningError,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QGroupBox, QPushButton, QVBoxLayout
+from PySide6.QtWidgets import QGroupBox, QHBoxLayout, QPushButton, QVBoxLayout
 
 from bench_gui.gui.pages.database.common import RED, cell
 from bench_gui.gui.widgets.page_parts import FitTable
@@ -67,13 +67,17 @@ def history_group(
 
 
 def apply_buttons(
-    apply: Callable[[], object], rollback: Callable[[], object]
+    apply: Callable[[], object], rollback: Callable[[], object], row: QHBoxLayout | None = None
 ) -> tuple[QPushButton, QPushButton]:
-    """(Roll back last, Apply): the danger and the primary action of a tab."""
+    """(Roll back last, Apply): the danger and the primary action of a tab, added at the end
+    of ``row`` if given."""
     rollback_button = QPushButton("Roll back last")
     rollback_button.setProperty("role", "danger")
     rollback_button.clicked.connect(lambda: rollback())
     apply_button = QPushButton("Apply")
     apply_button.setProperty("role", "primary")
     apply_button.clicked.connect(lambda: apply())
+    if row is not None:
+        row.addWidget(rollback_button)
+        row.addWidget(apply_button)
     return rollback_button, apply_button

@@ -3,8 +3,9 @@ calculator's inputs, which default to the server's machine once connected."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QComboBox, QGridLayout, QGroupBox, QLabel, QLineEdit, QSpinBox
+from dataclasses import replace
+
+from PySide6.QtWidgets import QComboBox, QSpinBox
 
 from bench_gui.core.tuning.pgtune import (
     DB_TYPE_LABELS,
@@ -15,50 +16,33 @@ from bench_gui.core.tuning.pgtune import (
     PgVersion,
     Proposal,
     TuneInputError,
-    format_bytes,
-    parse_size,
 )
 from bench_gui.core.tuning.presets import Preset, PresetError
-from bench_gui.gui.widgets.page_parts import ErrorLine, compact_combo, form_label
+from bench_gui.gui.pages.database.machine_form import MachineForm
+from bench_gui.gui.widgets.page_parts import compact_combo, form_label
 from bench_gui.remote.pg_tuner import HostFacts
-from bench_gui.services.tuning import Inputs, resolve_profile
+from bench_gui.services.tuning import resolve_profile
 from bench_gui.store.user_presets import all_presets
 
 PGTUNE = "pgtune"
 PGTUNE_LABEL = "PgTune (calculated)"
 
 
-class ProposalForm(QGroupBox):
+class ProposalForm(MachineForm):
     """Which settings to propose: PgTune from the inputs shown, or a preset.
 
     Signals:
         changed(): the profile or (for PgTune) an input changed: the proposal is to be rebuilt.
     """
 
-    changed = Signal()
-
     def __init__(self) -> None:
         super().__init__("Proposal")
         self.presets: dict[str, Preset] = {}
-        self._filling = False
-        grid = QGridLayout(self)
-        grid.setHorizontalSpacing(14)
-        grid.setVerticalSpacing(8)
-
         self.profile_combo = QComboBox()
         self.profile_combo.currentIndexChanged.connect(self._profile_changed)
-        grid.addWidget(form_label("Profile"), 0, 0)
-        grid.addWidget(self.profile_combo, 0, 1, 1, 3)
+        self.grid.addWidget(form_label("Profile"), 0, 0)
+        self.grid.addWidget(self.profile_combo, 0, 1, 1, 3)
 
-        self.ram_edit = QLineEdit()
-        self.ram_edit.setPlaceholderText("128GiB")
-        # Only a new text: losing the focus (to the Apply button) is not an edit.
-        self._ram_text = ""
-        self.ram_edit.editingFinished.connect(self._ram_edited)
-        self.cpus_spin = QSpinBox()
-        self.cpus_spin.setRange(0, 9999)
-        self.cpus_spin.setSpecialValueText("unknown")
-        self.cpus_spin.valueChanged.connect(self._inputs_changed)
         self.connections_spin = QSpinBox()
         self.connections_spin.setRange(0, 262143)
         self.connections_spin.setSpecialValueText("by type")
@@ -86,19 +70,7 @@ class ProposalForm(QGroupBox):
         compact_combo(self.profile_combo, 24)
         for combo in (self.storage_combo, self.type_combo, self.edition_combo):
             compact_combo(combo, 12)
-        for row, (left, left_field, right, right_field) in enumerate(fields, start=1):
-            grid.addWidget(form_label(left), row, 0)
-            grid.addWidget(left_field, row, 1)
-            grid.addWidget(form_label(right), row, 2)
-            grid.addWidget(right_field, row, 3)
-        self.inputs_error = ErrorLine()
-        grid.addWidget(self.inputs_error, 4, 0, 1, 4)
-        self.proposal_note = QLabel("")
-        self.proposal_note.setObjectName("fieldHint")
-        self.proposal_note.setWordWrap(True)
-        grid.addWidget(self.proposal_note, 5, 0, 1, 4)
-        grid.setColumnStretch(1, 1)
-        grid.setColumnStretch(3, 1)
+        self.place(fields, first_row=1)
         self.fill_profiles()
 
     # ---- profiles ------------------------------------------------------------------------
@@ -140,11 +112,6 @@ class ProposalForm(QGroupBox):
         if not self._filling:
             self.changed.emit()
 
-    def _ram_edited(self) -> None:
-        if self.ram_edit.text() != self._ram_text:
-            self._ram_text = self.ram_edit.text()
-            self._inputs_changed()
-
     def _inputs_changed(self) -> None:
         if not self._filling and self.profile() == PGTUNE:
             self.changed.emit()
@@ -153,24 +120,14 @@ class ProposalForm(QGroupBox):
 
     def build_proposal(self, version: PgVersion) -> Proposal | None:
         """The proposal of the profile and inputs shown (None, with the reason, if invalid)."""
-        self.inputs_error.clear_error()
         if self.profile() != PGTUNE:
+            self.inputs_error.clear_error()
             return resolve_profile(self.profile(), version)
-        try:
-            ram = parse_size(self.ram_edit.text()) if self.ram_edit.text().strip() else None
-        except ValueError as exc:
-            self.inputs_error.show_error(f"RAM: {exc}")
+        machine = self.machine_inputs(self.connections_spin.value())
+        if machine is None:
             return None
-        if ram is None:
-            self.proposal_note.setText(
-                "Connect to read the server's RAM, CPUs and storage, or type them in."
-            )
-            return None
-        inputs = Inputs(
-            ram_bytes=ram,
-            cpus=self.cpus_spin.value() or None,
-            connections=self.connections_spin.value() or None,
-            storage=str(self.storage_combo.currentData()),
+        inputs = replace(
+            machine,
             db_type=str(self.type_combo.currentData()),
             version=version,
             edition=str(self.edition_combo.currentData()),
@@ -193,11 +150,5 @@ class ProposalForm(QGroupBox):
     def use_machine(self, machine: HostFacts) -> None:
         """The server machine's RAM, CPUs and storage as the calculator's inputs (quietly)."""
         self._filling = True
-        if machine.ram_bytes:
-            self.ram_edit.setText(format_bytes(machine.ram_bytes).replace(" ", ""))
-            self._ram_text = self.ram_edit.text()
-        if machine.cpus:
-            self.cpus_spin.setValue(int(machine.cpus))
-        if machine.storage in STORAGE_TYPES:
-            self.storage_combo.setCurrentIndex(STORAGE_TYPES.index(machine.storage))
+        self.fill_machine(machine)
         self._filling = False
