@@ -24,9 +24,7 @@ names a server.
 
 from __future__ import annotations
 
-import os
 import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -44,6 +42,7 @@ from bench_gui.agent.mssql.connection import (
 )
 from bench_gui.agent.mssql.settings import CONFIGURATIONS_SQL
 from bench_gui.agent.mysql.odbc import parse, pyodbc_module
+from bench_gui.agent.odbc_engine import OdbcEngine
 from bench_gui.agent.pg import tpcc_rand
 from bench_gui.agent.pg.schema import ROWS_PER_WAREHOUSE
 from bench_gui.agent.pg.setting_units import setting_record
@@ -375,12 +374,11 @@ def _count_problems(cursor: Any, present: set[str], w: int) -> list[str]:
     return problems
 
 
-class MssqlEngine:
+class MssqlEngine(OdbcEngine):
     """SQL Server through pyodbc (Microsoft's ODBC Driver 18/17 or FreeTDS)."""
 
     name = "mssql"
-    supports_template = False
-    template = ""
+    no_template = "SQL Server keeps no template here: steps run on the same data"
 
     def __init__(self, conninfo: str, admin_conninfo: str, database: str) -> None:
         try:
@@ -393,7 +391,7 @@ class MssqlEngine:
             driver = installed_driver()
         self.conninfo = resolve_conninfo(conninfo, database, driver)
         self.admin_conninfo = resolve_conninfo(admin_conninfo, None, driver)
-        self._info: dict[str, Any] | None = None
+        self._info = None
 
     @property
     def worker_main(self) -> Callable[[Any, Any, Any, Any], None]:
@@ -429,34 +427,23 @@ class MssqlEngine:
         return self._info
 
     def identity(self) -> ServerIdentity:
-        conn = self._admin()
-        try:
-            machine, instance, data_path = _one(conn.cursor(), IDENTITY_SQL)
-        finally:
-            conn.close()
+        machine, instance, data_path = self.on_admin(lambda c: _one(c.cursor(), IDENTITY_SQL))
         return ServerIdentity(
             (f"sqlserver|machine={machine}|instance={instance}|data={data_path}",),
             f"the SQL Server instance {instance} on {machine}, data in {data_path}",
         )
 
-    def data_paths(self) -> list[str]:
+    def _server_is_local(self) -> bool:
         from bench_gui.agent.hostmetrics import is_local_host
 
         server = parse(self.conninfo).get("SERVER", "")
         host = server.removeprefix("tcp:").split(",")[0].split("\\")[0]
-        data_dir = (self._info or self.server_info()).get("data_directory")
-        if host and data_dir and is_local_host(host) and os.path.isdir(str(data_dir)):
-            return [str(data_dir)]
-        return []
+        return bool(host) and is_local_host(host)
 
     # -- databases ---------------------------------------------------------------------------
     def database_exists(self, name: str | None = None) -> bool:
         exists_sql, _create = schema.database_sql(name or self.database)
-        conn = self._admin()
-        try:
-            row = _one(conn.cursor(), exists_sql)
-        finally:
-            conn.close()
+        row = self.on_admin(lambda conn: _one(conn.cursor(), exists_sql))
         return row is not None and row[0] is not None
 
     def create_database(self) -> None:
@@ -491,22 +478,9 @@ class MssqlEngine:
         finally:
             conn.close()
 
-    def make_template(self) -> None:
-        raise EngineError("SQL Server keeps no template here: steps run on the same data")
-
-    def reset_from_template(self) -> None:
-        self.make_template()
-
-    def close_monitor(self) -> None:
-        pass
-
     # -- the schema --------------------------------------------------------------------------
     def schema_status(self) -> SchemaStatus:
-        conn = self._db()
-        try:
-            return schema_status(conn.cursor())
-        finally:
-            conn.close()
+        return self.on_db(lambda conn: schema_status(conn.cursor()))
 
     def build(
         self,
@@ -530,30 +504,17 @@ class MssqlEngine:
     def consistency_checks(self) -> list[CheckResult]:
         from bench_gui.agent.mssql.checks import consistency_checks
 
-        conn = self._db()
-        try:
-            return consistency_checks(conn)
-        finally:
-            conn.close()
+        return self.on_db(consistency_checks)
 
     def counter_reader(self) -> CounterReader:
         from bench_gui.agent.mssql.counters import MssqlCounterReader
 
         return MssqlCounterReader(self.conninfo)
 
-    def schema_facts(
-        self, emit: Callable[..., Any], stop: threading.Event, when: str
-    ) -> dict[str, Any]:
+    def _measure_facts(self, *, rows: bool) -> dict[str, Any]:
         """The database's size (pages in use) and each table's rows: counted exactly while
         the tables counted stay under :data:`EXACT_BUDGET_BYTES`, else the row count the
         metadata keeps. Never raises: a problem goes into ``schema_facts_error``."""
-        return self._facts(emit, when, rows=True)
-
-    def after_run_facts(self, emit: Callable[..., Any], stop: threading.Event) -> dict[str, Any]:
-        return self._facts(emit, "after the run", rows=not stop.is_set())
-
-    def _facts(self, emit: Callable[..., Any], when: str, *, rows: bool) -> dict[str, Any]:
-        started = time.monotonic()
         out: dict[str, Any] = {}
         try:
             import pyodbc
@@ -569,16 +530,6 @@ class MssqlEngine:
                 out["schema_facts_error"] = _message(exc)
         except (EngineError, ImportError) as exc:
             out["schema_facts_error"] = str(exc)
-        size = out.get("database_size_bytes")
-        text = f"schema {when}:"
-        if size is not None:
-            text += f" database {size / 1024**2:,.1f} MiB;"
-        if out.get("table_rows"):
-            text += f" {len(out['table_rows'])} tables counted;"
-        text += f" measured in {time.monotonic() - started:.1f} s"
-        if "schema_facts_error" in out:
-            text += f" ({out['schema_facts_error']})"
-        emit("log", level="warning" if "schema_facts_error" in out else "info", message=text)
         return out
 
 

@@ -11,7 +11,6 @@ them, database lifecycle, and the parts of :class:`bench_gui.agent.engines.Agent
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from collections.abc import Callable
@@ -20,6 +19,7 @@ from typing import Any, Final
 from bench_gui.agent.counters import CounterReader
 from bench_gui.agent.engines import CheckResult, EngineError, ServerIdentity, Snapshot
 from bench_gui.agent.mysql import odbc
+from bench_gui.agent.odbc_engine import OdbcEngine
 from bench_gui.agent.pg.schema import TABLES
 from bench_gui.agent.pg.setting_units import setting_record
 
@@ -122,13 +122,11 @@ class MyCounterReader(CounterReader):
         return read_counters(conn.cursor())
 
 
-class MyEngine:
+class MyEngine(OdbcEngine):
     """MariaDB or MySQL (``flavour``) through pyodbc."""
 
     name = "mariadb"
     flavour = "mariadb"
-    supports_template = False
-    template = ""
 
     def __init__(self, conninfo: str, admin_conninfo: str, database: str) -> None:
         # The ODBC driver is chosen here once (a string with neither DRIVER nor DSN gets this
@@ -136,7 +134,8 @@ class MyEngine:
         self.conninfo = self._with_driver(odbc.with_database(conninfo, database))
         self.admin_conninfo = self._with_driver(odbc.with_database(admin_conninfo, None))
         self.database = database
-        self._info: dict[str, Any] | None = None
+        self.no_template = f"{self.flavour} keeps no template: steps run on the same data"
+        self._info = None
 
     def _with_driver(self, conninfo: str) -> str:
         params = odbc.parse(conninfo)
@@ -191,38 +190,23 @@ class MyEngine:
         return self._info
 
     def identity(self) -> ServerIdentity:
-        conn = self._admin()
-        try:
-            host, port, datadir = _rows(conn.cursor(), "SELECT @@hostname, @@port, @@datadir")[0]
-        finally:
-            conn.close()
+        query = "SELECT @@hostname, @@port, @@datadir"
+        host, port, datadir = self.on_admin(lambda conn: _rows(conn.cursor(), query)[0])
         return ServerIdentity(
             (f"mysqld|host={host}|port={port}|datadir={datadir}",),
             f"the {self.flavour} server on {host}, port {port}, data in {datadir}",
         )
 
-    def data_paths(self) -> list[str]:
+    def _server_is_local(self) -> bool:
         from bench_gui.agent.hostmetrics import is_local_host
 
         params = odbc.parse(self.conninfo)
-        host = params.get("SERVER", params.get("HOST", "localhost"))
-        data_dir = (self._info or self.server_info()).get("data_directory")
-        if data_dir and is_local_host(host) and os.path.isdir(str(data_dir)):
-            return [str(data_dir)]
-        return []
+        return is_local_host(params.get("SERVER", params.get("HOST", "localhost")))
 
     # -- databases ---------------------------------------------------------------------------
     def database_exists(self, name: str | None = None) -> bool:
-        conn = self._admin()
-        try:
-            rows = _rows(
-                conn.cursor(),
-                "SELECT 1 FROM information_schema.schemata WHERE schema_name = ?",
-                name or self.database,
-            )
-        finally:
-            conn.close()
-        return bool(rows)
+        query = "SELECT 1 FROM information_schema.schemata WHERE schema_name = ?"
+        return bool(self.on_admin(lambda conn: _rows(conn.cursor(), query, name or self.database)))
 
     def create_database(self) -> None:
         pyodbc = odbc.pyodbc_module(self.flavour)
@@ -237,30 +221,13 @@ class MyEngine:
             conn.close()
 
     def drop_database(self, name: str) -> None:
-        conn = self._admin()
-        try:
-            conn.cursor().execute(f"DROP DATABASE IF EXISTS `{name}`")
-        finally:
-            conn.close()
-
-    def make_template(self) -> None:
-        raise EngineError(f"{self.flavour} keeps no template: steps run on the same data")
-
-    def reset_from_template(self) -> None:
-        self.make_template()
-
-    def close_monitor(self) -> None:
-        pass
+        self.on_admin(lambda conn: conn.cursor().execute(f"DROP DATABASE IF EXISTS `{name}`"))
 
     # -- the schema --------------------------------------------------------------------------
     def schema_status(self) -> Any:
         from bench_gui.agent.mysql.schema import schema_status
 
-        conn = self._db()
-        try:
-            return schema_status(conn.cursor())
-        finally:
-            conn.close()
+        return self.on_db(lambda conn: schema_status(conn.cursor()))
 
     def build(
         self,
@@ -276,29 +243,16 @@ class MyEngine:
     def consistency_checks(self) -> list[CheckResult]:
         from bench_gui.agent.mysql.check import consistency_checks
 
-        conn = self._db()
-        try:
-            return consistency_checks(conn)
-        finally:
-            conn.close()
+        return self.on_db(consistency_checks)
 
     def counter_reader(self) -> CounterReader:
         return MyCounterReader(self.conninfo, self.flavour)
 
-    def schema_facts(
-        self, emit: Callable[..., Any], stop: threading.Event, when: str
-    ) -> dict[str, Any]:
+    def _measure_facts(self, *, rows: bool) -> dict[str, Any]:
         """The database's size (data and indexes) and each table's rows: counted exactly
         while the tables counted stay under :data:`EXACT_BUDGET_BYTES`, else InnoDB's
         estimate. Never raises: a problem goes into ``schema_facts_error``."""
-        return self._facts(emit, when, rows=True)
-
-    def after_run_facts(self, emit: Callable[..., Any], stop: threading.Event) -> dict[str, Any]:
-        return self._facts(emit, "after the run", rows=not stop.is_set())
-
-    def _facts(self, emit: Callable[..., Any], when: str, *, rows: bool) -> dict[str, Any]:
         pyodbc = odbc.pyodbc_module(self.flavour)
-        started = time.monotonic()
         out: dict[str, Any] = {}
         try:
             conn = self._db()
@@ -333,16 +287,6 @@ class MyEngine:
             out["schema_facts_error"] = (
                 odbc.message(exc) if isinstance(exc, pyodbc.Error) else str(exc)
             )
-        size = out.get("database_size_bytes")
-        text = f"schema {when}:"
-        if size is not None:
-            text += f" database {size / 1024**2:,.1f} MiB;"
-        if out.get("table_rows"):
-            text += f" {len(out['table_rows'])} tables counted;"
-        text += f" measured in {time.monotonic() - started:.1f} s"
-        if "schema_facts_error" in out:
-            text += f" ({out['schema_facts_error']})"
-        emit("log", level="warning" if "schema_facts_error" in out else "info", message=text)
         return out
 
 

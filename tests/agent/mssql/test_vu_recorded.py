@@ -18,7 +18,7 @@ import pytest
 
 from bench_gui.agent.mssql import vu
 from bench_gui.agent.mssql.transactions import CALLS, PROCEDURE_OF
-from bench_gui.agent.mysql.vu import _Shared
+from bench_gui.agent.odbc_users import Counts
 from bench_gui.agent.protocol import TX_KEYS, TX_TYPES
 from bench_gui.agent.users import SLOT_ERRORS, SLOT_ROLLBACK, SLOTS, TX_INDEX, WorkerSpec
 from tests.agent.mssql.recording import Log, RecordingConnection, ResultSets
@@ -70,12 +70,12 @@ class Script:
 
 def _run(
     calls: int, errors: dict[int, tuple[str, str]] | None = None
-) -> tuple[Log, list[int], _Shared, list[RecordingConnection]]:
+) -> tuple[Log, list[int], Counts, list[RecordingConnection]]:
     flags = [0, 1]
     log = Log()
     script = Script(flags, calls, errors or {})
     counters = [0] * SLOTS
-    shared = _Shared(0, counters)
+    shared = Counts(0, counters)
     reopened: list[RecordingConnection] = []
 
     def opener() -> RecordingConnection:
@@ -150,7 +150,7 @@ def test_recorded_answer_without_the_documented_sets_is_an_error() -> None:
         return [[(1,)], [(2,)], [(3,)]]  # three sets: no procedure answers that
 
     counters = [0] * SLOTS
-    shared = _Shared(0, counters)
+    shared = Counts(0, counters)
     vu.run_user(_spec(), 0, RecordingConnection(wrong, log), shared, flags, 5)
     assert counters[SLOT_ERRORS] == 3
     assert shared.take()[2] == {"unexpected_result": 3}

@@ -1,0 +1,235 @@
+"""The worker process of the ODBC engines' virtual users (MariaDB/MySQL, SQL Server).
+
+ODBC calls block, so each user has a thread of its own (pyodbc releases the GIL while the
+server works) and one autocommit connection. What differs between the engines is behind
+:class:`UserCalls`: how a user connects, draws a transaction's parameters, calls its
+procedure and names a failure. Everything else is here, once: the per-process counts
+(:class:`Counts`), a user's loop (:func:`run_user`: HammerDB's mix, keying and thinking
+times, a lost connection reopened every :data:`RECONNECT_S`) and the process around the
+users (:func:`worker_main`), which speaks the pipe protocol and counts into the shared slots
+of PostgreSQL's users (:func:`bench_gui.agent.pg.vu.worker_main`).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import signal
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Final
+
+from bench_gui.agent import users
+from bench_gui.agent.protocol import TX_KEYS
+from bench_gui.agent.users import HIST_MAX_US, TX_INDEX, WorkerSpec
+
+# Seconds between two attempts to reopen a lost connection.
+RECONNECT_S: Final = 1.0
+
+
+class Counts:
+    """The process's counts and this second's histograms, guarded by one lock."""
+
+    def __init__(self, base: int, counters: Any) -> None:
+        self.lock = threading.Lock()
+        self.base = base
+        self.counters = counters
+        self.interval = self._new()
+        self.sums = dict.fromkeys(TX_KEYS, 0)
+        self.errors: dict[str, int] = {}
+
+    @staticmethod
+    def _new() -> dict[str, Any]:
+        from hdrh.histogram import HdrHistogram
+
+        return {key: HdrHistogram(1, HIST_MAX_US, 3) for key in TX_KEYS}
+
+    def committed(self, tx: str, elapsed_us: int) -> None:
+        with self.lock:
+            self.counters[self.base + TX_INDEX[tx]] += 1
+            self.interval[tx].record_value(min(elapsed_us, HIST_MAX_US))
+            self.sums[tx] += elapsed_us
+
+    def rolled_back(self) -> None:
+        with self.lock:
+            self.counters[self.base + users.SLOT_ROLLBACK] += 1
+
+    def failed(self, kind: str) -> None:
+        with self.lock:
+            self.counters[self.base + users.SLOT_ERRORS] += 1
+            self.errors[kind] = self.errors.get(kind, 0) + 1
+
+    def take(self) -> tuple[dict[str, bytes], dict[str, int], dict[str, int]]:
+        """This interval's histograms (encoded), sums and errors; a new interval begins."""
+        with self.lock:
+            hists, sums, errors = self.interval, self.sums, self.errors
+            self.interval, self.sums, self.errors = (
+                self._new(),
+                dict.fromkeys(TX_KEYS, 0),
+                {},
+            )
+        encoded = {k: h.encode() for k, h in hists.items() if h.get_total_count()}
+        return encoded, sums, errors
+
+
+@dataclass(frozen=True)
+class UserCalls:
+    """One engine's side of a virtual user.
+
+    - ``connect()``: a new autocommit connection (at the start and after a lost one);
+    - ``params(seed)``: the user's parameter generator; its ``rng`` draws the mix too;
+    - ``draw(params, tx, w, stock_d)``: what one call of ``tx`` sends (drawn before the
+      clock starts);
+    - ``call(cursor, tx, drawn)``: run it, every result drained; True for New-Order's
+      intended rollback (counted apart, never as an error or a commit);
+    - ``failure(exc)``: the error's short name (``connection_lost`` reopens the connection).
+    """
+
+    connect: Callable[[], Any]
+    params: Callable[[int], Any]
+    draw: Callable[[Any, str, int, int], Any]
+    call: Callable[[Any, str, Any], bool]
+    failure: Callable[[BaseException], str]
+
+
+def choose_tx(rng: Any) -> str:
+    """The next transaction of HammerDB's mix, drawn from the user's own generator."""
+    return users.TX_BY_DRAW[int(rng.random() * len(users.TX_BY_DRAW))]
+
+
+def wait(flags: Any, seconds: float) -> bool:
+    """Sleep up to ``seconds`` in short naps; False when the stop flag came first."""
+    until = time.perf_counter() + seconds
+    while not flags[0] and time.perf_counter() < until:
+        time.sleep(min(0.2, until - time.perf_counter()))
+    return not flags[0]
+
+
+def _close(conn: Any) -> None:
+    import pyodbc
+
+    try:
+        conn.close()
+    except pyodbc.Error:
+        pass
+
+
+def run_user(
+    spec: WorkerSpec,
+    index: int,
+    conn: Any,
+    counts: Counts,
+    flags: Any,
+    seed: int,
+    calls: UserCalls,
+) -> None:
+    """One virtual user's loop until the stop flag. A failed transaction is counted under
+    its name and not retried: the user draws its next one, as HammerDB's drivers do."""
+    params = calls.params(seed)
+    rng = params.rng
+    owned = (
+        users.owned_warehouses(index, spec.total_vus, spec.warehouses)
+        if spec.all_warehouses
+        else []
+    )
+    home = owned[0] if owned else rng.randint(1, spec.warehouses)
+    stock_d = rng.randint(1, 10)
+    cursor = conn.cursor() if conn is not None else None
+    previous = ""
+    now = time.perf_counter
+    while not flags[0]:
+        if cursor is None:
+            if not wait(flags, RECONNECT_S):
+                break
+            try:
+                conn = calls.connect()
+                cursor = conn.cursor()
+            except Exception:  # noqa: BLE001 - any failure: try again in a second
+                continue
+        tx = choose_tx(rng)
+        if spec.keying_thinking:
+            delay = users.KEYING_S[tx]
+            if previous:
+                mean = users.THINK_MEAN_S[previous]
+                delay += min(-math.log(1.0 - rng.random()) * mean, 10 * mean)
+            if not wait(flags, delay):
+                break
+        w = rng.choice(owned) if owned else home
+        drawn = calls.draw(params, tx, w, stock_d)
+        started = now()
+        try:
+            rolled_back = calls.call(cursor, tx, drawn)
+        except Exception as exc:  # noqa: BLE001 - a user thread must not die silently
+            kind = calls.failure(exc)
+            counts.failed(kind)
+            if kind == "connection_lost":
+                _close(conn)
+                cursor = None
+            previous = tx
+            continue
+        if rolled_back:
+            counts.rolled_back()
+        else:
+            counts.committed(tx, int((now() - started) * 1e6) or 1)
+        previous = tx
+    if cursor is not None:
+        _close(conn)
+
+
+def worker_main(
+    spec: WorkerSpec,
+    counters: Any,
+    flags: Any,
+    pipe: Any,
+    calls: Callable[[WorkerSpec], UserCalls],
+) -> None:
+    """Process body (the pipe protocol of :func:`bench_gui.agent.pg.vu.worker_main`):
+    connect every user, say ready, run the user threads until the stop flag, and send a tick
+    once a second and whenever the measuring flag flips. ``calls`` gives the engine's side."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    parent = os.getppid()
+    engine = calls(spec)
+    conns: list[Any] = []
+    try:
+        for _ in spec.vus:
+            conns.append(engine.connect())
+    except Exception as exc:  # noqa: BLE001 - reported to the parent, which fails the step
+        pipe.send(("error", f"virtual user {len(conns) + 1}: {exc}".strip()))
+        for conn in conns:
+            conn.close()
+        return
+    counts = Counts(spec.worker * users.SLOTS, counters)
+    threads = [
+        threading.Thread(
+            target=run_user,
+            args=(spec, index, conn, counts, flags, spec.seed * 7919 + index, engine),
+            name=f"bench-gui-vu-{index}",
+            daemon=True,
+        )
+        for index, conn in zip(spec.vus, conns, strict=True)
+    ]
+    pipe.send(("ready", len(threads)))
+    for thread in threads:
+        thread.start()
+    was_measuring = False
+    next_tick = time.monotonic() + 1.0
+    try:
+        while not flags[0]:
+            if bool(flags[1]) != was_measuring:
+                pipe.send(("tick", *counts.take(), was_measuring))
+                was_measuring = not was_measuring
+            if time.monotonic() >= next_tick:
+                next_tick += 1.0
+                pipe.send(("tick", *counts.take(), was_measuring))
+                if os.getppid() != parent:
+                    flags[0] = 1  # orphaned: the agent died, do not run on unsupervised
+                    break
+            time.sleep(0.02)
+    finally:
+        for thread in threads:
+            thread.join(timeout=30)
+        pipe.send(("tick", *counts.take(), was_measuring))
+        pipe.send(("bye", None))
