@@ -21,7 +21,9 @@ them (:meth:`bench_gui.core.plan.Driver.step_splits`). :class:`MultiRun`:
    summed, each host's figures under ``hosts``), one step start, step summaries merged by
    :func:`bench_gui.core.multi_driver.merge_step` (the 2% check against the summed driver
    New-Orders), the primary's ``hello``; the secondaries' logs and errors named by host. The
-   session's target records the hosts, their clock offsets and each step's start instant.
+   session's target records the hosts, their clock offsets and each step's start instant;
+   its inventory is the primary's, with every host's (each taken over its own connection)
+   under ``driver_hosts``; a host whose inventory cannot be read is a warning naming it.
 4. **Fails cleanly**: a host whose agent ends without finishing (killed, crashed) or whose link
    cannot be restored fails the run naming that host; the other hosts are stopped and what
    they measured before is kept. A link cut on one host is resumed by that host's transport
@@ -53,7 +55,7 @@ from bench_gui.remote.connection import CommandLogEntry, SSHConnection
 from bench_gui.remote.deploy import Deployment
 from bench_gui.remote.errors import SSHError, UnknownHostKey
 from bench_gui.remote.hostkeys import APP_KNOWN_HOSTS
-from bench_gui.remote.inventory import collect_inventory
+from bench_gui.remote.inventory import Shell, collect_inventory
 from bench_gui.remote.ssh_transport import SSHAgentRun, SSHTransport
 from bench_gui.remote.targets import TARGETS_FILE, load_targets
 from bench_gui.remote.transport import BadLine
@@ -113,6 +115,31 @@ def write_go(session: SSHConnection, go_file: str, step: int, start_at: float) -
         session.sftp().posix_rename(temporary, go_file)
     except (OSError, paramiko.SSHException, EOFError) as exc:
         raise SSHError(f"cannot write the go file {go_file} on {session.label}: {exc}") from None
+
+
+def unreadable(inventory: dict[str, Any]) -> str:
+    """Why an inventory tells nothing of its host ("" when it does): none of the CPU, the
+    memory or the kernel could be read (each command failed; its notes say why)."""
+    if any(inventory.get(part) for part in ("cpu", "memory", "kernel")):
+        return ""
+    notes = [str(n) for n in inventory.get("notes") or []]
+    return "; ".join(notes[:3]) or "no CPU, memory or kernel could be read"
+
+
+def host_inventory(shell: Shell, name: str, role: str) -> tuple[dict[str, Any] | None, str]:
+    """A driver host's inventory over its own ``shell`` (the single-host collector), marked
+    with the host's name and role: ``(inventory, "")``, or ``(None, a warning naming the
+    host)`` when it cannot be read (an SSH failure, or nothing of the host readable)."""
+    try:
+        inventory = collect_inventory(shell)
+    except (SSHError, OSError) as exc:
+        return None, f"driver host {name!r}: no inventory: {exc}"
+    why = unreadable(inventory)
+    if why:
+        return None, f"driver host {name!r}: no inventory: {why}"
+    inventory["collected_on"] = name
+    inventory["role"] = role
+    return inventory, ""
 
 
 @dataclass
@@ -370,13 +397,25 @@ class MultiRun:
         return self.session_id
 
     def _inventory(self) -> None:
-        """The primary host's inventory (the secondaries' are named in the log)."""
-        try:
-            inventory = collect_inventory(self.hosts[0].transport.session())
-            inventory["collected_on"] = self.primary
-            self.store.set_server_info(self._sid, "", {}, inventory)
-        except (SSHError, OSError) as exc:
-            self.store.add_log(self._sid, "warning", f"no inventory: {exc}")
+        """Every host's inventory, each over its own SSH connection, as on one host: the
+        primary's is the session's inventory, and every host's is kept in it under
+        ``driver_hosts`` (host name -> inventory). A host whose inventory cannot be read is
+        named in a warning of the session log; the run goes on without it."""
+        per_host: dict[str, dict[str, Any]] = {}
+        for host in self.hosts:
+            try:
+                inventory, warning = host_inventory(host.transport.session(), host.name, host.role)
+            except (SSHError, OSError) as exc:
+                inventory, warning = None, f"driver host {host.name!r}: no inventory: {exc}"
+            if inventory is None:
+                self.store.add_log(self._sid, "warning", warning)
+            else:
+                per_host[host.name] = inventory
+        primary = per_host.get(self.primary)
+        if primary is not None:
+            self.store.set_server_info(self._sid, "", {}, {**primary, "driver_hosts": per_host})
+        elif per_host:
+            self.store.update_inventory(self._sid, {"driver_hosts": per_host})
 
     def _follow(self, host: Host) -> None:
         """A host's events into the run's queue (its own thread); None at the end."""

@@ -20,8 +20,10 @@ import pytest
 from bench_gui.agent.protocol import Event
 from bench_gui.core.crosscheck import nopm_doubt
 from bench_gui.core.plan import Driver, Plan, Target, Workload
+from bench_gui.remote.inventory import collect_inventory
+from bench_gui.remote.local_shell import LocalShell
 from bench_gui.remote.targets import TARGETS_FILE, add_target
-from bench_gui.services.multi_run import MultiRun
+from bench_gui.services.multi_run import MultiRun, host_inventory, unreadable
 from bench_gui.services.run import RunController, RunError
 from bench_gui.store import SessionStore
 from bench_gui.store.paths import data_dir
@@ -83,6 +85,20 @@ def test_two_hosts_one_session(pg_server: Any, two_hosts: list[str], store: Sess
     recorded = stored.target["driver_hosts"]
     assert [h["host"] for h in recorded] == two_hosts
     assert all(isinstance(h["clock"]["offset_ms"], float) for h in recorded)
+    # ... and every host's inventory, each taken over its own connection; the session's own
+    # inventory is the primary's, as on one host.
+    inventory = stored.inventory or {}
+    assert inventory["collected_on"] == "alpha"
+    per_host = inventory["driver_hosts"]
+    assert list(per_host) == two_hosts
+    for name, role in zip(two_hosts, ["primary", "secondary"], strict=True):
+        assert per_host[name]["collected_on"] == name
+        assert per_host[name]["role"] == role
+        assert per_host[name]["cpu"]["threads"] >= 1
+        assert per_host[name]["memory"]
+        assert per_host[name]["kernel"]["release"] == os.uname().release
+        assert unreadable(per_host[name]) == ""
+    assert not [e for e in store.log(controller.session_id) if "no inventory" in e.message]
 
     steps = store.steps(controller.session_id)
     assert [s.vus for s in steps] == [2, 4]
@@ -206,3 +222,21 @@ def test_link_cut_on_one_host_resumes(
     states = [(state, detail) for state, detail in notices if "'beta'" in detail]
     assert [s for s, _ in states][:2] == ["lost", "restored"]
     assert not any("'alpha'" in detail for _, detail in notices)
+
+
+def test_inventory_whose_commands_cannot_run_is_a_warning(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A host where no inventory command can run (none is on its PATH): the collector's
+    inventory says nothing of the host, so it is not stored and the warning names the host."""
+    readable, warning = host_inventory(LocalShell(), "alpha", "primary")
+    assert warning == ""
+    assert readable is not None
+    assert (readable["collected_on"], readable["role"]) == ("alpha", "primary")
+    monkeypatch.setenv("PATH", str(tmp_path))  # an empty folder: lscpu, cat, sh... not found
+    empty = collect_inventory(LocalShell())
+    assert unreadable(empty)
+    inventory, warning = host_inventory(LocalShell(), "beta", "secondary")
+    assert inventory is None
+    assert warning.startswith("driver host 'beta': no inventory: ")
+    assert "lscpu" in warning
