@@ -34,7 +34,8 @@ def test_a_mariadb_sweep_runs_live_and_is_stored(
     page = main_window.workload_page
     assert page.load_plan_file(plan_file)
     plan = page.current_plan()
-    assert plan is not None and plan.target.kind == "mariadb"
+    assert plan is not None
+    assert plan.target.kind == "mariadb"
 
     qtbot.mouseClick(page.start_button, Qt.MouseButton.LeftButton)
     assert main_window.current_page_name() == "Live"
@@ -47,7 +48,9 @@ def test_a_mariadb_sweep_runs_live_and_is_stored(
     assert [p.vus for p in points] == [1, 2]
     for p in points:
         # NOPM from the district table, beside the driver's own New-Order count.
-        assert p.complete and p.nopm and p.nopm > 0
+        assert p.complete
+        assert p.nopm
+        assert p.nopm > 0
         assert p.nopm_driver == pytest.approx(p.nopm, rel=0.02)
     assert live.model.tiles() is not None
 
