@@ -291,7 +291,7 @@ def _buffer_pool(inp: InnoDbInput) -> tuple[int, str]:
         size, rule = ram // 2, f"RAM/2 = {format_bytes(ram // 2)} up to 4 GiB of RAM (dedicated)"
     else:
         size = ram * 3 // 4
-        rule = f"RAM×3/4 = {format_bytes(size)} from 4 GiB of RAM (dedicated server)"
+        rule = f"RAM×3/4 = {format_bytes(size)} (a dedicated server with more than 4 GiB of RAM)"
     rounded = max(CHUNK, size // CHUNK * CHUNK)
     if rounded != size:
         rule += f", down to whole 128M chunks: {format_size(rounded)}"
