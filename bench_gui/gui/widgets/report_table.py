@@ -11,9 +11,11 @@ from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
+    QLabel,
     QSizePolicy,
     QTableWidget,
     QTableWidgetItem,
+    QVBoxLayout,
     QWidget,
 )
 
@@ -105,3 +107,24 @@ class ReportTableView(QTableWidget):
     def texts(self) -> list[list[str]]:
         columns = range(self.columnCount())
         return [[self.cell_text(r, c) for c in columns] for r in range(self.rowCount())]
+
+
+def titled_table(table: Table) -> tuple[QWidget, ReportTableView]:
+    """A report table as both comparison views show it: its title, the table, its notes."""
+    box = QWidget()
+    column = QVBoxLayout(box)
+    column.setContentsMargins(0, 6, 0, 6)
+    column.setSpacing(4)
+    title = QLabel(table.label)
+    title.setStyleSheet("font-weight: 600; color: #e8ecf3;")
+    column.addWidget(title)
+    view = ReportTableView()
+    view.set_table(table)
+    view.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+    column.addWidget(view)
+    for note in table.notes:
+        label = QLabel(note)
+        label.setObjectName("fieldHint")
+        label.setWordWrap(True)
+        column.addWidget(label)
+    return box, view

@@ -24,7 +24,6 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPushButton,
     QScrollArea,
-    QSizePolicy,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -43,7 +42,7 @@ from bench_gui.gui.pages.compare.results import (
 )
 from bench_gui.gui.widgets.compare_charts import session_color
 from bench_gui.gui.widgets.dataset_chart import DatasetChart
-from bench_gui.gui.widgets.report_table import ReportTableView
+from bench_gui.gui.widgets.report_table import ReportTableView, titled_table
 from bench_gui.report.parts import ChartSpec, Section
 from bench_gui.report.random_read_report import RandomReadReport
 
@@ -431,24 +430,7 @@ class RandomReadView(QWidget):
             self._draw_ops(self.report)
 
     def _table(self, report: RandomReadReport, key: str) -> QWidget:
-        table = report.tables[key]
-        box = QWidget()
-        column = QVBoxLayout(box)
-        column.setContentsMargins(0, 6, 0, 6)
-        column.setSpacing(4)
-        title = QLabel(table.label)
-        title.setStyleSheet("font-weight: 600; color: #e8ecf3;")
-        column.addWidget(title)
-        view = ReportTableView()
-        view.set_table(table)
-        view.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
-        self.table_views[key] = view
-        column.addWidget(view)
-        for note in table.notes:
-            label = QLabel(note)
-            label.setObjectName("fieldHint")
-            label.setWordWrap(True)
-            column.addWidget(label)
+        box, self.table_views[key] = titled_table(report.tables[key])
         return box
 
     def _fill_how(self, report: RandomReadReport) -> None:

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 
 from bench_gui.gui.pages.compare.report_notes import ReportNotes
 from bench_gui.gui.widgets.compare_charts import OverlayChart, session_color
-from bench_gui.gui.widgets.report_table import ReportTableView
+from bench_gui.gui.widgets.report_table import ReportTableView, titled_table
 from bench_gui.report.model import Report, Section
 
 # Report sections -> the tab that shows them.
@@ -301,22 +301,5 @@ class ComparisonView(QWidget):
         return label
 
     def _table(self, report: Report, key: str) -> QWidget:
-        table = report.tables[key]
-        box = QWidget()
-        column = QVBoxLayout(box)
-        column.setContentsMargins(0, 6, 0, 6)
-        column.setSpacing(4)
-        title = QLabel(table.label)
-        title.setStyleSheet("font-weight: 600; color: #e8ecf3;")
-        column.addWidget(title)
-        view = ReportTableView()
-        view.set_table(table)
-        view.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
-        self.table_views[key] = view
-        column.addWidget(view)
-        for note in table.notes:
-            label = QLabel(note)
-            label.setObjectName("fieldHint")
-            label.setWordWrap(True)
-            column.addWidget(label)
+        box, self.table_views[key] = titled_table(report.tables[key])
         return box
