@@ -259,8 +259,8 @@ class OsKnobs:
 
     preset: str = ""  # an OS preset (bench_gui.core.tuning.presets.BUILTIN_OS_PRESETS)
     knobs: dict[str, str] = field(default_factory=dict)
-    # Where: "" the database host (the driver's SSH target, else this machine), "local" this
-    # machine, or the name of a saved SSH target.
+    # Where: "" the database host (the driver's SSH target, else this machine; a plan with
+    # several driver hosts must name it), "local" this machine, or a saved SSH target's name.
     host: str = ""
     # The data devices, for read_ahead_kb and scheduler: named, or the disks under data_dir
     # (default: the server's data directory when it is on this machine, else every disk).
@@ -1091,6 +1091,15 @@ def _check_os(problems: list[tuple[str, str]], plan: Plan, data: Any) -> None:
             problems.append(("os.host", f"{section.host!r} is not a saved SSH target's name"))
         elif plan.target.kind == "demo" and plan.workload.kind != "random_read":
             problems.append(("os.host", "the embedded demo runs on this machine: leave it empty"))
+    elif not section.host and section.enabled and len(plan.driver.targets) > 1:
+        # One driver host is taken to be the database host; of several, none is.
+        problems.append(
+            (
+                "os.host",
+                "with several driver hosts, name the host the knobs go to: the database"
+                " server's saved SSH target, or 'local' for this machine",
+            )
+        )
     section.data_dir = _check_str(problems, "os.data_dir", data.get("data_dir", "")).strip()
     if section.data_dir and not section.data_dir.startswith("/"):
         problems.append(("os.data_dir", f"must be an absolute path, got {section.data_dir!r}"))

@@ -5,8 +5,9 @@ them (:meth:`bench_gui.core.plan.Driver.step_splits`). :class:`MultiRun`:
 
 1. **Starts**: resolves every named target (unknown names: one error naming them all),
    measures each host's clock over its own SSH link and refuses a host past the plan's
-   ``driver.max_clock_offset_ms`` (:mod:`bench_gui.remote.clock`), deploys the agent on every
-   host, then starts the primary (the first host: it prepares the schema and reads the
+   ``driver.max_clock_offset_ms`` (:mod:`bench_gui.remote.clock`), applies the plan's ``[os]``
+   knobs on the host ``os.host`` names (rolled back however the run ends, as on one host),
+   deploys the agent on every host, then starts the primary (the first host: it prepares the schema and reads the
    database's counters) with ``--role primary --barrier``. The secondaries (``--role
    secondary``) are started once the primary is ready for the first step, i.e. after its
    schema build, so no barrier timeout has to allow for a build. Each agent has its own run
@@ -54,12 +55,14 @@ from bench_gui.remote.clock import ClockReading, ClockRefused, check_clocks, mea
 from bench_gui.remote.connection import CommandLogEntry, SSHConnection
 from bench_gui.remote.deploy import Deployment
 from bench_gui.remote.errors import SSHError, UnknownHostKey
+from bench_gui.remote.host_access import SSHHost
 from bench_gui.remote.hostkeys import APP_KNOWN_HOSTS
 from bench_gui.remote.inventory import Shell, collect_inventory
 from bench_gui.remote.ssh_transport import SSHAgentRun, SSHTransport
 from bench_gui.remote.targets import TARGETS_FILE, load_targets
 from bench_gui.remote.transport import BadLine
 from bench_gui.services.multi_samples import SampleMerger
+from bench_gui.services.tuning import LogLine, OsRun, OsRunError, os_run_for_plan
 from bench_gui.store import SessionStore
 from bench_gui.store.paths import data_dir
 
@@ -202,11 +205,7 @@ class MultiRun:
         self._stopping_since = 0.0
         self.clock_warnings: list[str] = []
         names = list(plan.driver.targets)
-        if plan.os.enabled:
-            raise MultiRunError(
-                "os: a plan's OS knobs are not applied on a run with several driver hosts yet;"
-                " apply them from the Tuning page, or run on one host (driver.target)"
-            )
+        self._os: OsRun | None = None
         try:
             saved = load_targets(data_dir() / TARGETS_FILE)
             check_driver_hosts_saved(plan, list(saved))
@@ -322,12 +321,16 @@ class MultiRun:
         for host in self.hosts:
             host.config["session_id"] = self.session_id
             host.config["session_name"] = name
+        ended = False
         try:
+            for line in self._apply_os():
+                yield self._shown(line)
             for host in self.hosts:
                 self._named(host, host.transport.deploy)
             self._start(self.hosts[0])
             self._inventory()
             yield from self._loop()
+            ended = True
         except UnknownHostKey:
             self._abort("failed", "a driver host's key is not known")
             raise
@@ -345,6 +348,58 @@ class MultiRun:
             raise
         finally:
             self._close()
+            if not ended:  # the lines are in the session log
+                self._restore_os()
+        for line in self._restore_os():
+            yield self._shown(line)
+
+    # -- OS knobs ----------------------------------------------------------------------------
+    def _apply_os(self) -> list[LogLine]:
+        """The plan's ``[os]`` knobs, on ``os.host`` (a plan with several driver hosts names
+        it), before any agent starts; a refusal fails the run with the host as it was."""
+        primary = self.hosts[0]
+        self._os = os_run_for_plan(
+            self.store,
+            self.plan,
+            self._sid,
+            # os.host may be the primary: then over its own link (os_run_for_plan's choice).
+            driver_host=lambda: SSHHost(primary.transport.session()),
+        )
+        if self._os is None:
+            return []
+        try:
+            lines = self._os.apply()
+        except OsRunError as exc:
+            self._os.close()
+            self._os = None
+            raise MultiRunError(str(exc)) from exc
+        for level, message in lines:
+            self.store.add_log(self._sid, level, message)
+        return lines
+
+    def _restore_os(self) -> list[LogLine]:
+        """Roll the knobs back however the run ended (every host is stopped by then, so none
+        still runs under them); stored in the log; never raises."""
+        run, self._os = self._os, None
+        if run is None:
+            return []
+        try:
+            lines = run.restore()
+        except Exception as exc:  # on the way out: must not hide the run's own outcome
+            log.exception("OS knobs: restoring the run's knobs failed unexpectedly")
+            lines = [("error", f"OS knobs: {exc}; {run.how_to_restore()}")]
+        finally:
+            run.close()
+        for level, message in lines:
+            if self.session_id is not None:
+                self.store.add_log(self.session_id, level, message)
+        return lines
+
+    @staticmethod
+    def _shown(line: LogLine) -> Event:
+        """A log line already stored, as the event the reader sees (not numbered)."""
+        level, message = line
+        return decode_line(encode_event("log", 0, level=level, message=message))
 
     def _clocks(self) -> list[ClockReading]:
         """Every host's clock against this machine's; refused past the plan's limit."""
@@ -416,6 +471,9 @@ class MultiRun:
             self.store.set_server_info(self._sid, "", {}, {**primary, "driver_hosts": per_host})
         elif per_host:
             self.store.update_inventory(self._sid, {"driver_hosts": per_host})
+        if self._os is not None and self._os.result is not None:
+            # The knobs the hosts' hellos reflect.
+            self.store.update_inventory(self._sid, {"os_tuning": self._os.record()})
 
     def _follow(self, host: Host) -> None:
         """A host's events into the run's queue (its own thread); None at the end."""

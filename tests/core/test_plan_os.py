@@ -102,3 +102,19 @@ def test_the_demo_runs_on_this_machine() -> None:
     plan = plan_from_dict({"os": {"knobs": {"vm.swappiness": "1"}, "host": "local"}})
     assert plan.os == OsKnobs(knobs={"vm.swappiness": "1"}, host="local")
     assert plan.os.enabled
+
+
+def test_several_driver_hosts_must_name_the_knobs_host() -> None:
+    """One driver host is taken to be the database host; of several, none is: the plan says
+    where the knobs go, or is refused naming the field."""
+    data = tomllib.loads(PLAN)
+    data["driver"] = {"targets": ["lab-1", "lab-2"]}
+    with pytest.raises(PlanError) as caught:
+        plan_from_dict(data)
+    assert any(
+        field == "os.host" and "several driver hosts" in why for field, why in caught.value.problems
+    )
+    data["os"]["host"] = "db-host"
+    assert plan_from_dict(data).os.host == "db-host"
+    data["os"]["host"] = "local"
+    assert plan_from_dict(data).os.host == "local"

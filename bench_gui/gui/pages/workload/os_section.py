@@ -52,7 +52,7 @@ class OsSection(QGroupBox):
         self.knobs_edit.setFixedHeight(72)
         add_row(form, "Knobs", self.fields.cell("os.knobs", self.knobs_edit, KNOBS_HINT))
         self.host_edit = QLineEdit()
-        hint = "Empty: the driver host; local, or an SSH target."
+        hint = "Empty: the driver host (name it with several); local, or an SSH target."
         add_row(form, "Host", self.fields.cell("os.host", self.host_edit, hint))
         self.data_dir_edit = QLineEdit()
         add_row(form, "Data directory", self.fields.cell("os.data_dir", self.data_dir_edit))
