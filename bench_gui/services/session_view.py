@@ -91,6 +91,7 @@ class RunRow:
     vus: str
     sort_key: float = 0.0  # created time, for sorting newest first
     author: str = ""  # who recorded it ("" when not known)
+    system: str = ""  # the tested system: the target's label (searched, as the CLI's --system)
 
 
 @dataclass
@@ -176,6 +177,7 @@ def run_rows(store: Any) -> list[RunRow]:
                 vus=format_vus(_get(info, "vus", "virtual_users", default="")),
                 sort_key=_sort_key(created),
                 author=str(_get(info, "author", default="") or ""),
+                system=str(_get(info, "target_summary", default="") or ""),
             )
         )
     rows.sort(key=lambda r: (r.sort_key, r.id), reverse=True)

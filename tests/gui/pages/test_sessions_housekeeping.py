@@ -130,3 +130,15 @@ def test_buttons_follow_the_selection(page: SessionsPage, filled: tuple[Any, int
     assert page.delete_button.isEnabled()
     assert page.export_button.isEnabled()
     assert page.rename_button.isEnabled()
+
+
+def test_search_finds_a_system(page: SessionsPage, filled: tuple[Any, int, int]) -> None:
+    """The tested system (the target's label) is searched too, as ``--system`` on the
+    command line: a colleague's sessions of one server are found by its name."""
+    store, hdd, ssd = filled
+    systems = {info.id: info.target_summary for info in store.list_runs()}
+    assert systems[hdd]
+    page.search_edit.setText(systems[hdd].upper())
+    shown = page.visible_names()
+    assert HDD_NAME in shown
+    assert all(systems[info.id] == systems[hdd] for info in store.list_runs() if info.name in shown)

@@ -1,5 +1,5 @@
 """The Sessions page's list of stored runs: sortable by number and date, searchable by name,
-engine, tags, note or ``#id``, narrowed to one author's sessions."""
+engine, system, tags, note or ``#id``, narrowed to one author's sessions."""
 
 from __future__ import annotations
 
@@ -53,6 +53,7 @@ class RunTable(FitTable):
         super().__init__(RUN_COLUMNS, stretch=0)
         self.annotations: Annotations = {}
         self.authors: dict[int, str] = {}  # run id -> who recorded it
+        self.systems: dict[int, str] = {}  # run id -> the tested system (the target's label)
         self.author: str | None = None  # show only this author's runs (None: everyone's)
         # Shown after the name (the column is the last one for code that reads cells by
         # index: ``row_texts`` and the columns' numbers keep their order).
@@ -65,6 +66,7 @@ class RunTable(FitTable):
         """Show these runs (the sort order and the caller's selection are kept)."""
         self.annotations = annotations
         self.authors = {run.id: run.author for run in rows}
+        self.systems = {run.id: run.system for run in rows}
         self.setSortingEnabled(False)
         self.setRowCount(len(rows))
         for r, run in enumerate(rows):
@@ -95,7 +97,8 @@ class RunTable(FitTable):
         self.fit_columns()
 
     def apply_search(self, text: str) -> int:
-        """Show only the runs matching ``text`` (name, engine, tags, note; ``#12`` for an id)
+        """Show only the runs matching ``text`` (name, engine, system, tags, note; ``#12`` for
+        an id)
         and recorded by :attr:`author` when set; return how many are shown."""
         needle = text.strip().lower()
         shown = 0
@@ -109,7 +112,8 @@ class RunTable(FitTable):
                 match = int(needle[1:]) == run_id
             else:
                 engine = self.item(r, 3)
-                words = [item.text(), engine.text() if engine else "", note, *tags]
+                system = self.systems.get(run_id, "")
+                words = [item.text(), engine.text() if engine else "", system, note, *tags]
                 match = not needle or needle in " ".join(words).lower()
             if self.author is not None:
                 match = match and self.authors.get(run_id, "").lower() == self.author.lower()
