@@ -705,6 +705,7 @@ class ScalingChart(ChartCard):
                 symbolPen=pg.mkPen(BACKGROUND, width=1.5),
             )
         self._labels: list[pg.TextItem] = []
+        self._top = 0.0  # the tallest bar or line point
         self._categories: list[int] = []
         self.values: dict[int, tuple[float | None, float | None]] = {}
         self.partial: set[int] = set()
@@ -773,13 +774,27 @@ class ScalingChart(ChartCard):
             self._labels.append(label)
         self._fit_value_labels()
         top = max([*heights, *line_y, 0.0])
+        self._top = top
         n = max(len(cats), 1)
         if top <= 0:
             self._show_empty(self.empty_message, (-0.6, n - 0.4))
             return
         self._show_data()
         self.plot.setXRange(-0.6, n - 0.4, padding=0)
-        self.plot.setYRange(0, top * 1.28, padding=0)  # room for the value labels
+        self._fit_height()
+
+    def _fit_height(self) -> None:
+        """The y range: room above the tallest bar for its value label, however short the
+        chart (a label is a fixed number of pixels: on a short chart that is more of the
+        range than on a tall one)."""
+        top = self._top
+        if top <= 0:
+            return
+        height = self.plot.getViewBox().height()
+        # The pixels a label takes above its bar's top (its text, and the anchor's gap).
+        above = max((-label.boundingRect().top() for label in self._labels), default=0.0)
+        share = 0.22 if height <= 0 else min(0.6, max(0.22, (above + 4.0) / height))
+        self.plot.setYRange(0, top / (1.0 - share), padding=0)
 
     def _fit_value_labels(self, *_args: object) -> None:
         """The bars' value labels as large as the bars are apart (up to VALUE_LABEL_PX): on a
@@ -791,6 +806,7 @@ class ScalingChart(ChartCard):
         for label in self._labels:
             if label.textItem.font().pixelSize() != px:
                 label.setFont(font)
+        self._fit_height()
 
     @property
     def categories(self) -> list[int]:

@@ -82,3 +82,20 @@ def test_scaling_chart_keeps_planned_user_counts(qtbot: QtBot) -> None:
     chart.set_points([8, 64], [60_000.0, 90_000.0])  # a count outside the plan is appended
     assert chart.categories == [8, 16, 32, 64]
     assert "NOPM" in chart.legend_text
+
+
+@pytest.mark.parametrize("height", [170, 500])
+def test_bar_value_labels_stay_inside_a_short_chart(qtbot: QtBot, height: int) -> None:
+    """The label over the tallest bar is a fixed number of pixels: on a short chart (the Live
+    page at 1366×768, under the hosts strip) the y range leaves it that much room."""
+    chart = ScalingChart("NOPM by users", "NOPM", SeriesSpec("nopm", "NOPM", "#33b1ff"))
+    qtbot.addWidget(chart)
+    chart.resize(400, height)
+    chart.show()
+    qtbot.waitExposed(chart)
+    chart.set_points([4, 8], [34_300.0, 65_500.0])
+    qtbot.wait(20)
+    view = chart.plot.getViewBox()
+    tallest = chart._labels[-1]
+    label_top = view.mapViewToScene(tallest.pos()).y() + tallest.boundingRect().top()
+    assert label_top >= view.sceneBoundingRect().top()
