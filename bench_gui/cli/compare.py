@@ -224,7 +224,21 @@ def cmd_session_tag(args: argparse.Namespace) -> int:
     except (SessionNotFound, ValueError) as exc:
         return _fail(str(exc))
     print(f"session {args.id} tags: {safe(', '.join(tags)) or '(none)'}")
+    _say_waiting(store, args.id)
     return EXIT_OK
+
+
+def _say_waiting(store: SessionStore, run_id: int) -> None:
+    """An edit of a session that is in a team store too waits here for the next push."""
+    if store.team is not None:
+        return  # made in the team store itself
+    from bench_gui.store.team_sync import waiting_edits
+
+    for where in waiting_edits(store, run_id):
+        print(
+            f"  the edit waits for the team store {safe(where)}: sent by the next"
+            " `bench-gui sessions push --store URL` (or the app's push)"
+        )
 
 
 def cmd_session_note(args: argparse.Namespace) -> int:
@@ -234,6 +248,7 @@ def cmd_session_note(args: argparse.Namespace) -> int:
     except (SessionNotFound, ValueError) as exc:
         return _fail(str(exc))
     print(f"session {args.id}: note {'saved' if ' '.join(args.text).strip() else 'removed'}")
+    _say_waiting(store, args.id)
     return EXIT_OK
 
 

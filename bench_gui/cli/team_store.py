@@ -1,6 +1,10 @@
 """The team store on the command line: ``--store URL`` for every command, ``sessions push`` and
 ``sessions pull``, ``store password``.
 
+A push also sends the edits (tags, note, array, storage) made here to sessions already in the
+team store, and the price lists; a pull sends them first, then brings the sessions both sides
+have up to date with colleagues' edits (:mod:`bench_gui.store.team_sync`).
+
 ``--store postgresql://user@host:port/database`` (with ``--store-sslmode`` and
 ``--store-sslrootcert``) makes a command work on the team's PostgreSQL instead of the local
 file given by ``--db``; ``sessions push`` and ``sessions pull`` use both: the file is this
@@ -114,7 +118,23 @@ def cmd_sessions_push(args: argparse.Namespace) -> int:
         f"{total} session{'s' if total != 1 else ''} pushed to {safe(result.store)},"
         f" {len(result.already)} already there"
     )
+    _say_edits_and_prices(result)
     return EXIT_OK
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'s' if count != 1 else ''}"
+
+
+def _say_edits_and_prices(result: Any) -> None:
+    if result.edits_sent:
+        print(f"{_plural(result.edits_sent, 'edit')} of sessions already there sent")
+    if result.refreshed:
+        ids = ", ".join(f"#{i}" for i in result.refreshed)
+        print(f"{_plural(len(result.refreshed), 'session')} here updated with their edits: {ids}")
+    if result.prices:
+        entries = "entry" if result.prices == 1 else "entries"
+        print(f"{result.prices} price {entries} copied (device and power prices)")
 
 
 def cmd_sessions_pull(args: argparse.Namespace) -> int:
@@ -145,6 +165,7 @@ def cmd_sessions_pull(args: argparse.Namespace) -> int:
         f"{total} session{'s' if total != 1 else ''} pulled from {safe(result.store)} into"
         f" {safe(where)}, {len(result.already)} already there"
     )
+    _say_edits_and_prices(result)
     return EXIT_OK
 
 

@@ -3,6 +3,9 @@
 Kept apart from the measured data (runs, samples, steps) in tables of their own (schema
 migration 2), so editing a note can never touch a measurement. :class:`SessionExtras` is mixed
 into :class:`~bench_gui.store.sessions.SessionStore`; its methods use the store's transactions.
+Edits of a session's tags, note, array and storage description are operations
+(:mod:`bench_gui.store.team_edits`): the same on both backends, queued in a local file when the
+session is also in a team store.
 
 Prices are the inputs of the economics (seed 000): a device price list (unit price, currency,
 date, source note), power prices per kWh, and per session what its array is made of (device
@@ -25,6 +28,10 @@ from typing import TYPE_CHECKING, Any, Final
 from bench_gui.core.economics import ArrayInput, DevicePrice, PowerPrice
 from bench_gui.store.dialect import DbConnection
 from bench_gui.store.records import RunInfo
+from bench_gui.store.team_edits import apply_edit, delete_price, note_edit, queue_edits
+
+if TYPE_CHECKING:
+    from bench_gui.store.team_store import TeamStoreConfig
 
 MAX_TAG_LENGTH: Final = 40
 
@@ -84,6 +91,19 @@ STORAGE_DESCRIPTION_DDL: Final[tuple[str, ...]] = (
 MAX_DESCRIPTION_FIELD: Final = 200
 _RAID_WORDS: Final = {"none": "none", "no": "none", "jbod": "jbod", "single": "none"}
 _RAID_NUMBERS: Final = frozenset({"0", "1", "2", "3", "4", "5", "6", "10", "50", "60", "100"})
+
+
+@dataclass(frozen=True)
+class NoteVersion:
+    """A note text that was replaced or removed: who wrote it, who replaced it and whether
+    they had seen it (``unseen``: two people at once, or an edit made offline)."""
+
+    text: str
+    author: str
+    written_at: str
+    replaced_by: str
+    replaced_at: str
+    unseen: bool
 
 
 @dataclass(frozen=True)
@@ -230,6 +250,17 @@ class SessionExtras:
 
         def list_runs(self, kind: str | None = "run") -> list[RunInfo]: ...
 
+        @property
+        def team(self) -> TeamStoreConfig | None: ...
+
+    def _edit(self, conn: DbConnection, run_id: int, edits: Sequence[tuple[str, Any]]) -> None:
+        """Carry out edits of a session; in a local file, also queue them for the team stores
+        the session is in (:mod:`bench_gui.store.team_edits`)."""
+        for kind, data in edits:
+            apply_edit(conn, run_id, kind, data)
+        if self.team is None and edits:
+            queue_edits(conn, run_id, edits)
+
     # -- tags -----------------------------------------------------------------------------------
 
     def tags(self, run_id: int) -> list[str]:
@@ -241,36 +272,41 @@ class SessionExtras:
             ).fetchall()
         return [row[0] for row in rows]
 
-    def set_tags(self, run_id: int, tags: Iterable[str]) -> list[str]:
-        """Replace a run's tags; return them cleaned."""
+    def set_tags(
+        self, run_id: int, tags: Iterable[str], seen: Iterable[str] | None = None
+    ) -> list[str]:
+        """Make a run's tags ``tags``; return them all, cleaned. ``seen``: the tags the editor
+        started from (the Sessions page's field); only what differs from them is changed, so
+        a tag a colleague added meanwhile stays. Without it, the run's tags now."""
         cleaned = clean_tags(tags)
         with self.transaction() as conn:
             self._require(conn, run_id)
-            conn.execute("DELETE FROM run_tags WHERE run_id = ?", (run_id,))
-            conn.executemany(
-                "INSERT INTO run_tags (run_id, tag) VALUES (?, ?)", [(run_id, t) for t in cleaned]
-            )
-        return sorted(cleaned, key=str.lower)
+            if seen is None:
+                rows = conn.execute("SELECT tag FROM run_tags WHERE run_id = ?", (run_id,))
+                base = [str(row[0]) for row in rows]
+            else:
+                base = clean_tags(seen)
+            want = {t.lower() for t in cleaned}
+            had = {t.lower() for t in base}
+            edits = [("tag_remove", t) for t in base if t.lower() not in want]
+            edits += [("tag_add", t) for t in cleaned if t.lower() not in had]
+            self._edit(conn, run_id, edits)
+        return self.tags(run_id)
 
     def add_tags(self, run_id: int, tags: Iterable[str]) -> list[str]:
         """Add tags (those already there are kept once); return all of the run's tags."""
         cleaned = clean_tags(tags)
         with self.transaction() as conn:
             self._require(conn, run_id)
-            conn.executemany(
-                "INSERT OR IGNORE INTO run_tags (run_id, tag) VALUES (?, ?)",
-                [(run_id, t) for t in cleaned],
-            )
+            self._edit(conn, run_id, [("tag_add", t) for t in cleaned])
         return self.tags(run_id)
 
     def remove_tags(self, run_id: int, tags: Iterable[str]) -> list[str]:
         """Remove tags (case-insensitive); return the run's remaining tags."""
+        cleaned = clean_tags(tags)
         with self.transaction() as conn:
             self._require(conn, run_id)
-            conn.executemany(
-                "DELETE FROM run_tags WHERE run_id = ? AND tag = ?",
-                [(run_id, t) for t in clean_tags(tags)],
-            )
+            self._edit(conn, run_id, [("tag_remove", t) for t in cleaned])
         return self.tags(run_id)
 
     def all_tags(self) -> list[tuple[str, int]]:
@@ -293,20 +329,46 @@ class SessionExtras:
             row = conn.execute("SELECT text FROM run_notes WHERE run_id = ?", (run_id,)).fetchone()
         return str(row[0]) if row else ""
 
-    def set_note(self, run_id: int, text: str) -> None:
-        """Set (or, with blank text, remove) a run's note."""
+    def set_note(self, run_id: int, text: str, seen: str | None = None) -> NoteVersion | None:
+        """Set (or, with blank text, remove) a run's note. ``seen``: the note the editor
+        started from; when the note is no longer that (a colleague wrote meanwhile), the text
+        replaced is kept in the note history marked unseen, and returned. Without ``seen``,
+        the note as it is now is the one replaced knowingly."""
         text = storable_text(text.strip(), "note")
         with self.transaction() as conn:
             self._require(conn, run_id)
-            if text:
-                conn.execute(
-                    "INSERT INTO run_notes (run_id, text, updated_at) VALUES (?, ?, ?)"
-                    " ON CONFLICT (run_id) DO UPDATE SET text = excluded.text,"
-                    " updated_at = excluded.updated_at",
-                    (run_id, text, _now()),
-                )
-            else:
-                conn.execute("DELETE FROM run_notes WHERE run_id = ?", (run_id,))
+            row = conn.execute(
+                "SELECT text, author, updated_at FROM run_notes WHERE run_id = ?", (run_id,)
+            ).fetchone()
+            current = str(row[0]) if row else ""
+            if text == current:
+                return None
+            before = current if seen is None else seen.strip()
+            edit = note_edit(text, before)
+            self._edit(conn, run_id, [("note", edit)])
+        if row is None or before == current:
+            return None
+        return NoteVersion(current, row[1], row[2], edit["author"], edit["at"], True)
+
+    def note_history(self, run_id: int) -> list[NoteVersion]:
+        """The texts a run's note had before, in the order they were replaced."""
+        with self._snapshot() as conn:
+            self._require(conn, run_id)
+            rows = conn.execute(
+                "SELECT * FROM run_note_history WHERE run_id = ? ORDER BY id",
+                (run_id,),
+            ).fetchall()
+        return [
+            NoteVersion(
+                row["text"],
+                row["author"],
+                row["written_at"],
+                row["replaced_by"],
+                row["replaced_at"],
+                bool(row["unseen"]),
+            )
+            for row in rows
+        ]
 
     def annotations(self) -> dict[int, tuple[list[str], str]]:
         """{run id: (tags, note)} of every annotated run, in one read (for the session list)."""
@@ -389,7 +451,7 @@ class SessionExtras:
 
     def delete_device_price(self, price_id: int) -> None:
         with self.transaction() as conn:
-            if conn.execute("DELETE FROM device_prices WHERE id = ?", (price_id,)).rowcount == 0:
+            if not delete_price(conn, "device_prices", price_id):
                 raise KeyError(f"no device price with id {price_id}")
 
     # -- power prices ---------------------------------------------------------------------------
@@ -430,7 +492,7 @@ class SessionExtras:
 
     def delete_power_price(self, price_id: int) -> None:
         with self.transaction() as conn:
-            if conn.execute("DELETE FROM power_prices WHERE id = ?", (price_id,)).rowcount == 0:
+            if not delete_price(conn, "power_prices", price_id):
                 raise KeyError(f"no power price with id {price_id}")
 
     # -- arrays ---------------------------------------------------------------------------------
@@ -453,26 +515,21 @@ class SessionExtras:
 
     def set_run_array(self, run_id: int, array: ArrayInput | None) -> None:
         """Record a run's array by hand (device, count and/or cost); None removes it."""
-        with self.transaction() as conn:
-            self._require(conn, run_id)
-            conn.execute("DELETE FROM run_arrays WHERE run_id = ?", (run_id,))
-            if array is None:
-                return
+        data: dict[str, Any] | None = None
+        if array is not None:
             if array.count is not None and array.count < 1:
                 raise ValueError(f"the device count must be at least 1, got {array.count}")
             cost = None if array.hand_cost is None else _price(array.hand_cost, "the array cost")
-            conn.execute(
-                "INSERT INTO run_arrays (run_id, device, count, hand_cost, currency, note)"
-                " VALUES (?, ?, ?, ?, ?, ?)",
-                (
-                    run_id,
-                    (array.device or "").strip() or None,
-                    array.count,
-                    cost,
-                    _currency(array.currency) if array.currency else None,
-                    array.note.strip(),
-                ),
-            )
+            data = {
+                "device": (array.device or "").strip() or None,
+                "count": array.count,
+                "hand_cost": cost,
+                "currency": _currency(array.currency) if array.currency else None,
+                "note": array.note.strip(),
+            }
+        with self.transaction() as conn:
+            self._require(conn, run_id)
+            self._edit(conn, run_id, [("array", data)])
 
     def all_run_arrays(self) -> dict[int, ArrayInput]:
         """Every session's array entered by hand, by session id."""
@@ -526,16 +583,11 @@ class SessionExtras:
             raise ValueError(
                 "describe the storage: its devices, count, RAID level, filesystem or a note"
             )
+        names = ("devices", "count", "raid", "filesystem", "note")
+        data = {**dict(zip(names, fields, strict=True)), "updated_at": _now()}
         with self.transaction() as conn:
             self._require(conn, run_id)
-            conn.execute(
-                "INSERT INTO run_storage (run_id, devices, count, raid, filesystem, note,"
-                " updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id) DO UPDATE SET"
-                " devices = excluded.devices, count = excluded.count, raid = excluded.raid,"
-                " filesystem = excluded.filesystem, note = excluded.note,"
-                " updated_at = excluded.updated_at",
-                (run_id, *fields, _now()),
-            )
+            self._edit(conn, run_id, [("storage", data)])
         found = self.storage_description(run_id)
         assert found is not None
         return found
@@ -567,5 +619,8 @@ class SessionExtras:
         """Remove what the user entered about a session's storage; False if there was none."""
         with self.transaction() as conn:
             self._require(conn, run_id)
-            cur = conn.execute("DELETE FROM run_storage WHERE run_id = ?", (run_id,))
-        return cur.rowcount > 0
+            found = conn.execute("SELECT 1 FROM run_storage WHERE run_id = ?", (run_id,))
+            if found.fetchone() is None:
+                return False
+            self._edit(conn, run_id, [("storage", None)])
+        return True

@@ -29,7 +29,10 @@ from functools import lru_cache
 from typing import Any, Final, Protocol
 
 # Tables whose ``id`` the database generates: an INSERT into them returns it on PostgreSQL.
-ID_TABLES: Final = frozenset({"runs", "run_log", "device_prices", "power_prices", "tuning_history"})
+ID_TABLES: Final = frozenset(
+    {"runs", "run_log", "device_prices", "power_prices", "tuning_history"}
+    | {"run_note_history", "run_edits"}
+)
 # Every writer of a PostgreSQL store takes this transaction-level advisory lock first: writers
 # serialise as they do on SQLite (BEGIN IMMEDIATE), so a read-modify-write (tags, inventory,
 # migrations) never interleaves with another desktop's. Readers never wait for it.

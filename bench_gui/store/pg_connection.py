@@ -9,6 +9,7 @@ with ``rowcount`` and ``lastrowid``, and rows read by position or by column name
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -128,11 +129,35 @@ _CLASSES = {
 }
 
 
-def pg_reason(exc: psycopg.Error) -> str:
-    """A psycopg error as a sentence: what it means, then PostgreSQL's own first line."""
+def _tls_hint(text: str, ca_file: str | None) -> str | None:
+    """What a refused TLS connection means, from libpq's message (it has no SQLSTATE)."""
+    lowered = text.lower()
+    if "does not match host name" in lowered:
+        match = re.search(r'does not match host name "([^"]*)"', text)
+        host = match.group(1) if match else "given"
+        return (
+            f"the team store's TLS certificate is not for the host name {host}: connect by"
+            " a name the certificate lists"
+        )
+    if "certificate verify failed" in lowered:
+        ca = f" ({ca_file})" if ca_file else " (sslrootcert, else ~/.postgresql/root.crt)"
+        return f"the team store's TLS certificate is not signed by the CA given{ca}"
+    if "root certificate file" in lowered:
+        return "the CA certificate to check the team store by cannot be read"
+    if "server does not support ssl" in lowered:
+        return "the team store's server does not offer TLS, which the TLS mode requires"
+    if "no encryption" in lowered:
+        return "the team store's server takes only TLS connections: set a TLS mode"
+    return None
+
+
+def pg_reason(exc: psycopg.Error, ca_file: str | None = None) -> str:
+    """A psycopg error as a sentence: what it means, then PostgreSQL's own first line.
+    ``ca_file``: the CA certificate the connection was checked by, named when it refused."""
     state = getattr(exc, "sqlstate", None) or ""
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     if not state and isinstance(exc, psycopg.OperationalError):
         state = "08"
-    hint = _CLASSES.get(state[:2])
+    hint = _tls_hint(str(exc), ca_file) if state[:2] in ("08", "28") else None
+    hint = hint or _CLASSES.get(state[:2])
     return f"{hint} ({text})" if hint else text

@@ -59,6 +59,7 @@ from bench_gui.store.recorder import current_author, current_host
 from bench_gui.store.records import LogLine, RunDetail, RunInfo, Sample, StepResult
 from bench_gui.store.run_claims import RunClaims
 from bench_gui.store.settings_migration import SETTINGS_MIGRATION
+from bench_gui.store.team_edits import EDITS_MIGRATION
 from bench_gui.store.tuning_migration import TUNING_MIGRATION
 
 if TYPE_CHECKING:  # psycopg is loaded only by a team store: a local file never needs it
@@ -211,6 +212,9 @@ MIGRATIONS: Final[tuple[tuple[MigrationStep, ...], ...]] = (
     TEAM_MIGRATION,
     # 5: the tuning history, with a kind per engine (bench_gui.store.tuning_migration).
     TUNING_MIGRATION,
+    # 6: edits of pushed sessions queued for the team store, the history of notes
+    # (bench_gui.store.team_edits).
+    EDITS_MIGRATION,
 )
 SCHEMA_VERSION: Final = len(MIGRATIONS)
 
@@ -288,12 +292,12 @@ def _dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def _reason(exc: Exception) -> str:
+def _reason(exc: Exception, ca_file: str | None = None) -> str:
     psycopg = sys.modules.get("psycopg")
     if psycopg is not None and isinstance(exc, psycopg.Error):
         from bench_gui.store.pg_connection import pg_reason
 
-        return pg_reason(exc)
+        return pg_reason(exc, ca_file)
     name = getattr(exc, "sqlite_errorname", "") or ""
     base = "_".join(name.split("_")[:2])  # SQLITE_IOERR_WRITE -> SQLITE_IOERR
     hint = _REASONS.get(base)
@@ -438,7 +442,8 @@ class SessionStore(SessionExtras):
                 pass
 
     def _error(self, action: str, exc: Exception) -> StoreError:
-        return StoreError(self._where, action, _reason(exc))
+        ca_file = None if self._team is None else self._team.params.get("sslrootcert")
+        return StoreError(self._where, action, _reason(exc, ca_file))
 
     def _open(self) -> DbConnection:
         if self._team is not None:

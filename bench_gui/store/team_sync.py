@@ -8,14 +8,19 @@ it) is left alone, so pushing twice, or two desktops pushing at once, gives one 
 session is in the team store the local file marks it (``run_pushes``: which store, when); a
 pulled session is marked the same way and is never sent back.
 
-What a push sends is the session as it stands: measured data, tags, note, the array and the
-storage described by hand. Runs still going on are not pushed (they are, once finished).
-Later edits of tags and notes are made in the team store itself (by any desktop, at once:
-the store's writers serialise).
+What a push sends is the session as it stands: measured data, tags, note and its history, the
+array and the storage described by hand (:data:`SESSION_TABLES`). Runs still going on are not
+pushed (they are, once finished). Edits made here later to a pushed or pulled session (tags,
+note, array, storage) are queued as operations (:mod:`bench_gui.store.team_edits`) and sent
+by the next push or pull; a pull (and :func:`sync`) then brings the local copies of the
+sessions both sides have up to date with what colleagues changed. The price lists the
+economics read (device and power prices) are merged both ways, an entry once per content, a
+deletion on one side deleting it on the other (:func:`merge_prices`).
 """
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -24,6 +29,7 @@ from typing import Any, Final
 
 from bench_gui.store.dialect import DbConnection
 from bench_gui.store.sessions import SessionNotFound, SessionStore, StoreError, fill_run_uuids
+from bench_gui.store.team_edits import PRICE_TABLES, apply_edit, price_content
 from bench_gui.store.team_store import TeamStoreConfig
 
 log = logging.getLogger(__name__)
@@ -37,12 +43,30 @@ SESSION_TABLES: Final = (
     "run_log",
     "run_tags",
     "run_notes",
+    "run_note_history",
     "run_arrays",
     "run_storage",
 )
+# Of those, what people edit after the fact: what a pull refreshes in the sessions it has.
+EDITED_TABLES: Final = ("run_tags", "run_notes", "run_note_history", "run_arrays", "run_storage")
+# Tables with a ``run_id`` that stay in their own store: which team stores a session is in,
+# the edits waiting to be sent there.
+LOCAL_TABLES: Final = ("run_pushes", "run_edits")
 # Columns the receiving store gives itself.
-_OWN_COLUMNS: Final = {"runs": ("id",), "run_log": ("id",)}
-_ORDER: Final = {"run_log": "id", "events": "seq", "samples": "seq", "steps": "step"}
+_OWN_COLUMNS: Final = {
+    "runs": ("id",),
+    "run_log": ("id",),
+    "run_note_history": ("id",),
+    "device_prices": ("id",),
+    "power_prices": ("id",),
+}
+_ORDER: Final = {
+    "run_log": "id",
+    "events": "seq",
+    "samples": "seq",
+    "steps": "step",
+    "run_note_history": "id",
+}
 
 
 def _now() -> str:
@@ -58,6 +82,9 @@ class SyncResult:
     copied: dict[int, int] = field(default_factory=dict)
     already: list[int] = field(default_factory=list)
     unreachable: str = ""
+    edits_sent: int = 0  # edits of sessions both sides have, sent to the team store
+    refreshed: list[int] = field(default_factory=list)  # local sessions brought up to date
+    prices: int = 0  # price entries copied
 
     @property
     def reached(self) -> bool:
@@ -148,6 +175,17 @@ def push(local: SessionStore, team: SessionStore) -> SyncResult:
         else:
             result.copied[run_id] = new_id
         _mark(local, [run_id], config.key)
+    result.edits_sent = send_edits(local, team)
+    result.prices = merge_prices(local, team)
+    return result
+
+
+def sync(local: SessionStore, team: SessionStore) -> SyncResult:
+    """Push, then bring the sessions both sides have up to date with the team store's tags,
+    notes, arrays and storage, and take the team's prices: what the Sessions page runs."""
+    result = push(local, team)
+    result.refreshed = refresh(team, local)
+    result.prices += merge_prices(team, local)
     return result
 
 
@@ -161,10 +199,12 @@ def pull(
     kind: str | None = "run",
 ) -> SyncResult:
     """Copy the team store's finished sessions (those of ``author``, with ``tag``, of
-    ``system``, when given) into the local file, for comparisons offline. Sessions the file
-    has already are left as they are."""
+    ``system``, when given) into the local file, for comparisons offline. Edits queued here are
+    sent first; the sessions the file has already get the team's tags, notes, arrays and
+    storage (:func:`refresh`), and the team's prices come along (:func:`merge_prices`)."""
     config = _config(team)
     result = SyncResult(config.display)
+    result.edits_sent = send_edits(local, team)  # before the refresh: none is overwritten
     wanted = team.filter_runs(author=author, tag=tag, system=system, kind=kind)
     with local._snapshot() as conn:
         have = {row[0] for row in conn.execute("SELECT uuid FROM runs WHERE uuid IS NOT NULL")}
@@ -180,7 +220,184 @@ def pull(
             continue
         result.copied[info.id] = new_id
         _mark(local, [new_id], config.key)
+    result.refreshed = refresh(team, local)
+    result.prices = merge_prices(team, local)
     return result
+
+
+def waiting_edits(local: SessionStore, run_id: int) -> list[str]:
+    """The team stores (as messages name them) that edits of ``run_id`` wait to be sent to."""
+    with local._snapshot() as conn:
+        rows = conn.execute(
+            "SELECT DISTINCT store FROM run_edits WHERE run_id = ? ORDER BY store", (run_id,)
+        ).fetchall()
+    return [f"postgresql://{row[0]}" for row in rows]
+
+
+def send_edits(local: SessionStore, team: SessionStore) -> int:
+    """Send the edits queued in ``local`` for ``team`` (in the order they were made, in one
+    transaction of the team store), then forget them here; how many were sent. An edit of a
+    session the team store no longer has is dropped with a log line."""
+    key = _config(team).key
+    with local._snapshot() as conn:
+        rows = conn.execute(
+            "SELECT e.id, e.kind, e.data, r.uuid FROM run_edits e JOIN runs r ON r.id = e.run_id"
+            " WHERE e.store = ? ORDER BY e.id",
+            (key,),
+        ).fetchall()
+    if not rows:
+        return 0
+    with team.transaction() as conn:
+        ids: dict[str, int | None] = {}
+        for _edit_id, kind, data, run_uuid in rows:
+            if run_uuid not in ids:
+                found = conn.execute("SELECT id FROM runs WHERE uuid = ?", (run_uuid,)).fetchone()
+                ids[run_uuid] = None if found is None else int(found[0])
+            run_id = ids[run_uuid]
+            if run_id is None:
+                log.warning("%s: session %s is gone, its edit is dropped", team.where, run_uuid)
+                continue
+            apply_edit(conn, run_id, str(kind), json.loads(data))
+    # Sent: a cut before this line sends them again, which changes nothing (team_edits).
+    with local.transaction() as conn:
+        conn.executemany("DELETE FROM run_edits WHERE id = ?", [(row[0],) for row in rows])
+    return len(rows)
+
+
+def _edited_rows(store: SessionStore) -> dict[str, dict[str, list[tuple[Any, ...]]]]:
+    """{session UUID: {table: its rows of the edited tables, as comparable (name, value)
+    tuples without run_id or ids}}: small tables, read whole."""
+    out: dict[str, dict[str, list[tuple[Any, ...]]]] = {}
+    with store._snapshot() as conn:
+        for table in EDITED_TABLES:
+            skip = {"run_id", *_OWN_COLUMNS.get(table, ())}
+            order = _ORDER.get(table, "run_id")
+            for row in conn.execute(
+                f"SELECT r.uuid AS run_uuid, t.* FROM {table} t JOIN runs r ON r.id = t.run_id"
+                f" ORDER BY t.{order}"
+            ):
+                names: list[str] = row.keys()
+                values = tuple((n, row[n]) for n in names if n not in skip and n != "run_uuid")
+                out.setdefault(row["run_uuid"], {}).setdefault(table, []).append(values)
+    return out
+
+
+def _comparable(rows: dict[str, list[tuple[Any, ...]]]) -> dict[str, list[tuple[Any, ...]]]:
+    return {t: sorted(rows.get(t, []), key=repr) for t in EDITED_TABLES}
+
+
+def refresh(team: SessionStore, local: SessionStore) -> list[int]:
+    """Bring the local copies of sessions both stores have (pushed from here or pulled) up to
+    date with the team store's tags, notes, note history, arrays and storage; their local
+    ids. A session with edits here still waiting to be sent is left as it is."""
+    key = _config(team).key
+    with local._snapshot() as conn:
+        marked = {
+            str(row[1]): int(row[0])
+            for row in conn.execute(
+                "SELECT r.id, r.uuid FROM runs r JOIN run_pushes p ON p.run_id = r.id"
+                " WHERE p.store = ? AND r.uuid IS NOT NULL",
+                (key,),
+            )
+        }
+    if not marked:
+        return []
+    with team._snapshot() as conn:
+        present = {
+            str(row[0])
+            for row in conn.execute("SELECT uuid FROM runs WHERE uuid IS NOT NULL")
+            if str(row[0]) in marked
+        }
+    theirs, ours = _edited_rows(team), _edited_rows(local)
+    changed = [
+        u for u in sorted(present) if _comparable(theirs.get(u, {})) != _comparable(ours.get(u, {}))
+    ]
+    refreshed = []
+    for run_uuid in changed:
+        run_id = marked[run_uuid]
+        with local.transaction() as conn:
+            if conn.execute("SELECT 1 FROM run_edits WHERE run_id = ?", (run_id,)).fetchone():
+                continue  # edited here meanwhile: sent at the next push, refreshed after
+            for table in EDITED_TABLES:
+                conn.execute(f"DELETE FROM {table} WHERE run_id = ?", (run_id,))
+                for values in theirs.get(run_uuid, {}).get(table, []):
+                    names = ["run_id", *(n for n, _v in values)]
+                    conn.execute(
+                        f"INSERT INTO {table} ({', '.join(names)})"
+                        f" VALUES ({', '.join('?' * len(names))})",
+                        (run_id, *(v for _n, v in values)),
+                    )
+        refreshed.append(run_id)
+    return refreshed
+
+
+def merge_prices(source: SessionStore, target: SessionStore) -> int:
+    """Bring the device and power price lists of ``source`` into ``target``: its entries that
+    ``target`` lacks (same content: an entry is never doubled), and its deletions (an entry
+    deleted on one side is deleted on the other, and not brought back by a later merge; one
+    entered again after the deletion stays). How many entries were copied."""
+    copied = 0
+    for table in PRICE_TABLES:
+        with source._snapshot() as conn:
+            rows = conn.execute(f"SELECT * FROM {table} ORDER BY id").fetchall()
+            gone = {
+                str(r[0]): str(r[1])
+                for r in conn.execute(
+                    "SELECT content, deleted_at FROM deleted_prices WHERE price_table = ?",
+                    (table,),
+                )
+            }
+        if not rows and not gone:
+            continue
+        with target.transaction() as conn:
+            for content, at in gone.items():
+                conn.execute(
+                    "INSERT INTO deleted_prices (price_table, content, deleted_at)"
+                    " VALUES (?, ?, ?) ON CONFLICT (price_table, content) DO UPDATE SET"
+                    " deleted_at = excluded.deleted_at WHERE excluded.deleted_at >"
+                    " deleted_prices.deleted_at",
+                    (table, content, at),
+                )
+            deleted = {
+                str(r[0]): str(r[1])
+                for r in conn.execute(
+                    "SELECT content, deleted_at FROM deleted_prices WHERE price_table = ?",
+                    (table,),
+                )
+            }
+
+            have = set()
+            for row in conn.execute(f"SELECT * FROM {table}").fetchall():
+                if _deleted(table, row, deleted):
+                    conn.execute(f"DELETE FROM {table} WHERE id = ?", (row["id"],))
+                else:
+                    have.add(price_content(table, row))
+            missing = []
+            for row in rows:
+                content = price_content(table, row)
+                if content not in have and not _deleted(table, row, deleted):
+                    have.add(content)
+                    missing.append(row)
+            _insert_all_rows(conn, table, missing)
+        copied += len(missing)
+    return copied
+
+
+def _deleted(table: str, row: Any, deleted: dict[str, str]) -> bool:
+    """The entry was deleted (on either side) after it was made."""
+    at = deleted.get(price_content(table, row))
+    return at is not None and str(row["created_at"]) <= at
+
+
+def _insert_all_rows(conn: DbConnection, table: str, rows: list[Any]) -> None:
+    if not rows:
+        return
+    columns: list[str] = rows[0].keys()
+    names = [n for n in columns if n not in _OWN_COLUMNS.get(table, ())]
+    conn.executemany(
+        f"INSERT INTO {table} ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})",
+        [tuple(row[n] for n in names) for row in rows],
+    )
 
 
 def _config(team: SessionStore) -> TeamStoreConfig:

@@ -258,3 +258,42 @@ def test_a_check_records_its_session_in_the_team_store(
         run = team.get_run(session)
         assert (run.kind, run.status, run.author) == ("check", "complete", "grace")
     assert not db.exists()
+
+
+def test_tag_and_note_of_a_pushed_session_reach_the_team_store(
+    team_url: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``sessions tag``/``note`` on the local file queue the edit of a pushed session (and say
+    so); the next push sends it; a colleague's edit comes back with a pull."""
+    db = tmp_path / "laptop.sqlite3"
+    _hdd, ssd = file_of(db, "grace", monkeypatch)
+    assert main(["--db", str(db), "sessions", "tag", str(ssd), "before"]) == 0
+    assert "waits" not in capsys.readouterr().out  # not pushed yet: nothing to wait for
+    assert main(["--db", str(db), "sessions", "push", "--store", team_url]) == 0
+    capsys.readouterr()
+    assert main(["--db", str(db), "sessions", "tag", str(ssd), "after"]) == 0
+    out = capsys.readouterr().out
+    assert "the edit waits for the team store postgresql://postgres@" in out
+    assert main(["--db", str(db), "sessions", "note", str(ssd), "written", "offline"]) == 0
+    assert main(["--db", str(db), "sessions", "push", "--store", team_url]) == 0
+    assert "2 edits of sessions already there sent" in capsys.readouterr().out
+    with SessionStore(team=TeamStoreConfig(team_url)) as team:
+        there = next(r.id for r in team.list_runs() if r.name.startswith("S650DC"))
+        assert team.tags(there) == ["after", "before"]
+        assert team.note(there) == "written offline"
+    # A colleague edits it in the team store; the pull brings it here.
+    monkeypatch.setenv(AUTHOR_ENV, "alan")
+    assert main(["--store", team_url, "sessions", "tag", str(there), "--remove", "before"]) == 0
+    assert main(["--store", team_url, "sessions", "note", str(there), "alan's words"]) == 0
+    assert "waits" not in capsys.readouterr().out  # made in the team store itself
+    assert main(["--db", str(db), "sessions", "pull", "--store", team_url]) == 0
+    assert f"1 session here updated with their edits: #{ssd}" in capsys.readouterr().out
+    with SessionStore(db) as local:
+        assert local.tags(ssd) == ["after"]
+        assert local.note(ssd) == "alan's words"
+        assert [(v.text, v.replaced_by) for v in local.note_history(ssd)] == [
+            ("written offline", "alan")
+        ]

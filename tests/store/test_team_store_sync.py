@@ -214,8 +214,9 @@ def test_two_processes_push_and_edit_tags_and_notes_at_once(
 ) -> None:
     """Two desktops (two processes) push overlapping sessions and then edit the tags and notes
     of the same team sessions as fast as they can: every tag either added ends up there once
-    (those removed are gone), each note is one writer's last, no update of the inventory (read,
-    changed, written back) is lost, nothing is duplicated."""
+    (those removed are gone), the note is one writer's last and every other text either wrote
+    is in its history, no update of the inventory (read, changed, written back) is lost,
+    nothing is duplicated."""
     with SessionStore(tmp_path / "a.sqlite3") as a, SessionStore(team=team_config) as team:
         ssd = build_seed000(a)[1]
         a.add_tags(ssd, ["shared"])
@@ -264,7 +265,12 @@ def test_two_processes_push_and_edit_tags_and_notes_at_once(
         assert sorted(tags, key=str.lower) == sorted(
             (added - removed) | {"both", "shared"}, key=str.lower
         )
-        assert team.note(shared[0].id) in (f"a {rounds - 1}", f"b {rounds - 1}")
+        note = team.note(shared[0].id)
+        assert note in (f"a {rounds - 1}", f"b {rounds - 1}")
+        # Every note either wrote is the note or in its history, once: none lost.
+        history = [v.text for v in team.note_history(shared[0].id)]
+        written = {f"{who} {i}" for who in "ab" for i in range(rounds)}
+        assert sorted([*history, note]) == sorted(written)
         inventory = team.get_run(shared[0].id).inventory or {}
         assert added <= set(inventory)  # no writer's update lost
         assert shared[0].uuid == ssd_uuid

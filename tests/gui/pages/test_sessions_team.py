@@ -230,3 +230,50 @@ def test_the_app_pushes_at_its_start(
     assert "2 sessions pushed to the team store" in main_window.status_label.text()
     close_team_store(main_window)
     assert bar.team is None
+
+
+def test_an_edit_of_a_pushed_session_reaches_the_team_store(
+    qtbot: QtBot, page: SessionsPage, store: Any, team: TeamSetting
+) -> None:
+    """Tags and note saved on this computer's copy of a pushed session go to the team store
+    (the page pushes right after the save); a tag a colleague added meanwhile stays, and
+    their note is kept in the note's history, the page saying so."""
+    _hdd, ssd = build_seed000(store)
+    store.add_tags(ssd, ["ssd"])
+    store.set_note(ssd, "first words")
+    page.show()
+    bar = page.team_bar
+    bar.edit_setting = lambda current: (True, team)
+    assert bar.open_settings()
+    finished(qtbot, bar)
+    assert page.open_run(ssd)
+    with SessionStore(team=team.config()) as colleague:  # meanwhile, in the team store
+        there = next(r.id for r in colleague.list_runs() if r.uuid == store.get_run(ssd).uuid)
+        colleague.add_tags(there, ["colleague"])
+        colleague.set_note(there, "the colleague's words")
+    finished(qtbot, bar)
+    page.tags_edit.setText("ssd, mine")
+    page.note_edit.setPlainText("my words")
+    assert page.save_annotations()
+    finished(qtbot, bar)  # the push the save started
+    assert bar.last_result is not None
+    assert bar.last_result.edits_sent == 2
+    with SessionStore(team=team.config()) as check:
+        assert check.tags(there) == ["colleague", "mine", "ssd"]
+        assert check.note(there) == "my words"
+        history = [(v.text, v.unseen) for v in check.note_history(there)]
+        assert history == [("first words", False), ("the colleague's words", True)]
+    # The push brought the team's state back to this computer's list.
+    assert store.tags(ssd) == ["colleague", "mine", "ssd"]
+    row = next(r for r in page.row_texts() if r[0].startswith("S650DC"))
+    assert row[RUN_COLUMNS.index("Tags")] == "colleague, mine, ssd"
+    # Saved on the team store's own list: written there at once, a conflict said on the page.
+    bar.show_team(True)
+    assert page.store is bar.team
+    assert page.open_run(there)
+    with SessionStore(team=team.config()) as colleague:
+        colleague.set_note(there, "their second words")
+    page.note_edit.setPlainText("my second words")
+    assert page.save_annotations()
+    assert "had been changed meanwhile by" in page.error_label.text()
+    assert "kept in the note's history" in page.error_label.text()

@@ -51,6 +51,7 @@ class SessionsPage(Housekeeping):
         self.rows: list[RunRow] = []
         self.current: RunHeader | None = None
         self.annotations: dict[int, tuple[list[str], str]] = {}
+        self.shown_annotations: tuple[list[str], str] = ([], "")  # the opened session's
         # Dialogs, replaceable in tests: (title, text) -> yes?, (title, label, value) -> text.
         self.confirm: Callable[[str, str], bool] = self._confirm
         self.ask_text: Callable[[str, str, str], str | None] = self._ask_text
@@ -76,6 +77,7 @@ class SessionsPage(Housekeeping):
         self.team_bar = TeamBar(self.store)
         self.team_bar.view_changed.connect(self.show_store)
         self.team_bar.author_changed.connect(lambda: self.apply_search(self.search_edit.text()))
+        self.team_bar.synced.connect(self._team_synced)
         outer.addWidget(self.team_bar)
         self.error_label = ErrorLine()
         outer.addWidget(self.error_label)
@@ -237,7 +239,9 @@ class SessionsPage(Housekeeping):
         self._metrics_for = None
         if self.tabs.currentIndex() == TAB_METRICS:
             self.load_metrics()
-        self.detail.show_annotations(*self.annotations.get(run_id, ([], "")))
+        # What the editor starts from: a save changes only what differs from it.
+        self.shown_annotations = self.annotations.get(run_id, ([], ""))
+        self.detail.show_annotations(*self.shown_annotations)
         self.storage_panel.show_session(run_id)
         self.power_import.arm(header.status != "running")
         self.run_opened.emit(run_id)
@@ -276,16 +280,33 @@ class SessionsPage(Housekeeping):
         if self.current is None:
             return False
         run_id = self.current.id
+        # Only what was changed here is changed: a tag a colleague added meanwhile stays, and
+        # a note they wrote meanwhile is kept in the note's history (store.team_edits).
+        seen_tags, seen_note = self.shown_annotations
         try:
-            self.store.set_tags(run_id, self.detail.tags())
-            self.store.set_note(run_id, self.detail.note())
+            self.store.set_tags(run_id, self.detail.tags(), seen=seen_tags)
+            replaced = self.store.set_note(run_id, self.detail.note(), seen=seen_note)
         except (*READ_ERRORS, ValueError) as exc:  # ValueError: a tag too long or with a comma
             self.error_label.show_error(f"Cannot save the tags and note: {exc}")
             return False
-        self.error_label.clear_error()
         self.refresh()
         self.table.select_id(run_id)
+        self.shown_annotations = self.annotations.get(run_id, ([], ""))
+        if replaced is not None:
+            self.error_label.show_error(
+                f"The note of session {run_id} had been changed meanwhile by"
+                f" {replaced.author or 'someone'}: yours is saved, theirs is kept in the"
+                " note's history."
+            )
+        if self.store is self.team_bar.local:
+            self.team_bar.sync()  # a pushed session's edit: to the team store at once
         return True
+
+    def _team_synced(self, result: Any) -> None:
+        """Colleagues' edits of sessions listed here arrived: list them (the opened session's
+        fields are left as they are: the user may be typing in them)."""
+        if result.refreshed and self.store is self.team_bar.local:
+            self.refresh()
 
     def _hammerdb_imported(self, result: Any) -> None:
         """The list shows the imported sessions, the newest selected."""

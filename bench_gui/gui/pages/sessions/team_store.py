@@ -44,10 +44,12 @@ SettingEditor = Callable[[TeamSetting | None], tuple[bool, TeamSetting | None]]
 def push_to_team(
     local: SessionStore, setting: TeamSetting, opened: SessionStore | None
 ) -> tuple[SessionStore | None, SyncResult]:
-    """Open the team store (unless ``opened``) and push this computer's sessions to it; the
-    store (None when it could not be reached) and what was done. Runs in a worker thread."""
+    """Open the team store (unless ``opened``), push this computer's sessions and edits to it
+    and bring the pushed and pulled sessions here up to date with colleagues' edits
+    (:func:`~bench_gui.store.team_sync.sync`); the store (None when it could not be reached)
+    and what was done. Runs in a worker thread."""
     from bench_gui.store import SessionStore
-    from bench_gui.store.team_sync import SyncResult, push
+    from bench_gui.store.team_sync import SyncResult, sync
 
     config = setting.config()
     team = opened
@@ -57,7 +59,7 @@ def push_to_team(
         except StoreError as exc:
             return None, SyncResult(config.display, unreachable=exc.reason)
     try:
-        return team, push(local, team)
+        return team, sync(local, team)
     except StoreError as exc:  # reached, then lost: what was pushed is marked, the rest waits
         return team, SyncResult(config.display, unreachable=exc.reason)
 
@@ -83,6 +85,7 @@ class TeamBar(QWidget):
         self.last_result: SyncResult | None = None
         self.edit_setting: SettingEditor = self._edit_in_dialog
         self._want_team = False
+        self._again = False  # sync asked while a push ran: another once it ends
         self._stale: list[SessionStore] = []  # team stores replaced while a push ran on them
         self.runner = TaskRunner(self, expected=EXPECTED, where="team store push")
         self.runner.busy_changed.connect(self._busy)
@@ -212,6 +215,9 @@ class TeamBar(QWidget):
         setting = self.setting
         if setting is None:
             return False
+        if self.runner.busy is not None:
+            self._again = True  # what was recorded or edited since it began: pushed after it
+            return False
         try:
             setting.config()
         except ValueError as exc:  # TeamStoreError
@@ -276,6 +282,12 @@ class TeamBar(QWidget):
         if self._want_team and self.team is not None:
             self.view_changed.emit(self.team)
         self.synced.emit(result)
+        self._sync_again()
+
+    def _sync_again(self) -> None:
+        if self._again:
+            self._again = False
+            self.sync()
 
     def _failed(self, setting: TeamSetting, message: str) -> None:
         if self._outdated(setting, None):
@@ -288,6 +300,7 @@ class TeamBar(QWidget):
         if self._want_team and self.team is None:
             self._back_to_local()
         self._show_state()
+        self._sync_again()
 
     def _busy(self, busy: bool) -> None:
         self.push_button.setEnabled(not busy and self.setting is not None)
