@@ -2,12 +2,13 @@
 
 The shared fixtures live in ``tests/_fixtures/`` and load here as plugins, so every folder can
 ask for them by name: ``pg_server`` and ``tpcc_db`` (the embedded PostgreSQL and TPROC-C
-databases cloned from one build), ``sshd`` (a real OpenSSH on loopback), ``loops`` and
-``loop_disk`` (loop devices), ``isolated`` (own HOME and data directory), ``mariadb_server``
-(a private MariaDB on a loopback port, reached through ODBC). The rules below apply
-to every test: no test reaches the OS keyring, and none leaves a thread running. Each run
-writes under a private temporary folder (its basetemp, TMPDIR, XDG_RUNTIME_DIR), removed at
-its end, and each test's agents over SSH keep their state in a folder of that test.
+databases cloned from one build), ``sshd`` and ``sshd2`` (real OpenSSH instances on loopback,
+as two machines), ``loops`` and ``loop_disk`` (loop devices), ``isolated`` (own HOME and data
+directory), ``mariadb_server`` (a private MariaDB on a loopback port, reached through ODBC).
+The rules below apply to every test: no test reaches the OS keyring, and none leaves a thread
+running. Each run writes under a private temporary folder (its basetemp, TMPDIR,
+XDG_RUNTIME_DIR), removed at its end, and each test's agents over SSH keep their state in a
+folder of that test.
 """
 
 from __future__ import annotations

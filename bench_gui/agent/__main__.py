@@ -9,8 +9,10 @@ run cleanly: the step in progress is summarised with what it measured, then ``do
 A run, a build and a check hold the run lock of their database server for the whole run
 (:mod:`bench_gui.agent.runlock`: one benchmark per server, however the plan spells its host);
 when another run holds it, the agent reports which run, who started it and since when, and exits
-4. ``--lock-dir DIR`` puts the lock files in DIR instead of the host's shared lock folder;
-``--lock PATH`` holds exactly the lock file PATH (whatever the action).
+4; an agent of the same run (the configuration's ``run_token``: several driver hosts on one
+machine) shares it and says so. ``--lock-dir DIR`` puts the lock files in DIR instead of the
+host's shared lock folder; ``--lock PATH`` holds exactly the lock file PATH (whatever the
+action).
 ``--env-file PATH`` loads environment variables (secrets such as PGPASSWORD, or the ODBC
 engines' BENCH_GUI_DB_PASSWORD) from a JSON file and deletes it at once, so that no secret has
 to appear on a command line.
@@ -185,6 +187,14 @@ def run(
             **info,
             **(hello_extra or {}),
         )
+        shared = (hello_extra or {}).get("lock", {}).get("shared_with")
+        if shared:
+            out.emit(
+                "log",
+                level="info",
+                message=f"the run lock is held by another agent of this run on this host,"
+                f" which this agent shares: {shared}",
+            )
         if cfg.action == "build":
             _build(cfg, engine, out, stop)
             out.emit("done", status="ok", message="schema built")
@@ -307,7 +317,13 @@ def _hold_lock(
                 held.release()
             raise _Refused(f"another benchmark is running against {server}: {holder}")
         locks.append(lock)
-    return locks, {"lock": {"server": server, "paths": paths}}
+    fields: dict[str, Any] = {"server": server, "paths": paths}
+    # An agent of a run on several driver hosts, on a host where another agent of the same
+    # run (config "run_token") already holds the lock: it shares that agent's lock.
+    shared = next((lock.shared_with for lock in locks if lock.shared_with), "")
+    if shared:
+        fields["shared_with"] = shared
+    return locks, {"lock": fields}
 
 
 class _Refused(Exception):

@@ -13,6 +13,16 @@ dead run never leaves a stale lock behind. The file's text says who holds it (se
 agent pid, user, host, since when); a refused run reports that, after checking that the pid
 written there is still alive (it may belong to a run that ended while the next one was taking
 the lock over and has not written its name yet).
+
+A run on several driver hosts (``run_token`` in its configuration, the same for all its
+agents) locks the server on every host it runs on, and two of its agents may share a host.
+The first agent of the run on a host takes the lock, writes its name and the token, then holds
+it *shared*; another agent of the run finds the token in the text, takes the lock shared too
+and reads the text again (a run that took the lock over in between is not its own). Every
+agent of the run holds the lock until it ends, so the lock lasts while any of them runs, even
+when the first one died; a run without a token, or with another token, still meets a lock it
+cannot take and is refused. Holding it shared is never a way in for another run: its text
+cannot change while anyone holds it.
 """
 
 from __future__ import annotations
@@ -31,6 +41,10 @@ from typing import Any, Final
 LOCK_DIR_NAME: Final = "bench-gui-locks"
 # Shared lock folders, in order of preference: the first whose parent is open to everyone.
 LOCK_PARENTS: Final = ("/run/lock", "/tmp")
+# How long an agent of a run waits for the run's lock to settle (the run's first agent on the
+# host writing its name, or another run taking the lock over), in tries a pause apart.
+SHARE_TRIES: Final = 150
+SHARE_PAUSE_S: Final = 0.02
 
 
 class LockError(RuntimeError):
@@ -43,6 +57,8 @@ class HeldLock:
 
     path: str
     fd: int
+    # Who holds the lock with this agent, an agent of the same run on this host ("": nobody).
+    shared_with: str = ""
 
     def release(self) -> None:
         if self.fd >= 0:
@@ -139,6 +155,8 @@ def holder_info(
         "session_name": config.get("session_name"),
         "action": config.get("action"),
         "server": server,
+        # The run this agent is part of (several driver hosts): its agents share the lock.
+        "run_token": config.get("run_token") or None,
     }
 
 
@@ -163,8 +181,9 @@ def _printable(text: str) -> str:
     return "".join(c if c.isprintable() else f"\\u{ord(c):04x}" for c in text)
 
 
-def describe_holder(text: str) -> str:
-    """Who holds a lock, in words, from the lock file's text."""
+def describe_holder(text: str, run_holds: bool = False) -> str:
+    """Who holds a lock, in words, from the lock file's text. ``run_holds``: the lock is known
+    to be held shared, by the agents of the run the text names (its pid may have ended)."""
     try:
         info = json.loads(text)
     except (ValueError, RecursionError):  # not what an agent writes: show it as it is
@@ -182,7 +201,10 @@ def describe_holder(text: str) -> str:
         name = f' "{info["session_name"]}"' if info.get("session_name") else ""
         run = info.get("action") or "run"
         text = f"session {session}{name} ({run}): {text}"
-    if _alive(info.get("pid"), info.get("host")) is False:
+    ended = _alive(info.get("pid"), info.get("host")) is False
+    if ended and run_holds:
+        text = f"{text} (that agent has ended; the run's other agents on this host hold it)"
+    elif ended:
         text = (
             "a run that is just starting (the lock file still names the previous holder, whose"
             f" process has ended: {text})"
@@ -190,31 +212,111 @@ def describe_holder(text: str) -> str:
     return _printable(text)
 
 
+def _token_of(text: str) -> str:
+    """The run token a lock file's text names ("" for none, or for a text that is not an
+    agent's)."""
+    try:
+        info = json.loads(text)
+    except (ValueError, RecursionError):
+        return ""
+    token = info.get("run_token") if isinstance(info, dict) else None
+    return token if isinstance(token, str) else ""
+
+
+def _read(fd: int) -> str:
+    return os.pread(fd, 65536, 0).decode("utf-8", errors="replace").strip()
+
+
+def _flock(fd: int, how: int) -> bool:
+    """``flock`` without waiting: whether it was granted."""
+    try:
+        fcntl.flock(fd, how | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    return True
+
+
+def _first(fd: int, writable: bool, holder: dict[str, Any]) -> tuple[str, str]:
+    """The lock is ours alone: write our name; a run with a token then holds it shared."""
+    if not writable:
+        return "held", ""  # nobody can read our token: held alone, as without one
+    data = (json.dumps(holder) + "\n").encode()
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, data, 0)
+    if holder.get("run_token") and not _flock(fd, fcntl.LOCK_SH):
+        return "again", ""  # the kernel may drop a lock it turns shared: another took it
+    return "held", ""
+
+
+def _attempt(fd: int, writable: bool, holder: dict[str, Any]) -> tuple[str, str]:
+    """One try at the lock: ("held", ""), ("shared", holder's text), ("refused", holder's
+    text) or ("again", holder's text): the lock is changing hands, try again shortly."""
+    if _flock(fd, fcntl.LOCK_EX):
+        return _first(fd, writable, holder)
+    text = _read(fd)
+    token = holder.get("run_token") or ""
+    if not token:
+        return "refused", text
+    if not _flock(fd, fcntl.LOCK_SH):
+        # Held alone: by a run without a token, or by an agent between taking the lock and
+        # writing its name (maybe the first agent of our run here): its text may be stale.
+        return "again", text
+    # Held shared: nobody writes the text while we hold it too, so read it as it is now.
+    text = _read(fd)
+    if _token_of(text) == token:
+        return "shared", text
+    if _flock(fd, fcntl.LOCK_EX):  # the others ended meanwhile: the lock is ours
+        return _first(fd, writable, holder)
+    return "refused", text  # the agents of the run the text names hold it
+
+
+def _run_holds(fd: int, text: str) -> bool:
+    """Whether a refused lock whose text names an agent that has ended is held, shared, by
+    the other agents of that agent's run (a shared hold granted at once says so)."""
+    try:
+        info = json.loads(text)
+    except (ValueError, RecursionError):
+        return False
+    if not isinstance(info, dict) or not info.get("run_token"):
+        return False
+    if _alive(info.get("pid"), info.get("host")) is not False:
+        return False
+    fcntl.flock(fd, fcntl.LOCK_UN)
+    if not _flock(fd, fcntl.LOCK_SH):
+        return False
+    fcntl.flock(fd, fcntl.LOCK_UN)
+    return True
+
+
 def take_lock(path: str, holder: dict[str, Any]) -> tuple[HeldLock | None, str]:
-    """Hold an exclusive lock on ``path`` until the process ends: (lock, "") when taken, or
-    (None, who holds it). Raises :class:`LockError` when it cannot be taken at all."""
+    """Hold the lock on ``path`` until the process ends: (lock, "") when taken, (lock, who)
+    when shared with an agent of the same run (``holder["run_token"]``, see the module
+    docstring), or (None, who holds it). Raises :class:`LockError` when it cannot be taken at
+    all."""
     folder = os.path.dirname(path) or "."
     _prepare_dir(folder)
     fd, writable = _open_lock(path)
-    taken: str | None = None
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise LockError(f"the lock file {path} is not a regular file")
         if st.st_uid == os.geteuid() and st.st_mode & 0o777 != 0o666:
             os.fchmod(fd, 0o666)  # whoever takes it next, as any user, says who they are
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            taken = os.pread(fd, 65536, 0).decode("utf-8", errors="replace").strip()
+        for _ in range(SHARE_TRIES):
+            outcome, text = _attempt(fd, writable, holder)
+            if outcome != "again":
+                break
+            time.sleep(SHARE_PAUSE_S)
+        else:
+            outcome = "refused"
+        run_holds = outcome == "refused" and _run_holds(fd, text)
     except BaseException:
         os.close(fd)
         raise
-    if taken is not None:
-        os.close(fd)
-        return None, describe_holder(taken)
-    if writable:
-        data = (json.dumps(holder) + "\n").encode()
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, data, 0)
-    return HeldLock(path, fd), ""
+    if outcome == "held":
+        return HeldLock(path, fd), ""
+    if outcome == "shared":
+        with_whom = describe_holder(text, run_holds=True)
+        return HeldLock(path, fd, shared_with=with_whom), with_whom
+    os.close(fd)
+    return None, describe_holder(text, run_holds)

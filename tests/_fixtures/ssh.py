@@ -1,6 +1,13 @@
-"""A real OpenSSH sshd on 127.0.0.1 for the SSH tests: the session's single ``sshd`` fixture,
-shared by the remote, CLI, services, storage and GUI tests, so one sshd and one set of test
-users exist per run.
+"""A real OpenSSH sshd on 127.0.0.1 for the SSH tests: the session's ``sshd`` fixture, shared
+by the remote, CLI, services, storage and GUI tests, so one sshd and one set of test users exist
+per run; ``sshd2`` is a second, independent instance (own port, host key and client keys),
+started once per session when a test wants two driver hosts.
+
+Each instance plays one machine: its sessions get ``BENCH_GUI_LOCK_DIR`` set to that machine's
+lock folder (``Sshd.lock_dir``; for ``sshd`` the suite's, which the tests' local runs use too).
+A desktop that has ``BENCH_GUI_LOCK_DIR`` itself passes it to its agents (``--lock-dir``), so
+every host meets in one folder; a test that drops it from its environment gets one lock folder
+per instance, as on two machines.
 
 The sshd runs as the current user (root here and in CI) on a random free port, with its own
 host key and its own authorized_keys holding freshly generated client keys. Password tests use
@@ -27,6 +34,7 @@ from pathlib import Path
 
 import pytest
 
+from bench_gui.agent.runlock import LOCK_DIR_ENV
 from bench_gui.remote.hostkeys import fingerprint_sha256
 from bench_gui.remote.targets import SSHTarget
 
@@ -65,6 +73,7 @@ class Sshd:
     encrypted_key: Path  # authorized too, protected by KEY_PASSPHRASE
     stranger_key: Path  # not authorized
     log: Path
+    lock_dir: str  # the run locks' folder of the agents it starts ("" when the host's own)
     nosudo_user: str | None = None
     sudo_user: str | None = None
     password: str = USER_PASSWORD  # of both dedicated users
@@ -160,13 +169,17 @@ def _drop_stale_users() -> None:
             rule.unlink(missing_ok=True)
 
 
-@pytest.fixture(scope="session")
-def sshd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sshd]:
+def _require_sshd() -> None:
     if not Path(SSHD).exists():
         pytest.skip(f"{SSHD} is missing: apt-get install -y openssh-server")
     if shutil.which("ssh-keygen") is None:
         pytest.skip("ssh-keygen is missing: apt-get install -y openssh-client")
-    folder = tmp_path_factory.mktemp("sshd")
+
+
+@contextlib.contextmanager
+def running_sshd(folder: Path, lock_dir: str) -> Iterator[Sshd]:
+    """An sshd of its own in ``folder`` (port, host key, client keys, log) until the block ends;
+    ``lock_dir``: the ``BENCH_GUI_LOCK_DIR`` of its sessions ("": none set)."""
     host_key = folder / "ssh_host_ed25519_key"
     _keygen(host_key)
     client = folder / "client_ed25519"
@@ -185,20 +198,6 @@ def sshd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sshd]:
         path.chmod(0o755)
     (keys_dir / me).chmod(0o644)
     Path("/run/sshd").mkdir(mode=0o755, parents=True, exist_ok=True)
-
-    nosudo = sudo_user = None
-    tag = os.getpid()
-    # One file per test session: concurrent sessions on one machine must not remove each
-    # other's rule (sudo ignores names with a dot, so none here).
-    sudoers = Path(f"/etc/sudoers.d/bench-gui-tests-{tag}")
-    if os.geteuid() == 0:
-        _drop_stale_users()
-        if _make_user(f"bgnosudo{tag}"):
-            nosudo = f"bgnosudo{tag}"
-        if shutil.which("sudo") and sudoers.parent.is_dir() and _make_user(f"bgsudo{tag}"):
-            sudo_user = f"bgsudo{tag}"
-            sudoers.write_text(f"{sudo_user} ALL=(ALL) ALL\n")
-            sudoers.chmod(0o440)
 
     port = free_port()
     config = folder / "sshd_config"
@@ -221,6 +220,7 @@ def sshd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sshd]:
                 "PrintMotd no",
                 "LogLevel VERBOSE",
                 "Subsystem sftp /usr/lib/openssh/sftp-server",
+                *([f"SetEnv {LOCK_DIR_ENV}={lock_dir}"] if lock_dir else []),
                 "",
             ]
         )
@@ -246,8 +246,7 @@ def sshd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sshd]:
             encrypted_key=encrypted,
             stranger_key=stranger,
             log=log,
-            nosudo_user=nosudo,
-            sudo_user=sudo_user,
+            lock_dir=lock_dir,
         )
     finally:
         proc.terminate()
@@ -256,8 +255,44 @@ def sshd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sshd]:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+@pytest.fixture(scope="session")
+def sshd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sshd]:
+    _require_sshd()
+    folder = tmp_path_factory.mktemp("sshd")
+    nosudo = sudo_user = None
+    tag = os.getpid()
+    # One file per test session: concurrent sessions on one machine must not remove each
+    # other's rule (sudo ignores names with a dot, so none here).
+    sudoers = Path(f"/etc/sudoers.d/bench-gui-tests-{tag}")
+    if os.geteuid() == 0:
+        _drop_stale_users()
+        if _make_user(f"bgnosudo{tag}"):
+            nosudo = f"bgnosudo{tag}"
+        if shutil.which("sudo") and sudoers.parent.is_dir() and _make_user(f"bgsudo{tag}"):
+            sudo_user = f"bgsudo{tag}"
+            sudoers.write_text(f"{sudo_user} ALL=(ALL) ALL\n")
+            sudoers.chmod(0o440)
+    try:
+        # This machine's: the suite's lock folder, the one its local runs use.
+        with running_sshd(folder, os.environ.get(LOCK_DIR_ENV, "").strip()) as server:
+            server.nosudo_user = nosudo
+            server.sudo_user = sudo_user
+            yield server
+    finally:
         if sudo_user:
             sudoers.unlink(missing_ok=True)
             _drop_user(sudo_user)
         if nosudo:
             _drop_user(nosudo)
+
+
+@pytest.fixture(scope="session")
+def sshd2(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sshd]:
+    """A second sshd, as another machine: its own port, host key, client keys and lock folder
+    (no test users of its own: ``sshd``'s are for the password tests)."""
+    _require_sshd()
+    folder = tmp_path_factory.mktemp("sshd2")
+    with running_sshd(folder, str(folder / "locks")) as server:
+        yield server

@@ -29,8 +29,10 @@ REPO = str(Path(bench_gui.__file__).resolve().parents[1])
 SYSTEM_PYTHON = "/usr/bin/python3"  # a Python any user may run (the venv's may sit under /root)
 KEY = "postgresql|system=7300000000000000001|port=5432"
 
-# Takes the lock (argv: path, JSON of extra holder fields, the repository), says how it went,
-# then holds it until killed. ``stale`` overwrites the file's text with a pid that has ended.
+# Takes the lock (argv: path, JSON of extra holder fields, the repository), says how it went
+# ("held", "shared: <with whom>" or "refused: <who holds it>"), then holds it until killed.
+# ``stale_pid`` overwrites the file's text with a pid that has ended, ``stale_token`` with
+# another run's token.
 HOLDER = r"""
 import json, os, sys, time
 sys.path.insert(0, sys.argv[3])
@@ -38,10 +40,15 @@ from bench_gui.agent.runlock import holder_info, take_lock
 extra = json.loads(sys.argv[2])
 info = holder_info("/runs/r1/events.jsonl", extra, "the test server", extra.get("by", ""))
 lock, held_by = take_lock(sys.argv[1], info)
-if lock is not None and extra.get("stale_pid"):
-    info["pid"] = extra["stale_pid"]
+if lock is not None and (extra.get("stale_pid") or extra.get("stale_token")):
+    info["pid"] = extra.get("stale_pid") or info["pid"]
+    info["run_token"] = extra.get("stale_token") or info["run_token"]
+    os.ftruncate(lock.fd, 0)
     os.pwrite(lock.fd, (json.dumps(info) + "\n").encode(), 0)
-print("held" if lock is not None else "refused: " + held_by, flush=True)
+if lock is None:
+    print("refused: " + held_by, flush=True)
+else:
+    print("shared: " + held_by if held_by else "held", flush=True)
 time.sleep(300)
 """
 
@@ -142,6 +149,103 @@ def test_a_holder_that_has_not_written_its_name_yet(tmp_path: Path, holders: lis
     assert lock is None
     assert who.startswith("a run that is just starting (the lock file still names")
     assert f"agent pid {gone.pid} " in who
+
+
+def run_agent(token: str, session_id: int = 5) -> dict[str, Any]:
+    """The holder fields of an agent of a run on several driver hosts (its ``run_token``)."""
+    config = {"session_id": session_id, "session_name": "two hosts", "run_token": token}
+    return holder_info(None, config, "the test server", "carol@lab")
+
+
+def test_agents_of_one_run_share_the_lock_other_runs_are_refused(
+    tmp_path: Path, holders: list[Holder]
+) -> None:
+    """Two driver hosts of one run on one machine: the second agent shares the first's lock
+    and says with whom; another run, with or without a token, is refused naming the first."""
+    path = lock_path(str(tmp_path / "locks"), KEY)
+    extra = {"session_id": 5, "session_name": "two hosts", "run_token": "run-a", "by": "carol@lab"}
+    first = Holder(path, extra)
+    holders.append(first)
+    assert first.said == "held"
+    second = Holder(path, extra)
+    holders.append(second)
+    assert second.said.startswith('shared: session 5 "two hosts" (run): ')
+    assert f"agent pid {first.pid} of " in second.said
+
+    for other in (run_agent("run-b", session_id=6), mine()):
+        lock, who = take_lock(path, other)
+        assert lock is None
+        assert who.startswith('session 5 "two hosts" (run): ')
+        assert f"agent pid {first.pid} of " in who
+
+    # The run's first agent dies: the lock lasts while another agent of its run holds it, and
+    # the refusal says so; a third agent of the run still joins it.
+    first.kill()
+    lock, who = take_lock(path, mine())
+    assert lock is None
+    assert f"agent pid {first.pid} of " in who
+    assert who.endswith("(that agent has ended; the run's other agents on this host hold it)")
+    third = Holder(path, extra)
+    holders.append(third)
+    assert third.said.startswith('shared: session 5 "two hosts" (run): ')
+    assert third.said.endswith(
+        "(that agent has ended; the run's other agents on this host hold it)"
+    )
+
+    second.kill()
+    third.kill()  # the last agent of the run is gone: the lock is free
+    lock, who = take_lock(path, mine())
+    assert lock is not None, who
+    lock.release()
+
+
+def test_a_dead_agent_of_the_run_leaves_the_lock_to_the_next(
+    tmp_path: Path, holders: list[Holder]
+) -> None:
+    """The file names an agent of our run that has died (nobody holds the lock): the next
+    agent of the run takes it as its own and writes its name, it shares nobody's."""
+    path = lock_path(str(tmp_path / "locks"), KEY)
+    gone = Holder(path, {"session_id": 5, "run_token": "run-a"})
+    holders.append(gone)
+    assert gone.said == "held"
+    gone.kill()
+    lock, who = take_lock(path, run_agent("run-a"))
+    assert lock is not None
+    try:
+        assert (who, lock.shared_with) == ("", "")
+        assert json.loads(Path(path).read_text())["pid"] == os.getpid()
+    finally:
+        lock.release()
+
+
+def test_our_token_in_a_text_another_run_is_taking_over_is_not_ours(
+    tmp_path: Path, holders: list[Holder]
+) -> None:
+    """Another run holds the lock alone but its text still names our run (it has not written
+    its own yet): the text is stale, our agent is refused, not covered."""
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    path = lock_path(str(tmp_path / "locks"), KEY)
+    holder = Holder(path, {"session_id": 3, "stale_pid": gone.pid, "stale_token": "run-a"})
+    holders.append(holder)
+    assert holder.said == "held"
+    lock, who = take_lock(path, run_agent("run-a"))
+    assert lock is None
+    assert who.startswith("a run that is just starting (the lock file still names")
+
+
+def test_another_runs_token_in_a_shared_lock_is_refused(
+    tmp_path: Path, holders: list[Holder]
+) -> None:
+    """A lock held shared by the agents of one run is no way in for another run's agent."""
+    path = lock_path(str(tmp_path / "locks"), KEY)
+    theirs = Holder(path, {"session_id": 6, "session_name": "theirs", "run_token": "run-b"})
+    holders.append(theirs)
+    assert theirs.said == "held"
+    ours = Holder(path, {"session_id": 5, "run_token": "run-a"})
+    holders.append(ours)
+    assert ours.said.startswith('refused: session 6 "theirs" (run): ')
+    assert f"agent pid {theirs.pid} of " in ours.said
 
 
 def test_a_link_in_place_of_the_folder_is_refused(tmp_path: Path) -> None:
