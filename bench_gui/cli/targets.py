@@ -321,12 +321,15 @@ def cmd_attach(args: argparse.Namespace) -> int:
     controller = RunController(plan, store, accept_fingerprint=args.accept_host_key)
     progress = AttachProgress(sys.stderr)
     controller.on_notice = progress.notice
-    print(
-        f"re-attaching session {args.session} on {safe(plan.driver.target)}: fetching the events"
-        f" after seq {store.last_seq(args.session):,}",
-        file=sys.stderr,
-        flush=True,
-    )
+    if len(plan.driver.targets) > 1:
+        hosts = ", ".join(safe(name) for name in plan.driver.targets)
+        what = f"on driver hosts {hosts}: merging every host's events again from the start"
+    else:
+        what = (
+            f"on {safe(plan.driver.target)}: fetching the events"
+            f" after seq {store.last_seq(args.session):,}"
+        )
+    print(f"re-attaching session {args.session} {what}", file=sys.stderr, flush=True)
     try:
         for event in controller.reattach(args.session):
             progress(event)

@@ -192,7 +192,7 @@ class ReattachDialog(QDialog):
             if c.state == "hostkey":
                 detail = f"accept its key on the Targets page first ({c.detail})"
             lines.append(
-                f"<b>#{c.session_id} on {html.escape(c.target)}</b> — {html.escape(what)}:"
+                f"<b>#{c.session_id} on {html.escape(c.where)}</b> — {html.escape(what)}:"
                 f" {html.escape(detail)}"
             )
         return "<br>".join(lines)
@@ -209,7 +209,7 @@ class ReattachDialog(QDialog):
         stored = f"{c.events:,} event{'s' if c.events != 1 else ''}"
         if c.steps:
             stored += f", {c.steps} step{'s' if c.steps != 1 else ''}"
-        cells = (f"#{c.session_id}", c.name, c.target, local_time(c.created_at), stored)
+        cells = (f"#{c.session_id}", c.name, c.where, local_time(c.created_at), stored)
         for col, text in enumerate(cells, start=1):
             item = QTableWidgetItem(text)
             item.setFlags(Qt.ItemFlag.ItemIsEnabled)
@@ -413,7 +413,7 @@ class Reattacher(QObject):
         worker.finished.connect(lambda status: self._on_fetch_ended(f"fetched ({status})"))
         worker.failed.connect(lambda message: self._on_fetch_ended(f"failed: {message}"))
         self.fetcher, self.fetching = worker, c
-        self.status.emit(f"Fetching session #{c.session_id} from {c.target}…")
+        self.status.emit(f"Fetching session #{c.session_id} from {c.where}…")
         worker.start()
 
     def _on_fetch_ended(self, outcome: str) -> None:
@@ -422,7 +422,7 @@ class Reattacher(QObject):
         if worker is not None:
             worker.wait(60)  # the thread is returning: its last signal was just delivered
         if c is not None:
-            self.status.emit(f"Session #{c.session_id} from {c.target}: {outcome}")
+            self.status.emit(f"Session #{c.session_id} from {c.where}: {outcome}")
             self.session_changed.emit(c.session_id)
         self._fetch_next()
 

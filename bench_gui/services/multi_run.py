@@ -7,12 +7,14 @@ them (:meth:`bench_gui.core.plan.Driver.step_splits`). :class:`MultiRun`:
    measures each host's clock over its own SSH link and refuses a host past the plan's
    ``driver.max_clock_offset_ms`` (:mod:`bench_gui.remote.clock`), applies the plan's ``[os]``
    knobs on the host ``os.host`` names (rolled back however the run ends, as on one host),
-   deploys the agent on every host, then starts the primary (the first host: it prepares the schema and reads the
-   database's counters) with ``--role primary --barrier``. The secondaries (``--role
-   secondary``) are started once the primary is ready for the first step, i.e. after its
-   schema build, so no barrier timeout has to allow for a build. Each agent has its own run
-   directory (spool, go file) and its own transport; a secondary takes its run lock in a
-   folder of its own (the primary holds the database server's).
+   deploys the agent on every host, then starts the primary (the first host: it prepares
+   the schema and reads the database's counters) with ``--role primary --barrier``. The
+   secondaries (``--role secondary``) are started once the primary is ready for the first
+   step, i.e. after its schema build, so no barrier timeout has to allow for a build. Each
+   agent has its own run directory (spool, go file) and its own transport; every agent holds
+   the database server's run lock in its host's shared folder (agents of the run on one
+   machine share it by the config's ``run_token``), so a run against that server from any of
+   the hosts is refused.
 2. **Barrier**: when every host has said it is ready for step N (a ``progress`` event of task
    ``barrier``, stage ``ready``), one start instant a lead time ahead of this machine's clock
    is written, in each host's own clock (:meth:`ClockReading.to_host`), to each host's go file
@@ -29,6 +31,11 @@ them (:meth:`bench_gui.core.plan.Driver.step_splits`). :class:`MultiRun`:
    cannot be restored fails the run naming that host; the other hosts are stopped and what
    they measured before is kept. A link cut on one host is resumed by that host's transport
    alone (the others go on).
+5. **Re-attaches** (:meth:`MultiRun.reattach`) after the desktop lost the run (a crash, a
+   close) while its agents went on: every host's run of the session is found, their spools
+   are merged again from the start (the stored stream is replaced, :mod:`bench_gui.store.
+   merged_stream`), and a step whose start the lost desktop had given (its go files) is not
+   given again. The agents wait at a step's barrier for at most ``--barrier-timeout``.
 
 Qt-free; :class:`bench_gui.services.run.RunController` hands a plan with several driver hosts
 here.
@@ -36,12 +43,15 @@ here.
 
 from __future__ import annotations
 
+import json
 import logging
 import queue
 import threading
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, fields
+from functools import partial
 from typing import Any, Final, TypeVar
 
 import paramiko
@@ -58,12 +68,20 @@ from bench_gui.remote.errors import SSHError, UnknownHostKey
 from bench_gui.remote.host_access import SSHHost
 from bench_gui.remote.hostkeys import APP_KNOWN_HOSTS
 from bench_gui.remote.inventory import Shell, collect_inventory
-from bench_gui.remote.ssh_transport import SSHAgentRun, SSHTransport
+from bench_gui.remote.ssh_transport import SSHAgentRun, SSHTransport, desktop_identity
 from bench_gui.remote.targets import TARGETS_FILE, load_targets
 from bench_gui.remote.transport import BadLine
 from bench_gui.services.multi_samples import SampleMerger
-from bench_gui.services.tuning import LogLine, OsRun, OsRunError, os_run_for_plan
+from bench_gui.services.run_dirs import session_run
+from bench_gui.services.tuning import (
+    LogLine,
+    OsRun,
+    OsRunError,
+    os_run_for_plan,
+    resumed_os_run,
+)
 from bench_gui.store import SessionStore
+from bench_gui.store.merged_stream import discard_stream
 from bench_gui.store.paths import data_dir
 
 log = logging.getLogger(__name__)
@@ -204,6 +222,8 @@ class MultiRun:
         self._step_starts: dict[int, dict[str, Event]] = {}
         self._stopping_since = 0.0
         self.clock_warnings: list[str] = []
+        self._reattached = False
+        self._source_t: float | None = None  # the newest host event's time, this machine's clock
         names = list(plan.driver.targets)
         self._os: OsRun | None = None
         try:
@@ -232,10 +252,10 @@ class MultiRun:
                 on_command=self._command,
                 **options,
             )
-            if role == "secondary":
-                # The primary holds the database server's run lock; a secondary (maybe on the
-                # same machine as another host) holds one of its own.
-                transport.lock_dir = f"{transport.remote_root}/locks-secondary-{name}"
+            if index == 0:
+                # Every host's agent holds the database server's run lock in its host's shared
+                # folder; the agents of this run on one machine share it by this token.
+                config = {**config, "run_token": config.get("run_token") or uuid.uuid4().hex}
             host_config = dict(config)
             host_config["virtual_users"] = [row[index] for row in splits]
             host_config["first_user"] = [first_users(row)[index] for row in splits]
@@ -272,7 +292,11 @@ class MultiRun:
 
     # -- the stream --------------------------------------------------------------------------
     def _emit(self, kind: str, t: float | None = None, **data: Any) -> Event:
-        """One event of the run's merged stream, checked and stored."""
+        """One event of the run's merged stream, checked and stored. Merged again after a
+        re-attach, an event takes the time of the host event that made it (on this machine's
+        clock), not the time of its merging."""
+        if t is None and self._reattached:
+            t = self._source_t
         self._seq += 1
         event = decode_line(encode_event(kind, self._seq, t, **data))
         try:
@@ -321,15 +345,82 @@ class MultiRun:
         for host in self.hosts:
             host.config["session_id"] = self.session_id
             host.config["session_name"] = name
+        yield from self._guarded(self._first_start())
+
+    def _first_start(self) -> Iterator[Event]:
+        for line in self._apply_os():
+            yield self._shown(line)
+        for host in self.hosts:
+            self._named(host, host.transport.deploy)
+        self._start(self.hosts[0])
+        self._inventory()
+        yield from self._loop()
+
+    def reattach(self, session_id: int) -> Iterator[Event]:
+        """Follow again a run this desktop lost (it crashed or was closed) while its agents went
+        on: every host's run of the session is found, and their spools merged again from the
+        start (the stored stream is replaced: which of each host's events it holds cannot be
+        told, and the spools hold them all); the steps still to come are started as usual.
+
+        A host without the session's run, or out of reach, is a :class:`MultiRunError` naming
+        it, before anything stored changes.
+        """
+        run = self.store.get_run(session_id)
+        if not self.store.claims.claim(session_id):  # one writer per run
+            raise MultiRunError(f"session {session_id} is followed already, by another bench-gui")
+        self.session_id = session_id
+        self._reattached = True
+        try:
+            readings = self._clocks()  # today's offsets: the go files still to write need them
+            run_dirs = self._run_dirs(session_id, run.created_at)
+        except BaseException:
+            self.store.claims.release(session_id)
+            raise
+        for reading in readings:
+            self.store.add_log(
+                session_id, "info", f"driver host {reading.host!r}: clock {reading.describe()}"
+            )
+        replaced = discard_stream(self.store, session_id)
+        self.store.add_log(
+            session_id,
+            "info",
+            f"re-attached to the run on {len(self.hosts)} driver hosts; their spools are merged"
+            f" again from the start ({replaced:,} stored rows replaced)",
+        )
+        self._os = resumed_os_run(
+            self.store,
+            self.plan,
+            session_id,
+            lambda: SSHHost(self.hosts[0].transport.session()),
+        )
+        yield from self._guarded(self._follow_again(run_dirs))
+
+    def _run_dirs(self, session_id: int, created_at: str) -> dict[str, str]:
+        """Each host's run directory of the session (its newest, of this desktop)."""
+        me = desktop_identity()
+        found: dict[str, str] = {}
+        for host in self.hosts:
+            runs = self._named(host, host.transport.list_runs)
+            match = session_run(runs, session_id, created_at, me, target=host.name)
+            if match is None:
+                raise MultiRunError(
+                    f"driver host {host.name!r}: no run of session {session_id} there (its run"
+                    " directory is gone): the run cannot be followed again"
+                )
+            found[host.name] = match.run_dir
+        return found
+
+    def _follow_again(self, run_dirs: dict[str, str]) -> Iterator[Event]:
+        for host in self.hosts:
+            self._start(host, partial(host.transport.attach, run_dirs[host.name], from_seq=0))
+        yield from self._loop()
+
+    def _guarded(self, body: Iterator[Event]) -> Iterator[Event]:
+        """``body``'s events; however it ends, the hosts are stopped or let go and the plan's
+        OS knobs restored, and a failure closes the session with what went wrong."""
         ended = False
         try:
-            for line in self._apply_os():
-                yield self._shown(line)
-            for host in self.hosts:
-                self._named(host, host.transport.deploy)
-            self._start(self.hosts[0])
-            self._inventory()
-            yield from self._loop()
+            yield from body
             ended = True
         except UnknownHostKey:
             self._abort("failed", "a driver host's key is not known")
@@ -420,12 +511,13 @@ class MultiRun:
             raise MultiRunError(str(exc)) from exc
         return readings
 
-    def _start(self, host: Host) -> None:
+    def _start(self, host: Host, attach: Callable[[], SSHAgentRun] | None = None) -> None:
+        """Start the host's agent (or ``attach`` to the one already running) and follow it."""
         with self._lock:
             if self._stop.is_set():
                 return
             host.agent = self._named(
-                host, lambda: host.transport.start_agent(host.config, self.env)
+                host, attach or (lambda: host.transport.start_agent(host.config, self.env))
             )
         self.store.add_log(
             self._sid, "info", f"driver host {host.name!r} ({host.role}): {host.agent.run_dir}"
@@ -530,6 +622,8 @@ class MultiRun:
                 continue
             if checked.dropped:
                 yield self._log("warning", f"driver host {host.name!r}: {checked.warning()}")
+            offset = host.clock.offset_ms / 1000.0 if host.clock is not None else 0.0
+            self._source_t = checked.event.t - offset
             yield from self._handle(host, checked.event)
         yield from self._end(failure)
 
@@ -631,6 +725,10 @@ class MultiRun:
             yield self._go(step)
 
     def _go(self, step: int) -> Event:
+        if self._reattached:
+            given = self._given(step)
+            if given is not None:
+                return given
         users = max(self.splits[step]) if step < len(self.splits) else 1
         instant = time.time() + self.lead_s + LEAD_PER_USER_S * users
         self.go_instants[step] = instant
@@ -642,6 +740,47 @@ class MultiRun:
             f"step {step + 1}: every driver host ready, start at {instant:.3f}"
             f" ({', '.join(f'{h.name}: {h.clock.describe()}' for h in self.hosts if h.clock)})",
         )
+
+    def _given(self, step: int) -> Event | None:
+        """On a re-attached run, the start of ``step`` if the lost desktop gave it already (read
+        back from the hosts' go files): it is not given again. A host it had not reached yet
+        gets the same instant."""
+        read = {h.name: self._read_go(h) for h in self.hosts}
+        have = [h for h in self.hosts if (read[h.name] or (-1, 0.0))[0] >= step]
+        if not have:
+            return None
+        exact = [h for h in have if (read[h.name] or (-1, 0.0))[0] == step]
+        if exact:
+            first = exact[0]
+            assert first.clock is not None
+            instant = (read[first.name] or (step, 0.0))[1] - first.clock.offset_ms / 1000.0
+            self.go_instants[step] = instant
+        else:  # every host that has one is past it: the others cannot still wait for it
+            instant = time.time() + self.lead_s
+        late = [h for h in self.hosts if h not in have]
+        for host in late:
+            assert host.clock is not None
+            self._write_go(host, step, host.clock.to_host(instant))
+        sent = f"; sent now to {', '.join(repr(h.name) for h in late)}" if late else ""
+        return self._log("info", f"step {step + 1}: started before the re-attach{sent}")
+
+    def _read_go(self, host: Host) -> tuple[int, float] | None:
+        """The step and start instant (the host's clock) in a host's go file; None if none."""
+        if not host.go_file:
+            return None
+        try:
+            raw = host.transport.session().read_bytes(host.go_file)
+            data = json.loads(raw.decode("utf-8"))
+        except FileNotFoundError:
+            return None
+        except (ValueError, UnicodeDecodeError):
+            return None  # never half a file (it is renamed over), so not a go file at all
+        if not isinstance(data, dict):
+            return None
+        step, start_at = data.get("step"), data.get("start_at")
+        if isinstance(step, int) and isinstance(start_at, int | float):
+            return step, float(start_at)
+        return None
 
     def _write_go(self, host: Host, step: int, start_at: float) -> None:
         """The go file on one host; a link that was cut is reopened once (a host whose link

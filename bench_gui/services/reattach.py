@@ -44,6 +44,7 @@ from bench_gui.core.plan import PlanError, plan_from_dict
 from bench_gui.remote.errors import SSHError, UnknownHostKey
 from bench_gui.remote.ssh_transport import RemoteRun, SSHTransport, desktop_identity
 from bench_gui.services.run import RunController, RunError, ssh_transport
+from bench_gui.services.run_dirs import session_run, utc
 from bench_gui.store import SessionStore
 from bench_gui.store.sessions import STALE_MESSAGE
 
@@ -90,6 +91,16 @@ class Candidate:
     remote_seq: int = 0  # the last event seq in the host's spool
 
     @property
+    def where(self) -> str:
+        """The driver host(s) the run is on, as the user reads them: ``alpha + beta`` for a run
+        on several (the scan asks the first, the primary: :attr:`target`)."""
+        driver = self.plan.get("driver")
+        targets = driver.get("targets") if isinstance(driver, dict) else None
+        if isinstance(targets, list) and len(targets) > 1:
+            return " + ".join(str(name) for name in targets)
+        return self.target
+
+    @property
     def attachable(self) -> bool:
         return self.state in ATTACHABLE
 
@@ -109,7 +120,7 @@ class Candidate:
 
     def closing_message(self) -> str:
         """The session's message when it is not re-attached now."""
-        where = self.target
+        where = self.where
         if self.state == "missing":
             return f"not found on {where} (its run directory is gone); nothing more to fetch"
         if self.state == "unreachable":
@@ -129,17 +140,9 @@ class Candidate:
         return STALE_MESSAGE
 
 
-def _utc(text: str) -> datetime | None:
-    try:
-        value = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
-
-
 def local_time(text: str) -> str:
     """A stored UTC timestamp as local time, to the minute."""
-    value = _utc(text)
+    value = utc(text)
     return text if value is None else value.astimezone().strftime("%Y-%m-%d %H:%M")
 
 
@@ -165,7 +168,7 @@ def find_candidates(
     for info in store.list_runs("run"):
         if info.id in exclude or info.status not in ("running", "incomplete"):
             continue
-        created = _utc(info.created_at)
+        created = utc(info.created_at)
         if info.status != "running" and (created is None or created < since):
             continue
         run = store.get_run(info.id)
@@ -192,19 +195,8 @@ def find_candidates(
 
 
 def match_run(candidate: Candidate, runs: Sequence[RemoteRun], me: str) -> RemoteRun | None:
-    """The run directory of a session: this desktop's newest run with its session id that
-    started after the session was created (a store started afresh reuses ids)."""
-    created = _utc(candidate.created_at)
-    best = None
-    for run in runs:
-        meta = run.meta
-        if meta.get("session_id") != candidate.session_id or meta.get("desktop", me) != me:
-            continue
-        started = _utc(str(meta.get("started_at") or ""))
-        if created is not None and started is not None and started < created.replace(microsecond=0):
-            continue
-        best = run
-    return best
+    """The run directory of a candidate on its host (:func:`session_run`)."""
+    return session_run(runs, candidate.session_id, candidate.created_at, me)
 
 
 TransportFactory = Callable[[str], SSHTransport]
@@ -333,7 +325,9 @@ class ReattachController:
         if stopped:
             self.store.close_unfinished(c.session_id, STALE_MESSAGE)
             return
-        if self.replay:
+        if self.replay and len(plan.driver.targets) < 2:
+            # (A run on several driver hosts is merged again from the start: every event
+            # comes anew.)
             yield from stored_events(self.store, c.session_id)
         try:
             yield from inner.reattach(c.session_id, c.run_dir or None)
@@ -345,7 +339,7 @@ class ReattachController:
             # The spool had no done: everything there is stored now, and nothing will follow.
             self.store.close_unfinished(
                 c.session_id,
-                f"the agent on {c.target} ended without finishing the run;"
+                f"the agent on {c.where} ended without finishing the run;"
                 " everything it recorded was fetched",
             )
 

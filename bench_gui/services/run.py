@@ -39,7 +39,13 @@ from bench_gui.remote.storage import session_layout
 from bench_gui.remote.targets import TARGETS_FILE, get_target
 from bench_gui.remote.transport import AgentRun, BadLine, Transport
 from bench_gui.services.multi_run import MultiRun, MultiRunError
-from bench_gui.services.tuning import LogLine, OsRun, OsRunError, os_run_for_plan
+from bench_gui.services.tuning import (
+    LogLine,
+    OsRun,
+    OsRunError,
+    os_run_for_plan,
+    resumed_os_run,
+)
 from bench_gui.store import SessionStore
 from bench_gui.store.paths import data_dir
 
@@ -410,8 +416,9 @@ class RunController:
         for line in self._end_os(None):
             yield self._log_event(line)
 
-    def _multi_events(self) -> Iterator[Event]:
-        """The run on the plan's several driver hosts (:mod:`bench_gui.services.multi_run`)."""
+    def _multi_events(self, reattach: int | None = None) -> Iterator[Event]:
+        """The run on the plan's several driver hosts (:mod:`bench_gui.services.multi_run`);
+        ``reattach``: the session of such a run this desktop lost, followed again."""
         config, env = agent_config(self.plan, self.action, self.password)
 
         def notice(state: str, detail: str) -> None:
@@ -428,8 +435,14 @@ class RunController:
             except MultiRunError as exc:
                 raise RunError(str(exc)) from exc
         multi = self._multi
+        if reattach is not None:
+            self.session_id = reattach
+            self._reattached = True
+            stream = multi.reattach(reattach)
+        else:
+            stream = multi.events(session_target(self.plan, config), self.plan.name)
         try:
-            for event in multi.events(session_target(self.plan, config), self.plan.name):
+            for event in stream:
                 self.session_id = multi.session_id
                 yield event
         except UnknownHostKey as exc:
@@ -441,13 +454,17 @@ class RunController:
             self.final, self.summary, self.errors = multi.final, multi.summary, multi.errors
 
     def reattach(self, session_id: int, run_dir: str | None = None) -> Iterator[Event]:
-        """Follow a run that is still going on (or finished) on the plan's driver host.
+        """Follow a run that is still going on (or finished) on the plan's driver host (on
+        every host of a run on several: :meth:`MultiRun.reattach`).
 
         After the app was closed or crashed mid-run: finds the run directory that belongs to
         the session (this desktop's newest run with that session id, or ``run_dir`` when the
         caller has found it already) and resumes after the last event the store has, so
         nothing is stored twice and nothing is lost.
         """
+        if self._several:
+            yield from self._multi_events(reattach=session_id)
+            return
         if not isinstance(self.transport, SSHTransport):
             raise RunError("only runs on an SSH driver host can be re-attached")
         if not self.store.claims.claim(session_id):  # one writer per run
@@ -526,19 +543,7 @@ class RunController:
 
     def _resume_os(self, session_id: int) -> OsRun | None:
         """A re-attached run's knobs, if they are still applied (restored at its end)."""
-        from bench_gui.store.tuning_history import TuningHistory
-
-        inventory = self.store.get_run(session_id).inventory or {}
-        record = inventory.get("os_tuning") if isinstance(inventory, dict) else None
-        entry_id = record.get("history_id") if isinstance(record, dict) else None
-        if not isinstance(entry_id, int):
-            return None
-        entry = TuningHistory(self.store).get(entry_id)
-        if entry is None or entry.undone_by is not None:
-            return None
-        return os_run_for_plan(
-            self.store, self.plan, session_id, driver_host=self._driver_host(), history_id=entry_id
-        )
+        return resumed_os_run(self.store, self.plan, session_id, self._driver_host())
 
     def _end_os(self, error: BaseException | None) -> list[LogLine]:
         """Roll the knobs back; never raises. A run that lost its driver link may still be

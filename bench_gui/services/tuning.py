@@ -839,3 +839,23 @@ def os_run_for_plan(
         entry=history_id,
         closers=closers,
     )
+
+
+def resumed_os_run(
+    store: SessionStore,
+    plan: Plan,
+    session_id: int,
+    driver_host: Callable[[], HostIO] | None = None,
+) -> OsRun | None:
+    """The :class:`OsRun` of a re-attached run whose knobs are still applied (its session's
+    inventory names the history entry, not undone yet), to restore them at its end; None
+    when there is nothing to restore."""
+    inventory = store.get_run(session_id).inventory or {}
+    record = inventory.get("os_tuning") if isinstance(inventory, dict) else None
+    entry_id = record.get("history_id") if isinstance(record, dict) else None
+    if not isinstance(entry_id, int):
+        return None
+    entry = TuningHistory(store).get(entry_id)
+    if entry is None or entry.undone_by is not None:
+        return None
+    return os_run_for_plan(store, plan, session_id, driver_host=driver_host, history_id=entry_id)

@@ -22,7 +22,7 @@ from bench_gui.services.run import RunController
 from bench_gui.store import SessionStore
 from bench_gui.store.paths import data_dir
 from tests._fixtures.scripted import EventScript, sweep_events
-from tests.services.test_multi_run import two_host_plan
+from tests.services.plans import two_host_plan
 
 HOSTS = ["alpha", "beta"]
 

@@ -3,8 +3,12 @@ session, the database's counters from the primary, the drivers' New-Orders summe
 started at one instant, a host lost mid-step failing the run by its name, and a link cut on
 one host resumed by that host alone.
 
-The two "hosts" are two saved SSH targets on the one loopback sshd (each agent has its own run
-directory, spool, go file and lock folder): a second sshd would add nothing the agents see.
+The two "hosts" are two saved SSH targets on two loopback sshd instances (``sshd`` and
+``sshd2``: own port, host key and sessions, so a link cut reaches one host only). Both run on
+this machine: with the suite's lock folder passed to every agent they meet in one folder and
+the secondary shares the primary's run lock; without it each instance has its own folder, as
+two machines, and a run against the database through either host is refused while the run
+goes on.
 """
 
 from __future__ import annotations
@@ -18,51 +22,19 @@ from typing import Any
 import pytest
 
 from bench_gui.agent.protocol import Event
+from bench_gui.agent.runlock import LOCK_DIR_ENV
 from bench_gui.core.crosscheck import nopm_doubt
 from bench_gui.core.plan import Driver, Plan, Target, Workload
 from bench_gui.remote.inventory import collect_inventory
 from bench_gui.remote.local_shell import LocalShell
-from bench_gui.remote.targets import TARGETS_FILE, add_target
 from bench_gui.services.multi_run import MultiRun, host_inventory, unreadable
 from bench_gui.services.run import RunController, RunError
 from bench_gui.store import SessionStore
-from bench_gui.store.paths import data_dir
+from tests._fixtures.ssh import Sshd
+from tests.services.plans import DATABASE, two_host_plan
+from tests.services.test_run_lock import refused
 
-pytestmark = pytest.mark.integration
-
-DATABASE = "multi_runner"
-HOSTS = ["alpha", "beta"]
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Any:
-    with SessionStore(tmp_path / "sessions.sqlite3") as opened:
-        yield opened
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _database(pg_server: Any) -> None:
-    pg_server.clone_tpcc(DATABASE)
-
-
-@pytest.fixture
-def two_hosts(sshd: Any) -> list[str]:
-    sshd.trust()
-    for name in HOSTS:
-        add_target(sshd.target(name), data_dir() / TARGETS_FILE)
-    return list(HOSTS)
-
-
-def two_host_plan(pg_server: Any, hosts: list[str], **workload: Any) -> Plan:
-    wl = Workload(warehouses=1, virtual_users=[2, 4], rampup_s=1, duration_s=4, processes=1)
-    for key, value in workload.items():
-        setattr(wl, key, value)
-    return Plan(
-        name="two driver hosts",
-        target=Target(kind="postgresql", host=pg_server.socket_dir, database=DATABASE),
-        workload=wl,
-        driver=Driver(target=hosts[0], targets=list(hosts)),
-    )
+pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("multi_database")]
 
 
 def the_run(controller: RunController) -> MultiRun:
@@ -98,7 +70,14 @@ def test_two_hosts_one_session(pg_server: Any, two_hosts: list[str], store: Sess
         assert per_host[name]["memory"]
         assert per_host[name]["kernel"]["release"] == os.uname().release
         assert unreadable(per_host[name]) == ""
-    assert not [e for e in store.log(controller.session_id) if "no inventory" in e.message]
+    log = store.log(controller.session_id)
+    assert not [e for e in log if "no inventory" in e.message]
+    # Both agents took their run lock in the one folder they were given: the secondary shares
+    # the primary's (one run), and says so.
+    shares = [e.message for e in log if "which this agent shares" in e.message]
+    assert len(shares) == 1
+    assert shares[0].startswith("driver host 'beta': the run lock is held by another agent")
+    assert f'session {controller.session_id} "two driver hosts" (run)' in shares[0]
 
     steps = store.steps(controller.session_id)
     assert [s.vus for s in steps] == [2, 4]
@@ -197,7 +176,7 @@ def test_host_lost_mid_step_fails_by_name(
 
 
 def test_link_cut_on_one_host_resumes(
-    sshd: Any, pg_server: Any, two_hosts: list[str], store: SessionStore
+    sshd2: Sshd, pg_server: Any, two_hosts: list[str], store: SessionStore
 ) -> None:
     plan = two_host_plan(pg_server, two_hosts, virtual_users=[2, 2], duration_s=3)
     controller = RunController(plan, store)
@@ -210,7 +189,7 @@ def test_link_cut_on_one_host_resumes(
             assert beta.agent is not None
             port = beta.agent.local_port
             assert port is not None
-            assert sshd.cut(port)
+            assert sshd2.cut(port)  # beta's sshd: alpha's link is another sshd's
             cut = True
     assert cut
     assert controller.final is not None
@@ -222,6 +201,61 @@ def test_link_cut_on_one_host_resumes(
     states = [(state, detail) for state, detail in notices if "'beta'" in detail]
     assert [s for s, _ in states][:2] == ["lost", "restored"]
     assert not any("'alpha'" in detail for _, detail in notices)
+
+
+def one_host_plan(pg_server: Any, host: str) -> Plan:
+    """A run of its own through one driver host, against the two-host runs' database."""
+    return Plan(
+        name="through one host",
+        target=Target(kind="postgresql", host=pg_server.socket_dir, database=DATABASE),
+        workload=Workload(warehouses=1, virtual_users=[1], rampup_s=1, duration_s=60, processes=1),
+        driver=Driver(target=host),
+    )
+
+
+def test_the_run_locks_the_server_on_every_host(
+    pg_server: Any,
+    sshd2: Sshd,
+    two_hosts: list[str],
+    store: SessionStore,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each sshd instance as its own machine (its own lock folder): while a run goes on on
+    both, another run against the database through the SECONDARY's host is refused, naming
+    the secondary's agent; once the run is over it may start."""
+    monkeypatch.delenv(LOCK_DIR_ENV)  # every host's agent takes its host's own folder
+    plan = two_host_plan(pg_server, two_hosts, virtual_users=[2], duration_s=60)
+    controller = RunController(plan, store)
+    events = controller.events()
+    try:
+        for event in events:
+            if event.kind == "sample" and event.get("phase") == "measure":
+                break  # both hosts are running the step
+        beta = the_run(controller).hosts[1]
+        assert beta.agent is not None
+
+        other = RunController(one_host_plan(pg_server, "beta"), store)
+        message = refused(other, controller)  # names the run, as one host's lock does
+        assert f"agent pid {beta.agent.pid} of " in message  # beta's own agent holds it
+    finally:
+        controller.stop()
+        for _ in events:
+            pass
+    assert controller.final is not None
+    assert controller.final.get("status") == "stopped"
+
+    # The run is over: a run through beta starts, and holds its lock in beta's own folder.
+    after = RunController(one_host_plan(pg_server, "beta"), store)
+    events = after.events()
+    try:
+        hello = next(e for e in events if e.kind == "hello")
+        paths = hello.get("lock")["paths"]
+        assert paths
+        assert all(path.startswith(f"{sshd2.lock_dir}/") for path in paths)
+    finally:
+        after.stop()
+        for _ in events:
+            pass
 
 
 def test_inventory_whose_commands_cannot_run_is_a_warning(

@@ -15,13 +15,9 @@ from bench_gui.agent.protocol import Event
 from bench_gui.core.plan import OsKnobs
 from bench_gui.services.run import RunController, RunError
 from bench_gui.store import SessionStore
-from tests.services.test_multi_run import (  # noqa: F401 (fixtures)
-    _database,
-    store,
-    two_host_plan,
-    two_hosts,
-)
-from tests.services.test_run_os_knobs import EXPIRE, _read, expire, log_of  # noqa: F401
+from tests.services.kernel_knob import EXPIRE, read_knob
+from tests.services.plans import two_host_plan
+from tests.services.test_run_os_knobs import log_of
 
 pytestmark = [
     pytest.mark.integration,
@@ -40,11 +36,11 @@ def test_knobs_on_the_named_host_hold_for_every_host_and_are_restored(
     during: list[str] = []
     for event in controller.events():
         if event.kind == "step" and event.get("phase") == "start":
-            during.append(_read(EXPIRE))  # both hosts' users are connected by now
+            during.append(read_knob(EXPIRE))  # both hosts' users are connected by now
     assert controller.final is not None
     assert controller.final.get("status") == "ok", controller.errors
     assert during == [new]
-    assert _read(EXPIRE) == before
+    assert read_knob(EXPIRE) == before
     stored = store.get_run(controller.session_id)  # type: ignore[arg-type]
     tuning = (stored.inventory or {})["os_tuning"]
     assert tuning["where"] == two_hosts[1]
@@ -61,7 +57,7 @@ def test_a_refused_value_fails_before_any_host_starts(
     pg_server: Any, two_hosts: list[str], store: SessionStore, expire: tuple[str, str]
 ) -> None:
     before, new = expire
-    background = _read("/proc/sys/vm/dirty_background_ratio")
+    background = read_knob("/proc/sys/vm/dirty_background_ratio")
     plan = two_host_plan(pg_server, two_hosts, virtual_users=[2])
     plan.os = OsKnobs(
         knobs={"vm.dirty_expire_centisecs": new, "vm.dirty_background_ratio": "1000"},
@@ -72,8 +68,8 @@ def test_a_refused_value_fails_before_any_host_starts(
     with pytest.raises(RunError, match="vm.dirty_background_ratio: Invalid argument"):
         seen.extend(controller.events())
     assert not [e for e in seen if e.kind in ("hello", "step", "sample")]
-    assert _read(EXPIRE) == before
-    assert _read("/proc/sys/vm/dirty_background_ratio") == background
+    assert read_knob(EXPIRE) == before
+    assert read_knob("/proc/sys/vm/dirty_background_ratio") == background
     run = store.get_run(controller.session_id)  # type: ignore[arg-type]
     assert run.status == "failed"
     assert "OS knobs not applied on" in run.message

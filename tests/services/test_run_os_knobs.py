@@ -9,7 +9,6 @@ other test touches it) and the read-ahead of a loop device made for the test.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,36 +23,16 @@ from bench_gui.services.tuning import os_run_for_plan, os_target_key, rollback_o
 from bench_gui.store import SessionStore
 from bench_gui.store.tuning_history import TuningHistory
 from tests._fixtures.pg import Clone
+from tests.services.kernel_knob import EXPIRE, read_knob
 
 pytestmark = [
     pytest.mark.integration,
     pytest.mark.skipif(os.geteuid() != 0, reason="changing kernel knobs needs root"),
 ]
 
-EXPIRE = "/proc/sys/vm/dirty_expire_centisecs"
-
-
-def _read(path: str) -> str:
-    return Path(path).read_text().strip()
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[SessionStore]:
-    with SessionStore(tmp_path / "sessions.sqlite3") as opened:
-        yield opened
-
-
-@pytest.fixture
-def expire() -> Iterator[tuple[str, str]]:
-    """(the machine's value, another one); put back whatever the test did."""
-    before = _read(EXPIRE)
-    yield before, "2999" if before != "2999" else "2998"
-    if _read(EXPIRE) != before:
-        Path(EXPIRE).write_text(before + "\n")
-
 
 def read_ahead(device: str) -> str:
-    return _read(f"/sys/block/{device}/queue/read_ahead_kb")
+    return read_knob(f"/sys/block/{device}/queue/read_ahead_kb")
 
 
 def os_plan(pg_server: Any, database: str, section: OsKnobs, **workload: Any) -> Plan:
@@ -94,12 +73,12 @@ def test_knobs_hold_during_the_run_and_are_restored_after(
     for event in controller.events():
         events.append(event)
         if event.kind == "hello":
-            seen["expire"] = _read(EXPIRE)
+            seen["expire"] = read_knob(EXPIRE)
             seen["ahead"] = read_ahead(device)
             seen["recorded"] = event.get("os_knobs")["block"][device]["read_ahead_kb"]
     assert seen == {"expire": new, "ahead": new_ahead, "recorded": new_ahead}
     # Afterwards, exactly the old values.
-    assert _read(EXPIRE) == before
+    assert read_knob(EXPIRE) == before
     assert read_ahead(device) == ahead
 
     run = store.get_run(controller.session_id)  # type: ignore[arg-type]
@@ -140,20 +119,20 @@ def test_a_stopped_run_and_a_consumer_that_goes_away_restore_them(
     during = ""
     for event in controller.events():
         if event.kind == "sample" and event.get("phase") == "measure":
-            during = _read(EXPIRE)
+            during = read_knob(EXPIRE)
             controller.stop()
     assert during == new
-    assert _read(EXPIRE) == before
+    assert read_knob(EXPIRE) == before
     assert store.get_run(controller.session_id).status == "incomplete"  # type: ignore[arg-type]
 
     controller = RunController(plan, store)
     events = controller.events()
     for event in events:
         if event.kind == "hello":
-            assert _read(EXPIRE) == new
+            assert read_knob(EXPIRE) == new
             break
     events.close()  # the reader goes away mid-run
-    assert _read(EXPIRE) == before
+    assert read_knob(EXPIRE) == before
     assert any("OS knobs restored" in line for line in log_of(store, controller.session_id))
 
 
@@ -169,7 +148,7 @@ def test_an_agent_that_fails_restores_them(
     controller = RunController(plan, store, transport=LocalTransport(blocker / "runs"))
     with pytest.raises(RunError):
         list(controller.events())
-    assert _read(EXPIRE) == before
+    assert read_knob(EXPIRE) == before
     assert store.get_run(controller.session_id).status == "failed"  # type: ignore[arg-type]
     assert any("OS knobs restored" in line for line in log_of(store, controller.session_id))
 
@@ -179,7 +158,7 @@ def test_an_agent_that_fails_restores_them(
     controller = RunController(plan, store)
     with pytest.raises(RunError):
         list(controller.events())
-    assert _read(EXPIRE) == before
+    assert read_knob(EXPIRE) == before
     assert any("OS knobs restored" in line for line in log_of(store, controller.session_id))
 
 
@@ -187,7 +166,7 @@ def test_a_refused_value_fails_the_run_before_anything_starts(
     pg_server: Any, store: SessionStore, expire: tuple[str, str]
 ) -> None:
     before, new = expire
-    background = _read("/proc/sys/vm/dirty_background_ratio")
+    background = read_knob("/proc/sys/vm/dirty_background_ratio")
     section = OsKnobs(knobs={"vm.dirty_expire_centisecs": new, "vm.dirty_background_ratio": "1000"})
     controller = RunController(os_plan(pg_server, "os_knobs_refused", section), store)
     seen: list[Event] = []
@@ -195,8 +174,8 @@ def test_a_refused_value_fails_the_run_before_anything_starts(
         seen.extend(controller.events())
     assert "already changed were restored" in str(info.value)
     assert seen == []  # the agent never started
-    assert _read(EXPIRE) == before
-    assert _read("/proc/sys/vm/dirty_background_ratio") == background
+    assert read_knob(EXPIRE) == before
+    assert read_knob("/proc/sys/vm/dirty_background_ratio") == background
     run = store.get_run(controller.session_id)  # type: ignore[arg-type]
     assert run.status == "failed"
     assert "OS knobs not applied on this machine" in run.message
@@ -213,15 +192,15 @@ def test_knobs_left_applied_can_be_restored_from_the_history(
     run = os_run_for_plan(store, plan, 7)
     assert run is not None
     run.apply()
-    assert _read(EXPIRE) == new
+    assert read_knob(EXPIRE) == new
     ((level, message),) = run.keep("the run may still be going on the driver host")
     assert level == "warning"
     assert "OS tuning history (#" in message
     assert "`bench-gui tune os rollback`" in message
-    assert _read(EXPIRE) == new
+    assert read_knob(EXPIRE) == new
     result, rid, entry = rollback_os(store, LocalHost())
     assert entry.id == run.entry
     assert result.changed["vm.dirty_expire_centisecs"] == ("", before)
-    assert _read(EXPIRE) == before
+    assert read_knob(EXPIRE) == before
     # The run's own restore, should it come later, sees it is done.
     assert run.restore() == [("info", f"OS knobs already restored (#{rid})")]

@@ -3,26 +3,20 @@ command log kept with the session, and re-attaching to a run after the desktop s
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from bench_gui.core.plan import Driver, Plan, Target, Workload
+from bench_gui.core.plan import Driver, Plan
 from bench_gui.remote.targets import TARGETS_FILE, add_target
 from bench_gui.services.run import HostKeyUnknown, RunController
 from bench_gui.store import SessionStore
 from bench_gui.store.paths import data_dir
+from tests.services.plans import tpcc_plan
 
 pytestmark = pytest.mark.integration
 
 DATABASE = "ssh_runner"
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Any:
-    with SessionStore(tmp_path / "sessions.sqlite3") as opened:
-        yield opened
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -32,15 +26,7 @@ def _database(pg_server: Any) -> None:
 
 
 def driver_plan(pg_server: Any, name: str, **workload: Any) -> Plan:
-    wl = Workload(warehouses=1, virtual_users=[1], rampup_s=1, duration_s=3, processes=1)
-    for key, value in workload.items():
-        setattr(wl, key, value)
-    return Plan(
-        name="through a driver host",
-        target=Target(kind="postgresql", host=pg_server.socket_dir, database=DATABASE),
-        workload=wl,
-        driver=Driver(target=name),
-    )
+    return tpcc_plan(pg_server, DATABASE, "through a driver host", Driver(target=name), **workload)
 
 
 def test_unknown_host_key_then_accepted_run(sshd: Any, pg_server: Any, store: SessionStore) -> None:

@@ -118,7 +118,7 @@ class SessionsPage(Housekeeping):
         tools = QHBoxLayout()
         tools.setSpacing(8)
         self.search_edit = QLineEdit()
-        self.search_edit.setPlaceholderText("Search name, tag, note or #id…")
+        self.search_edit.setPlaceholderText("Search name, system, tag, note or #id…")
         self.search_edit.setClearButtonEnabled(True)
         self.search_edit.textChanged.connect(self.apply_search)
         tools.addWidget(self.search_edit, 1)

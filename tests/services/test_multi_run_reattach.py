@@ -1,0 +1,125 @@
+"""Re-attaching to a run on two driver hosts after the desktop that started it died: a real
+``bench-gui`` process runs the plan and is killed mid-step (its agents go on); this process
+finds the session among the candidates, follows it again through the re-attach controller,
+and the session ends complete with every step once, the hosts' spools merged again from the
+start (nothing lost, nothing twice), the next step started though its barrier came after the
+crash. A host without the session's run is named (by the controller and by ``bench-gui
+attach``), and nothing stored changes."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bench_gui.services.reattach import ReattachController, find_candidates, scan
+from bench_gui.services.run import RunController, RunError
+from bench_gui.store import SessionStore
+from tests.services.plans import two_host_plan
+
+pytestmark = pytest.mark.integration
+
+# The desktop that starts the run: it stops existing (no cleanup at all) once the first step
+# is being measured, and prints its session id.
+CRASHING_DESKTOP = """
+import json, os, sys
+from bench_gui.core.plan import plan_from_dict
+from bench_gui.services.run import RunController
+from bench_gui.store import SessionStore
+
+plan = plan_from_dict(json.loads(sys.argv[1]))
+controller = RunController(plan, SessionStore(sys.argv[2]))
+for event in controller.events():
+    if event.kind == "sample" and event.get("phase") == "measure":
+        print(controller.session_id, flush=True)
+        os._exit(9)
+print("the run ended before the crash", flush=True)
+"""
+
+
+def crash_mid_step(plan: Any, store_path: Path) -> int:
+    env = dict(os.environ, PYTHON_KEYRING_BACKEND="keyring.backends.null.Keyring")
+    done = subprocess.run(
+        [sys.executable, "-c", CRASHING_DESKTOP, json.dumps(plan.to_dict()), str(store_path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+        check=False,
+    )
+    assert done.returncode == 9, done.stdout + done.stderr
+    return int(done.stdout.strip().splitlines()[-1])
+
+
+def test_a_lost_run_is_followed_again_to_its_end(
+    pg_server: Any, two_hosts: list[str], store: SessionStore
+) -> None:
+    plan = two_host_plan(pg_server, two_hosts, duration_s=3)
+    session_id = crash_mid_step(plan, store.path)
+    assert store.get_run(session_id).status == "running"
+    stored_before = store.last_seq(session_id)
+    assert stored_before > 0
+
+    (candidate,) = [c for c in find_candidates(store) if c.session_id == session_id]
+    assert candidate.target == two_hosts[0]  # the primary is asked
+    assert candidate.where == " + ".join(two_hosts)  # as the dialog names the run's hosts
+    (candidate,) = scan([candidate])
+    assert candidate.attachable, candidate.detail
+    controller = ReattachController(candidate, store, replay=True)
+    seen = list(controller.events())
+
+    run = store.get_run(session_id)
+    assert run.status == "complete", run.message
+    assert seen[-1].kind == "done"
+    assert seen[-1].get("status") == "ok"
+    # Every step once, each from both hosts (the second began after the crash).
+    steps = store.steps(session_id)
+    assert [s.vus for s in steps] == [2, 4]
+    assert all(s.nopm and s.nopm > 0 for s in steps)  # the primary read the counters
+    assert all([h["host"] for h in s.summary["driver_hosts"]] == two_hosts for s in steps)
+    # One stream again: the merged seqs run 1, 2, 3... with none missing and none twice.
+    numbered = [e.seq for e in seen if e.seq]
+    assert numbered == list(range(1, len(numbered) + 1))
+    assert store.last_seq(session_id) == numbered[-1]
+    samples = [s.seq for s in store.samples(session_id)]
+    assert samples == sorted(set(samples))
+    assert {s.step for s in store.samples(session_id) if s.phase == "measure"} == {0, 1}
+    log = [line.message for line in store.log(session_id)]
+    assert any("re-attached to the run on 2 driver hosts" in line for line in log)
+    assert any("step 1: started before the re-attach" in line for line in log)
+    assert any("step 2: every driver host ready" in line for line in log)
+    # Merged again, the events keep the times they happened at, not the re-attach's.
+    hello = [e for e in seen if e.kind == "hello"]
+    assert hello
+    assert hello[0].t < steps[-1].t
+
+    # A host whose run directory is gone: named, and the stored stream is left as it was.
+    inner = controller.inner
+    assert inner is not None
+    multi = inner.multi_run
+    assert multi is not None
+    beta = multi.hosts[1]
+    assert beta.agent is not None
+    beta.transport.remove_run(beta.agent.run_dir)
+    last = store.last_seq(session_id)
+    with pytest.raises(RunError, match=f"driver host '{two_hosts[1]}': no run of session"):
+        list(RunController(plan, store).reattach(session_id))
+    # ... and so says ``bench-gui attach``.
+    attach = subprocess.run(
+        [sys.executable, "-m", "bench_gui", "--db", str(store.path), "attach", str(session_id)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=dict(os.environ, PYTHON_KEYRING_BACKEND="keyring.backends.null.Keyring"),
+        check=False,
+    )
+    assert attach.returncode != 0
+    assert f"on driver hosts {', '.join(two_hosts)}: merging" in attach.stderr
+    assert f"driver host '{two_hosts[1]}': no run of session {session_id}" in attach.stderr
+    assert store.last_seq(session_id) == last
+    assert len(store.steps(session_id)) == 2
