@@ -6,7 +6,8 @@
 Opens the main window as the app does (sized to the screen), with one engine plugin that fails
 to load (a dist-info folder on the path, as in tests/core/test_engine_catalog.py), and saves
 what the screen shows (``SIZE-workload-NAME.png``): a MariaDB target, a SQL Server target, a
-random-read study (top and scrolled to its end).
+random-read study (top and scrolled to its end), a run on two driver hosts whose OS knobs name
+no host (the error beside the field).
 """
 
 from __future__ import annotations
@@ -49,6 +50,19 @@ kind = "random_read"
 dataset_sizes = [0.25, 0.5, 1, 1.5, 2, 4]
 memory_limit = "8GiB"
 file = "/mnt/ssd/fio.dat"
+"""
+SEVERAL_HOSTS = """name = "Two driver hosts, PostgreSQL 16"
+[target]
+kind = "postgresql"
+host = "db1.lab"
+[workload]
+warehouses = 100
+virtual_users = "16-128/16"
+[driver]
+targets = ["storage1", "db-driver"]
+share = [2, 1]
+[os]
+preset = "micron-9300-linux"
 """
 
 
@@ -120,6 +134,13 @@ def shoot(out: Path, folder: Path) -> int:
     page.validated_plan()
     scroll.verticalScrollBar().setValue(0)
     shot("mariadb-errors")
+    page.set_plan(plan_from_toml(SEVERAL_HOSTS.replace('preset = "', '# preset = "')))
+    page.os_section.preset_combo.setCurrentIndex(1)  # knobs, and no host named for them
+    page.validated_plan()
+    scroll.verticalScrollBar().setValue(0)
+    shot("several-hosts")
+    scroll.ensureWidgetVisible(page.os_section.host_edit)
+    shot("several-hosts-os")
 
     window.close()
     store.close()

@@ -232,3 +232,26 @@ def test_the_demo_and_a_random_read_study_have_one_host(qtbot: QtBot) -> None:
     page.workload_kind_combo.setCurrentIndex(page.workload_kind_combo.findData("random_read"))
     assert not hosts.several_radio.isEnabled()
     assert not hosts.mode_row.isVisibleTo(page)
+
+
+def test_os_knobs_on_several_hosts_name_their_host(qtbot: QtBot) -> None:
+    """One driver host is taken to be the database host; of several, none is: the OS knobs'
+    host field says it is needed, and an empty one is an error beside it."""
+    page = make_page(qtbot)
+    host_edit = page.os_section.host_edit
+    assert "driver host" in host_edit.placeholderText()
+    page.os_section.preset_combo.setCurrentIndex(1)
+    several(qtbot, page, "lab-a", "lab-b")
+    assert host_edit.placeholderText().startswith("required with several driver hosts")
+    assert page.validated_plan() is None
+    assert "with several driver hosts, name the host" in page.field_error("os.host")
+    host_edit.setText("lab-c")
+    plan = page.validated_plan()
+    assert plan is not None
+    assert plan.os.host == "lab-c"
+    click(qtbot, page.target.hosts.one_radio)  # one host again: the field may stay empty
+    assert "driver host" in host_edit.placeholderText()
+    assert not host_edit.placeholderText().startswith("required")
+    # A plan of several hosts loaded from a file says it at once.
+    page.set_plan(plan_from_toml(MULTI))
+    assert host_edit.placeholderText().startswith("required with several driver hosts")

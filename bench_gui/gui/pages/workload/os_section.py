@@ -18,6 +18,8 @@ PLACEHOLDERS = {
     "tproc_c": ("the database host (the driver host)", "the data directory, to find its disks"),
     "random_read": ("the host fio runs on (the driver host)", "the data file's folder"),
 }
+# With several driver hosts none is the database host: the knobs' host must be named.
+SEVERAL_HOSTS_PLACEHOLDER = "required with several driver hosts: the database server's target"
 KNOBS_HINT = (
     "One KEY = VALUE a line, over the preset's: sysctls, read_ahead_kb, scheduler,"
     " transparent_hugepage. Applied as root before the run, rolled back after it."
@@ -59,13 +61,23 @@ class OsSection(QGroupBox):
         self.devices_edit = QLineEdit()
         self.devices_edit.setPlaceholderText("nvme0n1, nvme1n1 (default: the data directory's)")
         add_row(form, "Data devices", self.fields.cell("os.devices", self.devices_edit))
+        self._kind = "tproc_c"
+        self._several_hosts = False
         self.set_workload_kind("tproc_c")
 
     def set_workload_kind(self, kind: str) -> None:
         """Placeholders that speak of the kind's own host and data."""
+        self._kind = kind
         host, data_dir = PLACEHOLDERS.get(kind, PLACEHOLDERS["tproc_c"])
-        self.host_edit.setPlaceholderText(host)
+        self.host_edit.setPlaceholderText(
+            SEVERAL_HOSTS_PLACEHOLDER if self._several_hosts else host
+        )
         self.data_dir_edit.setPlaceholderText(data_dir)
+
+    def set_several_hosts(self, several: bool) -> None:
+        """The run is on several driver hosts: the host field says it must be filled."""
+        self._several_hosts = several
+        self.set_workload_kind(self._kind)
 
     def set_plan(self, plan: Plan) -> None:
         self.preset_combo.setCurrentIndex(max(0, self.preset_combo.findData(plan.os.preset)))

@@ -95,6 +95,10 @@ class WorkloadPage(QWidget):
         self.schema.cancel_button.clicked.connect(self.cancel_requested)
         self.power_options = PowerOptions()
         self.os_section = OsSection()
+        # With several driver hosts the OS knobs' host must be named: its field says so.
+        hosts = self.target.hosts
+        hosts.changed.connect(lambda: self.os_section.set_several_hosts(hosts.several))
+        hosts.several_radio.toggled.connect(self.os_section.set_several_hosts)
         for section in (
             self.target,
             self.sweep,
