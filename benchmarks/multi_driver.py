@@ -3,7 +3,8 @@
 Everything is real and private to the script: an sshd on 127.0.0.1 (its own keys), an
 embedded PostgreSQL with a TPROC-C database, the agent deployed over SFTP into the script's
 folder, the session store. The "two hosts" are two saved SSH targets on that one sshd (each
-agent has its own run directory, go file and lock folder), so both drivers share this
+agent has its own run directory and go file; they share the database server's run lock in the
+script's lock folder, as two agents of one run on one machine do), so both drivers share this
 machine's CPU with the server: the figures show the orchestration's cost and that the merged
 NOPM is the database's (read once), not what two real hosts would add.
 
