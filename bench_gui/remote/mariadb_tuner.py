@@ -21,8 +21,9 @@ exactly: the global values, the configuration file byte for byte (removed if it 
 exist), MySQL's persisted values. Missing privileges are refused before anything changes, with
 the privilege named.
 
-The diff rows, results and errors are :mod:`bench_gui.remote.pg_tuner`'s, so the CLI and the
-Database page show both engines the same way (``reload`` there means "in effect at once").
+The diff rows, results and errors are :mod:`bench_gui.remote.db_tuner`'s, shared by every
+engine's tuner, so the CLI and the Database page show them the same way (``reload`` there
+means "in effect at once").
 """
 
 from __future__ import annotations
@@ -30,10 +31,8 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
-from datetime import UTC, datetime
 from typing import Any, Final
 
 from bench_gui.agent.engines import EngineError
@@ -52,18 +51,28 @@ from bench_gui.core.tuning.innodb import (
     sql_value,
 )
 from bench_gui.core.tuning.pgtune import TunedSetting
-from bench_gui.remote.errors import SecretStoreError
-from bench_gui.remote.host_access import HostIO
-from bench_gui.remote.pg_tuner import (
+from bench_gui.remote.db_tuner import (
     ApplyResult,
+    DbTarget,
+    DbTuner,
     DiffRow,
     HostFacts,
     NoServerControl,
     NotEnoughPrivileges,
-    RejectedSettings,
     TuningError,
+    check_same_server,
+    diff_rows,
+    engine_login,
+    first_line,
+    not_accepted,
+    out_of_range,
+    outside,
+    pick,
+    set_each,
+    taken_at,
+    triage,
 )
-from bench_gui.remote.secrets import database_password
+from bench_gui.remote.host_access import HostIO
 
 DEFAULT_CONFIG_FILE: Final = "/etc/mysql/mariadb.conf.d/99-bench-gui.cnf"
 _NAME_RE: Final = re.compile(r"^[a-z_][a-z0-9_]*$")
@@ -195,11 +204,10 @@ def parse_service_control(spec: str, host: HostIO) -> ServiceControl:
 
 
 def _first_line(exc: BaseException) -> str:
-    text = odbc.message(exc)
-    return text.splitlines()[0] if text else type(exc).__name__
+    return first_line(odbc.message(exc), exc)
 
 
-class MariaDbTuner:
+class MariaDbTuner(DbTuner[Any]):
     """Diff, apply and roll back InnoDB variables on one MariaDB or MySQL server."""
 
     def __init__(
@@ -223,17 +231,12 @@ class MariaDbTuner:
 
     # ---- connections and facts ----------------------------------------------------------------
 
-    @contextmanager
-    def connect(self) -> Iterator[Any]:
+    def _open(self) -> Any:
         extra = {"PWD": self.password} if self.password is not None else {}
         try:
-            conn = odbc.connect(self.conninfo, self.flavour, what="server", **extra)
+            return odbc.connect(self.conninfo, self.flavour, what="server", **extra)
         except EngineError as exc:
             raise TuningError(str(exc)) from exc
-        try:
-            yield conn
-        finally:
-            conn.close()
 
     @staticmethod
     def _scalar(conn: Any, query: str) -> Any:
@@ -364,7 +367,7 @@ class MariaDbTuner:
     ) -> MariaDbSnapshot:
         mariadb = facts["flavour"] == "mariadb"
         return MariaDbSnapshot(
-            taken_at=datetime.now(UTC).isoformat(timespec="seconds"),
+            taken_at=taken_at(),
             server=str(facts["server"]),
             flavour=str(facts["flavour"]),
             server_uuid=str(facts["identity"]),
@@ -393,6 +396,16 @@ class MariaDbTuner:
             return text
         return ""
 
+    def _set_row(self, conn: Any, flavour: str, row: DiffRow) -> str:
+        """MariaDB: SET GLOBAL a dynamic variable (a static one only goes in the option file);
+        MySQL: SET PERSIST, or PERSIST_ONLY for a static one. '' or the server's reason."""
+        if flavour == "mariadb":
+            return (
+                "" if row.action == "restart" else self._set(conn, "GLOBAL", row.name, row.proposed)
+            )
+        verb = "PERSIST_ONLY" if row.action == "restart" else "PERSIST"
+        return self._set(conn, verb, row.name, row.proposed)
+
     def _write_config(self, text: str | None) -> None:
         assert self.host is not None
         try:
@@ -416,22 +429,14 @@ class MariaDbTuner:
         only: set[str] | None = None,
     ) -> ApplyResult:
         """Apply the variables that differ (see the module docstring); verify what is live."""
-        items = _items(proposal)
-        if only is not None:
-            wanted = {n.lower() for n in only}
-            items = [s for s in items if s.name.lower() in wanted]
+        items = pick(_items(proposal), only)
         result = ApplyResult("apply")
         with self.connect() as conn:
             facts = self._facts(conn)
             flavour = facts["flavour"]
             current = self._read(conn, [s.name for s in items], flavour)
             rows = diff_variables(items, current)
-            bad = {r.name: r.problem for r in rows if r.action in ("invalid", "unknown")}
-            if bad and not skip_invalid:
-                raise RejectedSettings(bad)
-            result.skipped = bad
-            todo = [r for r in rows if r.changes]
-            result.unchanged = [r.name for r in rows if r.action == "same"]
+            todo = triage(rows, result, skip_invalid)
             if not todo:
                 return result
             self._check_privileges(facts)
@@ -444,28 +449,19 @@ class MariaDbTuner:
                         f" this side cannot reach {self.config_file} (give --ssh)"
                     )
             snapshot = self._snapshot(conn, facts, {r.name: current[r.name] for r in todo})
-            result.snapshot = snapshot  # type: ignore[assignment]
+            result.snapshot = snapshot
             ordered = _io_order(todo, current)
             done: list[str] = []
-            rejected: dict[str, str] = {}
-            for row in ordered:
-                try:
-                    if mariadb:
-                        reason = "" if row.action == "restart" else self._set(
-                            conn, "GLOBAL", row.name, row.proposed)  # fmt: skip
-                    else:
-                        verb = "PERSIST_ONLY" if row.action == "restart" else "PERSIST"
-                        reason = self._set(conn, verb, row.name, row.proposed)
-                except NotEnoughPrivileges:  # PERSIST_ONLY needs PERSIST_RO_VARIABLES_ADMIN
-                    self._restore(conn, snapshot, done)
-                    raise
-                if reason:
-                    rejected[row.name] = reason
-                else:
-                    done.append(row.name)
-            if rejected:
+            try:
+                set_each(
+                    ordered,
+                    lambda row: self._set_row(conn, flavour, row),
+                    done,
+                    lambda: self._restore(conn, snapshot, done),
+                )
+            except NotEnoughPrivileges:  # PERSIST_ONLY needs PERSIST_RO_VARIABLES_ADMIN
                 self._restore(conn, snapshot, done)
-                raise RejectedSettings(rejected, "the server rejected these values")
+                raise
             if mariadb and self.host is not None:
                 kept = parse_cnf(snapshot.config_text or "")
                 kept.update({r.name: r.proposed for r in todo})
@@ -551,11 +547,7 @@ class MariaDbTuner:
         names = list(snapshot.values)
         with self.connect() as conn:
             facts = self._facts(conn)
-            if snapshot.server_uuid and facts["identity"] != snapshot.server_uuid:
-                raise TuningError(
-                    f"this is not the server the snapshot was taken on ({facts['identity']},"
-                    f" the snapshot's {snapshot.server_uuid}); nothing was changed"
-                )
+            check_same_server(facts["identity"], snapshot.server_uuid)
             self._check_privileges(facts)
             if snapshot.config_file is not None:
                 if self.host is None:
@@ -610,54 +602,33 @@ def check_variable(var: Variable, value: str) -> str:
     if var.name in ENUM_VARIABLES or var.choices:
         choices = [c.upper() for c in var.choices]
         if choices and str(normal) not in choices:
-            return f"{value!r} is not accepted by this server (it takes {', '.join(var.choices)})"
+            return not_accepted(value, var.choices)
         return ""
     if not isinstance(normal, int):
         return f"{value!r} is not a number" if var.vartype and var.vartype != "VARCHAR" else ""
-    try:
-        low = int(var.minimum) if var.minimum is not None else None
-        high = int(var.maximum) if var.maximum is not None else None
-    except ValueError:
-        return ""
-    if (low is not None and normal < low) or (high is not None and normal > high):
-        return (
-            f"{value} is out of range: it must be between"
-            f" {display(var.name, str(low))} and {display(var.name, str(high))}"
-        )
+    limits = outside(normal, var.minimum, var.maximum, int)
+    if limits is not None:
+        low, high = limits
+        return out_of_range(value, display(var.name, str(low)), display(var.name, str(high)))
     return ""
 
 
 def diff_variables(items: list[TunedSetting], current: Mapping[str, Variable]) -> list[DiffRow]:
     """Each proposed variable against the server: ``reload`` is in effect at once (dynamic),
     ``restart`` only after a restart (static), ``same``, ``invalid`` or ``unknown``."""
-    rows: list[DiffRow] = []
-    for item in items:
-        name = item.name.lower()
-        var = current.get(name)
-        if var is None:
-            rows.append(
-                DiffRow(
-                    name,
-                    item.value,
-                    item.rule,
-                    None,
-                    "unknown",
-                    "this server has no variable of that name",
-                )  # fmt: skip
-            )
-            continue
-        problem = check_variable(var, item.value)
-        if problem:
-            action = "invalid"
-        elif same_value(name, item.value, var.value):
-            action = "same"
-        else:
-            action = "restart" if var.read_only else "reload"
-        context = "static" if var.read_only else "dynamic"
-        rows.append(
-            DiffRow(name, item.value, item.rule, var.display, action, problem, context, "server")
-        )
-    return rows
+    return diff_rows(items, current, "variable", _variable_row)
+
+
+def _variable_row(name: str, item: TunedSetting, var: Variable) -> DiffRow:
+    problem = check_variable(var, item.value)
+    if problem:
+        action = "invalid"
+    elif same_value(name, item.value, var.value):
+        action = "same"
+    else:
+        action = "restart" if var.read_only else "reload"
+    context = "static" if var.read_only else "dynamic"
+    return DiffRow(name, item.value, item.rule, var.display, action, problem, context, "server")
 
 
 def _io_order(rows: list[DiffRow], current: Mapping[str, Variable]) -> list[DiffRow]:
@@ -681,12 +652,9 @@ def _io_order(rows: list[DiffRow], current: Mapping[str, Variable]) -> list[Diff
 
 
 @dataclass
-class MariaDbTarget:
+class MariaDbTarget(DbTarget):
     """A MariaDB/MySQL server to tune: its ODBC string, password, and a key for its history."""
 
-    key: str
-    label: str
-    conninfo: str
     flavour: str
     password: str | None = None
     local: bool = False
@@ -703,13 +671,7 @@ class MariaDbTarget:
 
 def plan_mariadb_target(target: Target) -> MariaDbTarget:
     """The tuning target of a plan's ``[target]`` of kind mariadb or mysql."""
-    from bench_gui.core.engine import EngineNotFound, get_engine
-
-    try:
-        engine = get_engine(target.kind)
-        password = database_password(target).value
-    except (EngineNotFound, SecretStoreError) as exc:
-        raise TuningError(str(exc)) from exc
+    engine, password = engine_login(target)
     conninfo = engine.conninfo(target, target.admin_database or "mysql")
     where = target.dsn or f"{target.host}:{target.port}"
     label = f"{target.user}@{where}"

@@ -26,17 +26,16 @@ exactly (the configured ``value`` of each option, the database's options, 'show 
 options'). RECONFIGURE also puts in effect any value someone set earlier without running it:
 such values are named in the result's messages.
 
-The diff rows, results and errors are :mod:`bench_gui.remote.pg_tuner`'s, as MariaDB's are,
-so the CLI and the Database page show every engine the same way (``reload`` is "at once").
+The diff rows, results and errors are :mod:`bench_gui.remote.db_tuner`'s, shared by every
+engine's tuner, so the CLI and the Database page show them the same way (``reload`` is "at
+once").
 """
 
 from __future__ import annotations
 
 import tomllib
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
 
@@ -50,16 +49,23 @@ from bench_gui.agent.mysql.odbc import pyodbc_module
 from bench_gui.core.plan import Target
 from bench_gui.core.tuning.pgtune import TunedSetting
 from bench_gui.core.tuning.presets import PresetError
-from bench_gui.remote.errors import SecretStoreError
-from bench_gui.remote.pg_tuner import (
+from bench_gui.remote.db_tuner import (
     ApplyResult,
+    DbTarget,
+    DbTuner,
     DiffRow,
     HostFacts,
     NotEnoughPrivileges,
     RejectedSettings,
     TuningError,
+    check_same_server,
+    engine_login,
+    out_of_range,
+    pick,
+    taken_at,
+    triage,
+    unknown_row,
 )
-from bench_gui.remote.secrets import database_password
 
 PROFILE: Final = "mssql-seed-003"  # seed 003's settings (bench_gui.agent.mssql.settings)
 RECOVERY_MODEL: Final = "recovery model"  # the diff's names of the two database options
@@ -455,10 +461,7 @@ def diff_options(items: list[TunedSetting], snapshot: settings.SettingsSnapshot)
             continue
         row = snapshot.configurations.get(name)
         if row is None:
-            rows.append(
-                DiffRow(name, item.value, item.rule, None, "unknown",
-                        "this server has no sp_configure option of that name")
-            )  # fmt: skip
+            rows.append(unknown_row(name, item, "sp_configure option"))
             continue
         value = _whole(item.value)
         current = str(row.value_in_use)
@@ -467,7 +470,7 @@ def diff_options(items: list[TunedSetting], snapshot: settings.SettingsSnapshot)
             problem = (
                 f"{item.value!r} is not a whole number"
                 if value is None
-                else f"{value} is out of range: it must be between {row.minimum} and {row.maximum}"
+                else out_of_range(value, row.minimum, row.maximum)
             )
             rows.append(DiffRow(name, item.value, item.rule, current, "invalid", problem, context))
             continue
@@ -503,7 +506,7 @@ def _is_permission_error(text: str) -> bool:
     return any(code in text for code in PERMISSION_ERRORS) or "permission" in text.lower()
 
 
-class MssqlTuner:
+class MssqlTuner(DbTuner[Any]):
     """Diff, apply and roll back seed 003's settings (or a preset file's) on one SQL Server.
 
     ``connect``: a function returning a pyodbc connection on the benchmark database
@@ -532,20 +535,14 @@ class MssqlTuner:
 
     # ---- connections and facts ----------------------------------------------------------------
 
-    @contextmanager
-    def connect(self) -> Iterator[Any]:
+    def _open(self) -> Any:
         try:
             if self._connect is not None:
-                conn = self._connect()
-            else:
-                text = resolve_conninfo(self.conninfo, self.database)
-                conn = odbc_connect(text, password=self.password)
+                return self._connect()
+            text = resolve_conninfo(self.conninfo, self.database)
+            return odbc_connect(text, password=self.password)
         except EngineError as exc:
             raise TuningError(str(exc)) from exc
-        try:
-            yield conn
-        finally:
-            conn.close()
 
     def _error(self, exc: BaseException, doing: str) -> TuningError:
         text = odbc_message(exc)
@@ -714,21 +711,13 @@ class MssqlTuner:
         only: set[str] | None = None,
     ) -> ApplyResult:
         """Apply the options that differ (see the module docstring) and read them back."""
-        items = _items(proposal)
-        if only is not None:
-            wanted = {n.strip().lower() for n in only}
-            items = [s for s in items if s.name.strip().lower() in wanted]
+        items = pick(_items(proposal), only, lambda name: name.strip().lower())
         result = ApplyResult("apply")
         with self.connect() as conn:
             live = self._read(conn)
             facts = self._facts(conn, live)
             rows = diff_options(items, live)
-            bad = {r.name: r.problem for r in rows if r.action in ("invalid", "unknown")}
-            if bad and not skip_invalid:
-                raise RejectedSettings(bad)
-            result.skipped = bad
-            todo = [r for r in rows if r.changes]
-            result.unchanged = [r.name for r in rows if r.action == "same"]
+            todo = triage(rows, result, skip_invalid)
             if not todo:
                 return result
             server = {r.name: int(r.proposed) for r in todo if r.name not in DATABASE_OPTIONS}
@@ -741,7 +730,7 @@ class MssqlTuner:
                 bool(server), recovery is not None or target is not None,
             )  # fmt: skip
             snapshot = self._snapshot(live, facts, server, recovery, target)
-            result.snapshot = snapshot  # type: ignore[assignment]
+            result.snapshot = snapshot
             pending = pending_values(live, set(server))
             if pending and server:
                 result.messages.append(
@@ -790,7 +779,7 @@ class MssqlTuner:
     ) -> MssqlSnapshot:
         show = live.configurations.get(settings.SHOW_ADVANCED)
         return MssqlSnapshot(
-            taken_at=datetime.now(UTC).isoformat(timespec="seconds"),
+            taken_at=taken_at(),
             server=str(facts["server"]),
             identity=str(facts["identity"]),
             database=self.database,
@@ -840,11 +829,7 @@ class MssqlTuner:
         with self.connect() as conn:
             live = self._read(conn)
             facts = self._facts(conn, live)
-            if snapshot.identity and facts["identity"] != snapshot.identity:
-                raise TuningError(
-                    f"this is not the server the snapshot was taken on ({facts['identity']},"
-                    f" the snapshot's {snapshot.identity}); nothing was changed"
-                )
+            check_same_server(facts["identity"], snapshot.identity)
             if snapshot.database and snapshot.database != self.database:
                 raise TuningError(
                     f"the snapshot is of database {snapshot.database}, this target's is"
@@ -890,12 +875,9 @@ class MssqlTuner:
 
 
 @dataclass
-class MssqlTuningTarget:
+class MssqlTuningTarget(DbTarget):
     """A SQL Server database to tune: its ODBC string, password, and a key for its history."""
 
-    key: str
-    label: str
-    conninfo: str
     database: str
     password: str | None = None
     local: bool = False
@@ -908,13 +890,10 @@ class MssqlTuningTarget:
 def plan_mssql_target(target: Target) -> MssqlTuningTarget:
     """The tuning target of a plan's ``[target]`` of kind mssql (its benchmark database: the
     one ALTER DATABASE changes)."""
-    from bench_gui.core.engine import EngineNotFound, get_engine
-
+    engine, password = engine_login(target)
     try:
-        engine = get_engine(target.kind)
-        password = database_password(target).value
         conninfo = engine.conninfo(target, target.database)
-    except (EngineNotFound, SecretStoreError, ValueError) as exc:
+    except ValueError as exc:
         raise TuningError(str(exc)) from exc
     where = target.dsn or f"{target.host}:{target.port}"
     user = f"{target.user}@" if target.user else ""
