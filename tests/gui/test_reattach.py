@@ -347,6 +347,17 @@ def test_the_dialog_lists_each_run_with_its_state(qtbot: QtBot) -> None:
             Candidate(7, "nightly sweep", "lab", events=40, state="running", **common),
             Candidate(8, "big box", "lab", events=12, state="finished", remote_seq=90, **common),
             Candidate(9, "old", "gone", events=3, state="unreachable", detail="refused", **common),
+            # A run on several driver hosts: the scan asks its primary; the row names them all.
+            Candidate(
+                10,
+                "two hosts",
+                "alpha",
+                events=5,
+                state="unreachable",
+                detail="timed out",
+                plan={"driver": {"targets": ["alpha", "beta"]}},
+                **common,
+            ),
         ]
     )
     qtbot.addWidget(dialog)
@@ -358,6 +369,8 @@ def test_the_dialog_lists_each_run_with_its_state(qtbot: QtBot) -> None:
     assert dialog.reattach_button.text() == "Re-attach 1 run"
     assert dialog.table.item(1, 6).text() == "finished · 78 new events"  # type: ignore[union-attr]
     assert "refused" in dialog.problems.text()
+    assert dialog.table.item(3, 3).text() == "alpha + beta"  # type: ignore[union-attr]
+    assert "#10 on alpha + beta" in dialog.problems.text()
 
 
 def test_close_unfinished_keeps_outcomes_and_the_last_event_time(store: SessionStore) -> None:
