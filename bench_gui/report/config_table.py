@@ -21,6 +21,7 @@ from typing import Any
 
 from bench_gui.agent.pg.schema import ROWS_PER_WAREHOUSE, TABLES
 from bench_gui.agent.pg.tpcc_rand import ITEMS
+from bench_gui.core.multi_driver import CPU_WARN_PCT
 from bench_gui.core.tuning.presets import BUILTIN_OS_PRESETS
 from bench_gui.report.parts import Cell, Table, merged
 from bench_gui.store.compare_input import (
@@ -105,6 +106,8 @@ class SystemFacts:
     vus: list[int] = field(default_factory=list)  # user counts of its complete steps
     step_facts: dict[str, Any] = field(default_factory=dict)  # the first step's summary
     end_facts: dict[str, Any] = field(default_factory=dict)  # the schema as the run left it
+    # Complete steps whose driver hosts were over CPU_WARN_PCT busy: (users, [(host, busy %)]).
+    busy_drivers: list[tuple[int, list[tuple[str, float]]]] = field(default_factory=list)
 
     @property
     def inventory(self) -> dict[str, Any]:
@@ -121,6 +124,12 @@ class SystemFacts:
     @property
     def agent(self) -> dict[str, Any]:
         return _dict(self.detail.agent)
+
+    @property
+    def driver_hosts(self) -> list[dict[str, Any]]:
+        """The driver hosts of a run on several (name, role, clock), [] on one host."""
+        hosts = _dict(self.detail.target).get("driver_hosts")
+        return [h for h in hosts if isinstance(h, dict)] if isinstance(hosts, list) else []
 
     @property
     def hardware_known(self) -> bool:
@@ -145,7 +154,47 @@ def gather(store: SessionStore, run_id: int) -> SystemFacts:
         vus=[s.vus for s in steps if s.complete],
         step_facts=dict(steps[0].summary) if steps else {},
         end_facts=_dict(steps[-1].summary.get("after_run")) if steps else {},
+        busy_drivers=[
+            (s.vus, busy) for s in steps if s.complete and (busy := busy_driver_hosts(s.summary))
+        ],
     )
+
+
+def busy_driver_hosts(summary: Mapping[str, Any]) -> list[tuple[str, float]]:
+    """The driver hosts of a step (of a run on several) that were over CPU_WARN_PCT busy over
+    its window: the driver, not the system under test, may have held its figures back."""
+    hosts = summary.get("driver_hosts")
+    busy = []
+    for host in hosts if isinstance(hosts, list) else []:
+        pct = _dict(host).get("cpu_busy_pct")
+        if isinstance(pct, int | float) and not isinstance(pct, bool) and pct > CPU_WARN_PCT:
+            busy.append((str(_dict(host).get("host") or "?"), float(pct)))
+    return busy
+
+
+def driver_hosts_text(f: SystemFacts) -> str | None:
+    """``2: alpha (primary, 16 threads), beta (8 threads); clocks within 0.2 ms`` for a run on
+    several driver hosts; None on one."""
+    hosts = f.driver_hosts
+    if len(hosts) < 2:
+        return None
+    inventories = _dict(f.inventory.get("driver_hosts"))
+    parts = []
+    offsets = []
+    for host in hosts:
+        name = _text(host.get("host")) or "?"
+        threads = _dict(_dict(inventories.get(name)).get("cpu")).get("threads")
+        said = [w for w in ("primary" if host.get("role") == "primary" else "",) if w]
+        if isinstance(threads, int) and not isinstance(threads, bool):
+            said.append(f"{threads} threads")
+        parts.append(f"{name} ({', '.join(said)})" if said else name)
+        offset = _dict(host.get("clock")).get("offset_ms")
+        if isinstance(offset, int | float) and not isinstance(offset, bool):
+            offsets.append(abs(float(offset)))
+    text = f"{len(hosts)}: " + ", ".join(parts)
+    if offsets and len(offsets) == len(hosts):
+        text += f"; clocks within {max(offsets):.1f} ms of the desktop's"
+    return text
 
 
 # ---- the parts, per session (label -> value; None: not recorded) ------------------------------
@@ -344,6 +393,7 @@ def workload(f: SystemFacts) -> dict[str, str | None]:
     processes = None if imported else wl.get("processes")
     return {
         "Driver": "HammerDB (imported)" if imported else "bench-gui",
+        "Driver hosts": driver_hosts_text(f),
         "Warehouses": f"{warehouses:,}" if isinstance(warehouses, int) else None,
         "Virtual users": user_counts(f.vus or list(wl.get("virtual_users") or [])) or None,
         "Ramp-up": duration(wl.get("rampup_s")) or None,
@@ -456,6 +506,18 @@ def _items(
     return [(label, {sid: per[sid].get(label) for sid in per}) for label in labels]
 
 
+def _workload_items(facts: Sequence[SystemFacts]) -> list[Item]:
+    """The workload rows; beside a run on several driver hosts, one on a single host says
+    so ("1"), not "not recorded"."""
+    items = _items(facts, workload)
+    for label, values in items:
+        if label == "Driver hosts" and any(values.values()):
+            for f in facts:
+                if values.get(f.id) is None and not f.imported:
+                    values[f.id] = "1"
+    return items
+
+
 @dataclass
 class ConfigTables:
     """The three tables (None where nothing was recorded) and what a reader is told."""
@@ -495,7 +557,7 @@ def config_tables(facts: Sequence[SystemFacts], short: Mapping[int, str]) -> Con
         [
             ("Operating system", operating_system(facts)),
             ("Database", _items(facts, database)),
-            ("Workload", _items(facts, workload)),
+            ("Workload", _workload_items(facts)),
         ],
         ids,
         short,

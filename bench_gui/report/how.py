@@ -68,6 +68,17 @@ def _sequence(
     else:
         for text, names in same.items():
             how.paragraphs.append(f"{', '.join(names)}: each step had {text}.")
+    for p in provs:
+        hosts = facts[p.id].driver_hosts if p.id in facts else []
+        if len(hosts) > 1:
+            listed = ", ".join(str(h.get("host") or "?") for h in hosts)
+            how.paragraphs.append(
+                f"{short[p.id]}: the load came from {len(hosts)} driver hosts ({listed}), each"
+                " running part of every step's users, all starting each step at one instant (a"
+                " start barrier, their clocks compared first). NOPM and TPM are the database's"
+                " counters, read once by the first host; the drivers' New-Order counts were"
+                " summed for the cross-check."
+            )
     erase = [(short[p.id], p.erase) for p in provs if p.erase]
     if erase:
         how.paragraphs.append(

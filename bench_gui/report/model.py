@@ -50,7 +50,7 @@ from bench_gui.report.builder import (
 from bench_gui.report.config_table import SystemFacts, config_tables, gather
 from bench_gui.report.how import HowSection, how_we_tested
 from bench_gui.report.names import Naming, naming
-from bench_gui.report.notes import author_notes, reader_notes
+from bench_gui.report.notes import author_notes, busy_driver_notes, reader_notes
 from bench_gui.report.options import Cover, ReportOptions
 from bench_gui.report.parts import Block, Cell, ChartSpec, Fact, Section, SeriesSpec, Table
 from bench_gui.report.random_read_input import workload_of
@@ -287,6 +287,7 @@ def assemble(
         latency_fallback=latency_fallback,
     )
     readers = reader_notes(comparison, econ, short, latency_fallback, opts.latency)
+    readers += busy_driver_notes([by_id[s.id] for s in comparison.sessions if s.id in by_id], short)
     return Report(
         title=title,
         subtitle=subtitle,

@@ -15,7 +15,9 @@ from typing import TYPE_CHECKING
 
 from bench_gui.core.compare import Comparison
 from bench_gui.core.economics import Economics, format_money
+from bench_gui.core.multi_driver import CPU_WARN_PCT
 from bench_gui.report import headlines
+from bench_gui.report.config_table import SystemFacts
 
 if TYPE_CHECKING:
     from bench_gui.report.model import Report
@@ -103,6 +105,25 @@ def reader_notes(
         notes.append(
             "Response times are of all transaction types: New-Order times were not recorded"
             f" for {names}, so they could not be compared for every configuration."
+        )
+    return notes
+
+
+def busy_driver_notes(facts: Sequence[SystemFacts], short: Mapping[int, str]) -> list[str]:
+    """Runs on several driver hosts whose drivers were over CPU_WARN_PCT busy in a step: the
+    load generators, not the system under test, may have set those figures, and the reader is
+    told where."""
+    notes = []
+    for f in facts:
+        if not f.busy_drivers or f.id not in short:
+            continue
+        where = "; ".join(
+            f"at {vus} users " + ", ".join(f"{host!r} {pct:.0f}%" for host, pct in busy)
+            for vus, busy in f.busy_drivers
+        )
+        notes.append(
+            f"⚑ {short[f.id]}: driver hosts were over {CPU_WARN_PCT:.0f}% busy ({where}): there"
+            " the load generators, not the system under test, may have limited the figures."
         )
     return notes
 

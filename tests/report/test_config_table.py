@@ -218,3 +218,53 @@ def test_schema_sizes_and_estimated_rows_are_said_as_such(store: SessionStore) -
     bare, _ = schema_rows(replace(facts, step_facts={}, end_facts={}))
     assert "Database size" not in bare
     assert "Database size after the run" not in bare
+
+
+def test_a_run_on_several_driver_hosts_says_so(store: SessionStore) -> None:
+    """A session run on two driver hosts: its hosts in the workload rows (a one-host session
+    beside it reads "1"), how the load was made in "How we tested", and a reader's note where
+    a driver host was over 80% busy (the drivers, not the storage, may have set that figure)."""
+    hdd, _ssd = build_seed000(store)
+    points = [
+        {"vus": 8, "nopm": 40_000, "avg": 2.0, "p999": 10.0},
+        {"vus": 16, "nopm": 52_000, "avg": 3.0, "p999": 14.0},
+    ]
+    events = sweep(PG16, {}, points)
+    for event in events:
+        if event.kind == "step" and event.get("phase") == "end":
+            busy = 93.4 if event.get("vus") == 16 else 41.0
+            event.data["summary"]["driver_hosts"] = [
+                {"host": "alpha", "role": "primary", "vus": 4, "cpu_busy_pct": 55.0},
+                {"host": "beta", "role": "secondary", "vus": 4, "cpu_busy_pct": busy},
+            ]
+    target = {
+        "kind": "postgresql",
+        "host": "db1",
+        "driver": "alpha",
+        "driver_hosts": [
+            {"host": "alpha", "role": "primary", "clock": {"offset_ms": 0.12}},
+            {"host": "beta", "role": "secondary", "clock": {"offset_ms": -0.38}},
+        ],
+    }
+    plan = {"name": "two hosts", "target": target, "driver": {"targets": ["alpha", "beta"]}}
+    run_id = store.create_run("two hosts", plan, 'name = "two hosts"\n', target, "postgresql")
+    for event in events:
+        store.add_event(run_id, event)
+    per_host = {
+        "alpha": {**INVENTORY, "cpu": {"threads": 16}},
+        "beta": {**INVENTORY, "cpu": {"threads": 8}},
+    }
+    store.set_server_info(run_id, PG16, {}, {**INVENTORY, "driver_hosts": per_host})
+    store.finish_run(run_id, "complete")
+
+    r = build_report(store, [hdd, run_id], hdd)
+    hosts = rows_of(r.tables["config_software"])["Driver hosts"]
+    assert [c.text for c in hosts] == [
+        "1",
+        "2: alpha (primary, 16 threads), beta (8 threads); clocks within 0.4 ms of the desktop's",
+    ]
+    how = " ".join(p for section in r.how_we_tested for p in section.paragraphs)
+    assert "the load came from 2 driver hosts (alpha, beta)" in how
+    (note,) = [n for n in r.reader_notes if "driver hosts were over 80% busy" in n]
+    assert "(at 16 users 'beta' 93%)" in note
+    assert "at 8 users" not in note
