@@ -142,3 +142,14 @@ def test_search_finds_a_system(page: SessionsPage, filled: tuple[Any, int, int])
     shown = page.visible_names()
     assert HDD_NAME in shown
     assert all(systems[info.id] == systems[hdd] for info in store.list_runs() if info.name in shown)
+
+
+def test_a_run_on_several_driver_hosts_names_them() -> None:
+    from bench_gui.gui.pages.sessions.detail import run_facts
+    from bench_gui.services.session_view import RunHeader
+
+    plan = {"workload": {"warehouses": 4}, "driver": {"targets": ["alpha", "beta"]}}
+    header = RunHeader(1, "two", "2026-11-26 21:00", "", "complete", "postgresql", "", plan=plan)
+    assert run_facts(header).endswith("4 warehouses  ·  2 driver hosts: alpha, beta")
+    one = RunHeader(2, "one", "2026-11-26 21:00", "", "complete", "postgresql", "", plan={})
+    assert "driver hosts" not in run_facts(one)

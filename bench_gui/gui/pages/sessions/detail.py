@@ -36,7 +36,8 @@ NO_SESSION_MESSAGE = "Open a session (double-click it) to see its charts"
 
 
 def run_facts(header: RunHeader) -> str:
-    """One line about a run: when, its status, engine and server, warehouses and timing."""
+    """One line about a run: when, its status, engine and server, warehouses and timing, and
+    its driver hosts when it ran on several."""
     info = [
         header.created,
         STATUS_LABELS.get(header.status, header.status),
@@ -51,6 +52,10 @@ def run_facts(header: RunHeader) -> str:
         info.append(
             f"ramp-up {workload.get('rampup_s', 0):g} s, measured {workload['duration_s']:g} s"
         )
+    driver = plan.get("driver") if isinstance(plan.get("driver"), dict) else {}
+    hosts = driver.get("targets") if isinstance(driver, dict) else None
+    if isinstance(hosts, list) and len(hosts) > 1:
+        info.append(f"{len(hosts)} driver hosts: {', '.join(str(h) for h in hosts)}")
     return "  ·  ".join(str(p) for p in info if p)
 
 
