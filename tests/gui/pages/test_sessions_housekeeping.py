@@ -10,6 +10,8 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from bench_gui.gui.pages.sessions import RUN_COLUMNS, SessionsPage
+from bench_gui.gui.pages.sessions.detail import run_facts
+from bench_gui.services.session_view import RunHeader
 from tests._fixtures.seed_sessions import build_seed000
 
 pytestmark = pytest.mark.gui
@@ -145,9 +147,6 @@ def test_search_finds_a_system(page: SessionsPage, filled: tuple[Any, int, int])
 
 
 def test_a_run_on_several_driver_hosts_names_them() -> None:
-    from bench_gui.gui.pages.sessions.detail import run_facts
-    from bench_gui.services.session_view import RunHeader
-
     plan = {"workload": {"warehouses": 4}, "driver": {"targets": ["alpha", "beta"]}}
     header = RunHeader(1, "two", "2026-11-26 21:00", "", "complete", "postgresql", "", plan=plan)
     assert run_facts(header).endswith("4 warehouses  ·  2 driver hosts: alpha, beta")
