@@ -184,7 +184,7 @@ def driver_hosts_text(f: SystemFacts) -> str | None:
     for host in hosts:
         name = _text(host.get("host")) or "?"
         threads = _dict(_dict(inventories.get(name)).get("cpu")).get("threads")
-        said = [w for w in ("primary" if host.get("role") == "primary" else "",) if w]
+        said = ["primary"] if host.get("role") == "primary" else []
         if isinstance(threads, int) and not isinstance(threads, bool):
             said.append(f"{threads} threads")
         parts.append(f"{name} ({', '.join(said)})" if said else name)

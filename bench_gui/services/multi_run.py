@@ -474,13 +474,7 @@ class MultiRun:
         run, self._os = self._os, None
         if run is None:
             return []
-        try:
-            lines = run.restore()
-        except Exception as exc:  # on the way out: must not hide the run's own outcome
-            log.exception("OS knobs: restoring the run's knobs failed unexpectedly")
-            lines = [("error", f"OS knobs: {exc}; {run.how_to_restore()}")]
-        finally:
-            run.close()
+        lines = run.end()
         for level, message in lines:
             if self.session_id is not None:
                 self.store.add_log(self.session_id, level, message)
@@ -745,15 +739,16 @@ class MultiRun:
         """On a re-attached run, the start of ``step`` if the lost desktop gave it already (read
         back from the hosts' go files): it is not given again. A host it had not reached yet
         gets the same instant."""
-        read = {h.name: self._read_go(h) for h in self.hosts}
-        have = [h for h in self.hosts if (read[h.name] or (-1, 0.0))[0] >= step]
+        # Each host's go file: (the step it gives, its start instant in the host's clock).
+        read = {h.name: self._read_go(h) or (-1, 0.0) for h in self.hosts}
+        have = [h for h in self.hosts if read[h.name][0] >= step]
         if not have:
             return None
-        exact = [h for h in have if (read[h.name] or (-1, 0.0))[0] == step]
+        exact = [h for h in have if read[h.name][0] == step]
         if exact:
             first = exact[0]
             assert first.clock is not None
-            instant = (read[first.name] or (step, 0.0))[1] - first.clock.offset_ms / 1000.0
+            instant = read[first.name][1] - first.clock.offset_ms / 1000.0
             self.go_instants[step] = instant
         else:  # every host that has one is past it: the others cannot still wait for it
             instant = time.time() + self.lead_s

@@ -12,7 +12,6 @@ is lost keeps them (it may still be going on) and says how to restore them later
 
 from __future__ import annotations
 
-import logging
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import asdict
@@ -48,8 +47,6 @@ from bench_gui.services.tuning import (
 )
 from bench_gui.store import SessionStore
 from bench_gui.store.paths import data_dir
-
-log = logging.getLogger(__name__)
 
 ACTIONS = ("run", "build", "check", "status")
 # How a run's final agent status maps onto a stored session's status.
@@ -551,27 +548,16 @@ class RunController:
         run, self._os = self._os, None
         if run is None:
             return []
-        try:
-            lost_link = (
-                isinstance(error, RunError)
-                and isinstance(error.__cause__, SSHError)
-                and self._agent is not None
-                and run.where != "local"
-            )
-            if lost_link:
-                lines = run.keep("the run may still be going on the driver host")
-            else:
-                lines = run.restore()
-            for level, message in lines:
-                if self.session_id is not None:
-                    self.store.add_log(self.session_id, level, message)
-        # Called while the run's own outcome (maybe an exception) is on its way out: whatever
-        # goes wrong here must not replace it. OsRun.restore reports the expected failures.
-        except Exception as exc:
-            log.exception("OS knobs: restoring the run's knobs failed unexpectedly")
-            lines = [("error", f"OS knobs: {exc}; {run.how_to_restore()}")]
-        finally:
-            run.close()
+        lost_link = (
+            isinstance(error, RunError)
+            and isinstance(error.__cause__, SSHError)
+            and self._agent is not None
+            and run.where != "local"
+        )
+        lines = run.end(keep="the run may still be going on the driver host" if lost_link else "")
+        for level, message in lines:
+            if self.session_id is not None:
+                self.store.add_log(self.session_id, level, message)
         return lines
 
     def _warn(self, message: str) -> Event:

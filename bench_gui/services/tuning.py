@@ -26,6 +26,7 @@ rolled back when the run ends, the snapshot kept in the history should the rollb
 
 from __future__ import annotations
 
+import logging
 import os
 import subprocess
 from collections.abc import Callable
@@ -85,6 +86,8 @@ from bench_gui.store import SessionStore, StoreError
 from bench_gui.store.paths import data_dir
 from bench_gui.store.tuning_history import TuningEntry, TuningHistory
 from bench_gui.store.user_presets import all_presets, load_preset_file
+
+log = logging.getLogger(__name__)
 
 PGTUNE = "pgtune"
 INNODB = "innodb"  # the profile of MariaDB/MySQL targets
@@ -755,6 +758,19 @@ class OsRun:
             return []
         return [("warning", f"OS knobs left applied on {self.label}: {reason}; "
                             + self.how_to_restore())]  # fmt: skip
+
+    def end(self, keep: str = "") -> list[LogLine]:
+        """Restore the knobs (with ``keep``: leave them, saying why and how to restore them
+        later), then close; never raises. It runs while the run's own outcome (maybe an
+        exception) is on its way out, which nothing here may replace; :meth:`restore` reports
+        the expected failures itself."""
+        try:
+            return self.keep(keep) if keep else self.restore()
+        except Exception as exc:
+            log.exception("OS knobs: restoring the run's knobs failed unexpectedly")
+            return [("error", f"OS knobs: {exc}; {self.how_to_restore()}")]
+        finally:
+            self.close()
 
     def record(self) -> dict[str, Any]:
         """What was applied, for the session's inventory (``os_tuning``)."""

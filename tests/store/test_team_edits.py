@@ -5,7 +5,6 @@ prices travel; every per-session table of the schema is either copied or known t
 from __future__ import annotations
 
 import sqlite3
-import threading
 from pathlib import Path
 
 import psycopg
@@ -25,6 +24,7 @@ from bench_gui.store.team_sync import (
 )
 from tests._fixtures.seed_sessions import build_seed000
 from tests._fixtures.ssh import free_port
+from tests.store.at_once import at_once
 
 
 def queued(store: SessionStore) -> list[tuple[str, str]]:
@@ -169,21 +169,7 @@ def test_two_people_edit_one_session_at_once(
             local.set_note(run_id, f"{who}'s rewrite", seen="the first note")
     stores = {who: SessionStore(path) for who, (path, _r, _t) in edits.items()}
     teams = {who: SessionStore(team=team_config) for who in edits}
-    barrier = threading.Barrier(2)
-    failures: list[BaseException] = []
-
-    def desktop(who: str) -> None:
-        try:
-            barrier.wait(timeout=30)
-            push(stores[who], teams[who])
-        except BaseException as exc:  # noqa: BLE001 - reported to the test
-            failures.append(exc)
-
-    threads = [threading.Thread(target=desktop, args=(who,)) for who in edits]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    _results, failures = at_once(lambda who: push(stores[who], teams[who]), list(edits))
     try:
         assert failures == []
         team = teams["grace"]

@@ -8,7 +8,6 @@ import shutil
 import subprocess
 import sys
 import textwrap
-import threading
 from pathlib import Path
 
 import psycopg
@@ -18,9 +17,10 @@ from bench_gui.store import SessionStore
 from bench_gui.store.exchange import export_session, import_session
 from bench_gui.store.recorder import AUTHOR_ENV
 from bench_gui.store.team_store import TeamStoreConfig
-from bench_gui.store.team_sync import SyncResult, pull, push, push_when_reachable, unpushed
+from bench_gui.store.team_sync import pull, push, push_when_reachable, unpushed
 from tests._fixtures.seed_sessions import build_seed000, build_seed003
 from tests._fixtures.ssh import free_port
+from tests.store.at_once import at_once
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -149,22 +149,7 @@ def test_two_desktops_push_the_same_sessions_at_once(
         import_session(c, exported)  # the same session as A's, from a file
     stores = [SessionStore(tmp_path / f"{n}.sqlite3") for n in "abc"]
     team = SessionStore(team=team_config)
-    barrier = threading.Barrier(len(stores))
-    results: list[SyncResult] = []
-    failures: list[BaseException] = []
-
-    def desktop(local: SessionStore) -> None:
-        try:
-            barrier.wait(timeout=30)
-            results.append(push(local, team))
-        except BaseException as exc:  # noqa: BLE001 - reported to the test
-            failures.append(exc)
-
-    threads = [threading.Thread(target=desktop, args=(s,)) for s in stores]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    results, failures = at_once(lambda local: push(local, team), stores)
     try:
         assert failures == []
         everyone = set()
