@@ -6,7 +6,7 @@ description and a HammerDB import (not a test: run it by hand).
 
 Opens the main window sized to its screen over a real session store holding the report
 fleet's five sessions (tests/report/fleet.py) and HammerDB's real job store
-(../shared/fixtures/hammerdb/hammer.DB), and saves what the screen shows
+(tests/_fixtures/hammerdb/hammer.DB), and saves what the screen shows
 (``SIZE-export-*.png``, dialogs included). Prints the size of every page's minimum against the
 screen's.
 """
@@ -18,9 +18,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from tests._fixtures.hammerdb import HAMMER_DB
 from tests.report.fleet import fleet
-
-HAMMER_DB = Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "hammerdb" / "hammer.DB"
 
 
 def main(out_dir: str) -> int:

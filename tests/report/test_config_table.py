@@ -15,6 +15,7 @@ from bench_gui.report.parts import Cell, Table
 from bench_gui.store import SessionStore
 from bench_gui.store.compare_input import setting_text, with_unit
 from bench_gui.store.hammerdb import import_hammerdb
+from tests._fixtures.hammerdb import HAMMER_DB
 from tests._fixtures.seed_sessions import INVENTORY, build_seed000, store_session, sweep
 from tests.report.fleet import PG16, fleet, points
 
@@ -184,9 +185,8 @@ def test_notes_and_the_printed_tables(store: SessionStore, tmp_path: Path) -> No
 
 
 def test_sessions_imported_from_hammerdb(store: SessionStore) -> None:
-    """HammerDB 6.0 job output of real runs (../shared/fixtures/hammerdb)."""
-    fixture = Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "hammerdb" / "hammer.DB"
-    import_hammerdb(store, fixture, utc_offset_h=0)
+    """HammerDB 6.0 job output of real runs (tests/_fixtures/hammerdb)."""
+    import_hammerdb(store, HAMMER_DB, utc_offset_h=0)
     runs = [r.id for r in store.list_runs() if r.status == "complete" and r.steps]
     assert len(runs) >= 2
     r = build_report(store, runs[:2], runs[0])

@@ -1,5 +1,5 @@
 """HammerDB's results imported as sessions, from the real job store HammerDB 6.0 wrote
-(``../shared/fixtures/hammerdb``): sweeps by user count with NOPM, TPM, the engine, warehouses
+(``tests/_fixtures/hammerdb``): sweeps by user count with NOPM, TPM, the engine, warehouses
 and dates; failed jobs kept with their reason; no duplicates; a bad file stores nothing; the
 imported sessions compare like bench-gui's own."""
 
@@ -18,11 +18,13 @@ from bench_gui.cli.main import main
 from bench_gui.store import SessionStore
 from bench_gui.store.compare_input import step_points
 from bench_gui.store.hammerdb import import_hammerdb
-from bench_gui.store.hammerdb_jobs import HammerDBError, parse_jobdict, read_hammerdb
-
-FIXTURE = Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "hammerdb" / "hammer.DB"
-if not FIXTURE.exists():  # the repository checked out elsewhere: the shared folder by name
-    FIXTURE = Path("/work/shared/fixtures/hammerdb/hammer.DB")
+from bench_gui.store.hammerdb_jobs import (
+    HammerDBError,
+    parse_jobdict,
+    read_hammerdb,
+    read_job_store,
+)
+from tests._fixtures.hammerdb import HAMMER_DB as FIXTURE
 
 # The README's table: job id -> (VUs, NOPM, TPM) of the jobs with a result.
 RESULTS = {
@@ -329,3 +331,15 @@ def test_the_command_line_imports_shows_and_compares(
     text = json.dumps(report)
     for figure in ("45279", "56761", "46763", "36302", "35272"):
         assert figure in text.replace(",", "")
+
+
+def test_the_fixture_is_in_the_repository_and_its_readme_names_each_job() -> None:
+    """A fresh clone has the job store (nothing beside the clone), and its README's table calls
+    a job a schema build exactly when the importer reads one (issues 28 and 33)."""
+    assert FIXTURE.is_file()
+    assert FIXTURE.resolve().is_relative_to(Path(__file__).resolve().parents[2])
+    rows = re.findall(r"^\| ([0-9A-F]{24}) \|.*\| ([^|]+) \|$", (FIXTURE.parent / "README.md")
+                      .read_text(), re.MULTILINE)  # fmt: skip
+    described = {job: "schema build" in text for job, text in rows}
+    assert described == {job.job_id: job.kind == "build" for job in read_job_store(FIXTURE)}
+    assert sum(described.values()) == 2

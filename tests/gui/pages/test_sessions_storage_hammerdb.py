@@ -1,7 +1,7 @@
 """The Sessions page's Storage tab (what bench-gui built, what the user says the storage was)
 and its HammerDB import, over a real session store: the report fleet's stored sessions
 (tests/report/fleet.py) and HammerDB 6.0's own job store from real runs
-(../shared/fixtures/hammerdb/hammer.DB)."""
+(tests/_fixtures/hammerdb/hammer.DB)."""
 
 from __future__ import annotations
 
@@ -20,11 +20,11 @@ from bench_gui.gui.pages.sessions.storage_description import (
     NOTHING_ENTERED,
 )
 from bench_gui.report.model import build_report
+from tests._fixtures.hammerdb import HAMMER_DB
 from tests.report.fleet import fleet
 
 pytestmark = pytest.mark.gui
 
-HAMMER_DB = Path(__file__).resolve().parents[4] / "shared" / "fixtures" / "hammerdb" / "hammer.DB"
 UNDESCRIBED = "its storage was neither built by bench-gui nor described"
 
 
@@ -39,7 +39,6 @@ def page(qtbot: QtBot, store: Any) -> SessionsPage:
 @pytest.fixture
 def hammer_db(tmp_path: Path) -> Path:
     """A copy of the real job store (the import only reads it; the fixture stays untouched)."""
-    assert HAMMER_DB.is_file(), f"the HammerDB fixture is missing: {HAMMER_DB}"
     return Path(shutil.copy(HAMMER_DB, tmp_path / "hammer.DB"))
 
 
