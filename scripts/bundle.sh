@@ -52,6 +52,11 @@ if ! (cd "$repo" && "$py" -m PyInstaller --noconfirm --log-level WARN \
     --distpath "$build/dist" --workpath "$build/work" packaging/bench-gui.spec) \
     >"$build/pyinstaller.log" 2>&1; then
     tail -n 40 "$build/pyinstaller.log" >&2
+    if grep -q "Python library not found" "$build/pyinstaller.log"; then
+        pyver=$("$py" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+        die "PyInstaller needs Python's shared library: apt-get install libpython$pyver" \
+            "(or sh scripts/install-system-deps.sh --test)"
+    fi
     die "PyInstaller failed; the whole log is $build/pyinstaller.log"
 fi
 app="$build/dist/bench-gui"

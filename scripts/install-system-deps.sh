@@ -74,6 +74,16 @@ fi
 packages=("${PYTHON_PACKAGES[@]}" "${QT_PACKAGES[@]}" "${APP_PACKAGES[@]}")
 if [ "$profile" = test ]; then
     packages+=("${TEST_PACKAGES[@]}")
+    # The bundle test builds with PyInstaller, which needs the shared libpython of the Python
+    # the venv is made from (launch.sh's $PYTHON): Debian ships it apart (libpython3.11). A
+    # Python of one's own (pyenv, /usr/local) carries its own, so no package then.
+    interpreter=$(command -v "${PYTHON:-python3}" 2>/dev/null || true)
+    case "$(readlink -f "${interpreter:-/nonexistent}")" in
+        /usr/bin/python3.*)
+            pyver=$("$interpreter" -c 'import sys; print("%d.%d" % sys.version_info[:2])') \
+                && packages+=("libpython$pyver")
+            ;;
+    esac
 fi
 
 if [ "$action" = list ]; then

@@ -70,7 +70,10 @@ class Installed:
         self.home.mkdir()
         self.unpacked = root / "unpacked"
         with tarfile.open(tarball) as tar:
-            tar.extractall(self.unpacked, filter="tar")
+            if hasattr(tarfile, "tar_filter"):  # Python 3.11.4 and later (Debian 12: 3.11.2)
+                tar.extractall(self.unpacked, filter="tar")
+            else:
+                tar.extractall(self.unpacked)
         (self.folder,) = self.unpacked.iterdir()
         self.prefix = self.home / ".local/opt/bench-gui"
         self.apps = self.home / ".local/share/applications"

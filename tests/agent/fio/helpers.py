@@ -39,6 +39,16 @@ def need_root() -> None:
         pytest.skip("loop devices, cgroups and dropping caches need root")
 
 
+def cgroup_filesystem_mounted() -> None:
+    """Skip unless a cgroup filesystem is mounted here (a chroot or a bare container has none)."""
+    from bench_gui.agent.fio.cgroup import CgroupError
+
+    try:
+        find_hierarchy()
+    except CgroupError as exc:
+        pytest.skip(f"no cgroup filesystem here: {exc}")
+
+
 def memory_cgroups_usable() -> None:
     """Skip unless a memory cgroup can be made here (the agent's own check)."""
     from bench_gui.agent.fio.cgroup import CgroupError, MemoryCgroup

@@ -14,7 +14,13 @@ from bench_gui.agent.fio.cgroup import machine_ram
 from bench_gui.agent.fio.runner import FioError
 from bench_gui.agent.fio.sizes import GIB, KIB, MIB, format_size, parse_size
 from bench_gui.agent.fio.study import Study, StudyError
-from tests.agent.fio.helpers import agent_config, memory_cgroups_usable, need_fio, need_root
+from tests.agent.fio.helpers import (
+    agent_config,
+    cgroup_filesystem_mounted,
+    memory_cgroups_usable,
+    need_fio,
+    need_root,
+)
 
 
 def config(tmp_path: Path, **fields: Any) -> RunConfig:
@@ -112,13 +118,21 @@ def test_refusals_name_what_is_wrong(tmp_path: Path) -> None:
         ({"dataset_sizes": ["12 furlongs"]}, "workload.dataset_sizes: .*unknown unit"),
         ({"block_size": "huge"}, "workload.block_size"),
         ({"ioengine": "spdk"}, "workload.ioengine must be one of"),
-        ({"memory_limit": "64TiB"}, "workload.memory_limit 64 TiB is more than"),
         ({"action": "build"}, "can only be run"),
     ]
     for fields, message in cases:
         fields.setdefault("drop_caches", False)
         with pytest.raises(StudyError, match=message):
             Study.check(config(tmp_path, **fields))
+
+
+def test_a_memory_limit_above_what_the_host_gives_is_refused(tmp_path: Path) -> None:
+    """The limit is compared with the agent's cgroup as well as the machine's RAM: without a
+    cgroup filesystem a limit is refused for that reason instead (a skip here)."""
+    need_fio()
+    cgroup_filesystem_mounted()
+    with pytest.raises(StudyError, match="workload.memory_limit 64 TiB is more than"):
+        Study.check(config(tmp_path, memory_limit="64TiB", drop_caches=False))
 
 
 def test_dropping_caches_without_the_right_is_refused_clearly(tmp_path: Path) -> None:
