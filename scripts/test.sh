@@ -8,7 +8,8 @@
 # 2. .venv with `pip install -e '.[test]'` (through scripts/launch.sh, which skips it when
 #    pyproject.toml has not changed since the last install).
 # 3. ruff check, ruff format --check (a warning only), lint-imports, mypy, pytest (under
-#    `xvfb-run -a` when there is no DISPLAY). PYTEST ARGS are passed to pytest.
+#    `xvfb-run -a` when there is no DISPLAY). PYTEST ARGS are passed to pytest; it ends with
+#    the ten slowest tests (--durations=10 in pyproject.toml's addopts).
 # Exit status: 0 only if ruff check, lint-imports, mypy and pytest all passed; pytest collecting
 # no test (its exit 5) is a failure. Root is needed for the whole suite (loop devices, mkfs);
 # as another user the install steps ask sudo and tests needing root skip themselves.
