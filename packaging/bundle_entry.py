@@ -19,17 +19,28 @@ import sys
 
 # Modules the bundle runs as ``-m``: only its own (the agent), never whatever a caller names.
 RUNNABLE_PREFIX = "bench_gui."
+# Read by the bootloader of a bundle program this process starts (the local agent, its virtual
+# users): "start as a program of your own", so it sets its own library path again.
+RESET_ENV = "PYINSTALLER_RESET_ENVIRONMENT"
 
 
 def _child_environment() -> None:
     """Give programs this process starts (pg_ctl, fio, ssh, sudo) the library path the user had,
     not the bundle's: the bootloader points LD_LIBRARY_PATH at the bundle's libraries and keeps
-    the original in LD_LIBRARY_PATH_ORIG. This process's own libraries are loaded already."""
+    the original in LD_LIBRARY_PATH_ORIG. This process's own libraries are loaded already.
+
+    The bundle's own programs it starts (``bench-gui -m bench_gui.agent``, multiprocessing's
+    workers) would otherwise inherit the bootloader's ``_PYI_*`` variables, take themselves for
+    an already prepared process and never set the bundle's library path: on a desktop without
+    the system's copies (libexpat, libssl) they could not start. ``PYINSTALLER_RESET_ENVIRONMENT``
+    makes each prepare itself (a re-exec of the same process on Linux: its pid and its inherited
+    pipes stay)."""
     original = os.environ.pop("LD_LIBRARY_PATH_ORIG", None)
     if original is not None:
         os.environ["LD_LIBRARY_PATH"] = original
     else:
         os.environ.pop("LD_LIBRARY_PATH", None)
+    os.environ[RESET_ENV] = "1"
 
 
 def main() -> int:

@@ -9,6 +9,11 @@
 # Every file and folder it creates (the caches those tools write included) is listed in
 # PREFIX/install-manifest.txt; PREFIX/uninstall.sh removes exactly those. Installing again
 # first uninstalls the previous copy.
+#
+# What the system must provide (the bundle carries everything else): OpenGL and EGL (libGL.so.1,
+# libEGL.so.1: the graphics driver's), libxcb.so.1 (the X connection) and at least one font.
+# Missing any of them, install.sh names the Debian/Ubuntu and Fedora packages and installs
+# nothing. BENCH_GUI_NO_DESKTOP_CHECK=1 installs anyway (a host used from the command line only).
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -30,6 +35,80 @@ case "$prefix" in
 esac
 [ -x "$here/app/bench-gui" ] || die "$here/app/bench-gui is missing: unpack the whole tarball"
 
+# --- what the system must provide ---------------------------------------------------------------
+# The Debian/Ubuntu and Fedora packages of a library the bundle does not carry.
+packages_of() {
+    case "$1" in
+        libGL.so.1 | libGLX.so.0 | libGLdispatch.so.0) echo "libgl1|libglvnd-glx" ;;
+        libEGL.so.1) echo "libegl1|libglvnd-egl" ;;
+        libOpenGL.so.0) echo "libopengl0|libglvnd-opengl" ;;
+        libxcb.so.1) echo "libxcb1|libxcb" ;;
+        libdrm.so.2) echo "libdrm2|libdrm" ;;
+        *) echo "" ;;
+    esac
+}
+# Libraries the window's Qt parts need that neither the bundle nor the system has: ldd's
+# "NAME => not found", or the one it could not load ("error while loading shared libraries").
+missing_libraries() {
+    internal="$here/app/_internal"
+    qt="$internal/PySide6/Qt"
+    command -v ldd >/dev/null 2>&1 || return 0
+    for lib in "$qt/lib/libQt6Gui.so.6" "$qt/lib/libQt6Widgets.so.6" "$qt/lib/libQt6OpenGL.so.6" \
+        "$qt/plugins/platforms/libqxcb.so"; do
+        [ -f "$lib" ] || continue
+        LD_LIBRARY_PATH="$internal:$qt/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" ldd "$lib" 2>&1 |
+            sed -n -e 's/^[[:space:]]*\([^[:space:]]*\) => not found.*/\1/p' \
+                -e 's/.*error while loading shared libraries: \([^:]*\):.*/\1/p'
+    done | sed 's|.*/||' | sort -u
+}
+# A font Qt can draw with (without one, every character is a box).
+has_font() {
+    for dir in /usr/share/fonts /usr/local/share/fonts "$data/fonts" "$HOME/.fonts"; do
+        [ -d "$dir" ] || continue
+        found=$(find -L "$dir" -type f \( -name '*.ttf' -o -name '*.otf' -o -name '*.ttc' \
+            -o -name '*.pfb' -o -name '*.pcf' -o -name '*.pcf.gz' \) 2>/dev/null | head -n 1)
+        [ -n "$found" ] && return 0
+    done
+    return 1
+}
+if [ "${BENCH_GUI_NO_DESKTOP_CHECK:-}" != 1 ]; then
+    lacks=""
+    debian=""
+    fedora=""
+    for lib in $(missing_libraries); do
+        pkgs=$(packages_of "$lib")
+        if [ -z "$pkgs" ]; then
+            lacks="$lacks  $lib
+"
+            continue
+        fi
+        deb=${pkgs%%|*}
+        fed=${pkgs#*|}
+        lacks="$lacks  $lib (Debian/Ubuntu: $deb; Fedora: $fed)
+"
+        case " $debian " in *" $deb "*) ;; *) debian="$debian $deb" ;; esac
+        case " $fedora " in *" $fed "*) ;; *) fedora="$fedora $fed" ;; esac
+    done
+    if ! has_font; then
+        lacks="$lacks  a font (none under /usr/share/fonts, /usr/local/share/fonts or ~/.fonts;
+    Debian/Ubuntu: fonts-dejavu-core; Fedora: dejavu-sans-fonts)
+"
+        debian="$debian fonts-dejavu-core"
+        fedora="$fedora dejavu-sans-fonts"
+    fi
+    if [ -n "$lacks" ]; then
+        {
+            echo "install.sh: this system lacks what the bench_gui window needs; nothing was installed:"
+            printf '%s' "$lacks"
+            [ -n "$debian" ] && echo "Debian/Ubuntu:  sudo apt-get install$debian"
+            [ -n "$fedora" ] && echo "Fedora:         sudo dnf install$fedora"
+            echo "Then run install.sh again (BENCH_GUI_NO_DESKTOP_CHECK=1 installs anyway, for"
+            echo "command-line use only)."
+        } >&2
+        exit 1
+    fi
+fi
+
 manifest="$prefix/install-manifest.txt"
 if [ -f "$manifest" ]; then
     echo "Removing the previous install in $prefix"
@@ -46,8 +125,10 @@ legacy_kde=$(kde"${KDE_SESSION_VERSION:-}"-config --path apps 2>/dev/null | cut 
 # Everything that may appear under the folders this script (and the xdg tools) write to, plus
 # those folders' parents up to HOME (mkdir -p): compared before and after to make the manifest.
 watched() {
+    # ~/.icons: xdg-icon-resource links it to ~/.local/share/icons where gtk-update-icon-cache
+    # is not installed (its test for an old GTK).
     for dir in "$prefix" "$apps" "$icons" "$data/desktop-directories" "$config/menus" \
-        "$HOME/.gnome/apps" ${legacy_kde:+"$legacy_kde"}; do
+        "$HOME/.gnome/apps" "$HOME/.icons" ${legacy_kde:+"$legacy_kde"}; do
         parent=$dir
         while [ "$parent" != "$HOME" ] && [ "$parent" != / ] && [ -n "$parent" ]; do
             [ -e "$parent" ] && printf '%s\n' "$parent"

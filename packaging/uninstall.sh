@@ -2,7 +2,8 @@
 # Remove the bench_gui desktop bundle that install.sh put in place for this user: exactly the
 # files and folders listed in PREFIX/install-manifest.txt (PREFIX: ~/.local/opt/bench-gui, or
 # $BENCH_GUI_PREFIX), nothing else. The app's data (sessions, settings, the demo database) is
-# kept: it lives elsewhere (~/.local/share/bench-gui, ~/.config/bench-gui).
+# kept: it lives elsewhere (~/.local/share/bench-gui, ~/.config/bench-gui); the end of the
+# output says how big it is and how to remove it.
 #
 #   sh ~/.local/opt/bench-gui/uninstall.sh
 set -eu
@@ -29,6 +30,7 @@ allowed() {
         "$data" | "$data"/* | "$config" | "$config"/*) return 0 ;;
         "$HOME"/.local | "$HOME"/.local/*) return 0 ;;
         "$HOME"/.gnome | "$HOME"/.gnome/* | "$HOME"/.kde*/*) return 0 ;;  # xdg-desktop-menu's
+        "$HOME"/.icons | "$HOME"/.icons/*) return 0 ;;  # xdg-icon-resource's link (old GTK)
     esac
     # A folder above the install folder, inside HOME (made by install.sh's mkdir -p).
     case "$prefix" in
@@ -67,3 +69,23 @@ if [ -f "$icons/icon-theme.cache" ] && command -v gtk-update-icon-cache >/dev/nu
     gtk-update-icon-cache -q -t -f "$icons" || true
 fi
 echo "bench_gui is uninstalled from $prefix"
+
+# The data kept: say where, how big, and how to remove it.
+kept=""
+seen="
+"
+for dir in ${BENCH_GUI_DATA_DIR:+"$BENCH_GUI_DATA_DIR"} "$data/bench-gui" "$config/bench-gui"; do
+    [ -d "$dir" ] || continue
+    case "$seen" in *"
+$dir
+"*) continue ;; esac
+    seen="$seen$dir
+"
+    size=$(du -sh "$dir" 2>/dev/null | cut -f1) || size=""
+    [ -z "$kept" ] && echo "Your data is kept (sessions, settings, the demo database):"
+    echo "  $dir (${size:-size unknown})"
+    kept="$kept \"$dir\""
+done
+if [ -n "$kept" ]; then
+    echo "To remove it too:  rm -rf$kept"
+fi

@@ -5,7 +5,10 @@ its charts), writes a report from its templates; the desktop entry validates; th
 it carries deploy to a driver host; and uninstall removes exactly what install put there.
 
 The bundle is built once per test session (a few minutes). The programs run with a bare
-environment (no venv, no PYTHONPATH), as from a desktop menu.
+environment (no venv, no PYTHONPATH), as from a desktop menu, and a PATH without GTK's
+gtk-update-icon-cache (as on a bare desktop: xdg-icon-resource then links ~/.icons). As root,
+the demo runs where the system's copies of libraries the bundle carries cannot be loaded, and
+install.sh is tried where the system lacks EGL and fonts (private mount namespaces).
 """
 
 from __future__ import annotations
@@ -13,11 +16,12 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import shutil
 import signal
 import subprocess
 import tarfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +41,32 @@ SHOWN = re.compile(r"startup: window shown t=\S+ heavy=(\S+) pages=(\S+)")
 # Passed on from the test run: its private temporary, runtime and lock folders and the keyring
 # that never reaches the OS's (see tests/conftest.py).
 PASSED_ON = ("TMPDIR", "XDG_RUNTIME_DIR", "BENCH_GUI_LOCK_DIR", "PYTHON_KEYRING_BACKEND")
+# Left out of the programs' PATH: its absence is what a desktop without GTK looks like.
+NOT_ON_PATH = {"gtk-update-icon-cache"}
+LIB_DIRS = ("/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64")
+# What a bare Debian lacked while the bundle carries it (issue 33: its agent could not start).
+BUNDLED_NOT_ON_BARE = ("libexpat.so.1", "libssl.so.3")
+# Never in the bundle: GTK and what it brings (the build host's, through a dropped Qt plugin).
+NOT_BUNDLED = re.compile(r"lib(gtk|gdk|cairo|pango|atk|gdk_pixbuf|epoxy)[-_.]")
+
+
+def system_copies(name: str) -> list[str]:
+    """The system's files of the library ``name`` (their real paths, once each)."""
+    found = {os.path.realpath(Path(d, name)) for d in LIB_DIRS if Path(d, name).exists()}
+    return sorted(found)
+
+
+def namespaced(argv: list[str], hide: Sequence[str], empty_dirs: Sequence[str] = ()) -> list[str]:
+    """``argv`` run in a private mount namespace where each file of ``hide`` reads as empty
+    (the dynamic loader cannot load it) and each folder of ``empty_dirs`` is empty."""
+    mounts = [f"mount --bind /dev/null {shlex.quote(f)}" for f in hide]
+    mounts += [f"mount -t tmpfs none {shlex.quote(d)}" for d in empty_dirs if Path(d).is_dir()]
+    script = " && ".join([*mounts, 'exec "$@"'])
+    return ["unshare", "--mount", "--propagation", "private", "sh", "-c", script, "sh", *argv]
+
+
+def can_namespace() -> bool:
+    return os.geteuid() == 0 and shutil.which("unshare") is not None
 
 
 @pytest.fixture(scope="session")
@@ -68,6 +98,11 @@ class Installed:
         self.root = root
         self.home = root / "home"
         self.home.mkdir()
+        self.tools = root / "bin"
+        self.tools.mkdir()
+        for tool in Path("/usr/bin").iterdir():
+            if tool.name not in NOT_ON_PATH:
+                (self.tools / tool.name).symlink_to(tool)
         self.unpacked = root / "unpacked"
         with tarfile.open(tarball) as tar:
             if hasattr(tarfile, "tar_filter"):  # Python 3.11.4 and later (Debian 12: 3.11.2)
@@ -82,7 +117,7 @@ class Installed:
         self.after_install = snapshot(self.home)
 
     def env(self, **extra: str) -> dict[str, str]:
-        env = {"HOME": str(self.home), "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
+        env = {"HOME": str(self.home), "PATH": str(self.tools), "LANG": "C.UTF-8"}
         env.update({k: os.environ[k] for k in PASSED_ON if k in os.environ})
         env.update(extra)
         return env
@@ -94,9 +129,12 @@ class Installed:
         assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
         return proc
 
-    def run(self, *args: str, timeout: float = RUN_TIMEOUT_S) -> subprocess.CompletedProcess[str]:
+    def run(
+        self, *args: str, timeout: float = RUN_TIMEOUT_S, hide: Sequence[str] = ()
+    ) -> subprocess.CompletedProcess[str]:
+        argv = [str(self.prefix / "bench-gui"), *args]
         proc = subprocess.run(
-            [str(self.prefix / "bench-gui"), *args],
+            namespaced(argv, hide) if hide else argv,
             capture_output=True,
             text=True,
             env=self.env(QT_QPA_PLATFORM="offscreen"),
@@ -149,7 +187,48 @@ def test_install_puts_the_app_and_its_menu_entry_in_place(installed: Installed) 
         and not p.startswith(str(installed.home / ".config/menus"))
         and not p.startswith(str(installed.home / ".gnome"))
     }
-    assert outside <= {str(installed.home / d) for d in (".local", ".local/opt", ".config")}
+    # xdg-icon-resource's ~/.icons link (no gtk-update-icon-cache on the PATH) is listed too.
+    assert str(installed.home / ".icons") in added
+    assert (installed.home / ".icons").is_symlink()
+    assert outside <= {
+        str(installed.home / d) for d in (".local", ".local/opt", ".config", ".icons")
+    }
+
+
+def test_the_bundle_holds_its_declared_set(installed: Installed) -> None:
+    """What the build host has installed besides (GTK, cairo, pango) stays out, and the
+    libraries a bare desktop lacks are in."""
+    internal = installed.prefix / "_internal"
+    names = [p.name for p in internal.rglob("*.so*")]
+    assert names
+    assert not [n for n in names if NOT_BUNDLED.match(n)]
+    for name in BUNDLED_NOT_ON_BARE:
+        assert (internal / name).exists(), name
+
+
+def test_install_refuses_a_system_without_egl_and_fonts(installed: Installed) -> None:
+    """As on a bare Debian: no libEGL, no font. install.sh names the packages and installs
+    nothing (here into another prefix, the installed copy stays as it is)."""
+    if not can_namespace():
+        pytest.skip("hiding the system's libraries (a private mount namespace) needs root")
+    egl = system_copies("libEGL.so.1")
+    assert egl, "this host has no libEGL.so.1 (Debian package libegl1)"
+    fonts = ["/usr/share/fonts", "/usr/local/share/fonts"]
+    other = installed.root / "refused"
+    proc = subprocess.run(
+        namespaced(["sh", str(installed.folder / "install.sh")], egl, fonts),
+        capture_output=True,
+        text=True,
+        env=installed.env(BENCH_GUI_PREFIX=str(other)),
+        timeout=600,
+    )
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    said = proc.stderr
+    assert "lacks what the bench_gui window needs; nothing was installed" in said
+    assert "libEGL.so.1 (Debian/Ubuntu: libegl1; Fedora: libglvnd-egl)" in said
+    assert "Debian/Ubuntu:  sudo apt-get install libegl1 fonts-dejavu-core" in said
+    assert "Fedora:         sudo dnf install libglvnd-egl dejavu-sans-fonts" in said
+    assert not other.exists()
 
 
 def test_the_bundle_carries_the_desktops_own_agent(installed: Installed) -> None:
@@ -195,7 +274,12 @@ def test_the_installed_app_opens_its_window(installed: Installed) -> None:
 
 
 def test_the_installed_app_runs_the_demo_sweep_and_reports_it(installed: Installed) -> None:
-    proc = installed.run("demo", "--headless", "--json", "--quiet")
+    """As root, where the system's libexpat and libssl cannot be loaded (a bare desktop has
+    none): the agent the app starts must load the bundle's own."""
+    hide = []
+    if can_namespace():
+        hide = [f for name in BUNDLED_NOT_ON_BARE for f in system_copies(name)]
+    proc = installed.run("demo", "--headless", "--json", "--quiet", hide=hide)
     result = json.loads(proc.stdout.strip().splitlines()[-1])
     assert result["status"] == "ok"
     steps = result["steps"]
@@ -258,8 +342,13 @@ def test_uninstall_removes_exactly_what_install_put_there(installed: Installed) 
     install made goes; a folder install made stays only while the app's data is in it."""
     added = installed.after_install - installed.before_install
     before = snapshot(installed.home)
-    installed.script(installed.prefix / "uninstall.sh")
+    said = installed.script(installed.prefix / "uninstall.sh").stdout
     after = snapshot(installed.home)
+    data = installed.home / ".local/share/bench-gui"
+    assert data.is_dir()  # the demo's sessions and database
+    assert re.search(rf"^  {re.escape(str(data))} \([0-9.,]+[KMG]?\)$", said, re.MULTILINE), said
+    assert f'rm -rf "{data}"' in said
+    assert not (installed.home / ".icons").is_symlink()
     removed = before - after
     assert removed <= added
     assert after >= installed.before_install
