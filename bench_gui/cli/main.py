@@ -168,9 +168,16 @@ def _drive(plan: Plan, action: str, args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         controller.stop()
         failure = "interrupted"
-    result: dict[str, Any] = {"session": controller.session_id}
+    result: dict[str, Any] = {"session": controller.session_id, "store": store.where}
     if action == "run":
         result["steps"] = step_results(controller)
+        if controller.session_id is not None and not printer.quiet:
+            # Where to find it again (issue 33: the demo never said).
+            print(
+                f"session {controller.session_id} stored in {store.where}"
+                f" (bench-gui sessions show {controller.session_id})",
+                file=sys.stderr,
+            )
     if controller.summary is not None and "checks" in controller.summary.data:
         result["checks"] = controller.summary.get("checks")
     if controller.final is not None:

@@ -171,6 +171,13 @@ def test_demo_headless_needs_nothing_configured(tmp_path: Path) -> None:
     assert [s["vus"] for s in result["steps"]] == [1, 2, 4]
     assert all(s["nopm"] > 0 and s["complete"] for s in result["steps"])
     assert "building 2 warehouses" in proc.stderr
+    # Where the session is, said at the end (the JSON says it too).
+    session = result["session"]
+    where = tmp_path / "s.sqlite3"
+    assert result["store"] == str(where)
+    assert f"session {session} stored in {where} (bench-gui sessions show {session})" in (
+        proc.stderr
+    )
     assert (env_dir / "demo-postgres" / "PG_VERSION").exists()
 
 
