@@ -259,6 +259,7 @@ class RunRows(StoreCore):
                     uuid=_column(row, "uuid") or "",
                     author=_column(row, "author") or "",
                     host=_column(row, "host") or "",
+                    origin=_column(row, "origin") or "",
                 ),
             )
             for row in rows

@@ -53,6 +53,12 @@ TEAM_MIGRATION: Final[tuple[MigrationStep, ...]] = (
     )""",
 )
 
+# Migration 7: the UUID of the session a copy was made from (an import of a session the store
+# has already): the same measurement, so never a repeat of it. Empty for an original.
+ORIGIN_MIGRATION: Final[tuple[MigrationStep, ...]] = (
+    "ALTER TABLE runs ADD COLUMN origin TEXT NOT NULL DEFAULT ''",
+)
+
 # Ordered schema migrations; migration N (1-based) brings the schema version (SQLite's PRAGMA
 # user_version, PostgreSQL's schema_version table) from N-1 to N. They run on both backends:
 # write them in the SQL both share (bench_gui.store.dialect). Append only: never edit a
@@ -156,5 +162,7 @@ MIGRATIONS: Final[tuple[tuple[MigrationStep, ...], ...]] = (
     # 6: edits of pushed sessions queued for the team store, the history of notes
     # (bench_gui.store.team_edits).
     EDITS_MIGRATION,
+    # 7: the session a copy was made from (issue 28).
+    ORIGIN_MIGRATION,
 )
 SCHEMA_VERSION: Final = len(MIGRATIONS)
