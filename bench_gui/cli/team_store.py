@@ -160,13 +160,20 @@ def cmd_sessions_pull(args: argparse.Namespace) -> int:
         )
     for source in result.already:
         print(f"skipped {_label(runs[source])}: this file has it already")
+    for source, why in sorted(result.refused.items()):
+        info = runs[source]
+        print(
+            f"refused {_label(info)} ({info.uuid}) by {safe(info.author or '?')}: {safe(why)}",
+            file=sys.stderr,
+        )
     total = len(result.copied)
+    refused = f", {len(result.refused)} refused" if result.refused else ""
     print(
         f"{total} session{'s' if total != 1 else ''} pulled from {safe(result.store)} into"
-        f" {safe(where)}, {len(result.already)} already there"
+        f" {safe(where)}, {len(result.already)} already there{refused}"
     )
     _say_edits_and_prices(result)
-    return EXIT_OK
+    return EXIT_FAILED if result.refused else EXIT_OK
 
 
 def cmd_store_password(args: argparse.Namespace) -> int:

@@ -28,8 +28,11 @@ from datetime import UTC, datetime
 from typing import Any, Final
 
 from bench_gui.store.dialect import DbConnection
+from bench_gui.store.session_check import RecordError, check_session
+from bench_gui.store.session_write import write_session
 from bench_gui.store.sessions import SessionNotFound, SessionStore, StoreError, fill_run_uuids
 from bench_gui.store.team_edits import PRICE_TABLES, apply_edit, price_content
+from bench_gui.store.team_read import read_session
 from bench_gui.store.team_store import TeamStoreConfig
 
 log = logging.getLogger(__name__)
@@ -85,6 +88,9 @@ class SyncResult:
     edits_sent: int = 0  # edits of sessions both sides have, sent to the team store
     refreshed: list[int] = field(default_factory=list)  # local sessions brought up to date
     prices: int = 0  # price entries copied
+    # Sessions of the team store refused by the check every import passes (id -> why): the
+    # rest were pulled.
+    refused: dict[int, str] = field(default_factory=dict)
 
     @property
     def reached(self) -> bool:
@@ -199,7 +205,9 @@ def pull(
     kind: str | None = "run",
 ) -> SyncResult:
     """Copy the team store's finished sessions (those of ``author``, with ``tag``, of
-    ``system``, when given) into the local file, for comparisons offline. Edits queued here are
+    ``system``, when given) into the local file, for comparisons offline. Each is read as a
+    record and checked as a file import is (:mod:`bench_gui.store.session_check`): one that
+    fails is refused, named in ``refused``, and the others come. Edits queued here are
     sent first; the sessions the file has already get the team's tags, notes, arrays and
     storage (:func:`refresh`), and the team's prices come along (:func:`merge_prices`)."""
     config = _config(team)
@@ -214,7 +222,14 @@ def pull(
         if info.uuid in have:
             result.already.append(info.id)
             continue
-        new_id = copy_session(team, info.id, local)
+        try:
+            session = read_session(team, info.id)
+            check_session(session)
+        except RecordError as exc:
+            log.warning("%s: session %s refused: %s", team.where, info.uuid, exc.what)
+            result.refused[info.id] = exc.what
+            continue
+        new_id = write_session(local, session, f"pulled from {config.display}", copy_if_known=False)
         if new_id is None:  # arrived meanwhile (another window pulled it)
             result.already.append(info.id)
             continue
