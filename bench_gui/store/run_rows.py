@@ -269,6 +269,7 @@ class RunRows(StoreCore):
                     author=_column(row, "author") or "",
                     host=_column(row, "host") or "",
                     origin=_column(row, "origin") or "",
+                    pushed_by=_column(row, "pushed_by") or "",
                 ),
             )
             for row in rows

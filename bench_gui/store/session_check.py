@@ -195,6 +195,13 @@ def check_structure(session: dict[str, Any]) -> None:
     _Checker().session(session)
 
 
+def check_annotations(record: dict[str, Any]) -> None:
+    """What people add to a session (tags, note and its history, array, storage), as a team
+    store holds them for a session both sides have."""
+    check_values(record)
+    _Checker().annotations(record)
+
+
 class _Checker:
     """The structure of a session, record by record: what the store writes and what
     ``sessions show``, the Sessions page, compare and re-attach read back."""
@@ -232,6 +239,9 @@ class _Checker:
             need(seq is None or (is_int(seq) and seq >= 0), f"{at}.seq")
         for i, event in enumerate(session["events"]):
             self.event(event, f"events[{i}]")
+        self.annotations(session)
+
+    def annotations(self, session: dict[str, Any]) -> None:
         tags = session.get("tags", [])
         need(isinstance(tags, list) and all(isinstance(t, str) for t in tags), "tags")
         try:
@@ -240,6 +250,7 @@ class _Checker:
             raise RecordError(f"tags: {exc}") from None
         _text(session.get("note", ""), "note", MAX_NOTE, optional=False)
         _text(session.get("note_author"), "note_author", MAX_NAME)
+        _text(session.get("note_pushed_by"), "note_pushed_by", MAX_NAME)
         note_at = session.get("note_at")
         need(note_at is None or _is_time(note_at), "note_at is not a date and time")
         self.note_history(session.get("note_history", []))
@@ -258,7 +269,7 @@ class _Checker:
         need(_is_time(run["created_at"]), "run.created_at is not a date and time")
         finished = run.get("finished_at")
         need(finished is None or _is_time(finished), "run.finished_at is not a date and time")
-        for key in ("app_version", "server_version", "author", "host"):
+        for key in ("app_version", "server_version", "author", "host", "pushed_by"):
             _text(run.get(key), f"run.{key}", MAX_NAME)
         _text(run.get("message"), "run.message", MAX_LINE)
         for key in ("uuid", "origin"):
@@ -376,7 +387,7 @@ class _Checker:
             at = f"note_history[{i}]"
             need(isinstance(entry, dict), f"{at} is not a record")
             _text(entry.get("text"), f"{at}.text", MAX_NOTE, optional=False)
-            for key in ("author", "replaced_by"):
+            for key in ("author", "replaced_by", "pushed_by"):
                 _text(entry.get(key), f"{at}.{key}", MAX_NAME)
             for key in ("written_at", "replaced_at"):
                 need(_is_time(entry.get(key)), f"{at}.{key} is not a date and time")

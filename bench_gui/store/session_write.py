@@ -65,8 +65,8 @@ def write_session(
         cur = conn.execute(
             "INSERT INTO runs (kind, name, status, created_at, finished_at, engine, app_version,"
             " plan, plan_toml, target, server_version, settings, inventory, agent, message,"
-            " uuid, author, host, origin)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " uuid, author, host, origin, pushed_by)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 run["kind"],
                 run["name"],
@@ -88,6 +88,9 @@ def write_session(
                 str(run.get("author") or ""),
                 str(run.get("host") or ""),
                 origin,
+                # The role that pushed it, as the team store says (a pull); a file says
+                # nothing the store vouches for.
+                str(run.get("pushed_by") or "") if not copy_if_known else "",
             ),
         )
         run_id = cur.lastrowid
@@ -207,15 +210,18 @@ def _write_note(
         store.set_note(run_id, text)
     elif text:
         conn.execute(
-            "INSERT INTO run_notes (run_id, text, updated_at, author) VALUES (?, ?, ?, ?)",
-            (run_id, text, session["note_at"], str(session.get("note_author") or "")),
-        )
+            "INSERT INTO run_notes (run_id, text, updated_at, author, pushed_by)"
+            " VALUES (?, ?, ?, ?, ?)",
+            (run_id, text, session["note_at"], str(session.get("note_author") or ""),
+             str(session.get("note_pushed_by") or "")),
+        )  # fmt: skip
     conn.executemany(
         "INSERT INTO run_note_history (run_id, text, author, written_at, replaced_by,"
-        " replaced_at, unseen) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        " replaced_at, unseen, pushed_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
         [
             (run_id, h["text"], str(h.get("author") or ""), h["written_at"],
-             str(h.get("replaced_by") or ""), h["replaced_at"], int(bool(h.get("unseen"))))
+             str(h.get("replaced_by") or ""), h["replaced_at"], int(bool(h.get("unseen"))),
+             str(h.get("pushed_by") or ""))
             for h in session.get("note_history", [])
         ],
     )  # fmt: skip

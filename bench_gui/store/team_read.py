@@ -38,6 +38,7 @@ _RUN_TEXT: Final = (
     "plan_toml", "server_version", "message", "uuid", "author", "host",
 )  # fmt: skip
 _RUN_JSON: Final = ("plan", "target", "settings", "inventory", "agent")
+_RUN_ROLE: Final = ("origin", "pushed_by")
 
 
 def parse_json(text: Any, at: str, default: Any = None) -> Any:
@@ -85,7 +86,7 @@ def read_session(store: SessionStore, run_id: int) -> dict[str, Any]:
         if row is None:
             raise RecordError("it is no longer in the team store")
         have: list[str] = row.keys()  # a Row's own ``in`` looks at its values
-        run: dict[str, Any] = {c: row[c] for c in (*_RUN_TEXT, "origin") if c in have}
+        run: dict[str, Any] = {c: row[c] for c in (*_RUN_TEXT, *_RUN_ROLE) if c in have}
         for column in _RUN_JSON:
             default: Any = None if column == "inventory" else {}
             run[column] = parse_json(
@@ -170,27 +171,28 @@ def read_session(store: SessionStore, run_id: int) -> dict[str, Any]:
                 )
             ],
         }
-        _annotations(conn, run_id, session)
+        read_annotations(conn, run_id, session)
     return session
 
 
-def _annotations(conn: DbConnection, run_id: int, session: dict[str, Any]) -> None:
+def read_annotations(conn: DbConnection, run_id: int, session: dict[str, Any]) -> None:
     """The note (with who wrote it, when), the texts it replaced, the array and the storage
     described by hand."""
     note = conn.execute(
-        "SELECT text, author, updated_at FROM run_notes WHERE run_id = ?", (run_id,)
+        "SELECT text, author, updated_at, pushed_by FROM run_notes WHERE run_id = ?", (run_id,)
     ).fetchone()
     session["note"] = "" if note is None else note[0]
     if note is not None:
         session["note_author"], session["note_at"] = note[1], note[2]
+        session["note_pushed_by"] = note[3]
     session["note_history"] = [
         {
             "text": r["text"], "author": r["author"], "written_at": r["written_at"],
             "replaced_by": r["replaced_by"], "replaced_at": r["replaced_at"],
-            "unseen": r["unseen"],
+            "unseen": r["unseen"], "pushed_by": r["pushed_by"],
         }
         for r in conn.execute(
-            "SELECT text, author, written_at, replaced_by, replaced_at, unseen"
+            "SELECT text, author, written_at, replaced_by, replaced_at, unseen, pushed_by"
             " FROM run_note_history WHERE run_id = ? ORDER BY id",
             (run_id,),
         )
