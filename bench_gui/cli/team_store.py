@@ -205,6 +205,38 @@ def cmd_store_password(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_store_init(args: argparse.Namespace) -> int:
+    """Make the team store ready for a team: its tables (the migrations), then an owner, a
+    writer and a reader role, and the logins given made members (``--print``: the SQL only)."""
+    from bench_gui.store import SessionStore
+    from bench_gui.store.team_roles import init_roles, roles_sql
+
+    config = _required_team(argparse.Namespace(**{**vars(args), "store": args.url}))
+    database = config.params.get("dbname", "")
+    logins = {"writer": args.writer or [], "reader": args.reader or []}
+    if args.print:
+        for statement in roles_sql(database, logins):
+            print(statement + ";")
+        return EXIT_OK
+    with SessionStore(team=config):  # the tables, as this bench-gui knows them
+        pass
+    import psycopg
+
+    try:
+        init_roles(config.conninfo(), database, logins)
+    except psycopg.Error as exc:
+        from bench_gui.store.pg_connection import pg_reason
+
+        print(f"bench-gui: {safe(config.display)}: roles not set up: {safe(pg_reason(exc))}",
+              file=sys.stderr)  # fmt: skip
+        return EXIT_FAILED
+    print(f"{safe(config.display)}: roles bench_owner, bench_writer and bench_reader set up")
+    for role, names in logins.items():
+        for name in names:
+            print(f"  {safe(name)}: {role}")
+    return EXIT_OK
+
+
 def add_session_commands(ssub: Any) -> None:
     """Add push and pull to ``bench-gui sessions``."""
     sp = ssub.add_parser("push", help="send this machine's sessions to the team store")
@@ -222,7 +254,7 @@ def add_session_commands(ssub: Any) -> None:
 
 def add_commands(sub: Any) -> None:
     """Add ``store password`` to the main parser's subcommands."""
-    p = sub.add_parser("store", help="the team store's login")
+    p = sub.add_parser("store", help="the team store's login and roles")
     ssub = p.add_subparsers(dest="store_cmd", required=True)
     sp = ssub.add_parser(
         "password",
@@ -232,3 +264,12 @@ def add_commands(sub: Any) -> None:
     sp.add_argument("--stdin", action="store_true", help="read the password from standard input")
     sp.add_argument("--forget", action="store_true", help="remove the stored password")
     sp.set_defaults(func=cmd_store_password)
+    sp = ssub.add_parser(
+        "init",
+        help="set up a team store's roles: owner, writer (push, edit) and reader (list, pull)",
+    )
+    sp.add_argument("url", metavar="URL", help="postgresql://OWNER@HOST[:PORT]/DATABASE")
+    sp.add_argument("--writer", action="append", metavar="LOGIN", help="a login that may push")
+    sp.add_argument("--reader", action="append", metavar="LOGIN", help="a login that may read")
+    sp.add_argument("--print", action="store_true", help="print the SQL instead of running it")
+    sp.set_defaults(func=cmd_store_init)

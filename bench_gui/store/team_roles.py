@@ -89,11 +89,29 @@ def roles_sql(database: str, logins: dict[str, list[str]] | None = None) -> list
         f"GRANT ALL ON ALL TABLES IN SCHEMA public TO {OWNER}",
         f"GRANT ALL ON ALL SEQUENCES IN SCHEMA public TO {OWNER}",
         f"GRANT CREATE ON SCHEMA public TO {OWNER}",
+        # Tables a later migration adds (run by this login) get the same grants.
+        f"ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT SELECT ON TABLES TO {READER}",
+        f"ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT SELECT, INSERT, UPDATE ON TABLES"
+        f" TO {WRITER}",
+        f"ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT USAGE, SELECT ON SEQUENCES TO {WRITER}",
+        f"ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT ALL ON TABLES TO {OWNER}",
     ]
     for role, names in (logins or {}).items():
         group = {"writer": WRITER, "reader": READER, "owner": OWNER}[role]
         out.extend(f"GRANT {group} TO {_ident(name)}" for name in names)
     return out
+
+
+def init_roles(store_conninfo: str, database: str, logins: dict[str, list[str]]) -> list[str]:
+    """Run :func:`roles_sql` on the team store (as its owner, whose tables a first bench-gui
+    made); the statements run, for the record."""
+    import psycopg
+
+    statements = roles_sql(database, logins)
+    with psycopg.connect(store_conninfo, autocommit=True) as conn, conn.transaction():
+        for statement in statements:
+            conn.execute(statement.encode())
+    return statements
 
 
 def _ident(name: str) -> str:
