@@ -46,6 +46,16 @@ CRAFTED = [
         "run.plan_toml is not a valid plan (target.password_env",
     ),
     ("UPDATE runs SET status = 'bogus' WHERE id = %s", "run.status 'bogus' is unknown"),
+    (
+        "INSERT INTO run_notes (run_id, text, updated_at) VALUES"
+        " (%s, repeat('x', 20000000), '2026-11-27T00:00:00+00:00')",
+        "note is a text of 20,000,000",
+    ),
+    (
+        "INSERT INTO run_log (run_id, t, level, message)"
+        " VALUES (%s, 0, 'info', repeat('l', 20000000))",
+        "].message is a text of 20,000,000",
+    ),
 ]
 
 
@@ -104,11 +114,18 @@ def test_a_damaged_record_is_named_and_can_be_deleted(
         damaged = min(push(grace, team).copied.values())
     with psycopg.connect(team_config.conninfo(), autocommit=True) as conn:
         conn.execute("UPDATE runs SET plan = '{' WHERE id = %s", (damaged,))
+        conn.execute(
+            "UPDATE steps SET latency = '[' WHERE run_id = %s AND step = 0", (damaged + 1,)
+        )
     store = ["--db", str(tmp_path / "x.sqlite3"), "--store", team_config.url]
     capsys.readouterr()
     assert main([*store, "sessions", "show", str(damaged)]) == 1
     err = capsys.readouterr().err
     assert f"read session {damaged}: its plan is not valid JSON" in err
+    assert "Traceback" not in err
+    assert main([*store, "sessions", "show", str(damaged + 1)]) == 1
+    err = capsys.readouterr().err
+    assert f"read session {damaged + 1}: its step 0's latency is not valid JSON" in err
     assert "Traceback" not in err
     assert main([*store, "sessions", "delete", str(damaged), "--yes"]) == 0
     with SessionStore(team=team_config) as team:
