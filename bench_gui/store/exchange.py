@@ -11,6 +11,14 @@ events) plus tags, note and the hand-entered array. The checksum covers the cano
 by hand - is caught. An import checks the marker, the version, the checksum and the structure
 before it writes anything, then writes the whole session in one transaction: a bad file changes
 nothing, and the message says what is wrong with it.
+
+Someone else wrote the file: it is opened only if it is a regular file (a FIFO would block for
+ever), its JSON is counted before it is parsed (bytes, and tables, lists and values: a small
+file of tiny values would otherwise take gigabytes once parsed), and the session is checked by
+the one check a team store's pull uses too (:mod:`bench_gui.store.session_check`: the plan as a
+plan file is checked, figures in range, texts of a sensible length), then written by
+:mod:`bench_gui.store.session_write`. A session the store has already (the same UUID) comes in
+as a copy: a UUID of its own and the original's as its origin (the same measurement).
 """
 
 from __future__ import annotations

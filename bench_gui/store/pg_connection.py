@@ -154,7 +154,8 @@ def _tls_hint(text: str, ca_file: str | None) -> str | None:
 # What a refused privilege means here (SQLSTATE 42501, inside class 42).
 PERMISSION_DENIED = (
     "permission denied: this login's role may not do this in the team store (a reader may"
-    " list, pull and compare; pushing and editing need the writer role, bench_writer; see"
+    " list, pull and compare; pushing and editing need the writer role, bench_writer;"
+    " upgrading its schema for a new bench-gui needs the owner's login; see"
     " `bench-gui store init`)"
 )
 

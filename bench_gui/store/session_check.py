@@ -178,7 +178,7 @@ def check_plan(run: dict[str, Any]) -> None:
 
 
 def _plan_problems(at: str, exc: PlanError) -> str:
-    shown = "; ".join(f"{name}: {reason[:200]}" for name, reason in exc.problems[:3])
+    shown = "; ".join(f"{name[:80]}: {reason[:200]}" for name, reason in exc.problems[:3])
     more = len(exc.problems) - 3
     return f"{at} is not a valid plan ({shown}{f'; and {more} more' if more > 0 else ''})"
 
