@@ -213,7 +213,7 @@ def cmd_store_init(args: argparse.Namespace) -> int:
 
     config = _required_team(argparse.Namespace(**{**vars(args), "store": args.url}))
     database = config.params.get("dbname", "")
-    logins = {"writer": args.writer or [], "reader": args.reader or []}
+    logins = {"owner": args.owner or [], "writer": args.writer or [], "reader": args.reader or []}
     if args.print:
         for statement in roles_sql(database, logins):
             print(statement + ";")
@@ -269,6 +269,9 @@ def add_commands(sub: Any) -> None:
         help="set up a team store's roles: owner, writer (push, edit) and reader (list, pull)",
     )
     sp.add_argument("url", metavar="URL", help="postgresql://OWNER@HOST[:PORT]/DATABASE")
+    sp.add_argument(
+        "--owner", action="append", metavar="LOGIN", help="a login that may upgrade the schema"
+    )
     sp.add_argument("--writer", action="append", metavar="LOGIN", help="a login that may push")
     sp.add_argument("--reader", action="append", metavar="LOGIN", help="a login that may read")
     sp.add_argument("--print", action="store_true", help="print the SQL instead of running it")

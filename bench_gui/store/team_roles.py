@@ -26,9 +26,9 @@ from __future__ import annotations
 
 from typing import Final
 
-from bench_gui.store.dialect import DbConnection
+from bench_gui.store.dialect import OWNER_ROLE, DbConnection
 
-OWNER: Final = "bench_owner"
+OWNER: Final = OWNER_ROLE
 WRITER: Final = "bench_writer"
 READER: Final = "bench_reader"
 
@@ -70,7 +70,7 @@ def add_pushed_by(conn: DbConnection) -> None:
 def roles_sql(database: str, logins: dict[str, list[str]] | None = None) -> list[str]:
     """The statements that set up the three roles on ``database`` (whose tables exist: run
     after a first bench-gui opened it), and make the given logins members
-    ({"writer": [...], "reader": [...]}). Safe to run again."""
+    ({"owner": [...], "writer": [...], "reader": [...]}). Safe to run again."""
     db = _ident(database)
     out = [
         *(
@@ -89,6 +89,21 @@ def roles_sql(database: str, logins: dict[str, list[str]] | None = None) -> list
         f"GRANT ALL ON ALL TABLES IN SCHEMA public TO {OWNER}",
         f"GRANT ALL ON ALL SEQUENCES IN SCHEMA public TO {OWNER}",
         f"GRANT CREATE ON SCHEMA public TO {OWNER}",
+        # The tables become the owner role's (a migration of a new bench-gui, run by any login
+        # of that role, may then change them), whoever's first bench-gui made them.
+        f"GRANT {OWNER} TO CURRENT_USER",
+        "DO $o$ DECLARE t record; BEGIN FOR t IN SELECT tablename FROM pg_tables WHERE"
+        " schemaname = 'public' AND tableowner = current_user LOOP EXECUTE"
+        f" format('ALTER TABLE public.%I OWNER TO {OWNER}', t.tablename); END LOOP; END $o$",
+        f"ALTER FUNCTION bench_gui_pushed_by() OWNER TO {OWNER}",
+        *(
+            f"ALTER DEFAULT PRIVILEGES FOR ROLE {OWNER} IN SCHEMA public {grant}"
+            for grant in (
+                f"GRANT SELECT ON TABLES TO {READER}",
+                f"GRANT SELECT, INSERT, UPDATE ON TABLES TO {WRITER}",
+                f"GRANT USAGE, SELECT ON SEQUENCES TO {WRITER}",
+            )
+        ),
         # Tables a later migration adds (run by this login) get the same grants.
         f"ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT SELECT ON TABLES TO {READER}",
         f"ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT SELECT, INSERT, UPDATE ON TABLES"

@@ -6,6 +6,8 @@ and the note history only grows."""
 from __future__ import annotations
 
 import uuid
+from datetime import UTC, datetime, timedelta
+from itertools import count
 from pathlib import Path
 
 import psycopg
@@ -13,7 +15,7 @@ import pytest
 from psycopg import sql
 
 from bench_gui.cli.main import main
-from bench_gui.store import SessionStore
+from bench_gui.store import SCHEMA_VERSION, SessionStore, StoreError, sessions, team_edits
 from bench_gui.store.recorder import AUTHOR_ENV
 from bench_gui.store.team_store import TeamStoreConfig
 from bench_gui.store.team_sync import pull, push, sync
@@ -93,6 +95,15 @@ def test_the_store_says_who_wrote_a_note_and_keeps_every_version(
     team_config: TeamStoreConfig, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv(AUTHOR_ENV, "grace")
+    # Edits a second apart, whatever the machine's speed: which note is newer is certain.
+    ticks = count()
+    monkeypatch.setattr(
+        team_edits,
+        "now",
+        lambda: (datetime(2026, 11, 27, tzinfo=UTC) + timedelta(seconds=next(ticks))).isoformat(
+            timespec="milliseconds"
+        ),
+    )
     with SessionStore(tmp_path / "grace.sqlite3") as grace, SessionStore(team=team_config) as team:
         ssd = build_seed000(grace, prices=False)[1]
         grace.set_note(ssd, "first")
@@ -129,3 +140,30 @@ def test_the_store_says_who_wrote_a_note_and_keeps_every_version(
                     "SELECT text, author, pushed_by FROM run_notes WHERE run_id = ?", (mine,)
                 ).fetchone()
             assert tuple(row) == ("forged", "grace", "postgres")
+
+
+def test_an_owner_login_upgrades_the_schema_for_everyone(
+    team_config: TeamStoreConfig, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first bench-gui's login made the tables; after ``store init`` they are the owner
+    role's, so any owner login runs a new bench-gui's migration, and what it adds is readable
+    by readers; a writer's login cannot change the schema and is told why."""
+    owner, writer, reader = (new_login(team_config) for _ in range(3))
+    with SessionStore(team=team_config):
+        pass
+    args = ["store", "init", team_config.url, "--owner", owner, "--writer", writer]
+    assert main([*args, "--reader", reader]) == 0
+    extra = ("CREATE TABLE run_extras (run_id INTEGER NOT NULL, note TEXT)",)
+    monkeypatch.setattr(sessions, "MIGRATIONS", (*sessions.MIGRATIONS, extra))
+    monkeypatch.setattr(sessions, "SCHEMA_VERSION", SCHEMA_VERSION + 1)
+    with pytest.raises(StoreError, match="upgrade it to schema version .*permission denied"):
+        SessionStore(team=login(team_config, writer))
+    with SessionStore(team=login(team_config, owner)):
+        pass
+    with psycopg.connect(login(team_config, reader).conninfo()) as conn:
+        assert conn.execute("SELECT COUNT(*) FROM run_extras").fetchone() == (0,)
+        owners = {
+            r[0]
+            for r in conn.execute("SELECT tableowner FROM pg_tables WHERE schemaname = 'public'")
+        }
+    assert owners == {"bench_owner"}
