@@ -122,6 +122,14 @@ def cmd_sessions_push(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _who(info: Any) -> str:
+    """Who recorded a session, and the database role the team store says pushed it when that
+    is another name (the author is the pusher's claim, the role the store's fact)."""
+    author = safe(info.author or "?")
+    role = getattr(info, "pushed_by", "")
+    return author if not role or role == info.author else f"{author} (pushed as {safe(role)})"
+
+
 def _plural(count: int, word: str) -> str:
     return f"{count} {word}{'s' if count != 1 else ''}"
 
@@ -155,15 +163,13 @@ def cmd_sessions_pull(args: argparse.Namespace) -> int:
         runs = {r.id: r for r in team.filter_runs(kind=None)}
         where = local.where
     for source, target in sorted(result.copied.items()):
-        print(
-            f"pulled {_label(runs[source])} by {safe(runs[source].author or '?')} (here #{target})"
-        )
+        print(f"pulled {_label(runs[source])} by {_who(runs[source])} (here #{target})")
     for source in result.already:
         print(f"skipped {_label(runs[source])}: this file has it already")
     for source, why in sorted(result.refused.items()):
         info = runs[source]
         print(
-            f"refused {_label(info)} ({info.uuid}) by {safe(info.author or '?')}: {safe(why)}",
+            f"refused {_label(info)} ({info.uuid}) by {_who(info)}: {safe(why)}",
             file=sys.stderr,
         )
     total = len(result.copied)

@@ -70,7 +70,9 @@ def test_a_writer_pushes_a_reader_pulls_and_is_told_push_needs_the_writer_role(
     reading = login(team_config, reader)
     assert main(["--db", str(ada_db), "--store", reading.url, "sessions", "list"]) == 0
     assert main(["--db", str(ada_db), "--store", reading.url, "sessions", "pull"]) == 0
-    assert "2 sessions pulled" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "2 sessions pulled" in out
+    assert f"(pushed as {writer})" in out
     with SessionStore(ada_db) as ada:
         ids = sorted(r.id for r in ada.list_runs())
         assert {ada.get_run(i).pushed_by for i in ids} == {writer}
