@@ -3,7 +3,8 @@
 Records the sessions in a fresh SQLite file the way the runner does (the seed briefs'
 sweeps: hello, 8 steps with summaries and latencies, done; ``--samples`` adds one sample a
 second of each measured window), starts a private embedded PostgreSQL as the team store (or
-uses ``--url``), pushes them all, then pushes again (nothing left to send) and prints both.
+uses ``--url``), pushes them all, then pushes again (nothing left to send), then pulls them all
+into another file (each session checked as an import is) and prints the three.
 Issue 18 asks for the figure; there is no target yet.
 
     python benchmarks/store_push.py                     # 100 sessions, embedded server
@@ -30,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench_gui.store import SessionStore
 from bench_gui.store.team_store import TeamStoreConfig
-from bench_gui.store.team_sync import push
+from bench_gui.store.team_sync import pull, push
 from tests._fixtures.seed_sessions import (
     HDD_SETTINGS,
     seed000_points,
@@ -102,11 +103,21 @@ def main() -> int:
                 second = push(local, team)
                 again = time.perf_counter() - started
                 total = len(team.list_runs(None))
+                # A colleague's pull of them all: each read as a record and checked as a file
+                # import is, then written.
+                with SessionStore(work / "colleague.sqlite3") as colleague:
+                    started = time.perf_counter()
+                    pulled = pull(team, colleague)
+                    pull_took = time.perf_counter() - started
         print(
             f"pushed {len(first.copied)} sessions in {took:.2f} s"
             f" ({took / max(len(first.copied), 1) * 1000:.1f} ms a session)"
         )
         print(f"pushed again: {len(second.copied)} sent in {again:.3f} s; team store holds {total}")
+        print(
+            f"pulled {len(pulled.copied)} sessions (checked, {len(pulled.refused)} refused) in"
+            f" {pull_took:.2f} s ({pull_took / max(len(pulled.copied), 1) * 1000:.1f} ms a session)"
+        )
     finally:
         if server is not None:
             server.cleanup()

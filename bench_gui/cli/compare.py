@@ -265,7 +265,7 @@ def cmd_session_rename(args: argparse.Namespace) -> int:
 def cmd_session_delete(args: argparse.Namespace) -> int:
     store = _store(args)
     try:
-        detail = store.get_run(args.id)
+        detail = store.run_info(args.id)  # not get_run: a damaged record can be deleted too
     except SessionNotFound as exc:
         return _fail(str(exc))
     if not args.yes:

@@ -122,6 +122,14 @@ def cmd_sessions_push(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _who(info: Any) -> str:
+    """Who recorded a session, and the database role the team store says pushed it when that
+    is another name (the author is the pusher's claim, the role the store's fact)."""
+    author = safe(info.author or "?")
+    role = getattr(info, "pushed_by", "")
+    return author if not role or role == info.author else f"{author} (pushed as {safe(role)})"
+
+
 def _plural(count: int, word: str) -> str:
     return f"{count} {word}{'s' if count != 1 else ''}"
 
@@ -155,18 +163,23 @@ def cmd_sessions_pull(args: argparse.Namespace) -> int:
         runs = {r.id: r for r in team.filter_runs(kind=None)}
         where = local.where
     for source, target in sorted(result.copied.items()):
-        print(
-            f"pulled {_label(runs[source])} by {safe(runs[source].author or '?')} (here #{target})"
-        )
+        print(f"pulled {_label(runs[source])} by {_who(runs[source])} (here #{target})")
     for source in result.already:
         print(f"skipped {_label(runs[source])}: this file has it already")
+    for source, why in sorted(result.refused.items()):
+        info = runs[source]
+        print(
+            f"refused {_label(info)} ({info.uuid}) by {_who(info)}: {safe(why)}",
+            file=sys.stderr,
+        )
     total = len(result.copied)
+    refused = f", {len(result.refused)} refused" if result.refused else ""
     print(
         f"{total} session{'s' if total != 1 else ''} pulled from {safe(result.store)} into"
-        f" {safe(where)}, {len(result.already)} already there"
+        f" {safe(where)}, {len(result.already)} already there{refused}"
     )
     _say_edits_and_prices(result)
-    return EXIT_OK
+    return EXIT_FAILED if result.refused else EXIT_OK
 
 
 def cmd_store_password(args: argparse.Namespace) -> int:
@@ -198,6 +211,38 @@ def cmd_store_password(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_store_init(args: argparse.Namespace) -> int:
+    """Make the team store ready for a team: its tables (the migrations), then an owner, a
+    writer and a reader role, and the logins given made members (``--print``: the SQL only)."""
+    from bench_gui.store import SessionStore
+    from bench_gui.store.team_roles import init_roles, roles_sql
+
+    config = _required_team(argparse.Namespace(**{**vars(args), "store": args.url}))
+    database = config.params.get("dbname", "")
+    logins = {"owner": args.owner or [], "writer": args.writer or [], "reader": args.reader or []}
+    if args.print:
+        for statement in roles_sql(database, logins):
+            print(statement + ";")
+        return EXIT_OK
+    with SessionStore(team=config):  # the tables, as this bench-gui knows them
+        pass
+    import psycopg
+
+    try:
+        init_roles(config.conninfo(), database, logins)
+    except psycopg.Error as exc:
+        from bench_gui.store.pg_connection import pg_reason
+
+        print(f"bench-gui: {safe(config.display)}: roles not set up: {safe(pg_reason(exc))}",
+              file=sys.stderr)  # fmt: skip
+        return EXIT_FAILED
+    print(f"{safe(config.display)}: roles bench_owner, bench_writer and bench_reader set up")
+    for role, names in logins.items():
+        for name in names:
+            print(f"  {safe(name)}: {role}")
+    return EXIT_OK
+
+
 def add_session_commands(ssub: Any) -> None:
     """Add push and pull to ``bench-gui sessions``."""
     sp = ssub.add_parser("push", help="send this machine's sessions to the team store")
@@ -215,7 +260,7 @@ def add_session_commands(ssub: Any) -> None:
 
 def add_commands(sub: Any) -> None:
     """Add ``store password`` to the main parser's subcommands."""
-    p = sub.add_parser("store", help="the team store's login")
+    p = sub.add_parser("store", help="the team store's login and roles")
     ssub = p.add_subparsers(dest="store_cmd", required=True)
     sp = ssub.add_parser(
         "password",
@@ -225,3 +270,15 @@ def add_commands(sub: Any) -> None:
     sp.add_argument("--stdin", action="store_true", help="read the password from standard input")
     sp.add_argument("--forget", action="store_true", help="remove the stored password")
     sp.set_defaults(func=cmd_store_password)
+    sp = ssub.add_parser(
+        "init",
+        help="set up a team store's roles: owner, writer (push, edit) and reader (list, pull)",
+    )
+    sp.add_argument("url", metavar="URL", help="postgresql://OWNER@HOST[:PORT]/DATABASE")
+    sp.add_argument(
+        "--owner", action="append", metavar="LOGIN", help="a login that may upgrade the schema"
+    )
+    sp.add_argument("--writer", action="append", metavar="LOGIN", help="a login that may push")
+    sp.add_argument("--reader", action="append", metavar="LOGIN", help="a login that may read")
+    sp.add_argument("--print", action="store_true", help="print the SQL instead of running it")
+    sp.set_defaults(func=cmd_store_init)

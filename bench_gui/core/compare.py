@@ -100,6 +100,9 @@ class SessionData:
     created_at: str = ""
     # Which transactions its response times are of: "all", or "new_order" (New-Order only).
     latency_of: str = "all"
+    # What names the measurement (the original's UUID for a copy, an import of a session the
+    # store had): sessions with the same one are copies, never repeats. Empty: not known.
+    measurement: str = ""
 
 
 # ---- statistics and formatting ------------------------------------------------------------------
@@ -436,7 +439,8 @@ def repeat_sets(
     """The sessions that are repeats of one another, each set with its basis.
 
     The author's ``declared`` sets come first; the other sessions are grouped by an equal,
-    non-empty plan key. The baseline is never grouped with a session compared with it.
+    non-empty plan key. The baseline is never grouped with a session compared with it, and a
+    copy of a session (the same measurement) is never a repeat of it: it stands alone.
     """
     by_id = {s.id: s for s in sessions}
     taken: set[int] = set()
@@ -461,6 +465,12 @@ def repeat_sets(
             )
         if len(ids) < 2:
             raise CompareError(f"a repeat set needs two sessions or more (got {ids})")
+        copies = _copies([by_id[i] for i in ids])
+        if copies:
+            raise CompareError(
+                "a copy of a session is the same measurement, not a repeat of it: "
+                + ", ".join(f"session {c} is a copy of session {o}" for c, o in copies)
+            )
         taken.update(ids)
         out.append(([by_id[i] for i in ids], "declared"))
     by_key: dict[str, list[SessionData]] = {}
@@ -468,9 +478,24 @@ def repeat_sets(
         if s.id in taken:
             continue
         key = s.plan_key if s.plan_key and s.id != baseline_id else f"session:{s.id}"
+        members = by_key.get(key, [])
+        if s.measurement and any(m.measurement == s.measurement for m in members):
+            key = f"session:{s.id}"  # a copy of one already in the set
         by_key.setdefault(key, []).append(s)
     for members in by_key.values():
         out.append((members, "same system" if len(members) > 1 else "steps"))
+    return out
+
+
+def _copies(sessions: Sequence[SessionData]) -> list[tuple[int, int]]:
+    """(copy, the first session of the same measurement) for every copy among ``sessions``."""
+    first: dict[str, int] = {}
+    out = []
+    for s in sessions:
+        if s.measurement in first:
+            out.append((s.id, first[s.measurement]))
+        elif s.measurement:
+            first[s.measurement] = s.id
     return out
 
 

@@ -575,6 +575,7 @@ def session_data(store: SessionStore, run_id: int, latency: str = "all") -> Sess
         plan_key=plan_key(detail, store.note(run_id), storage_description(store, run_id)),
         created_at=detail.created_at,
         latency_of=latency_key(latency),
+        measurement=detail.measurement,
     )
 
 

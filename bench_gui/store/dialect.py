@@ -37,6 +37,8 @@ ID_TABLES: Final = frozenset(
 # serialise as they do on SQLite (BEGIN IMMEDIATE), so a read-modify-write (tags, inventory,
 # migrations) never interleaves with another desktop's. Readers never wait for it.
 WRITE_LOCK_KEY: Final = 0x62656E6368  # "bench"
+# The role that owns a team store's tables (bench_gui.store.team_roles).
+OWNER_ROLE: Final = "bench_owner"
 
 
 class DbCursor(Protocol):
@@ -160,6 +162,17 @@ class PostgresDialect(Dialect):
         return ("BEGIN ISOLATION LEVEL REPEATABLE READ",)
 
     def prepare(self, conn: DbConnection) -> None:
+        # A login of the team's owner role migrates a store whose tables that role owns
+        # (bench-gui store init) as that role: the tables stay the role's, not the login's,
+        # and the roles' default grants reach what it creates.
+        member = conn.execute(
+            "SELECT 1 FROM pg_tables WHERE schemaname = 'public'"
+            " AND tablename = 'schema_version' AND tableowner = ?"
+            " AND pg_has_role(current_user, tableowner, 'MEMBER')",
+            (OWNER_ROLE,),
+        ).fetchone()
+        if member is not None:
+            conn.execute(f"SET LOCAL ROLE {OWNER_ROLE}")
         conn.execute("CREATE EXTENSION IF NOT EXISTS citext")
         conn.execute(
             "CREATE TABLE IF NOT EXISTS schema_version ("

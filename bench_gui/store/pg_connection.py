@@ -151,6 +151,15 @@ def _tls_hint(text: str, ca_file: str | None) -> str | None:
     return None
 
 
+# What a refused privilege means here (SQLSTATE 42501, inside class 42).
+PERMISSION_DENIED = (
+    "permission denied: this login's role may not do this in the team store (a reader may"
+    " list, pull and compare; pushing and editing need the writer role, bench_writer;"
+    " upgrading its schema for a new bench-gui needs the owner's login; see"
+    " `bench-gui store init`)"
+)
+
+
 def pg_reason(exc: psycopg.Error, ca_file: str | None = None) -> str:
     """A psycopg error as a sentence: what it means, then PostgreSQL's own first line.
     ``ca_file``: the CA certificate the connection was checked by, named when it refused."""
@@ -159,5 +168,7 @@ def pg_reason(exc: psycopg.Error, ca_file: str | None = None) -> str:
     if not state and isinstance(exc, psycopg.OperationalError):
         state = "08"
     hint = _tls_hint(str(exc), ca_file) if state[:2] in ("08", "28") else None
+    if state == "42501":
+        hint = PERMISSION_DENIED
     hint = hint or _CLASSES.get(state[:2])
     return f"{hint} ({text})" if hint else text

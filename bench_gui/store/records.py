@@ -30,6 +30,17 @@ class RunInfo:
     uuid: str = field(default="", kw_only=True)
     author: str = field(default="", kw_only=True)
     host: str = field(default="", kw_only=True)
+    # The UUID of the session this one is a copy of (schema 7; "" for an original): a copy is
+    # the same measurement, never a repeat of it.
+    origin: str = field(default="", kw_only=True)
+    # The database role that pushed it to the team store (schema 7; set by the team store
+    # itself, so not a claim like ``author``): "" for a session recorded here.
+    pushed_by: str = field(default="", kw_only=True)
+
+    @property
+    def measurement(self) -> str:
+        """What names the measurement itself: the original's UUID for a copy, else its own."""
+        return self.origin or self.uuid
 
 
 @dataclass

@@ -27,6 +27,24 @@ def _loads(text: str | None, default: Any) -> Any:
     return default if text is None else json.loads(text)
 
 
+def _loads_or(text: str | None, default: Any) -> Any:
+    """A JSON column for a listing: ``default`` when the text is not JSON (a damaged row of
+    a team store anyone can write to must not hide every other session)."""
+    try:
+        return _loads(text, default)
+    except (ValueError, RecursionError):
+        return default
+
+
+# The longest name a listing shows whole (a longer one is a damaged or forged row).
+MAX_LISTED_NAME = 200
+
+
+def _listed(name: Any) -> str:
+    text = str(name)
+    return text if len(text) <= MAX_LISTED_NAME else text[:MAX_LISTED_NAME] + "…"
+
+
 def _num(value: Any) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None

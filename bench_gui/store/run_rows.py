@@ -15,10 +15,19 @@ from typing import Any, Final
 
 from bench_gui import __version__
 from bench_gui.store.annotations import storable_text
-from bench_gui.store.errors import SessionNotFound
+from bench_gui.store.errors import SessionNotFound, StoreError
 from bench_gui.store.recorder import current_author, current_host
 from bench_gui.store.records import RunDetail, RunInfo
-from bench_gui.store.row_values import _column, _dict, _dumps, _iso, _loads, _now
+from bench_gui.store.row_values import (
+    _column,
+    _dict,
+    _dumps,
+    _iso,
+    _listed,
+    _loads,
+    _loads_or,
+    _now,
+)
 from bench_gui.store.schema import FINAL_STATUSES
 from bench_gui.store.store_core import StoreCore
 
@@ -246,19 +255,21 @@ class RunRows(StoreCore):
                 row,
                 RunInfo(
                     id=row["id"],
-                    name=row["name"],
+                    name=_listed(row["name"]),
                     kind=row["kind"],
                     status=row["status"],
                     created_at=row["created_at"],
                     finished_at=row["finished_at"],
                     engine=row["engine"],
-                    target_summary=target_summary(_loads(row["target"], {})),
+                    target_summary=target_summary(_dict(_loads_or(row["target"], {}))),
                     steps=row["n_steps"],
                     best_nopm=row["best_nopm"],
                     vus=vus.get(row["id"], []),
                     uuid=_column(row, "uuid") or "",
                     author=_column(row, "author") or "",
                     host=_column(row, "host") or "",
+                    origin=_column(row, "origin") or "",
+                    pushed_by=_column(row, "pushed_by") or "",
                 ),
             )
             for row in rows
@@ -306,11 +317,19 @@ class RunRows(StoreCore):
         needle = system.strip().lower()
         out = []
         for row, info in found:
-            inventory = _dict(_loads(row["inventory"], {}))
+            inventory = _dict(_loads_or(row["inventory"], {}))
             names = (info.target_summary, str(inventory.get("hostname") or ""))
             if any(needle in name.lower() for name in names):
                 out.append(info)
         return out
+
+    def run_info(self, run_id: int) -> RunInfo:
+        """One run's line of the session list: read even when its record is damaged (what a
+        deletion names)."""
+        found = self._load_runs("WHERE r.id = ?", (run_id,))
+        if not found:
+            raise SessionNotFound(run_id)
+        return found[0][1]
 
     def get_run(self, run_id: int) -> RunDetail:
         """One run with its plan, target and server details (no bulk data)."""
@@ -318,15 +337,22 @@ class RunRows(StoreCore):
         if not found:
             raise SessionNotFound(run_id)
         row, info = found[0]
+        parsed: dict[str, Any] = {}
+        for column in ("plan", "target", "settings", "inventory", "agent"):
+            try:
+                parsed[column] = _loads(row[column], None if column == "inventory" else {})
+            except (ValueError, RecursionError):
+                raise StoreError(
+                    self.where,
+                    f"read session {run_id}",
+                    f"its {column} is not valid JSON: the record is damaged (delete it, or"
+                    " import it again from a file)",
+                ) from None
         return RunDetail(
             **asdict(info),
-            plan=_loads(row["plan"], {}),
             plan_toml=row["plan_toml"],
-            target=_loads(row["target"], {}),
             server_version=row["server_version"],
-            settings=_loads(row["settings"], {}),
-            inventory=_loads(row["inventory"], None),
-            agent=_loads(row["agent"], {}),
             app_version=row["app_version"],
             message=row["message"],
+            **parsed,
         )

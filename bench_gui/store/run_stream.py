@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
-from typing import Final
+from typing import Any, Final
 
 from bench_gui.agent.protocol import Event
 from bench_gui.core.crosscheck import nopm_doubt
 from bench_gui.store.dialect import DbConnection
+from bench_gui.store.errors import StoreError
 from bench_gui.store.records import LogLine, Sample, StepResult
 from bench_gui.store.row_values import _dict, _dumps, _int, _iso, _loads, _num
 from bench_gui.store.store_core import StoreCore
@@ -205,13 +206,28 @@ class RunStream(StoreCore):
                 tpm_driver=row["tpm_driver"],
                 nopm_db=row["nopm_db"],
                 tpm_db=row["tpm_db"],
-                counts=json.loads(row["counts"]),
-                errors=json.loads(row["errors"]),
-                latency_ms=json.loads(row["latency_ms"]),
-                extra=json.loads(row["extra"]),
+                counts=self._json(row["counts"], run_id, f"sample {row['seq']}'s counts"),
+                errors=self._json(row["errors"], run_id, f"sample {row['seq']}'s errors"),
+                latency_ms=self._json(
+                    row["latency_ms"], run_id, f"sample {row['seq']}'s latency_ms"
+                ),
+                extra=self._json(row["extra"], run_id, f"sample {row['seq']}'s extra"),
             )
             for row in rows
         ]
+
+    def _json(self, text: str, run_id: int, what: str) -> Any:
+        """A JSON column of a session's row; a StoreError naming it when it is not JSON (a
+        team store's row anyone could have written)."""
+        try:
+            return json.loads(text)
+        except (ValueError, RecursionError):
+            raise StoreError(
+                self.where,
+                f"read session {run_id}",
+                f"its {what} is not valid JSON: the record is damaged (delete it, or import it"
+                " again from a file)",
+            ) from None
 
     def steps(self, run_id: int) -> list[StepResult]:
         """Step results in step order: the rows of the comparison tables."""
@@ -225,10 +241,10 @@ class RunStream(StoreCore):
                 nopm_driver=row["nopm_driver"],
                 window_s=row["window_s"],
                 complete=bool(row["complete"]),
-                latency_ms=json.loads(row["latency"]),
-                counts=json.loads(row["counts"]),
-                errors=json.loads(row["errors"]),
-                summary=json.loads(row["summary"]),
+                latency_ms=self._json(row["latency"], run_id, f"step {row['step']}'s latency"),
+                counts=self._json(row["counts"], run_id, f"step {row['step']}'s counts"),
+                errors=self._json(row["errors"], run_id, f"step {row['step']}'s errors"),
+                summary=self._json(row["summary"], run_id, f"step {row['step']}'s summary"),
                 seq=row["seq"],
                 t=row["t"],
                 nopm_flag=nopm_doubt(row["nopm"], row["nopm_driver"], row["window_s"], row["vus"]),

@@ -16,6 +16,7 @@ from bench_gui.store.annotations import EXTRAS_MIGRATION
 from bench_gui.store.dialect import DbConnection
 from bench_gui.store.settings_migration import SETTINGS_MIGRATION
 from bench_gui.store.team_edits import EDITS_MIGRATION
+from bench_gui.store.team_roles import add_pushed_by
 from bench_gui.store.tuning_migration import TUNING_MIGRATION
 
 RUN_STATUSES: Final = ("running", "complete", "incomplete", "failed")
@@ -51,6 +52,14 @@ TEAM_MIGRATION: Final[tuple[MigrationStep, ...]] = (
         pushed_at TEXT NOT NULL,
         PRIMARY KEY (run_id, store)
     )""",
+)
+
+# Migration 7: the UUID of the session a copy was made from (an import of a session the store
+# has already): the same measurement, so never a repeat of it. Empty for an original. And the
+# database role that wrote a session, a note, a replaced note (bench_gui.store.team_roles).
+ORIGIN_MIGRATION: Final[tuple[MigrationStep, ...]] = (
+    "ALTER TABLE runs ADD COLUMN origin TEXT NOT NULL DEFAULT ''",
+    add_pushed_by,
 )
 
 # Ordered schema migrations; migration N (1-based) brings the schema version (SQLite's PRAGMA
@@ -156,5 +165,7 @@ MIGRATIONS: Final[tuple[tuple[MigrationStep, ...], ...]] = (
     # 6: edits of pushed sessions queued for the team store, the history of notes
     # (bench_gui.store.team_edits).
     EDITS_MIGRATION,
+    # 7: the session a copy was made from (issue 28), the role that pushed (issue 32).
+    ORIGIN_MIGRATION,
 )
 SCHEMA_VERSION: Final = len(MIGRATIONS)

@@ -35,7 +35,6 @@ row values in :mod:`~bench_gui.store.row_values`; this module names them all for
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator
@@ -332,7 +331,12 @@ class SessionStore(RunRows, RunStream, StepPowerImport, SessionExtras):
                 item["histograms"] = self.histograms(run_id, step.step)
                 steps.append(item)
             events = [
-                {"seq": row["seq"], "kind": row["kind"], "t": row["t"], "data": json.loads(row[3])}
+                {
+                    "seq": row["seq"],
+                    "kind": row["kind"],
+                    "t": row["t"],
+                    "data": self._json(row[3], run_id, f"event {row['seq']}'s data"),
+                }
                 for row in conn.execute(
                     "SELECT seq, kind, t, data FROM events"
                     " WHERE run_id = ? AND data IS NOT NULL ORDER BY seq",

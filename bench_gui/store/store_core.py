@@ -33,6 +33,9 @@ class StoreCore:
 
     if TYPE_CHECKING:
 
+        @property
+        def where(self) -> str: ...
+
         def transaction(self) -> AbstractContextManager[DbConnection]: ...
 
         def _snapshot(self) -> AbstractContextManager[DbConnection]: ...

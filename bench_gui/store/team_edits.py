@@ -142,6 +142,17 @@ def _apply_note(conn: DbConnection, run_id: int, data: dict[str, Any]) -> None:
     text = str(data["text"])
     if (row is not None and row[0] == text) or (row is None and not text):
         return  # already so: a repeated operation, or two people writing the same
+    if row is not None and _later(str(row[2]), str(data["at"])):
+        # The note there was written after this edit (sent late, from a desktop that was
+        # offline): it stays the note, and this text is kept in the history, unseen.
+        if not text:
+            return
+        conn.execute(
+            "INSERT INTO run_note_history (run_id, text, author, written_at, replaced_by,"
+            " replaced_at, unseen) VALUES (?, ?, ?, ?, ?, ?, 1)",
+            (run_id, text, data["author"], data["at"], row[1], row[2]),
+        )
+        return
     if row is not None:
         conn.execute(
             "INSERT INTO run_note_history (run_id, text, author, written_at, replaced_by,"
@@ -158,6 +169,16 @@ def _apply_note(conn: DbConnection, run_id: int, data: dict[str, Any]) -> None:
         )
     else:
         conn.execute("DELETE FROM run_notes WHERE run_id = ?", (run_id,))
+
+
+def _later(a: str, b: str) -> bool:
+    """Time ``a`` is after time ``b`` (ISO texts; unreadable ones are never later)."""
+    try:
+        return datetime.fromisoformat(a.replace("Z", "+00:00")) > datetime.fromisoformat(
+            b.replace("Z", "+00:00")
+        )
+    except ValueError:
+        return False
 
 
 def queue_edits(conn: DbConnection, run_id: int, edits: Sequence[tuple[str, Any]]) -> int:

@@ -28,8 +28,12 @@ from datetime import UTC, datetime
 from typing import Any, Final
 
 from bench_gui.store.dialect import DbConnection
+from bench_gui.store.session_check import RecordError, check_session
+from bench_gui.store.session_write import write_session
 from bench_gui.store.sessions import SessionNotFound, SessionStore, StoreError, fill_run_uuids
 from bench_gui.store.team_edits import PRICE_TABLES, apply_edit, price_content
+from bench_gui.store.team_read import read_session
+from bench_gui.store.team_refresh import refresh_session
 from bench_gui.store.team_store import TeamStoreConfig
 
 log = logging.getLogger(__name__)
@@ -85,6 +89,11 @@ class SyncResult:
     edits_sent: int = 0  # edits of sessions both sides have, sent to the team store
     refreshed: list[int] = field(default_factory=list)  # local sessions brought up to date
     prices: int = 0  # price entries copied
+    # Sessions of the team store refused by the check every import passes (id -> why): the
+    # rest were pulled.
+    refused: dict[int, str] = field(default_factory=dict)
+    # Why the edits queued here could not be sent (a reader's login): they wait here.
+    edits_kept: str = ""
 
     @property
     def reached(self) -> bool:
@@ -199,12 +208,21 @@ def pull(
     kind: str | None = "run",
 ) -> SyncResult:
     """Copy the team store's finished sessions (those of ``author``, with ``tag``, of
-    ``system``, when given) into the local file, for comparisons offline. Edits queued here are
+    ``system``, when given) into the local file, for comparisons offline. Each is read as a
+    record and checked as a file import is (:mod:`bench_gui.store.session_check`): one that
+    fails is refused, named in ``refused``, and the others come. Edits queued here are
     sent first; the sessions the file has already get the team's tags, notes, arrays and
     storage (:func:`refresh`), and the team's prices come along (:func:`merge_prices`)."""
     config = _config(team)
     result = SyncResult(config.display)
-    result.edits_sent = send_edits(local, team)  # before the refresh: none is overwritten
+    try:
+        result.edits_sent = send_edits(local, team)  # before the refresh: none is overwritten
+    except StoreError as exc:
+        if not exc.reason.startswith("permission denied"):
+            raise
+        # A reader's login: the edits stay queued here (sent by a writer's push) and the pull
+        # goes on; the refresh keeps what they changed.
+        result.edits_kept = exc.reason
     wanted = team.filter_runs(author=author, tag=tag, system=system, kind=kind)
     with local._snapshot() as conn:
         have = {row[0] for row in conn.execute("SELECT uuid FROM runs WHERE uuid IS NOT NULL")}
@@ -214,13 +232,20 @@ def pull(
         if info.uuid in have:
             result.already.append(info.id)
             continue
-        new_id = copy_session(team, info.id, local)
+        try:
+            session = read_session(team, info.id)
+            check_session(session)
+        except RecordError as exc:
+            log.warning("%s: session %s refused: %s", team.where, info.uuid, exc.what)
+            result.refused[info.id] = exc.what
+            continue
+        new_id = write_session(local, session, f"pulled from {config.display}", copy_if_known=False)
         if new_id is None:  # arrived meanwhile (another window pulled it)
             result.already.append(info.id)
             continue
         result.copied[info.id] = new_id
         _mark(local, [new_id], config.key)
-    result.refreshed = refresh(team, local)
+    result.refreshed = refresh(team, local, result.refused)
     result.prices = merge_prices(team, local)
     return result
 
@@ -286,10 +311,14 @@ def _comparable(rows: dict[str, list[tuple[Any, ...]]]) -> dict[str, list[tuple[
     return {t: sorted(rows.get(t, []), key=repr) for t in EDITED_TABLES}
 
 
-def refresh(team: SessionStore, local: SessionStore) -> list[int]:
+def refresh(
+    team: SessionStore, local: SessionStore, refused: dict[int, str] | None = None
+) -> list[int]:
     """Bring the local copies of sessions both stores have (pushed from here or pulled) up to
-    date with the team store's tags, notes, note history, arrays and storage; their local
-    ids. A session with edits here still waiting to be sent is left as it is."""
+    date with the team store's tags, notes, note history, arrays and storage, merged as
+    :mod:`bench_gui.store.team_refresh` says (history append-only, the newer note wins, a
+    session with edits waiting here keeps its tags, array and storage); their local ids. A
+    team record that fails its check is left out, named in ``refused`` (team id -> why)."""
     key = _config(team).key
     with local._snapshot() as conn:
         marked = {
@@ -304,9 +333,9 @@ def refresh(team: SessionStore, local: SessionStore) -> list[int]:
         return []
     with team._snapshot() as conn:
         present = {
-            str(row[0])
-            for row in conn.execute("SELECT uuid FROM runs WHERE uuid IS NOT NULL")
-            if str(row[0]) in marked
+            str(row[1]): int(row[0])
+            for row in conn.execute("SELECT id, uuid FROM runs WHERE uuid IS NOT NULL")
+            if str(row[1]) in marked
         }
     theirs, ours = _edited_rows(team), _edited_rows(local)
     changed = [
@@ -314,20 +343,13 @@ def refresh(team: SessionStore, local: SessionStore) -> list[int]:
     ]
     refreshed = []
     for run_uuid in changed:
-        run_id = marked[run_uuid]
-        with local.transaction() as conn:
-            if conn.execute("SELECT 1 FROM run_edits WHERE run_id = ?", (run_id,)).fetchone():
-                continue  # edited here meanwhile: sent at the next push, refreshed after
-            for table in EDITED_TABLES:
-                conn.execute(f"DELETE FROM {table} WHERE run_id = ?", (run_id,))
-                for values in theirs.get(run_uuid, {}).get(table, []):
-                    names = ["run_id", *(n for n, _v in values)]
-                    conn.execute(
-                        f"INSERT INTO {table} ({', '.join(names)})"
-                        f" VALUES ({', '.join('?' * len(names))})",
-                        (run_id, *(v for _n, v in values)),
-                    )
-        refreshed.append(run_id)
+        outcome = refresh_session(team, present[run_uuid], local, marked[run_uuid])
+        if isinstance(outcome, str):
+            log.warning("%s: edits of session %s refused: %s", team.where, run_uuid, outcome)
+            if refused is not None:
+                refused[present[run_uuid]] = f"its tags, note or storage: {outcome}"
+        elif outcome:
+            refreshed.append(marked[run_uuid])
     return refreshed
 
 
