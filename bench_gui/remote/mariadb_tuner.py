@@ -8,8 +8,9 @@ How a change is made, per flavour:
 - **MySQL** (8.0+): ``SET PERSIST`` for a dynamic variable (in effect at once and kept in
   ``mysqld-auto.cnf``), ``SET PERSIST_ONLY`` for a static one (in effect after a restart);
 - **MariaDB** has no SET PERSIST: a dynamic variable is ``SET GLOBAL`` (in effect at once) and
-  every changed variable is also written into a configuration file of our own
-  (:data:`DEFAULT_CONFIG_FILE`, configurable) so that it survives a restart; a static one
+  every changed variable is also written into an option file so that it survives a restart:
+  one of our own (:data:`DEFAULT_CONFIG_FILE`, an include file) or the one the user chose,
+  edited in place keeping all else (:mod:`bench_gui.remote.option_file`); a static one
   (``information_schema.SYSTEM_VARIABLES.READ_ONLY``) is only written there and takes effect
   when the server restarts. Writing the file needs the server's machine (this one, or an SSH
   host as root).
@@ -73,6 +74,9 @@ from bench_gui.remote.db_tuner import (
     triage,
 )
 from bench_gui.remote.host_access import HostIO
+from bench_gui.remote.option_file import edit_cnf
+from bench_gui.remote.option_file import parse_cnf as parse_cnf  # re-exported
+from bench_gui.remote.option_file import render_cnf as render_cnf  # re-exported
 
 DEFAULT_CONFIG_FILE: Final = "/etc/mysql/mariadb.conf.d/99-bench-gui.cnf"
 _NAME_RE: Final = re.compile(r"^[a-z_][a-z0-9_]*$")
@@ -135,42 +139,6 @@ class MariaDbSnapshot:
             read_only=[str(n) for n in data.get("read_only") or []],
             persisted={str(k): str(v) for k, v in (data.get("persisted") or {}).items()},
         )
-
-
-# -- the configuration file ----------------------------------------------------------------------
-
-
-def parse_cnf(text: str) -> dict[str, str]:
-    """``name = value`` lines of the ``[mysqld]`` sections of an option file (dashes read as
-    underscores, the last one of a name wins)."""
-    out: dict[str, str] = {}
-    section = ""
-    for raw in text.splitlines():
-        line = raw.split("#", 1)[0].strip()
-        if not line or line.startswith(";"):
-            continue
-        if line.startswith("[") and line.endswith("]"):
-            section = line[1:-1].strip().lower()
-            continue
-        if section not in ("mysqld", "mariadb", "server"):
-            continue
-        name, sep, value = line.partition("=")
-        if sep:
-            out[name.strip().replace("-", "_").lower()] = value.strip().strip("'\"")
-    return out
-
-
-def render_cnf(values: Mapping[str, str], rules: Mapping[str, str]) -> str:
-    """Our option file: a header saying who wrote it, then one ``[mysqld]`` section."""
-    lines = [
-        "# Written by bench-gui (InnoDB tuning). Roll back with `bench-gui tune rollback` or",
-        "# the Database page; the previous content is kept in the tuning history.",
-        "[mysqld]",
-    ]
-    for name, value in values.items():
-        rule = rules.get(name, "")
-        lines.append(f"{name} = {value}" + (f"  # {rule}" if rule else ""))
-    return "\n".join(lines) + "\n"
 
 
 # -- server control ---------------------------------------------------------------------------
@@ -463,10 +431,9 @@ class MariaDbTuner(DbTuner[Any]):
                 self._restore(conn, snapshot, done)
                 raise
             if mariadb and self.host is not None:
-                kept = parse_cnf(snapshot.config_text or "")
-                kept.update({r.name: r.proposed for r in todo})
+                values = {r.name: r.proposed for r in todo}
                 rules = {r.name: r.rule for r in todo}
-                self._write_config(render_cnf(kept, rules))
+                self._write_config(edit_cnf(snapshot.config_text, values, rules))
             elif mariadb:
                 result.messages.append(
                     "set with SET GLOBAL only: this side cannot reach the server's option file,"

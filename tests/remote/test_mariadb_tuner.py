@@ -188,3 +188,34 @@ def test_wrong_password_and_controls() -> None:
     assert parse_cnf("[client]\nport=1\n[mysqld]\ninnodb-io-capacity = 200\n") == {
         "innodb_io_capacity": "200"
     }
+
+
+def test_apply_edits_a_dba_file_in_place_and_rollback_restores_its_bytes(
+    mariadb_server: MariaDbServer, config: Path
+) -> None:
+    dba = (
+        "# the DBA's own file\n[client]\nport = 3306\n\n[mysqld]\nskip-name-resolve\n"
+        "max_allowed_packet = 64M  # for the ETL\n\n[mariadbd]\ninnodb_io_capacity = 300\n"
+    )
+    config.write_bytes(dba.encode())
+    t = tuner(mariadb_server, config)
+    before = show(mariadb_server, "innodb_io_capacity")
+    result = t.apply(
+        [
+            TunedSetting("innodb_io_capacity", "1500", "test"),
+            TunedSetting("innodb_flush_method", "fsync", "static, for the test"),
+        ]
+    )
+    assert result.ok, result.mismatches
+    text = config.read_text()
+    for kept in ("# the DBA's own file", "[client]", "port = 3306", "skip-name-resolve",
+                 "max_allowed_packet = 64M  # for the ETL", "[mariadbd]"):  # fmt: skip
+        assert kept in text.splitlines()
+    assert "innodb_io_capacity = 300" not in text
+    assert parse_cnf(text)["innodb_io_capacity"] == "1500"
+    assert parse_cnf(text)["innodb_flush_method"] == "fsync"
+    assert result.snapshot is not None
+    back = t.rollback(MariaDbSnapshot.from_dict(result.snapshot.to_dict()))
+    assert back.ok, back.mismatches
+    assert config.read_bytes() == dba.encode()
+    assert show(mariadb_server, "innodb_io_capacity") == before

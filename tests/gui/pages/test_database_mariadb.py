@@ -138,3 +138,34 @@ def test_a_postgresql_plan_is_sent_to_its_tab(qtbot: QtBot, store: Any) -> None:
     assert "not MariaDB or MySQL" in widget.message()
     assert widget.mariadb.conn is None
     assert widget.shutdown(60)
+
+
+def test_the_option_file_is_chosen_on_the_tab_and_edited_in_place(
+    qtbot: QtBot, page: DatabasePage, mariadb_server: MariaDbServer, tmp_path: Path
+) -> None:
+    panel = page.mariadb
+    dba = tmp_path / "my.cnf"
+    text = "# the DBA's\n[client]\nport = 3306\n[mysqld]\nskip-name-resolve\n"
+    dba.write_text(text)
+    panel.option_file.setText("relative.cnf")
+    panel.option_file.editingFinished.emit()
+    assert page.banner.tone() == "failed"
+    assert "'relative.cnf' is not an absolute path" in page.message()
+    panel.option_file.setText(str(dba))
+    qtbot.mouseClick(panel.server.connect_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: panel.conn is not None and not panel.busy, timeout=WAIT_MS)
+    assert f"Writes static variables to {dba}" in panel.server.control_label.text()
+    for row in panel.diff.rows:
+        if row.changes:
+            panel.diff.set_checked(row.name, row.name == "max_connections")
+    qtbot.mouseClick(panel.apply_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not panel.busy, timeout=WAIT_MS)
+    assert page.banner.tone() == "ok", page.message()
+    edited = dba.read_text()
+    assert edited.startswith(text)  # the DBA's lines all stay, ours go into [mysqld]
+    assert "max_connections" in parse_cnf(edited)
+    assert not (tmp_path / "99-bench-gui.cnf").exists()
+    qtbot.mouseClick(panel.rollback_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not panel.busy, timeout=WAIT_MS)
+    assert page.banner.tone() == "ok", page.message()
+    assert dba.read_text() == text
