@@ -57,15 +57,18 @@ def test_facts_and_diff_of_a_real_proposal(mariadb_server: MariaDbServer, config
     assert "ALL PRIVILEGES" in facts["privileges"]
     version = DbVersion.parse(facts["version"])
     proposal = calculate(
-        InnoDbInput(2 * 1024**3, cpus=4, connections=32, storage="nvme", version=version)
-    )
+        InnoDbInput(2 * 1024**3, cpus=4, connections=32, storage="nvme", version=version,
+                    server="dedicated")
+    )  # fmt: skip
     rows = {r.name: r for r in t.diff(proposal)}
     assert set(rows) == set(proposal.names())
     # The fixture started the server with a 256M pool and 300 connections.
     pool = rows["innodb_buffer_pool_size"]
     assert (pool.current, pool.proposed, pool.action) == ("256M", "1G", "reload")
-    assert rows["max_connections"].current == "300"
-    assert rows["max_connections"].proposed == "46"
+    # 32 + 4 + 10 = 46, raised to 151, and the server's 300 is never lowered (issue 26).
+    connections = rows["max_connections"]
+    assert (connections.current, connections.proposed, connections.action) == ("300", "300", "same")
+    assert "the server's 300 is kept" in connections.rule
     assert rows["innodb_io_capacity"].action == "reload"
     # MariaDB 10.11 reads innodb_flush_method only at start.
     assert rows["innodb_flush_method"].context == "static"
@@ -114,7 +117,10 @@ def test_rollback_removes_a_file_that_was_not_there(
 ) -> None:
     t = tuner(mariadb_server, config)
     before = show(mariadb_server, "max_connections")
-    result = t.apply([TunedSetting("max_connections", "123", "test")])
+    # Typed by hand ("user"): taken as is, even below the server's value.
+    result = t.apply([TunedSetting("max_connections", "123", "test", "user")])
+    assert any("back_log, thread_cache_size, host_cache_size are sized" in m
+               for m in result.messages)  # fmt: skip
     assert show(mariadb_server, "max_connections") == "123"
     assert parse_cnf(config.read_text()) == {"max_connections": "123"}
     assert result.snapshot is not None

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from bench_gui.core.plan import Plan, plan_from_dict
+from bench_gui.core.tuning.innodb import SERVER_ROLES
 from bench_gui.core.tuning.pgtune import STORAGE_TYPES
 from bench_gui.gui.pages.database import COL_CURRENT, COL_EFFECT, COL_PROPOSED, DatabasePage
 from bench_gui.remote.mariadb_tuner import parse_cnf
@@ -88,14 +89,19 @@ def test_connect_diff_apply_and_roll_back(
     qtbot.waitUntil(lambda: not panel.busy, timeout=WAIT_MS)
     panel.form.storage_combo.setCurrentIndex(STORAGE_TYPES.index("nvme"))
     qtbot.waitUntil(lambda: not panel.busy, timeout=WAIT_MS)
+    # Not declared dedicated: a quarter of the RAM (issue 26); declared: a half below 4 GiB.
+    assert row_text(page, "innodb_buffer_pool_size", COL_PROPOSED) == "512M"
+    panel.form.server_combo.setCurrentIndex(SERVER_ROLES.index("dedicated"))
+    qtbot.waitUntil(lambda: not panel.busy, timeout=WAIT_MS)
     assert row_text(page, "innodb_buffer_pool_size", COL_CURRENT) == "256M"
     assert row_text(page, "innodb_buffer_pool_size", COL_PROPOSED) == "1G"
     assert row_text(page, "innodb_buffer_pool_size", COL_EFFECT) == "at once"
-    assert row_text(page, "max_connections", COL_PROPOSED) == "37"  # 24 + 3 + 10
+    # 24 + 3 + 10 = 37: the server's 300 is never lowered (issue 26).
+    assert row_text(page, "max_connections", COL_PROPOSED) == "300"
+    assert row_text(page, "max_connections", COL_EFFECT) == "unchanged"
     assert "at once" in panel.summary_label.text()
 
-    wanted = {"innodb_buffer_pool_size", "innodb_io_capacity", "innodb_io_capacity_max",
-              "max_connections"}  # fmt: skip
+    wanted = {"innodb_buffer_pool_size", "innodb_io_capacity", "innodb_io_capacity_max"}
     for row in panel.diff.rows:
         if row.changes:
             panel.diff.set_checked(row.name, row.name in wanted)
@@ -105,15 +111,15 @@ def test_connect_diff_apply_and_roll_back(
     qtbot.mouseClick(panel.apply_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: not panel.busy, timeout=WAIT_MS)
     assert page.banner.tone() == "ok", page.message()
-    assert "4 setting(s) applied" in page.message()
+    assert "3 setting(s) applied" in page.message()
     assert show(mariadb_server, "innodb_buffer_pool_size") == str(1024**3)
-    assert show(mariadb_server, "max_connections") == "37"
+    assert show(mariadb_server, "max_connections") == "300"
     assert show(mariadb_server, "innodb_io_capacity") == "10000"
     assert show(mariadb_server, "innodb_io_capacity_max") == "20000"
     written = parse_cnf((tmp_path / "99-bench-gui.cnf").read_text())
     assert written == {"innodb_buffer_pool_size": "1G", "innodb_io_capacity": "10000",
-                       "innodb_io_capacity_max": "20000", "max_connections": "37"}  # fmt: skip
-    assert row_text(page, "max_connections", COL_EFFECT) == "unchanged"
+                       "innodb_io_capacity_max": "20000"}  # fmt: skip
+    assert row_text(page, "innodb_io_capacity", COL_EFFECT) == "unchanged"
     assert panel.history_table.rowCount() == 1
     page.grab().save(str(tmp_path / "database-mariadb-applied-1366.png"))
     page.resize(1920, 1080)
@@ -155,15 +161,17 @@ def test_the_option_file_is_chosen_on_the_tab_and_edited_in_place(
     qtbot.mouseClick(panel.server.connect_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: panel.conn is not None and not panel.busy, timeout=WAIT_MS)
     assert f"Writes static variables to {dba}" in panel.server.control_label.text()
+    panel.form.storage_combo.setCurrentIndex(STORAGE_TYPES.index("nvme"))
+    qtbot.waitUntil(lambda: not panel.busy, timeout=WAIT_MS)
     for row in panel.diff.rows:
         if row.changes:
-            panel.diff.set_checked(row.name, row.name == "max_connections")
+            panel.diff.set_checked(row.name, row.name.startswith("innodb_io_capacity"))
     qtbot.mouseClick(panel.apply_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: not panel.busy, timeout=WAIT_MS)
     assert page.banner.tone() == "ok", page.message()
     edited = dba.read_text()
     assert edited.startswith(text)  # the DBA's lines all stay, ours go into [mysqld]
-    assert "max_connections" in parse_cnf(edited)
+    assert parse_cnf(edited)["innodb_io_capacity"] == "10000"
     assert not (tmp_path / "99-bench-gui.cnf").exists()
     qtbot.mouseClick(panel.rollback_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: not panel.busy, timeout=WAIT_MS)

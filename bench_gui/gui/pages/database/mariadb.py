@@ -22,7 +22,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QWidget
 
 from bench_gui.core.tuning.innodb import FLAVOUR_LABELS, DbVersion, InnoDbProposal
 from bench_gui.core.tuning.pgtune import TunedSetting
-from bench_gui.gui.pages.database.common import ODBC_ERRORS
+from bench_gui.gui.pages.database.common import ODBC_ERRORS, sentences
 from bench_gui.gui.pages.database.innodb_form import InnoDbForm
 from bench_gui.gui.pages.database.tuning_tab import TuningTab, edited_settings
 from bench_gui.remote.errors import SSHError
@@ -152,6 +152,9 @@ class MariaDbPanel(TuningTab):
             return tuning.apply_profile(store, conn, items, profile=title, skip_invalid=True)[0]
 
         return work
+
+    def _notes(self, result: Any) -> str:
+        return sentences(result.messages)
 
 
 def _checked_option_file(text: str) -> str | None:
