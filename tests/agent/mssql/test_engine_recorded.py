@@ -171,7 +171,20 @@ def test_recorded_build_statements_parse(log: Log, monkeypatch: pytest.MonkeyPat
     assert (rows["dbo.item"], rows["dbo.customer"], rows["dbo.district"]) == (100_000, 30_000, 10)
     assert stats["rows"] == sum(rows.values())
     assert progress[-1]["message"] == "build complete"
-    assert log.commits == 2  # the items, then the warehouse: each in one transaction
+    # Issue 26: a warehouse is committed in parts of at most COMMIT_ROWS (+ one batch) rows,
+    # the warehouse row in the last: a real server's lock memory and log are not exhausted.
+    per_commit: list[int] = []
+    start = 0
+    for point in log.commit_points:
+        per_commit.append(sum(s.many for s in log.sent[start:point]))
+        start = point
+    assert per_commit[0] == 100_000  # the items, in one transaction as before
+    warehouse = per_commit[1:]
+    assert len(warehouse) >= rows["dbo.order_line"] // loader.COMMIT_ROWS
+    assert max(warehouse) < loader.COMMIT_ROWS + loader.BATCH_ROWS
+    assert sum(warehouse) == stats["rows"] - 100_000
+    last = [s.sql for s in log.sent[: log.commit_points[-1]] if s.many][-1]
+    assert last.startswith("INSERT INTO dbo.warehouse")
 
 
 def test_recorded_build_failure_is_an_engine_error(
