@@ -84,11 +84,37 @@ def test_recorded_database_lifecycle_statements_parse(log: Log) -> None:
     eng.create_database()  # the scripted server says it exists: nothing created
     eng.drop_database("tpcc")
     texts = _parse_all(log)
-    assert texts[-2:] == [
+    # Nobody else on it: dropped without ending anyone (no SINGLE_USER ... ROLLBACK IMMEDIATE).
+    assert texts[-2:] == [engine.other_sessions_sql("tpcc"), "DROP DATABASE IF EXISTS [tpcc]"]
+    assert not any("SINGLE_USER" in t for t in texts)
+    assert set(eng.databases) == {"admin"}
+
+
+def test_recorded_drop_of_a_database_in_use_asks_first(log: Log) -> None:
+    """Issue 26: SINGLE_USER WITH ROLLBACK IMMEDIATE ended other sessions without asking."""
+
+    def in_use(sql: str, params: Any) -> Any:
+        if sql == engine.other_sessions_sql("tpcc"):
+            return [[(53, "app", "app01", "OrderService"), (61, "dba", "ws7", "SSMS")]]
+        return complete_database(sql, params)
+
+    eng = RecordedEngine(log, in_use)
+    with pytest.raises(EngineError) as refused:
+        eng.drop_database("tpcc")
+    said = str(refused.value)
+    assert "database 'tpcc' is in use by 2 other session(s)" in said
+    assert "session 53 (login app from app01, OrderService)" in said
+    assert "drop_ends_sessions = true" in said
+    assert "nothing was dropped" in said
+    assert not any(t.startswith(("ALTER DATABASE", "DROP DATABASE")) for t in log.texts())
+    confirmed = RecordedEngine(log, in_use)
+    confirmed.ends_sessions = True  # the plan's [workload] drop_ends_sessions = true
+    confirmed.drop_database("tpcc")
+    assert log.texts()[-2:] == [
         "ALTER DATABASE [tpcc] SET SINGLE_USER WITH ROLLBACK IMMEDIATE",
         "DROP DATABASE IF EXISTS [tpcc]",
     ]
-    assert set(eng.databases) == {"admin"}
+    _parse_all(log)
 
 
 def test_recorded_missing_database_is_created(log: Log) -> None:
