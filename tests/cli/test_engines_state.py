@@ -223,3 +223,22 @@ def test_connecting_through_a_missing_driver_says_so_not_the_server(tmp_path: Pa
     assert unknown.startswith("the ODBC driver 'No Such Driver' is not installed on ")
     assert none.startswith("no MariaDB or MySQL ODBC driver can be loaded on ")
     assert listed in none
+
+
+def test_a_sql_server_driver_left_registered_without_its_library(tmp_path: Path) -> None:
+    ini = "[ODBC Driver 18 for SQL Server]\nDriver = /opt/microsoft/gone/libmsodbcsql-18.so\n"
+    env = _odbc_env(tmp_path, ini)
+    mssql = _block(bench(env=env).stdout, "mssql")
+    assert mssql[2].startswith("ODBC driver on this machine: not found (looked for: ")
+    assert "libmsodbcsql-18.so does not exist" in mssql[2]
+    script = (
+        "from bench_gui.agent.mssql.engine import installed_driver\n"
+        "try:\n"
+        "    installed_driver()\n"
+        "except Exception as exc:\n"
+        "    print(exc)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=60, env=env, check=False)  # fmt: skip
+    assert proc.stdout.startswith("no SQL Server ODBC driver is installed on this host")
+    assert "ODBC Driver 18 for SQL Server (not usable: its library" in proc.stdout

@@ -29,6 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from bench_gui.agent import odbc_drivers
 from bench_gui.agent.counters import CounterReader
 from bench_gui.agent.engines import CheckResult, EngineError, ServerIdentity
 from bench_gui.agent.mssql import procedures, schema
@@ -167,17 +168,21 @@ def all_statements(database: str = "tpcc") -> list[str]:
 
 
 def installed_driver(names: list[str] | None = None) -> str:
-    """The SQL Server ODBC driver this host has (:data:`DRIVER_PREFERENCE`); EngineError
-    naming the installed drivers when there is none."""
+    """The SQL Server ODBC driver this host has (:data:`DRIVER_PREFERENCE`) and, when the
+    names are this host's own (``names`` None), whose library loads; EngineError naming the
+    installed drivers when there is none."""
+    listed = ""
     if names is None:
-        names = list(pyodbc_module("mssql").drivers())
+        found = odbc_drivers.drivers([str(n) for n in pyodbc_module("mssql").drivers()])
+        names = [d.name for d in found if d.usable]
+        listed = odbc_drivers.describe(found)
     for word in DRIVER_PREFERENCE:
         for name in names:
             if word.lower() in name.lower():
                 return str(name)
     raise EngineError(
         f"no SQL Server ODBC driver is installed on this host (ODBC drivers:"
-        f" {', '.join(names) or 'none'}); install Microsoft's msodbcsql18 or FreeTDS"
+        f" {listed or ', '.join(names) or 'none'}); install Microsoft's msodbcsql18 or FreeTDS"
         f" (Debian: tdsodbc), or name the driver in target.odbc_driver"
     )
 
