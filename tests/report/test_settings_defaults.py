@@ -5,10 +5,12 @@ all at their defaults says so in a sentence, apart from settings that were not r
 
 from __future__ import annotations
 
+import subprocess
+from pathlib import Path
 from typing import Any
 
 from bench_gui.agent.pg.setting_units import upgrade_settings
-from bench_gui.report import build_report
+from bench_gui.report import build_report, write_report
 from bench_gui.report.model import Report
 from bench_gui.store import SessionStore
 from bench_gui.store.compare_input import settings_say_defaults, settings_text
@@ -69,7 +71,9 @@ def _paragraphs(report: Report) -> list[str]:
     return section.paragraphs
 
 
-def test_a_brief_says_when_every_setting_is_at_its_default(store: SessionStore) -> None:
+def test_a_brief_says_when_every_setting_is_at_its_default(
+    store: SessionStore, tmp_path: Path
+) -> None:
     a = _session(store, "PostgreSQL 16, defaults A", AT_DEFAULTS)
     b = _session(store, "PostgreSQL 16, defaults B", AT_DEFAULTS)
     report = build_report(store, [a, b], a)
@@ -79,6 +83,11 @@ def test_a_brief_says_when_every_setting_is_at_its_default(store: SessionStore) 
         "Database settings: every configuration ran with every recorded setting at the"
         " engine's default (locale, logging and file locations aside)."
     ]
+    pdf = write_report(report, tmp_path / "brief.pdf", page_size="a4")
+    text = subprocess.run(
+        ["pdftotext", str(pdf), "-"], check=True, capture_output=True, text=True
+    ).stdout
+    assert "every recorded setting at the" in " ".join(text.split())
 
 
 def test_defaults_and_not_recorded_are_told_apart(store: SessionStore) -> None:
