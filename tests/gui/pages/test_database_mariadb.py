@@ -82,6 +82,7 @@ def test_connect_diff_apply_and_roll_back(
     assert "MariaDB 10." in panel.server.server_label.text()
     assert "may change variables" in panel.server.server_label.text()
     assert str(tmp_path / "99-bench-gui.cnf") in panel.server.control_label.text()
+    assert panel.option_file.placeholderText() == str(tmp_path / "99-bench-gui.cnf")
     assert panel.form.users_spin.value() == 24  # the plan's most virtual users
     # The machine's own RAM: replaced by a small one so the test asks little of this host.
     panel.form.ram_edit.setText("2GiB")

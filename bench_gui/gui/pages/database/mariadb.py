@@ -128,6 +128,8 @@ class MariaDbPanel(TuningTab):
         label = FLAVOUR_LABELS.get(self.flavour, self.flavour)
         try:
             self._use_option_file(conn)
+            if self.chosen_option_file() is None:  # empty: the file this connection writes
+                self.option_file.setPlaceholderText(conn.tuner.config_file)
         except ValueError as exc:
             self.message.emit(f"{str(exc)[0].upper()}{str(exc)[1:]}.", "failed")
         self.server.show_server(
