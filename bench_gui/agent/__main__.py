@@ -84,6 +84,8 @@ def _redact(conninfo: str) -> str:
 
 def _build(cfg: RunConfig, engine: AgentEngine, out: EventWriter, stop: threading.Event) -> None:
     if engine.database_exists():
+        if hasattr(engine, "ends_sessions"):  # SQL Server: the plan confirms ending others
+            engine.ends_sessions = cfg.drop_ends_sessions
         engine.drop_database(engine.database)
     engine.create_database()
     workers = cfg.build_workers or (os.cpu_count() or 1)

@@ -63,6 +63,7 @@ class RunConfig:
     reset_between_steps: bool = False
     build: str = "if_missing"
     build_workers: int = 0
+    drop_ends_sessions: bool = False  # SQL Server: see MssqlEngine.drop_database
     processes: int = 0
     db_stall_limit_s: float = DB_STALL_LIMIT_S
     seed: int | None = None

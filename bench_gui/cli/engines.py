@@ -7,7 +7,9 @@ What an engine says about itself comes from attributes of its plugin class, none
 required of a third-party engine (one without them is shown as "not stated"):
 
 - ``odbc_drivers``: words searched for, case-insensitively and in order, in the names
-  ``pyodbc.drivers()`` gives (absent or empty: the engine does not use ODBC);
+  ``pyodbc.drivers()`` gives (absent or empty: the engine does not use ODBC); a driver counts
+  as found only when its library loads (:mod:`bench_gui.agent.odbc_drivers`), and the
+  installed drivers are listed with their libraries;
 - ``verified_live`` (bool) and ``verified_how`` (one line): whether, and how, the engine was
   run against a real server of its kind.
 """
@@ -19,6 +21,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from bench_gui.agent.odbc_drivers import OdbcDriver
+from bench_gui.agent.odbc_drivers import drivers as odbc_drivers
 from bench_gui.cli.terminal import safe
 
 
@@ -28,32 +32,41 @@ class OdbcState:
 
     used: bool  # the engine connects through ODBC
     looked_for: tuple[str, ...]
-    found: str | None  # the installed driver's name (None: none of them)
-    problem: str = ""  # why the drivers could not be listed ('' when they could)
+    found: str | None  # the installed, usable driver's name (None: none of them)
+    problem: str = ""  # why none is usable or the drivers could not be listed ('' if found)
 
 
-def installed_odbc_drivers() -> tuple[list[str], str]:
-    """``pyodbc.drivers()`` and '' or, when it cannot be asked, [] and why."""
+def installed_odbc_drivers() -> tuple[list[OdbcDriver], str]:
+    """``pyodbc.drivers()`` with their libraries, and '' or, when it cannot be asked, [] and
+    why."""
     try:
         import pyodbc
     except ImportError as exc:
         return [], f"pyodbc is not installed here ({exc})"
     try:
-        return [str(name) for name in pyodbc.drivers()], ""
+        names = [str(name) for name in pyodbc.drivers()]
     except Exception as exc:  # noqa: BLE001 - unixODBC itself can fail: said, not fatal
         return [], f"unixODBC could not list its drivers ({type(exc).__name__}: {exc})"
+    return odbc_drivers(names), ""
 
 
-def odbc_state(engine: Any, drivers: list[str], problem: str = "") -> OdbcState:
-    """Which of the drivers ``engine.odbc_drivers`` names this machine has (the first by the
-    engine's order of preference)."""
+def odbc_state(engine: Any, drivers: list[OdbcDriver], problem: str = "") -> OdbcState:
+    """Which of the drivers ``engine.odbc_drivers`` names this machine has and can load (the
+    first by the engine's order of preference); the named ones that cannot load are said."""
     words = tuple(str(w) for w in (getattr(engine, "odbc_drivers", None) or ()))
     if not words:
         return OdbcState(False, (), None)
+    broken: list[OdbcDriver] = []
     for word in words:
-        for name in drivers:
-            if word.lower() in name.lower():
-                return OdbcState(True, words, name, problem)
+        for driver in drivers:
+            if word.lower() in driver.name.lower():
+                if driver.usable:
+                    return OdbcState(True, words, driver.name, problem)
+                broken.append(driver)
+    if broken:
+        problem = "; ".join(
+            [*dict.fromkeys(d.describe() for d in broken), *[problem][: bool(problem)]]
+        )
     return OdbcState(True, words, None, problem)
 
 
@@ -119,7 +132,11 @@ def cmd_engines(args: argparse.Namespace) -> int:
             )
         data: dict[str, Any] = {
             "engines": rows,
-            "odbc_drivers": drivers,
+            "odbc_drivers": [d.name for d in drivers],
+            "odbc_driver_libraries": [
+                {"name": d.name, "library": d.library, "usable": d.usable, "problem": d.problem}
+                for d in drivers
+            ],
             "failed": [
                 {"name": f.name, "plugin": f.target, "error": f.error} for f in catalog.errors
             ],
@@ -136,6 +153,9 @@ def cmd_engines(args: argparse.Namespace) -> int:
             print(f"{indent}ODBC driver on this machine: {safe(_odbc_text(state))}")
             text = _verified_text(*verification(engine))
             print(f"{indent}verified against a live server: {safe(text)}")
+        if any(odbc_state(e, drivers).used for e in engines):
+            listed = ", ".join(d.describe() for d in drivers) or problem or "none"
+            print(f"ODBC drivers on this machine: {safe(listed)}")
         for failed in catalog.errors:
             where = safe(failed.target)
             print(f"{safe(failed.name):12} FAILED to load ({where}): {safe(failed.error)}")

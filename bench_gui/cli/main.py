@@ -397,7 +397,7 @@ def _tune_inputs(args: argparse.Namespace) -> Any:
         db_type=getattr(args, "type", None) or "oltp",
         version=PgVersion.parse(args.version) if getattr(args, "version", None) else None,
         edition=getattr(args, "edition", None) or "current",
-        server=getattr(args, "server", None) or "dedicated",
+        server=getattr(args, "server", None) or "shared",
         durability=getattr(args, "durability", None) or "full",
     )
 
@@ -761,8 +761,9 @@ def _add_tune_parser(sub: Any) -> None:
         sp.add_argument("--edition", choices=EDITIONS, default="current",
                         help="PgTune rules: current, or classic (the briefs' era)")  # fmt: skip
         if not required:  # the InnoDB rules (MariaDB/MySQL targets, profile innodb)
-            sp.add_argument("--server", choices=SERVER_ROLES, default="dedicated",
-                            help="InnoDB: a dedicated server or a shared machine")  # fmt: skip
+            sp.add_argument("--server", choices=SERVER_ROLES, default="shared",
+                            help="InnoDB: shared (the default: RAM/4 for the pool) or dedicated"
+                                 " (declared: RAM×3/4)")  # fmt: skip
             sp.add_argument("--durability", choices=DURABILITIES, default="full",
                             help="InnoDB: relaxed flushes the log about once a second")  # fmt: skip
 

@@ -377,7 +377,7 @@ def check_tproc_c(problems: list[tuple[str, str]], wl: Workload, wl_data: dict[s
     wl.duration_s = check_float(
         problems, "workload.duration_s", wl_data.get("duration_s", wl.duration_s), 1, 86_400
     )
-    for key in ("all_warehouses", "keying_thinking", "reset_between_steps"):
+    for key in ("all_warehouses", "keying_thinking", "reset_between_steps", "drop_ends_sessions"):
         setattr(
             wl, key, check_bool(problems, f"workload.{key}", wl_data.get(key, getattr(wl, key)))
         )

@@ -56,6 +56,7 @@ TPROC_C_FIELDS: Final = (
     "reset_between_steps",
     "build",
     "build_workers",
+    "drop_ends_sessions",
     "processes",
     "db_stall_limit_s",
 )
@@ -164,6 +165,9 @@ class Workload:
     reset_between_steps: bool = False
     build: str = "if_missing"
     build_workers: int = 0  # 0: one per CPU
+    # SQL Server: a rebuild may drop a database other sessions use, ending them (ROLLBACK
+    # IMMEDIATE) only when this confirms it; otherwise the drop is refused, naming them.
+    drop_ends_sessions: bool = False
     # Worker processes for the virtual users; 0: one per CPU (capped at the user count).
     processes: int = 0
     # Seconds the database may go without answering (hung, not down) before the run ends

@@ -8,8 +8,9 @@ How a change is made, per flavour:
 - **MySQL** (8.0+): ``SET PERSIST`` for a dynamic variable (in effect at once and kept in
   ``mysqld-auto.cnf``), ``SET PERSIST_ONLY`` for a static one (in effect after a restart);
 - **MariaDB** has no SET PERSIST: a dynamic variable is ``SET GLOBAL`` (in effect at once) and
-  every changed variable is also written into a configuration file of our own
-  (:data:`DEFAULT_CONFIG_FILE`, configurable) so that it survives a restart; a static one
+  every changed variable is also written into an option file so that it survives a restart:
+  one of our own (:data:`DEFAULT_CONFIG_FILE`, an include file) or the one the user chose,
+  edited in place keeping all else (:mod:`bench_gui.remote.option_file`); a static one
   (``information_schema.SYSTEM_VARIABLES.READ_ONLY``) is only written there and takes effect
   when the server restarts. Writing the file needs the server's machine (this one, or an SSH
   host as root).
@@ -73,6 +74,9 @@ from bench_gui.remote.db_tuner import (
     triage,
 )
 from bench_gui.remote.host_access import HostIO
+from bench_gui.remote.option_file import edit_cnf
+from bench_gui.remote.option_file import parse_cnf as parse_cnf  # re-exported
+from bench_gui.remote.option_file import render_cnf as render_cnf  # re-exported
 
 DEFAULT_CONFIG_FILE: Final = "/etc/mysql/mariadb.conf.d/99-bench-gui.cnf"
 _NAME_RE: Final = re.compile(r"^[a-z_][a-z0-9_]*$")
@@ -80,6 +84,10 @@ _NAME_RE: Final = re.compile(r"^[a-z_][a-z0-9_]*$")
 MARIADB_PRIVILEGES: Final = ("SUPER",)
 MYSQL_PRIVILEGES: Final = ("SYSTEM_VARIABLES_ADMIN", "SUPER")
 ACCESS_DENIED: Final = ("(1227)", "42000")
+# Never lowered below the server's current value by a rule (see _never_lowered).
+NEVER_LOWERED: Final = frozenset({"max_connections"})
+# Sized from max_connections when the server starts, and only then (see rollback).
+DERIVED_AT_START: Final = ("back_log", "thread_cache_size", "host_cache_size")
 _SETTLE_S: Final = 60.0  # a buffer pool resize runs in the background
 
 
@@ -116,6 +124,8 @@ class MariaDbSnapshot:
     values: dict[str, str]  # name -> global value as SHOW GLOBAL VARIABLES printed it
     read_only: list[str]
     persisted: dict[str, str]  # MySQL: name -> persisted value before (absent: none)
+    # DERIVED_AT_START's values before an apply that changed max_connections.
+    derived: dict[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -134,43 +144,8 @@ class MariaDbSnapshot:
             values={str(k): str(v) for k, v in (data.get("values") or {}).items()},
             read_only=[str(n) for n in data.get("read_only") or []],
             persisted={str(k): str(v) for k, v in (data.get("persisted") or {}).items()},
+            derived={str(k): str(v) for k, v in (data.get("derived") or {}).items()},
         )
-
-
-# -- the configuration file ----------------------------------------------------------------------
-
-
-def parse_cnf(text: str) -> dict[str, str]:
-    """``name = value`` lines of the ``[mysqld]`` sections of an option file (dashes read as
-    underscores, the last one of a name wins)."""
-    out: dict[str, str] = {}
-    section = ""
-    for raw in text.splitlines():
-        line = raw.split("#", 1)[0].strip()
-        if not line or line.startswith(";"):
-            continue
-        if line.startswith("[") and line.endswith("]"):
-            section = line[1:-1].strip().lower()
-            continue
-        if section not in ("mysqld", "mariadb", "server"):
-            continue
-        name, sep, value = line.partition("=")
-        if sep:
-            out[name.strip().replace("-", "_").lower()] = value.strip().strip("'\"")
-    return out
-
-
-def render_cnf(values: Mapping[str, str], rules: Mapping[str, str]) -> str:
-    """Our option file: a header saying who wrote it, then one ``[mysqld]`` section."""
-    lines = [
-        "# Written by bench-gui (InnoDB tuning). Roll back with `bench-gui tune rollback` or",
-        "# the Database page; the previous content is kept in the tuning history.",
-        "[mysqld]",
-    ]
-    for name, value in values.items():
-        rule = rules.get(name, "")
-        lines.append(f"{name} = {value}" + (f"  # {rule}" if rule else ""))
-    return "\n".join(lines) + "\n"
 
 
 # -- server control ---------------------------------------------------------------------------
@@ -376,6 +351,14 @@ class MariaDbTuner(DbTuner[Any]):
             values={n: v.value for n, v in current.items()},
             read_only=[n for n, v in current.items() if v.read_only],
             persisted={} if mariadb else self._persisted(conn, list(current)),
+            derived=(
+                {
+                    n: v.value
+                    for n, v in self._read(conn, list(DERIVED_AT_START), facts["flavour"]).items()
+                }
+                if "max_connections" in current
+                else {}
+            ),
         )
 
     # ---- changing values ----------------------------------------------------------------------
@@ -463,16 +446,21 @@ class MariaDbTuner(DbTuner[Any]):
                 self._restore(conn, snapshot, done)
                 raise
             if mariadb and self.host is not None:
-                kept = parse_cnf(snapshot.config_text or "")
-                kept.update({r.name: r.proposed for r in todo})
+                values = {r.name: r.proposed for r in todo}
                 rules = {r.name: r.rule for r in todo}
-                self._write_config(render_cnf(kept, rules))
+                self._write_config(edit_cnf(snapshot.config_text, values, rules))
             elif mariadb:
                 result.messages.append(
                     "set with SET GLOBAL only: this side cannot reach the server's option file,"
                     " so the values are lost when the server restarts"
                 )
             result.changed = done
+        if "max_connections" in done:
+            result.messages.append(
+                f"{', '.join(DERIVED_AT_START)} are sized from max_connections when the server"
+                " starts: they follow the new value after the next restart, and keep it until a"
+                " restart after a rollback"
+            )
         expected = {r.name: r.proposed for r in todo if r.action != "restart"}
         pending = [r.name for r in todo if r.action == "restart"]
         if pending and restart:
@@ -576,7 +564,32 @@ class MariaDbTuner(DbTuner[Any]):
         result.pending_restart = pending
         expected = {n: v for n, v in snapshot.values.items() if n not in pending}
         self._verify(result, expected, pending)
+        if "max_connections" in snapshot.values and not result.restarted:
+            result.messages += self._derived_notes(snapshot)
         return result
+
+    def _derived_notes(self, snapshot: MariaDbSnapshot) -> list[str]:
+        """What of DERIVED_AT_START still differs from before the apply (they change only when
+        the server starts): said after a rollback, since SET GLOBAL max_connections does not
+        bring them back."""
+        if not snapshot.derived:
+            return [
+                f"{', '.join(DERIVED_AT_START)} are sized from max_connections when the server"
+                " starts: if it restarted since the apply they keep those values until the next"
+                " restart"
+            ]
+        now = self.read_settings(list(DERIVED_AT_START))
+        differ = [
+            f"{n} is {now[n].value} (was {old})"
+            for n, old in snapshot.derived.items()
+            if n in now and now[n].value != old
+        ]
+        if not differ:
+            return []
+        return [
+            f"until the server restarts, values sized from max_connections at its start stay"
+            f" as the applied max_connections made them: {', '.join(differ)}"
+        ]
 
 
 # -- pure helpers ---------------------------------------------------------------------------------
@@ -619,7 +632,26 @@ def diff_variables(items: list[TunedSetting], current: Mapping[str, Variable]) -
     return diff_rows(items, current, "variable", _variable_row)
 
 
+def _never_lowered(item: TunedSetting, var: Variable) -> TunedSetting:
+    """A max_connections below the server's current value keeps the current one: the server
+    serves others besides the benchmark (a rule's value; one typed by hand is taken as is)."""
+    if item.name.lower() not in NEVER_LOWERED or item.source == "user":
+        return item
+    try:
+        proposed, current = int(item.value), int(var.value)
+    except ValueError:
+        return item
+    if proposed >= current:
+        return item
+    if "never lowered" in item.rule:  # the rule raised it to the default already
+        rule = f"{item.rule}; the server's {current} is kept"
+    else:
+        rule = f"{item.rule} = {proposed}; the server's {current} is kept: never lowered"
+    return TunedSetting(item.name, str(current), rule, item.source)
+
+
 def _variable_row(name: str, item: TunedSetting, var: Variable) -> DiffRow:
+    item = _never_lowered(item, var)
     problem = check_variable(var, item.value)
     if problem:
         action = "invalid"

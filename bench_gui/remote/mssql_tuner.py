@@ -16,7 +16,11 @@ what runs) and the benchmark database's recovery model and target recovery time,
   SQL Server service restarts, which this side never does (it says which: ``restart`` in the
   diff, ``pending_restart`` in the result);
 - a database option: ``ALTER DATABASE ... SET RECOVERY`` / ``SET TARGET_RECOVERY_TIME``, in
-  effect at once.
+  effect at once; and the database's own MAXDOP (``ALTER DATABASE SCOPED CONFIGURATION SET
+  MAXDOP``, SQL Server 2016 on), which overrides the server's max degree of parallelism for
+  the database: read, diffed and rolled back with it (0, "follow the server", whenever the
+  server's is set). ``SET RECOVERY SIMPLE`` on a database of an Availability Group (which
+  needs FULL) is refused, naming the group.
 
 Before anything changes the login's rights are read from the catalog (ALTER SETTINGS for
 sp_configure and RECONFIGURE, ALTER on the database for ALTER DATABASE) and a missing one is
@@ -68,9 +72,11 @@ from bench_gui.remote.db_tuner import (
 )
 
 PROFILE: Final = "mssql-seed-003"  # seed 003's settings (bench_gui.agent.mssql.settings)
-RECOVERY_MODEL: Final = "recovery model"  # the diff's names of the two database options
+RECOVERY_MODEL: Final = "recovery model"  # the diff's names of the database options
 TARGET_RECOVERY: Final = "target recovery time"
-DATABASE_OPTIONS: Final = (RECOVERY_MODEL, TARGET_RECOVERY)
+DATABASE_MAXDOP: Final = "database maxdop"
+DATABASE_OPTIONS: Final = (RECOVERY_MODEL, TARGET_RECOVERY, DATABASE_MAXDOP)
+SERVER_MAXDOP: Final = "max degree of parallelism"
 NOT_VERIFIED: Final = (
     "SQL Server tuning has not been verified against a live server here: its statements are"
     " checked by a T-SQL parser only"
@@ -99,6 +105,8 @@ READ_STATEMENTS: Final = (
     settings.CONFIGURATIONS_SQL,
     settings.DATABASE_SQL,
     settings.VERSION_SQL,
+    settings.DATABASE_MAXDOP_SQL,
+    settings.AVAILABILITY_GROUP_SQL,
     IDENTITY_SQL,
     LOGIN_TOKEN_SQL,
     USER_TOKEN_SQL,
@@ -204,6 +212,18 @@ class MssqlProposal:
                     source,
                 )
             )
+        maxdop = self.preset.database_maxdop
+        if maxdop is not None or SERVER_MAXDOP in self.preset.server:
+            rows.append(
+                TunedSetting(
+                    DATABASE_MAXDOP,
+                    str(maxdop or 0),
+                    self.preset.reasons.get(DATABASE_MAXDOP, "")
+                    or "0: the database follows the server's max degree of parallelism (a"
+                    " database-scoped MAXDOP other than 0 would override it here)",
+                    source,
+                )
+            )
         return rows
 
     def values(self) -> dict[str, str]:
@@ -214,6 +234,7 @@ class MssqlProposal:
         the value is no whole number (a recovery model is checked by the diff)."""
         p = self.preset
         server, recovery, target = dict(p.server), p.recovery_model, p.target_recovery_time_s
+        maxdop = p.database_maxdop
         text = value.strip()
         if name == RECOVERY_MODEL:
             recovery = text.upper()
@@ -224,10 +245,12 @@ class MssqlProposal:
                 raise PresetError(f"{name}: {value!r} is not a whole number") from None
             if name == TARGET_RECOVERY:
                 target = number
+            elif name == DATABASE_MAXDOP:
+                maxdop = number
             else:
                 server[name] = number
         reasons = {**p.reasons, name: "edited by hand"}
-        preset = settings.Preset(p.name, server, recovery, target, reasons, p.notes)
+        preset = settings.Preset(p.name, server, recovery, target, reasons, p.notes, maxdop)
         return MssqlProposal(self.title, preset, self.version, list(self.notes))
 
     def to_dict(self) -> dict[str, Any]:
@@ -272,6 +295,7 @@ def load_mssql_preset(path: Path) -> MssqlProposal:
         [database]
         recovery_model = "SIMPLE"      # SIMPLE, FULL or BULK_LOGGED
         target_recovery_time = 60      # seconds
+        maxdop = 0                     # the database's own MAXDOP (0: follow the server)
         [reasons]                      # optional, by setting name
         "max degree of parallelism" = "short transactions"
 
@@ -297,7 +321,7 @@ def load_mssql_preset(path: Path) -> MssqlProposal:
             raise bad(f"server.{name!r} = {value!r}: expected a whole number")
         server[str(name).strip()] = value
     database = dict(data.get("database") or {})
-    extra = sorted(set(database) - {"recovery_model", "target_recovery_time"})
+    extra = sorted(set(database) - {"recovery_model", "target_recovery_time", "maxdop"})
     if extra:
         raise bad(f"database: unknown key(s) {', '.join(extra)}")
     recovery = database.get("recovery_model")
@@ -311,7 +335,12 @@ def load_mssql_preset(path: Path) -> MssqlProposal:
         isinstance(target, bool) or not isinstance(target, int) or not 0 <= target <= 86_400
     ):
         raise bad(f"database.target_recovery_time {target!r}: expected 0..86400 seconds")
-    if not server and recovery is None and target is None:
+    maxdop = database.get("maxdop")
+    if maxdop is not None and (
+        isinstance(maxdop, bool) or not isinstance(maxdop, int) or not 0 <= maxdop <= 32767
+    ):
+        raise bad(f"database.maxdop {maxdop!r}: expected 0..32767 (0: follow the server)")
+    if not server and recovery is None and target is None and maxdop is None:
         raise bad("sets nothing: give [server] options or [database] options")
     reasons = {str(k).strip(): str(v) for k, v in dict(data.get("reasons") or {}).items()}
     title = str(data.get("title") or data.get("name") or path.stem)
@@ -322,6 +351,7 @@ def load_mssql_preset(path: Path) -> MssqlProposal:
         target,
         {n: reasons.get(n, f"preset file {path.name}") for n in [*server, *DATABASE_OPTIONS]},
         tuple(str(n) for n in data.get("notes") or ()),
+        maxdop,
     )
     return MssqlProposal(title, preset, notes=list(preset.notes))
 
@@ -342,6 +372,7 @@ class MssqlSnapshot:
     show_advanced: int
     recovery_model: str | None  # None: not changed by the apply
     target_recovery_time_s: int | None
+    database_maxdop: int | None = None  # None: not changed by the apply
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -357,6 +388,7 @@ class MssqlSnapshot:
             for name, v in (data.get("options") or {}).items()
         }
         target = data.get("target_recovery_time_s")
+        maxdop = data.get("database_maxdop")
         return cls(
             taken_at=str(data.get("taken_at", "")),
             server=str(data.get("server", "")),
@@ -366,6 +398,7 @@ class MssqlSnapshot:
             show_advanced=int(data.get("show_advanced", 0)),
             recovery_model=data.get("recovery_model"),
             target_recovery_time_s=None if target is None else int(target),
+            database_maxdop=None if maxdop is None else int(maxdop),
         )
 
 
@@ -398,9 +431,10 @@ def server_statements(
 
 
 def database_statements(
-    database: str, recovery: str | None, target_s: int | None
+    database: str, recovery: str | None, target_s: int | None, maxdop: int | None = None
 ) -> list[tuple[str, str]]:
-    """(statement, the option it sets) for the database's options given."""
+    """(statement, the option it sets) for the database's options given (MAXDOP on the
+    connection's database: the tuner's is the benchmark database)."""
     db = quote_name(database)
     out: list[tuple[str, str]] = []
     if recovery is not None:
@@ -413,6 +447,10 @@ def database_statements(
             (f"ALTER DATABASE {db} SET TARGET_RECOVERY_TIME = {int(target_s)} SECONDS",
              TARGET_RECOVERY)
         )  # fmt: skip
+    if maxdop is not None:
+        out.append(
+            (f"ALTER DATABASE SCOPED CONFIGURATION SET MAXDOP = {int(maxdop)}", DATABASE_MAXDOP)
+        )
     return out
 
 
@@ -444,8 +482,20 @@ def diff_options(items: list[TunedSetting], snapshot: settings.SettingsSnapshot)
                 problem = f"{item.value!r}: expected {', '.join(settings.RECOVERY_MODELS)}"
                 rows.append(DiffRow(name, item.value, item.rule, current, "invalid", problem))
                 continue
+            group = snapshot.availability_group
+            if model == "SIMPLE" and model != current and group:
+                problem = (
+                    f"the database is in Availability Group {group!r}, which needs the FULL"
+                    " recovery model: SET RECOVERY SIMPLE is refused (leave it out, or remove"
+                    " the database from the group first)"
+                )
+                rows.append(DiffRow(name, model, item.rule, current, "invalid", problem))
+                continue
             action = "same" if model == current else "reload"
             rows.append(DiffRow(name, model, item.rule, current, action, "", "at once", "database"))
+            continue
+        if name == DATABASE_MAXDOP:
+            rows.append(_maxdop_row(item, snapshot.database_maxdop))
             continue
         if name == TARGET_RECOVERY:
             seconds = _whole(item.value)
@@ -483,6 +533,21 @@ def diff_options(items: list[TunedSetting], snapshot: settings.SettingsSnapshot)
                     pending_restart=row.value != row.value_in_use)
         )  # fmt: skip
     return rows
+
+
+def _maxdop_row(item: TunedSetting, current: int | None) -> DiffRow:
+    """The database-scoped MAXDOP: nothing to do on a server without it (before 2016)."""
+    if current is None:
+        rule = f"{item.rule} (this server has no database-scoped configuration: nothing to do)"
+        return DiffRow(DATABASE_MAXDOP, item.value, rule, None, "same", "", "at once", "database")
+    value = _whole(item.value)
+    if value is None or not 0 <= value <= 32767:
+        problem = f"{item.value!r}: expected 0..32767 (0: follow the server)"
+        return DiffRow(DATABASE_MAXDOP, item.value, item.rule, str(current), "invalid", problem)
+    action = "same" if value == current else "reload"
+    return DiffRow(
+        DATABASE_MAXDOP, str(value), item.rule, str(current), action, "", "at once", "database"
+    )
 
 
 def _items(proposal: MssqlProposal | list[TunedSetting]) -> list[TunedSetting]:
@@ -680,6 +745,7 @@ class MssqlTuner(DbTuner[Any]):
         values = {n: snapshot.options[n]["value"] for n in names if n in snapshot.options}
         recovery = snapshot.recovery_model if RECOVERY_MODEL in names else None
         target = snapshot.target_recovery_time_s if TARGET_RECOVERY in names else None
+        maxdop = snapshot.database_maxdop if DATABASE_MAXDOP in names else None
         failed: dict[str, str] = {}
         steps = server_statements(values, live.configurations)
         # 'show advanced options' as the snapshot had it.
@@ -691,7 +757,7 @@ class MssqlTuner(DbTuner[Any]):
                 (sp_configure(settings.SHOW_ADVANCED, snapshot.show_advanced), ""),
                 ("RECONFIGURE", ""),
             ]
-        steps += database_statements(snapshot.database or self.database, recovery, target)
+        steps += database_statements(snapshot.database or self.database, recovery, target, maxdop)
         for statement, option in steps:
             done: list[str] = []
             try:
@@ -724,12 +790,13 @@ class MssqlTuner(DbTuner[Any]):
             by_name = {r.name: r for r in todo}
             recovery = by_name[RECOVERY_MODEL].proposed if RECOVERY_MODEL in by_name else None
             target = int(by_name[TARGET_RECOVERY].proposed) if TARGET_RECOVERY in by_name else None
+            maxdop = int(by_name[DATABASE_MAXDOP].proposed) if DATABASE_MAXDOP in by_name else None
             self._check_rights(
                 Rights(facts["user"], facts["database_user"], facts["alter_settings"],
                        facts["alter_database"]),
-                bool(server), recovery is not None or target is not None,
+                bool(server), recovery is not None or target is not None or maxdop is not None,
             )  # fmt: skip
-            snapshot = self._snapshot(live, facts, server, recovery, target)
+            snapshot = self._snapshot(live, facts, server, recovery, target, maxdop)
             result.snapshot = snapshot
             pending = pending_values(live, set(server))
             if pending and server:
@@ -737,7 +804,7 @@ class MssqlTuner(DbTuner[Any]):
                     "RECONFIGURE also put in effect values set earlier but not running: "
                     + ", ".join(pending)
                 )
-            steps = database_statements(self.database, recovery, target)
+            steps = database_statements(self.database, recovery, target, maxdop)
             steps += server_statements(server, live.configurations)
             done: list[str] = []
             try:
@@ -776,6 +843,7 @@ class MssqlTuner(DbTuner[Any]):
         server: Mapping[str, int],
         recovery: str | None,
         target: int | None,
+        maxdop: int | None = None,
     ) -> MssqlSnapshot:
         show = live.configurations.get(settings.SHOW_ADVANCED)
         return MssqlSnapshot(
@@ -793,6 +861,7 @@ class MssqlTuner(DbTuner[Any]):
             show_advanced=show.value if show is not None else 0,
             recovery_model=live.recovery_model.upper() if recovery is not None else None,
             target_recovery_time_s=live.target_recovery_time_s if target is not None else None,
+            database_maxdop=live.database_maxdop if maxdop is not None else None,
         )
 
     def _verify(self, result: ApplyResult, expected: Mapping[str, str], static: list[str]) -> None:
@@ -804,6 +873,8 @@ class MssqlTuner(DbTuner[Any]):
                 shown = now.recovery_model.upper()
             elif name == TARGET_RECOVERY:
                 shown = str(now.target_recovery_time_s)
+            elif name == DATABASE_MAXDOP:
+                shown = str(now.database_maxdop)
             else:
                 row = now.configurations.get(name)
                 if row is None:
@@ -826,6 +897,8 @@ class MssqlTuner(DbTuner[Any]):
             names.append(RECOVERY_MODEL)
         if snapshot.target_recovery_time_s is not None:
             names.append(TARGET_RECOVERY)
+        if snapshot.database_maxdop is not None:
+            names.append(DATABASE_MAXDOP)
         with self.connect() as conn:
             live = self._read(conn)
             facts = self._facts(conn, live)
@@ -839,7 +912,8 @@ class MssqlTuner(DbTuner[Any]):
                 Rights(facts["user"], facts["database_user"], facts["alter_settings"],
                        facts["alter_database"]),
                 bool(snapshot.options),
-                snapshot.recovery_model is not None or snapshot.target_recovery_time_s is not None,
+                snapshot.recovery_model is not None or snapshot.target_recovery_time_s is not None
+                or snapshot.database_maxdop is not None,
             )  # fmt: skip
             result.skipped = self._restore(conn, snapshot, names)
             result.changed = [n for n in names if n not in result.skipped]
@@ -852,6 +926,8 @@ class MssqlTuner(DbTuner[Any]):
             expected[RECOVERY_MODEL] = snapshot.recovery_model
         if snapshot.target_recovery_time_s is not None:
             expected[TARGET_RECOVERY] = str(snapshot.target_recovery_time_s)
+        if snapshot.database_maxdop is not None:
+            expected[DATABASE_MAXDOP] = str(snapshot.database_maxdop)
         self._verify(result, expected, static)
         now = self.read_settings()
         result.pending_restart = [

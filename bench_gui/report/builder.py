@@ -776,6 +776,8 @@ class Builder:
             )
         for table in tables:
             self.add_table(section, table)
+        if cfg.settings_sentence:
+            section.add("text", cfg.settings_sentence)
         # Every stored item, for CSV/JSON and the GUI (not numbered, not printed).
         self.tables["config_all"] = Table(
             "config_all",

@@ -27,6 +27,7 @@ from bench_gui.report.parts import Cell, Table, merged
 from bench_gui.store.compare_input import (
     describe_devices,
     layout_devices,
+    settings_say_defaults,
     settings_text,
     short_server,
     storage_description,
@@ -529,6 +530,8 @@ class ConfigTables:
     hosts_identical: bool  # hardware recorded for all, and the same
     missing_hardware: list[int] = field(default_factory=list)
     missing_storage: list[int] = field(default_factory=list)
+    # Said in words when there is no settings table: defaults, or not recorded (and whose).
+    settings_sentence: str = ""
 
 
 def config_tables(facts: Sequence[SystemFacts], short: Mapping[int, str]) -> ConfigTables:
@@ -562,7 +565,8 @@ def config_tables(facts: Sequence[SystemFacts], short: Mapping[int, str]) -> Con
         ids,
         short,
     )
-    recorded = {f.id: settings_text(f.detail.settings) for f in facts}
+    recorded = {f.id: settings_text(f.detail.settings, f.detail.engine) for f in facts}
+    has_settings = {f.id: bool(f.detail.settings) for f in facts}
     names: list[str] = []
     for found in recorded.values():
         names += [n for n in found if n not in names and n not in NOT_TUNING]
@@ -570,23 +574,33 @@ def config_tables(facts: Sequence[SystemFacts], short: Mapping[int, str]) -> Con
     for name in sorted(names, key=str.lower):
         row: dict[int, str | None] = {}
         for f in facts:
-            if not recorded[f.id]:
+            if not has_settings[f.id]:
                 row[f.id] = NOT_RECORDED
             else:
                 row[f.id] = recorded[f.id].get(name, "default")
         settings_items.append((name, row))
+    unsaid = [f.id for f in facts if has_settings[f.id] and not settings_say_defaults(
+        f.detail.settings)]  # fmt: skip
+    settings_notes = [
+        "As the database reported them when each run started (settings whose source is not"
+        ' the default); "default" where a configuration left one at its default. Locale,'
+        " logging, connection and file-location settings are left out."
+    ]
+    if unsaid:
+        whose = ", ".join(short[i] for i in unsaid)
+        settings_notes.append(
+            f"{whose}: the database did not say which settings are at their defaults when"
+            " the session was recorded, so every recorded setting is listed."
+        )
     settings = side_by_side(
         "config_settings",
         "Database settings not at their defaults",
         [("", settings_items)],
         ids,
         short,
-        notes=[
-            "As the database reported them when each run started (settings whose source is not"
-            ' the default); "default" where a configuration left one at its default. Locale,'
-            " logging, connection and file-location settings are left out."
-        ],
+        notes=settings_notes,
     )
+    sentence = "" if settings is not None else _settings_sentence(facts, has_settings, short)
     schema_values = {f.id: schema_rows(f) for f in facts}
     counted = any(c for _, c in schema_values.values())
     sized = any("Database size" in v for v, _ in schema_values.values())
@@ -615,5 +629,28 @@ def config_tables(facts: Sequence[SystemFacts], short: Mapping[int, str]) -> Con
     identical = not missing_hw and len(set(cpu_mem)) == 1
     missing_storage = [f.id for f in facts if storage(f) == {"Storage": NOT_RECORDED}]
     return ConfigTables(
-        platform, software, settings, schema, identical, missing_hw, missing_storage
+        platform, software, settings, schema, identical, missing_hw, missing_storage, sentence
+    )
+
+
+def _settings_sentence(
+    facts: Sequence[SystemFacts], has_settings: Mapping[int, bool], short: Mapping[int, str]
+) -> str:
+    """When no setting differs from its default: say so, and whose settings were not
+    recorded, so a reader never takes "not recorded" for "defaults"."""
+    if not facts:
+        return ""
+    at_default = [short[f.id] for f in facts if has_settings[f.id]]
+    missing = [short[f.id] for f in facts if not has_settings[f.id]]
+    if not missing:
+        every = "every configuration" if len(facts) > 1 else "the configuration"
+        return (
+            f"Database settings: {every} ran with every recorded setting at the engine's"
+            " default (locale, logging and file locations aside)."
+        )
+    if not at_default:
+        return "Database settings: not recorded with these sessions."
+    return (
+        f"Database settings: {', '.join(at_default)} ran with every recorded setting at the"
+        f" engine's default; not recorded for {', '.join(missing)}."
     )

@@ -289,7 +289,7 @@ class Inputs:
     db_type: str = "oltp"
     version: PgVersion | None = None
     edition: str = "current"
-    server: str = "dedicated"  # InnoDB: a dedicated server or a shared machine
+    server: str = "shared"  # InnoDB: "dedicated" only when the machine is declared so
     durability: str = "full"  # InnoDB: "relaxed" flushes the log about once a second
 
 

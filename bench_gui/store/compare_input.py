@@ -30,7 +30,7 @@ import re
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from bench_gui.core.compare import SessionData, StepPoint
 from bench_gui.core.economics import ArrayInput
@@ -306,27 +306,57 @@ def setting_text(value: Any) -> str:
     return _text(value)
 
 
-def setting_is_default(value: Any) -> bool:
+# PostgreSQL's own values of the settings initdb writes into postgresql.conf (PostgreSQL 10
+# on: the compiled value and initdb's are these): a session migrated from text settings
+# (:mod:`bench_gui.store.settings_migration`) kept no boot value, so these tell its defaults.
+PG_INITDB_DEFAULTS: Final = {
+    "shared_buffers": "128MB",
+    "max_connections": "100",
+    "dynamic_shared_memory_type": "posix",
+    "max_wal_size": "1GB",
+    "min_wal_size": "80MB",
+}
+# Sources that mean nobody set the value: the engine's own, or sized by the server itself.
+DEFAULT_SOURCES: Final = frozenset({"default", "auto"})
+
+
+def setting_is_default(value: Any, name: str = "", engine: str = "") -> bool:
     """True when a stored setting record says it is at the engine's default (its source is
-    ``default``, or it equals its boot value); text settings were stored as non-default."""
+    ``default``/``auto``, or it equals its boot value; a migrated PostgreSQL record, which
+    has neither, equals initdb's value); text settings were stored as non-default."""
     if not isinstance(value, dict):
         return False
-    if value.get("source") == "default":
+    if value.get("source") in DEFAULT_SOURCES:
         return True
     raw = value.get("setting", value.get("value"))
     for key in ("boot_val", "default", "boot_value"):
         boot = value.get(key)
         if boot is not None and raw is not None:
             return _text(boot) == _text(raw)
+    if engine in ("", "postgresql") and "source" not in value and name in PG_INITDB_DEFAULTS:
+        return setting_text(value) == PG_INITDB_DEFAULTS[name]
     return False
 
 
-def settings_text(settings: Mapping[str, Any] | None) -> dict[str, str]:
+def settings_say_defaults(settings: Mapping[str, Any] | None) -> bool:
+    """Whether stored settings say which of them are defaults (a source or a default value
+    per record); MariaDB sessions recorded before they did, all marked "server", do not."""
+    records = [v for v in _dict(settings).values() if isinstance(v, dict)]
+    if not records:
+        return False
+    return any(
+        v.get("source") not in (None, "server") or v.get("boot_val") is not None
+        or "migrated_from" in v
+        for v in records
+    )  # fmt: skip
+
+
+def settings_text(settings: Mapping[str, Any] | None, engine: str = "") -> dict[str, str]:
     """Settings not at their defaults, by name, as a reader reads them."""
     return {
         str(name): setting_text(value)
         for name, value in sorted(_dict(settings).items())
-        if not setting_is_default(value)
+        if not setting_is_default(value, str(name), engine)
     }
 
 
@@ -494,7 +524,7 @@ def config_of(detail: RunDetail) -> dict[str, dict[str, str]]:
     if detail.server_version:
         database["Server"] = short_server(detail.server_version)
     config["Database"] = database
-    settings = settings_text(detail.settings)
+    settings = settings_text(detail.settings, detail.engine)
     if settings:
         config["Database settings"] = settings
     wl = workload(detail.plan)

@@ -85,7 +85,10 @@ class MariaDbServer:
                 engine = self.engine(database)
                 engine.drop_database(database)
                 engine.create_database()
-                stats = engine.build(warehouses, min(warehouses, 2), lambda _p: None, None)
+                # The agent's default build workers (one per CPU), as a plan without
+                # build_workers gets them.
+                workers = os.cpu_count() or 1
+                stats = engine.build(warehouses, workers, lambda _p: None, None)
                 assert stats["status"] == "ok", stats
                 self._built[warehouses] = database
             return database

@@ -15,6 +15,7 @@ from typing import Any
 import pyodbc
 import pytest
 
+from bench_gui.agent.odbc_drivers import OdbcDriver
 from bench_gui.cli.engines import odbc_state, verification
 
 BROKEN = """[bench_gui.engines]
@@ -140,10 +141,14 @@ class _Odbc:
 
 def test_the_state_comes_from_the_class_attributes() -> None:
     engine: Any = _Odbc()
-    assert odbc_state(engine, ["FreeTDS", "ODBC Driver 18 for SQL Server"]).found == (
-        "ODBC Driver 18 for SQL Server"
+    tds, msodbc = (
+        OdbcDriver("FreeTDS", "libtdsodbc.so", ""),
+        OdbcDriver("ODBC Driver 18 for SQL Server", "/opt/microsoft/libmsodbcsql-18.so", ""),
     )
-    assert odbc_state(engine, ["FreeTDS"]).found == "FreeTDS"
+    assert odbc_state(engine, [tds, msodbc]).found == "ODBC Driver 18 for SQL Server"
+    assert odbc_state(engine, [tds]).found == "FreeTDS"
+    gone = OdbcDriver(msodbc.name, msodbc.library, "its library … does not exist")
+    assert odbc_state(engine, [tds, gone]).found == "FreeTDS"
     missing = odbc_state(engine, [], "pyodbc is not installed here")
     assert (missing.used, missing.found, missing.problem) == (
         True,
@@ -151,3 +156,89 @@ def test_the_state_comes_from_the_class_attributes() -> None:
         "pyodbc is not installed here",
     )
     assert verification(engine) == (None, "not stated by the plugin")
+
+
+GHOST_INI = """[MariaDB Ghost]
+Driver = /nonexistent/libghost.so
+"""
+
+
+def _odbc_env(tmp_path: Path, ini: str) -> dict[str, str]:
+    """unixODBC reading an odbcinst.ini of the test's (and no user file)."""
+    (tmp_path / "odbcinst.ini").write_text(ini)
+    return {**os.environ, "ODBCSYSINI": str(tmp_path), "HOME": str(tmp_path)}
+
+
+def test_a_driver_whose_library_is_missing_is_not_found_and_the_drivers_are_listed(
+    tmp_path: Path,
+) -> None:
+    """Issue 26: a registered driver was "found" by its name though its file was gone."""
+    proc = bench(env=_odbc_env(tmp_path, GHOST_INI))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    mariadb = _block(proc.stdout, "mariadb")
+    assert mariadb[2] == (
+        "ODBC driver on this machine: not found (looked for: mariadb, mysql; MariaDB Ghost"
+        " (not usable: its library /nonexistent/libghost.so does not exist))"
+    )
+    assert (
+        "ODBC drivers on this machine: MariaDB Ghost (not usable: its library"
+        " /nonexistent/libghost.so does not exist)" in proc.stdout.splitlines()
+    )
+    real = next(d for d in pyodbc.drivers() if "mariadb" in d.lower())
+    library = next(
+        line.split("=", 1)[1].strip()
+        for line in Path("/etc/odbcinst.ini").read_text().split(f"[{real}]", 1)[1].splitlines()
+        if line.strip().lower().startswith("driver")
+    )
+    both = _odbc_env(tmp_path, GHOST_INI + f"\n[{real}]\nDriver = {library}\n")
+    listed = json.loads(bench("--json", env=both).stdout)
+    engine = next(e for e in listed["engines"] if e["name"] == "mariadb")
+    assert engine["odbc"]["found"] == real  # the usable one, not the first name
+    usable = {d["name"]: d["usable"] for d in listed["odbc_driver_libraries"]}
+    assert usable == {"MariaDB Ghost": False, real: True}
+
+
+def test_connecting_through_a_missing_driver_says_so_not_the_server(tmp_path: Path) -> None:
+    script = (
+        "from bench_gui.agent.mysql import odbc\n"
+        "for name in ('MariaDB Ghost', 'No Such Driver'):\n"
+        "    try:\n"
+        "        odbc.connect('DRIVER={' + name + '};SERVER=127.0.0.1;PORT=1', 'mariadb')\n"
+        "    except Exception as exc:\n"
+        "        print(exc)\n"
+        "try:\n"
+        "    odbc.installed_driver('mariadb')\n"
+        "except Exception as exc:\n"
+        "    print(exc)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=60, env=_odbc_env(tmp_path, GHOST_INI), check=False)  # fmt: skip
+    ghost, unknown, none = proc.stdout.strip().splitlines()
+    assert ghost.startswith("the ODBC driver 'MariaDB Ghost' cannot be used on ")
+    assert "Can't open lib '/nonexistent/libghost.so'" in ghost
+    assert "nothing reached the server" in ghost
+    assert "cannot connect to the database" not in ghost
+    listed = "MariaDB Ghost (not usable: its library /nonexistent/libghost.so does not exist)"
+    assert ghost.endswith(f"ODBC drivers on this host: {listed}")
+    assert unknown.startswith("the ODBC driver 'No Such Driver' is not installed on ")
+    assert none.startswith("no MariaDB or MySQL ODBC driver can be loaded on ")
+    assert listed in none
+
+
+def test_a_sql_server_driver_left_registered_without_its_library(tmp_path: Path) -> None:
+    ini = "[ODBC Driver 18 for SQL Server]\nDriver = /opt/microsoft/gone/libmsodbcsql-18.so\n"
+    env = _odbc_env(tmp_path, ini)
+    mssql = _block(bench(env=env).stdout, "mssql")
+    assert mssql[2].startswith("ODBC driver on this machine: not found (looked for: ")
+    assert "libmsodbcsql-18.so does not exist" in mssql[2]
+    script = (
+        "from bench_gui.agent.mssql.engine import installed_driver\n"
+        "try:\n"
+        "    installed_driver()\n"
+        "except Exception as exc:\n"
+        "    print(exc)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=60, env=env, check=False)  # fmt: skip
+    assert proc.stdout.startswith("no SQL Server ODBC driver is installed on this host")
+    assert "ODBC Driver 18 for SQL Server (not usable: its library" in proc.stdout

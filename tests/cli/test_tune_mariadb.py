@@ -25,7 +25,8 @@ def test_tune_round_trip(
     plan = tmp_path / "plan.toml"
     plan.write_text(mariadb_server.plan_text("tpcc_tune", vus="4,8,16"))
     cnf = tmp_path / "99-bench-gui.cnf"
-    machine = ["--ram", "2GiB", "--cpus", "4", "--storage", "nvme", "--config-file", str(cnf)]
+    machine = ["--ram", "2GiB", "--cpus", "4", "--storage", "nvme", "--server", "dedicated",
+               "--config-file", str(cnf)]  # fmt: skip
     before = {n: show(mariadb_server, n) for n in
               ("innodb_buffer_pool_size", "innodb_io_capacity", "max_connections")}  # fmt: skip
 
@@ -36,8 +37,13 @@ def test_tune_round_trip(
     assert lines["innodb_buffer_pool_size"].split()[1:4] == ["256M", "1G", "reload"]
     assert "RAM/2" in lines["innodb_buffer_pool_size"]
     assert "RESTART" not in lines["innodb_io_capacity"]
-    # max_connections from the plan's most virtual users: 16 + 2 + 10.
-    assert any(line.split()[:3] == ["max_connections", "300", "28"] for line in out.splitlines())
+    # max_connections from the plan's most virtual users, 16 + 2 + 10 = 28, never lowers the
+    # server's 300 (issue 26).
+    connections = next(line for line in out.splitlines() if line.startswith("max_connections"))
+    assert connections.split()[:3] == ["max_connections", "300", "300"]
+    assert "= 28, raised to the default 151: never lowered; the server's 300 is kept" in (
+        connections
+    )
 
     assert main(["tune", "diff", str(plan), "pgtune", *machine]) == 2
     assert "use innodb" in capsys.readouterr().err
@@ -50,7 +56,7 @@ def test_tune_round_trip(
     assert applied["history_id"]
     assert show(mariadb_server, "innodb_buffer_pool_size") == str(1024 * MIB)
     assert show(mariadb_server, "innodb_io_capacity") == "10000"
-    assert show(mariadb_server, "max_connections") == "28"
+    assert show(mariadb_server, "max_connections") == "300"
     assert parse_cnf(cnf.read_text())["innodb_io_capacity_max"] == "20000"
 
     assert main(["tune", "history", str(plan), "--json"]) == 0

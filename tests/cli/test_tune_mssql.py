@@ -133,4 +133,5 @@ def test_the_preset_is_listed_and_shown(capsys: pytest.CaptureFixture[str]) -> N
         "max degree of parallelism": "1",
         "recovery model": "SIMPLE",
         "target recovery time": "60",
+        "database maxdop": "0",  # the database follows the server's MAXDOP (issue 26)
     }

@@ -138,3 +138,15 @@ def test_step_and_user_limits_are_said_with_their_reason() -> None:
         parse_vu_list("8,5001")
     assert len(parse_vu_list("1-100")) == 100
     assert parse_vu_list([5000]) == [5000]
+
+
+def test_drop_ends_sessions_is_a_confirmation_that_reaches_the_agent() -> None:
+    """Issue 26: ending other sessions to drop a SQL Server database is asked for by name."""
+    from bench_gui.agent.driver import RunConfig
+
+    plan = plan_from_dict({"workload": {"drop_ends_sessions": True}})
+    assert plan.workload.drop_ends_sessions is True
+    assert Plan().workload.drop_ends_sessions is False
+    assert RunConfig.from_dict({"drop_ends_sessions": True}).drop_ends_sessions is True
+    with pytest.raises(PlanError, match="workload.drop_ends_sessions"):
+        plan_from_dict({"workload": {"drop_ends_sessions": "yes"}})

@@ -52,6 +52,7 @@ virtual_users = [8, 32]
 _SP = re.compile(r"EXEC sp_configure N'((?:[^']|'')+)', (-?\d+)")
 _RECOVERY = re.compile(r"ALTER DATABASE \[(.+)\] SET RECOVERY (\w+)")
 _TARGET = re.compile(r"ALTER DATABASE \[(.+)\] SET TARGET_RECOVERY_TIME = (\d+) SECONDS")
+_MAXDOP = re.compile(r"ALTER DATABASE SCOPED CONFIGURATION SET MAXDOP = (\d+)")
 
 
 def odbc_error(number: int, text: str) -> pyodbc.Error:
@@ -93,6 +94,10 @@ class ScriptedServer:
     options: dict[str, Option] = field(default_factory=default_options)
     recovery: str = "FULL"
     target_s: int = 0
+    # The database's own MAXDOP (None: a server before 2016, without the view) and its
+    # Availability Group (None: not in one).
+    db_maxdop: int | None = 0
+    availability_group: str | None = None
     machine: str = "sqlbox"
     login_tokens: list[tuple[str, str]] = field(
         default_factory=lambda: [("sa", "SQL LOGIN"), ("sysadmin", "SERVER ROLE")]
@@ -119,7 +124,12 @@ class ScriptedServer:
     def state(self) -> dict[str, Any]:
         """What a rollback must give back exactly."""
         return copy.deepcopy(
-            {"options": self.options, "recovery": self.recovery, "target": self.target_s}
+            {
+                "options": self.options,
+                "recovery": self.recovery,
+                "target": self.target_s,
+                "maxdop": self.db_maxdop,
+            }
         )
 
     def changes(self) -> list[str]:
@@ -159,6 +169,10 @@ class ScriptedServer:
                 ]
             ],
             settings.DATABASE_SQL: lambda: [[(f"{self.recovery}", self.target_s)]],
+            settings.DATABASE_MAXDOP_SQL: self._maxdop,
+            settings.AVAILABILITY_GROUP_SQL: lambda: [
+                [(self.availability_group,)] if self.availability_group else []
+            ],
             settings.VERSION_SQL: lambda: [
                 [("14.0.3456.2", "Developer Edition (64-bit)", "Microsoft SQL Server 2017")]
             ],
@@ -175,6 +189,12 @@ class ScriptedServer:
             for option in self.options.values():
                 if option.dynamic:
                     option.in_use = option.value
+            return []
+        match = _MAXDOP.fullmatch(sql)
+        if match:
+            if self.db_maxdop is None:
+                raise odbc_error(102, "Incorrect syntax near 'SCOPED'.")
+            self.db_maxdop = int(match.group(1))
             return []
         match = _SP.fullmatch(sql)
         if match:
@@ -194,6 +214,11 @@ class ScriptedServer:
                     self.target_s = int(match.group(2))
                 return []
         raise AssertionError(f"the scripted server does not know this statement: {sql}")
+
+    def _maxdop(self) -> ResultSets:
+        if self.db_maxdop is None:
+            raise odbc_error(208, "Invalid object name 'sys.database_scoped_configurations'.")
+        return [[(self.db_maxdop,)]]
 
     def _sp_configure(self, name: str, value: int) -> ResultSets:
         if not self._may("ALTER SETTINGS"):

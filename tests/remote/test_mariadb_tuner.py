@@ -57,15 +57,18 @@ def test_facts_and_diff_of_a_real_proposal(mariadb_server: MariaDbServer, config
     assert "ALL PRIVILEGES" in facts["privileges"]
     version = DbVersion.parse(facts["version"])
     proposal = calculate(
-        InnoDbInput(2 * 1024**3, cpus=4, connections=32, storage="nvme", version=version)
-    )
+        InnoDbInput(2 * 1024**3, cpus=4, connections=32, storage="nvme", version=version,
+                    server="dedicated")
+    )  # fmt: skip
     rows = {r.name: r for r in t.diff(proposal)}
     assert set(rows) == set(proposal.names())
     # The fixture started the server with a 256M pool and 300 connections.
     pool = rows["innodb_buffer_pool_size"]
     assert (pool.current, pool.proposed, pool.action) == ("256M", "1G", "reload")
-    assert rows["max_connections"].current == "300"
-    assert rows["max_connections"].proposed == "46"
+    # 32 + 4 + 10 = 46, raised to 151, and the server's 300 is never lowered (issue 26).
+    connections = rows["max_connections"]
+    assert (connections.current, connections.proposed, connections.action) == ("300", "300", "same")
+    assert "the server's 300 is kept" in connections.rule
     assert rows["innodb_io_capacity"].action == "reload"
     # MariaDB 10.11 reads innodb_flush_method only at start.
     assert rows["innodb_flush_method"].context == "static"
@@ -114,7 +117,10 @@ def test_rollback_removes_a_file_that_was_not_there(
 ) -> None:
     t = tuner(mariadb_server, config)
     before = show(mariadb_server, "max_connections")
-    result = t.apply([TunedSetting("max_connections", "123", "test")])
+    # Typed by hand ("user"): taken as is, even below the server's value.
+    result = t.apply([TunedSetting("max_connections", "123", "test", "user")])
+    assert any("back_log, thread_cache_size, host_cache_size are sized" in m
+               for m in result.messages)  # fmt: skip
     assert show(mariadb_server, "max_connections") == "123"
     assert parse_cnf(config.read_text()) == {"max_connections": "123"}
     assert result.snapshot is not None
@@ -188,3 +194,34 @@ def test_wrong_password_and_controls() -> None:
     assert parse_cnf("[client]\nport=1\n[mysqld]\ninnodb-io-capacity = 200\n") == {
         "innodb_io_capacity": "200"
     }
+
+
+def test_apply_edits_a_dba_file_in_place_and_rollback_restores_its_bytes(
+    mariadb_server: MariaDbServer, config: Path
+) -> None:
+    dba = (
+        "# the DBA's own file\n[client]\nport = 3306\n\n[mysqld]\nskip-name-resolve\n"
+        "max_allowed_packet = 64M  # for the ETL\n\n[mariadbd]\ninnodb_io_capacity = 300\n"
+    )
+    config.write_bytes(dba.encode())
+    t = tuner(mariadb_server, config)
+    before = show(mariadb_server, "innodb_io_capacity")
+    result = t.apply(
+        [
+            TunedSetting("innodb_io_capacity", "1500", "test"),
+            TunedSetting("innodb_flush_method", "fsync", "static, for the test"),
+        ]
+    )
+    assert result.ok, result.mismatches
+    text = config.read_text()
+    for kept in ("# the DBA's own file", "[client]", "port = 3306", "skip-name-resolve",
+                 "max_allowed_packet = 64M  # for the ETL", "[mariadbd]"):  # fmt: skip
+        assert kept in text.splitlines()
+    assert "innodb_io_capacity = 300" not in text
+    assert parse_cnf(text)["innodb_io_capacity"] == "1500"
+    assert parse_cnf(text)["innodb_flush_method"] == "fsync"
+    assert result.snapshot is not None
+    back = t.rollback(MariaDbSnapshot.from_dict(result.snapshot.to_dict()))
+    assert back.ok, back.mismatches
+    assert config.read_bytes() == dba.encode()
+    assert show(mariadb_server, "innodb_io_capacity") == before

@@ -129,3 +129,35 @@ def test_a_static_variable_takes_effect_after_the_restart_and_goes_back(
     assert restartable.show("innodb_flush_method") == "O_DIRECT"
     assert restartable.show("innodb_io_capacity") == "200"
     assert not restartable.cnf.exists()
+
+
+def test_a_rollback_says_what_max_connections_sized_at_the_last_start(
+    restartable: Restartable,
+) -> None:
+    """Issue 26: back_log, thread_cache_size and host_cache_size are sized from
+    max_connections when the server starts; after a restart with the applied value, a rollback
+    (SET GLOBAL) leaves them as they are until the next restart, and says so."""
+    derived = ("back_log", "thread_cache_size", "host_cache_size")
+    before = {n: restartable.show(n) for n in derived}
+    tuner = restartable.tuner()
+    items = [
+        TunedSetting("max_connections", "400", "more users", "user"),
+        TunedSetting("innodb_flush_method", "fsync", "static: the apply restarts"),
+    ]
+    applied = tuner.apply(items, restart=True)
+    assert applied.restarted
+    assert applied.ok, applied.mismatches
+    assert restartable.show("back_log") != before["back_log"]
+    assert applied.snapshot is not None
+    back = tuner.rollback(MariaDbSnapshot.from_dict(applied.snapshot.to_dict()), restart=False)
+    assert restartable.show("max_connections") == "151"
+    changed = [n for n in derived if restartable.show(n) != before[n]]
+    assert changed
+    note = next(m for m in back.messages if "until the server restarts" in m)
+    for name in changed:
+        assert f"{name} is {restartable.show(name)} (was {before[name]})" in note
+    # The restart that brings them back.
+    assert restartable.tuner().control is not None
+    ok, _detail = restartable.tuner().control.restart()  # type: ignore[union-attr]
+    assert ok
+    assert {n: restartable.show(n) for n in derived} == before

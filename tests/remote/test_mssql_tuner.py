@@ -15,6 +15,7 @@ from bench_gui.core.tuning.pgtune import TunedSetting
 from bench_gui.core.tuning.presets import PresetError
 from bench_gui.remote import mssql_tuner
 from bench_gui.remote.mssql_tuner import (
+    DATABASE_MAXDOP,
     RECOVERY_MODEL,
     TARGET_RECOVERY,
     MssqlSnapshot,
@@ -43,7 +44,11 @@ def test_diff_of_seed_003_recorded_statements(server: ScriptedServer) -> None:
         "max server memory (MB)",
         RECOVERY_MODEL,
         TARGET_RECOVERY,
+        DATABASE_MAXDOP,
     ]
+    # The database's own MAXDOP is 0 already: it follows the server's (issue 26).
+    scoped = rows.pop(DATABASE_MAXDOP)
+    assert (scoped.current, scoped.proposed, scoped.action) == ("0", "0", "same")
     maxdop = rows["max degree of parallelism"]
     assert (maxdop.current, maxdop.proposed, maxdop.action) == ("0", "1", "reload")
     assert "seed 003" in maxdop.rule
@@ -313,3 +318,71 @@ def test_without_a_sql_server_driver_the_error_says_so() -> None:
         tuner.facts()
     with pytest.raises(TuningError, match="database"):
         MssqlTuner("SERVER=db", "bad\x00name")
+
+
+def test_the_database_scoped_maxdop_is_diffed_applied_and_rolled_back(
+    server: ScriptedServer,
+) -> None:
+    """Issue 26: a database-scoped MAXDOP overrides the server's for the benchmark database;
+    it is read, set to 0 (follow the server) with the server's MAXDOP, and put back."""
+    server.db_maxdop = 8
+    before = server.state()
+    tuner = server.tuner()
+    rows = {r.name: r for r in tuner.diff(seed_003_proposal(RAM_MB))}
+    scoped = rows[DATABASE_MAXDOP]
+    assert (scoped.current, scoped.proposed, scoped.action) == ("8", "0", "reload")
+    assert "follows the server's max degree of parallelism" in scoped.rule
+    result = tuner.apply(seed_003_proposal(RAM_MB))
+    assert result.ok, result.mismatches
+    assert DATABASE_MAXDOP in result.changed
+    assert server.db_maxdop == 0
+    assert "ALTER DATABASE SCOPED CONFIGURATION SET MAXDOP = 0" in server.changes()
+    assert result.snapshot is not None
+    snapshot = MssqlSnapshot.from_dict(result.snapshot.to_dict())  # as the history keeps it
+    assert snapshot.database_maxdop == 8
+    back = tuner.rollback(snapshot)
+    assert back.ok, back.mismatches
+    assert server.state() == before
+    assert server.check_sent() > 0
+
+
+def test_a_server_without_database_scoped_configuration_is_left_alone(
+    server: ScriptedServer,
+) -> None:
+    server.db_maxdop = None  # SQL Server 2014: no sys.database_scoped_configurations
+    rows = {r.name: r for r in server.tuner().diff(seed_003_proposal(RAM_MB))}
+    assert rows[DATABASE_MAXDOP].action == "same"
+    assert "no database-scoped configuration" in rows[DATABASE_MAXDOP].rule
+    result = server.tuner().apply(seed_003_proposal(RAM_MB))
+    assert result.ok, result.mismatches
+    assert not any("SCOPED" in c for c in server.changes())
+
+
+def test_recovery_simple_in_an_availability_group_is_refused_by_name(
+    server: ScriptedServer,
+) -> None:
+    """Issue 26: an Availability Group needs FULL; SET RECOVERY SIMPLE is refused, naming it."""
+    server.availability_group = "ag_orders"
+    before = server.state()
+    rows = {r.name: r for r in server.tuner().diff(seed_003_proposal(RAM_MB))}
+    recovery = rows[RECOVERY_MODEL]
+    assert recovery.action == "invalid"
+    assert "Availability Group 'ag_orders'" in recovery.problem
+    with pytest.raises(RejectedSettings, match="Availability Group 'ag_orders'"):
+        server.tuner().apply(seed_003_proposal(RAM_MB))
+    assert server.state() == before
+    assert server.changes() == []
+    result = server.tuner().apply(seed_003_proposal(RAM_MB), skip_invalid=True)
+    assert RECOVERY_MODEL in result.skipped
+    assert server.recovery == "FULL"
+    assert not any("SET RECOVERY" in c for c in server.changes())
+
+
+def test_a_preset_file_sets_the_database_maxdop(tmp_path: Path) -> None:
+    path = tmp_path / "lab.toml"
+    path.write_text('engine = "mssql"\n[database]\nmaxdop = 2\n')
+    proposal = load_mssql_preset(path)
+    assert proposal.values() == {DATABASE_MAXDOP: "2"}
+    path.write_text('engine = "mssql"\n[database]\nmaxdop = -1\n')
+    with pytest.raises(PresetError, match="database.maxdop -1: expected 0..32767"):
+        load_mssql_preset(path)

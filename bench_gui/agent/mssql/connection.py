@@ -23,7 +23,8 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from bench_gui.agent.engines import DB_PASSWORD_ENV, EngineError
-from bench_gui.agent.mysql.odbc import pyodbc_module
+from bench_gui.agent.mysql.odbc import driver_problem, message, pyodbc_module
+from bench_gui.agent.odbc_drivers import is_driver_missing
 
 # The agent's environment variable holding the SQL login's password (all ODBC engines').
 PASSWORD_ENV: Final = DB_PASSWORD_ENV
@@ -181,4 +182,10 @@ def connect(
         text = redact(str(exc))
         if secret:
             text = text.replace(secret, "***")
+        args = tuple(getattr(exc, "args", ()))
+        if is_driver_missing(str(args[0]) if args else "", str(exc)):
+            # The driver manager's refusal, not the server's: say so, with the drivers here.
+            said = redact(message(exc))
+            said = said.replace(secret, "***") if secret else said
+            raise EngineError(driver_problem(connection_string, said, pyodbc)) from exc
         raise EngineError(f"cannot connect to SQL Server: {text}") from exc

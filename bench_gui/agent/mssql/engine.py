@@ -29,6 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from bench_gui.agent import odbc_drivers
 from bench_gui.agent.counters import CounterReader
 from bench_gui.agent.engines import CheckResult, EngineError, ServerIdentity
 from bench_gui.agent.mssql import procedures, schema
@@ -112,8 +113,9 @@ COUNT_SQL: Final[dict[str, str]] = {
 
 
 def drop_database_sql(name: str) -> tuple[str, str, str]:
-    """(exists query, take every session off it, DROP DATABASE): rolling back whatever another
-    session was doing there, as dropping a benchmark database means to."""
+    """(exists query, take every session off it, DROP DATABASE): the second rolls back
+    whatever another session was doing there, so it runs only when confirmed (see
+    :meth:`MssqlEngine.drop_database`)."""
     exists_sql, _create = schema.database_sql(name)
     quoted = schema.quote_name(name)
     return (
@@ -121,6 +123,27 @@ def drop_database_sql(name: str) -> tuple[str, str, str]:
         f"ALTER DATABASE {quoted} SET SINGLE_USER WITH ROLLBACK IMMEDIATE",
         f"DROP DATABASE IF EXISTS {quoted}",
     )
+
+
+def other_sessions_sql(name: str) -> str:
+    """The sessions other than this one on database ``name``: id, login, host, program."""
+    literal = name.replace("'", "''")
+    return (
+        "SELECT session_id, login_name, host_name, program_name FROM sys.dm_exec_sessions"
+        f" WHERE database_id = DB_ID(N'{literal}') AND session_id <> @@SPID"
+        " ORDER BY session_id"
+    )
+
+
+def sessions_text(rows: list[Any], limit: int = 5) -> str:
+    """Other sessions as a reader names them: ``session 53 (login sa from app01, SSMS)``."""
+    said = []
+    for sid, login, host, program in rows[:limit]:
+        where = f" from {host}" if host else ""
+        what = f", {str(program).strip()}" if program and str(program).strip() else ""
+        said.append(f"session {sid} (login {login}{where}{what})")
+    more = f" and {len(rows) - limit} more" if len(rows) > limit else ""
+    return ", ".join(said) + more
 
 
 def all_statements(database: str = "tpcc") -> list[str]:
@@ -140,21 +163,26 @@ def all_statements(database: str = "tpcc") -> list[str]:
         TABLE_SIZES_SQL,
         *COUNT_SQL.values(),
         *drop_database_sql(database),
+        other_sessions_sql(database),
     ]
 
 
 def installed_driver(names: list[str] | None = None) -> str:
-    """The SQL Server ODBC driver this host has (:data:`DRIVER_PREFERENCE`); EngineError
-    naming the installed drivers when there is none."""
+    """The SQL Server ODBC driver this host has (:data:`DRIVER_PREFERENCE`) and, when the
+    names are this host's own (``names`` None), whose library loads; EngineError naming the
+    installed drivers when there is none."""
+    listed = ""
     if names is None:
-        names = list(pyodbc_module("mssql").drivers())
+        found = odbc_drivers.drivers([str(n) for n in pyodbc_module("mssql").drivers()])
+        names = [d.name for d in found if d.usable]
+        listed = odbc_drivers.describe(found)
     for word in DRIVER_PREFERENCE:
         for name in names:
             if word.lower() in name.lower():
                 return str(name)
     raise EngineError(
         f"no SQL Server ODBC driver is installed on this host (ODBC drivers:"
-        f" {', '.join(names) or 'none'}); install Microsoft's msodbcsql18 or FreeTDS"
+        f" {listed or ', '.join(names) or 'none'}); install Microsoft's msodbcsql18 or FreeTDS"
         f" (Debian: tdsodbc), or name the driver in target.odbc_driver"
     )
 
@@ -379,6 +407,8 @@ class MssqlEngine(OdbcEngine):
 
     name = "mssql"
     no_template = "SQL Server keeps no template here: steps run on the same data"
+    # Whether drop_database may end other sessions on the database (confirmed by the plan).
+    ends_sessions = False
 
     def __init__(self, conninfo: str, admin_conninfo: str, database: str) -> None:
         try:
@@ -462,6 +492,10 @@ class MssqlEngine(OdbcEngine):
             conn.close()
 
     def drop_database(self, name: str) -> None:
+        """Drop ``name`` if it exists. Other sessions on it are ended (SINGLE_USER WITH
+        ROLLBACK IMMEDIATE: their open work rolled back) only when :attr:`ends_sessions`
+        confirms it (the plan's ``drop_ends_sessions``); otherwise the drop is refused,
+        naming them, and nothing changes."""
         import pyodbc
 
         exists_sql, single, drop = drop_database_sql(name)
@@ -471,7 +505,17 @@ class MssqlEngine(OdbcEngine):
             row = _one(cur, exists_sql)
             if row is None or row[0] is None:
                 return
-            cur.execute(single)
+            cur.execute(other_sessions_sql(name))
+            others = [tuple(r) for r in cur.fetchall()]
+            if others and not self.ends_sessions:
+                raise EngineError(
+                    f"database {name!r} is in use by {len(others)} other session(s):"
+                    f" {sessions_text(others)}. Dropping it would end them and roll back their"
+                    " work: close them, or confirm with [workload] drop_ends_sessions = true;"
+                    " nothing was dropped"
+                )
+            if others:
+                cur.execute(single)
             cur.execute(drop)
         except pyodbc.Error as exc:
             raise EngineError(f"cannot drop database {name!r}: {_message(exc)}") from exc

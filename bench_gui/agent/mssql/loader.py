@@ -8,9 +8,15 @@ a staged file is not used: it reads the file on the *server's* file system, and 
 host is usually another machine.
 
 Order of the build, as HammerDB's: tables (four with their clustered key), items, warehouses
-(each in one transaction, its rows table by table, the warehouse row last so a committed
-warehouse row means a complete warehouse), then the remaining clustered and secondary
-indexes, the procedures, and sp_updatestats. Warehouses load in parallel over ``workers``
+(its rows table by table, the warehouse row last and committed last, so a committed warehouse
+row means a complete warehouse), then the remaining clustered and secondary indexes, the
+procedures, and sp_updatestats.
+
+A warehouse is committed every :data:`COMMIT_ROWS` rows, not in one transaction: its ~500,000
+rows at once would hold as many row locks (the tables' lock escalation is off) and keep the
+whole warehouse in the active log, which a real server's lock memory and log may not hold. An
+interrupted build leaves rows without their warehouse row, which the schema status reports as
+a partial schema (a build drops the tables first). Warehouses load in parallel over ``workers``
 connections, one thread each (pyodbc releases the GIL while the driver sends).
 """
 
@@ -27,6 +33,7 @@ from bench_gui.agent.mssql.connection import connect
 from bench_gui.agent.pg import tpcc_rand
 
 BATCH_ROWS: Final = 5_000  # parameter rows per executemany
+COMMIT_ROWS: Final = 50_000  # rows per transaction at most while a warehouse loads
 STOCK_CHUNK: Final = 25_000  # stock rows generated at a time
 # Table order inside one warehouse's transaction: the warehouse row last.
 WAREHOUSE_TABLES: Final = (
@@ -69,9 +76,14 @@ def input_sizes(table: str) -> list[tuple[int, int, int]]:
 
 
 def insert_rows(
-    cursor: Any, table: str, data: Iterable[tuple[Any, ...]], check: Callable[[], None]
+    cursor: Any,
+    table: str,
+    data: Iterable[tuple[Any, ...]],
+    check: Callable[[], None],
+    sent: Callable[[int], None] = lambda _n: None,
 ) -> int:
-    """INSERT ``data`` into ``table`` in batches of :data:`BATCH_ROWS`; returns the row count."""
+    """INSERT ``data`` into ``table`` in batches of :data:`BATCH_ROWS` (``sent`` is told each
+    batch's row count); returns the row count."""
     sql = schema.insert_sql(table)
     cursor.fast_executemany = True
     cursor.setinputsizes(input_sizes(table))
@@ -83,11 +95,13 @@ def insert_rows(
             check()
             cursor.executemany(sql, batch)
             total += len(batch)
+            sent(len(batch))
             batch = []
     if batch:
         check()
         cursor.executemany(sql, batch)
         total += len(batch)
+        sent(len(batch))
     return total
 
 
@@ -119,14 +133,23 @@ def load_warehouse(
     check: Callable[[], None],
     report: Callable[[str, int], None],
 ) -> int:
-    """Load every row of warehouse ``w`` in one transaction; returns the row count."""
+    """Load every row of warehouse ``w``, committing every :data:`COMMIT_ROWS` rows and
+    after the warehouse row; returns the row count."""
     connection.autocommit = False
     cursor = connection.cursor()
     total = 0
+    open_rows = [0]
+
+    def sent(n: int) -> None:
+        open_rows[0] += n
+        if open_rows[0] >= COMMIT_ROWS:
+            connection.commit()
+            open_rows[0] = 0
+
     try:
         data = _warehouse_rows(gen, w)
         for table in WAREHOUSE_TABLES:
-            n = insert_rows(cursor, table, data[table], check)
+            n = insert_rows(cursor, table, data[table], check, sent)
             report(table, n)
             total += n
         connection.commit()

@@ -32,6 +32,18 @@ DATABASE_SQL: Final = (
     "SELECT recovery_model_desc, target_recovery_time_in_seconds FROM sys.databases"
     " WHERE database_id = DB_ID()"
 )
+# The benchmark database's own MAXDOP (SQL Server 2016 on; 0: the server's applies), which
+# overrides the server's max degree of parallelism for this database.
+DATABASE_MAXDOP_SQL: Final = (
+    "SELECT CAST(value AS int) FROM sys.database_scoped_configurations WHERE name = N'MAXDOP'"
+)
+# The Availability Group the benchmark database belongs to (no row: none).
+AVAILABILITY_GROUP_SQL: Final = (
+    "SELECT ag.name FROM sys.databases AS d"
+    " JOIN sys.availability_databases_cluster AS c ON c.group_database_id = d.group_database_id"
+    " JOIN sys.availability_groups AS ag ON ag.group_id = c.group_id"
+    " WHERE d.database_id = DB_ID()"
+)
 VERSION_SQL: Final = (
     "SELECT CAST(SERVERPROPERTY('ProductVersion') AS nvarchar(128)),"
     " CAST(SERVERPROPERTY('Edition') AS nvarchar(128)), @@VERSION"
@@ -65,6 +77,8 @@ class SettingsSnapshot:
     target_recovery_time_s: int
     version: str = ""
     edition: str = ""
+    database_maxdop: int | None = None  # None: no database-scoped configuration (before 2016)
+    availability_group: str | None = None  # the database's Availability Group, if any
 
 
 @dataclass(frozen=True)
@@ -77,6 +91,9 @@ class Preset:
     target_recovery_time_s: int | None = None
     reasons: dict[str, str] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
+    # The database's own MAXDOP (ALTER DATABASE SCOPED CONFIGURATION); None: 0 (follow the
+    # server) whenever the server's max degree of parallelism is set.
+    database_maxdop: int | None = None
 
 
 def read_settings(connection: Any) -> SettingsSnapshot:
@@ -94,6 +111,8 @@ def read_settings(connection: Any) -> SettingsSnapshot:
         db = cursor.fetchone()
         cursor.execute(VERSION_SQL)
         version = cursor.fetchone()
+        maxdop = _optional(cursor, DATABASE_MAXDOP_SQL)
+        group = _optional(cursor, AVAILABILITY_GROUP_SQL)
     finally:
         cursor.close()
     if db is None:
@@ -104,7 +123,22 @@ def read_settings(connection: Any) -> SettingsSnapshot:
         target_recovery_time_s=int(db[1] or 0),
         version=str(version[0]) if version else "",
         edition=str(version[1]) if version else "",
+        database_maxdop=None if maxdop is None else int(maxdop),
+        availability_group=None if group is None else str(group),
     )
+
+
+def _optional(cursor: Any, query: str) -> Any:
+    """The first value of ``query``; None when there is no row or the server lacks the view
+    (a release before it: the error is the server's, the connection stays usable)."""
+    import pyodbc
+
+    try:
+        cursor.execute(query)
+        row = cursor.fetchone()
+    except pyodbc.Error:
+        return None
+    return None if row is None else row[0]
 
 
 def seed_003_preset(ram_mb: int | None = None) -> Preset:

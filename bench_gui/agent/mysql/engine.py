@@ -4,7 +4,10 @@ them, database lifecycle, and the parts of :class:`bench_gui.agent.engines.Agent
 - TPM source: ``Com_commit + Com_rollback`` from ``SHOW GLOBAL STATUS`` (every procedure
   ends in a COMMIT or, for the New-Order rollback and errors, a ROLLBACK);
 - NOPM source: ``SUM(d_next_o_id)`` from district, as on PostgreSQL;
-- settings: the InnoDB and server variables that decide OLTP throughput (:data:`SETTINGS`);
+- settings: the InnoDB and server variables that decide OLTP throughput (:data:`SETTINGS`),
+  each with where its value came from (MariaDB's ``GLOBAL_VALUE_ORIGIN`` and
+  ``DEFAULT_VALUE``, MySQL's ``performance_schema.variables_info``), so a report can tell a
+  default from a value someone set;
 - no template: there is no cheap copy of a database (no CREATE DATABASE ... TEMPLATE), so
   ``reset_between_steps`` runs every step on the same data and the sweep says so.
 """
@@ -80,6 +83,52 @@ def _vartype(text: str) -> str:
 def _text(value: str) -> str:
     """ON/OFF as PostgreSQL spells a bool (what typed_value reads), anything else as is."""
     return value.lower() if value.upper() in ("ON", "OFF") else value
+
+
+# Where a variable's value came from, as the stored records say it (PostgreSQL's words where
+# they mean the same: "default" is the engine's own value; "auto" is sized by the server).
+ORIGINS: Final = {
+    "COMPILE-TIME": "default",  # MariaDB
+    "AUTO": "auto",
+    "CONFIG": "configuration file",
+    "COMMAND-LINE": "command line",
+    "SQL": "SET GLOBAL",
+    "COMPILED": "default",  # MySQL
+    "GLOBAL": "configuration file",
+    "SERVER": "configuration file",
+    "EXPLICIT": "configuration file",
+    "EXTRA": "configuration file",
+    "USER": "configuration file",
+    "LOGIN": "configuration file",
+    "COMMAND_LINE": "command line",
+    "PERSISTED": "SET PERSIST",
+    "DYNAMIC": "SET GLOBAL",
+}
+
+
+def variable_origins(cursor: Any, flavour: str, names: list[str]) -> dict[str, tuple[str, Any]]:
+    """name -> (source, the engine's default value or None) for ``names``; {} when the server
+    cannot say (an old release, no access to performance_schema)."""
+    listed = ", ".join(f"'{name.upper()}'" for name in names)
+    try:
+        if flavour == "mysql":
+            rows = _rows(
+                cursor,
+                "SELECT LOWER(VARIABLE_NAME), VARIABLE_SOURCE, NULL"
+                f" FROM performance_schema.variables_info WHERE UPPER(VARIABLE_NAME) IN ({listed})",
+            )
+        else:
+            rows = _rows(
+                cursor,
+                "SELECT LOWER(VARIABLE_NAME), GLOBAL_VALUE_ORIGIN, DEFAULT_VALUE"
+                f" FROM information_schema.SYSTEM_VARIABLES WHERE VARIABLE_NAME IN ({listed})",
+            )
+    except odbc.pyodbc_module(flavour).Error:
+        return {}
+    return {
+        str(name): (ORIGINS.get(str(origin).upper(), str(origin).lower()), default)
+        for name, origin, default in rows
+    }
 
 
 def _rows(cursor: Any, query: str, *params: Any) -> list[Any]:
@@ -167,15 +216,21 @@ class MyEngine(OdbcEngine):
             )[0]
             names = ", ".join(f"'{name}'" for name, _unit in SETTINGS)
             values = dict(_rows(cur, f"SHOW GLOBAL VARIABLES WHERE Variable_name IN ({names})"))
+            origins = variable_origins(cur, self.flavour, [name for name, _unit in SETTINGS])
         finally:
             conn.close()
-        settings = {
-            name: setting_record(
-                _text(values[name]), unit, vartype=_vartype(values[name]), source="server"
+        settings = {}
+        for name, unit in SETTINGS:
+            if name not in values:
+                continue
+            source, default = origins.get(name, (None, None))
+            settings[name] = setting_record(
+                _text(values[name]),
+                unit,
+                vartype=_vartype(values[name]),
+                source=source,
+                boot_val=None if default is None else _text(str(default)),
             )
-            for name, unit in SETTINGS
-            if name in values
-        }
         digits = str(version).split("-")[0].split(".")
         try:
             number = int(digits[0]) * 10000 + int(digits[1]) * 100 + int(digits[2])

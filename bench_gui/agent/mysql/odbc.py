@@ -14,6 +14,7 @@ import socket
 import sys
 from typing import Any, Final
 
+from bench_gui.agent import odbc_drivers
 from bench_gui.agent.engines import DB_PASSWORD_ENV, EngineError
 
 # Words the installed drivers' names are searched for, per flavour, in order of preference.
@@ -116,17 +117,22 @@ def pyodbc_module(engine: str = "mariadb") -> Any:
 
 
 def installed_driver(flavour: str) -> str:
-    """The name of a Connector/ODBC installed here for ``flavour``; EngineError if none."""
+    """The name of a Connector/ODBC installed here for ``flavour`` whose library loads;
+    EngineError naming the installed drivers (and why a named one cannot load) if none."""
     pyodbc = pyodbc_module(flavour)
-    names = list(pyodbc.drivers())
+    found = odbc_drivers.drivers([str(n) for n in pyodbc.drivers()])
+    broken: list[odbc_drivers.OdbcDriver] = []
     for word in DRIVER_WORDS.get(flavour, ("mariadb", "mysql")):
-        for name in names:
-            if word in name.lower():
-                return str(name)
+        for driver in found:
+            if word in driver.name.lower():
+                if driver.usable:
+                    return driver.name
+                broken.append(driver)
+    what = "can be loaded" if broken else "is installed"
     raise EngineError(
-        f"no MariaDB or MySQL ODBC driver is installed on this host (ODBC drivers: "
-        f"{', '.join(names) or 'none'}); install the package odbc-mariadb (Debian) or name"
-        " the driver in target.odbc_driver"
+        f"no MariaDB or MySQL ODBC driver {what} on {socket.gethostname()} (ODBC drivers:"
+        f" {odbc_drivers.describe(found)}); install the package odbc-mariadb (Debian) or"
+        " name the driver in target.odbc_driver"
     )
 
 
@@ -163,9 +169,28 @@ def message(exc: BaseException) -> str:
 def connect(conninfo: str, flavour: str, *, what: str = "database", **extra: str) -> Any:
     """An autocommit pyodbc connection; EngineError with the driver's message when it fails."""
     pyodbc = pyodbc_module(flavour)
+    full = full_conninfo(conninfo, flavour, **extra)
     try:
-        return pyodbc.connect(
-            full_conninfo(conninfo, flavour, **extra), autocommit=True, timeout=LOGIN_TIMEOUT_S
-        )
+        return pyodbc.connect(full, autocommit=True, timeout=LOGIN_TIMEOUT_S)
     except pyodbc.Error as exc:
+        args = tuple(getattr(exc, "args", ()))
+        if odbc_drivers.is_driver_missing(str(args[0]) if args else "", str(exc)):
+            raise EngineError(driver_problem(full, message(exc), pyodbc)) from exc
         raise EngineError(f"cannot connect to the {what}: {message(exc)}") from exc
+
+
+def driver_problem(conninfo: str, text: str, pyodbc: Any) -> str:
+    """A connection refused by the driver manager (not the server), said as such with the
+    installed drivers listed."""
+    params = parse(conninfo)
+    found = odbc_drivers.drivers([str(n) for n in pyodbc.drivers()])
+    if "DRIVER" in params:
+        name = params["DRIVER"]
+        known = any(d.name == name for d in found)
+        named = f"ODBC driver {name!r} {'cannot be used' if known else 'is not installed'}"
+    else:
+        named = f"ODBC data source {params.get('DSN', '')!r} cannot be used"
+    return (
+        f"the {named} on {socket.gethostname()} (the driver manager says: {text}); nothing"
+        f" reached the server. ODBC drivers on this host: {odbc_drivers.describe(found)}"
+    )

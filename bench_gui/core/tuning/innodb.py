@@ -3,10 +3,11 @@
 The counterpart of :mod:`bench_gui.core.tuning.pgtune` for the ODBC engines: each proposed
 variable comes with the one-line reason that produced it. The rules:
 
-- ``innodb_buffer_pool_size``: a dedicated server gets MySQL's ``innodb_dedicated_server``
-  share (RAM/2 below 4 GiB, RAM×3/4 from there, 128 MiB below 1 GiB); a server that shares its
-  machine gets RAM/4. Rounded down to whole 128 MiB chunks (× the pool instances on MySQL),
-  since the server rounds any other value itself and the diff would never settle;
+- ``innodb_buffer_pool_size``: a server declared dedicated gets MySQL's
+  ``innodb_dedicated_server`` share (RAM/2 below 4 GiB, RAM×3/4 from there, 128 MiB below
+  1 GiB); any other (the default: nobody said the machine is the database's alone) gets
+  RAM/4. Rounded down to whole 128 MiB chunks (× the pool instances on MySQL), since the
+  server rounds any other value itself and the diff would never settle;
 - the redo log: a quarter of the buffer pool, between 512 MiB and 8 GiB (the usual "an hour of
   writes" is unknown before a run). MariaDB has one log file from 10.5 on
   (``innodb_log_file_size`` is the whole log), MySQL before 8.0.30 two
@@ -15,7 +16,9 @@ variable comes with the one-line reason that produced it. The rules:
 - ``innodb_io_capacity`` / ``innodb_io_capacity_max`` by storage kind;
 - ``innodb_flush_log_at_trx_commit = 1`` (every commit flushed) unless the relaxed durability
   is asked for (2: an OS crash may lose about a second of commits), which is said in the rule;
-- ``max_connections`` from the planned users: users + 10% + 10 for administration;
+- ``max_connections`` from the planned users: users + 10% + 10 for administration, never
+  below the servers' default of 151 (a DBA's server serves more than the benchmark; the diff
+  also never lowers a server's current value, see ``remote.mariadb_tuner``);
 - ``innodb_buffer_pool_instances``: one per GiB of pool, at most 8 (MySQL, MariaDB before
   10.5; MariaDB 10.5 has a single pool and dropped the variable).
 
@@ -41,11 +44,14 @@ from bench_gui.core.tuning.pgtune import (
 
 FLAVOURS: Final = ("mariadb", "mysql")
 FLAVOUR_LABELS: Final = {"mariadb": "MariaDB", "mysql": "MySQL"}
-SERVER_ROLES: Final = ("dedicated", "shared")
+# The conservative role first: it is the default until the machine is declared dedicated.
+SERVER_ROLES: Final = ("shared", "dedicated")
 SERVER_ROLE_LABELS: Final = {
     "dedicated": "Dedicated database server",
-    "shared": "Shares the machine with other programs",
+    "shared": "Shares the machine (not declared dedicated)",
 }
+# MariaDB's and MySQL's max_connections when nothing sets it.
+DEFAULT_MAX_CONNECTIONS: Final = 151
 DURABILITIES: Final = ("full", "relaxed")
 DURABILITY_LABELS: Final = {
     "full": "Full: flush the log at every commit",
@@ -183,7 +189,7 @@ class InnoDbInput:
     storage: str = "ssd"
     flavour: str = "mariadb"
     version: DbVersion | None = None  # None: the flavour's latest release
-    server: str = "dedicated"
+    server: str = "shared"  # "dedicated" only when declared so
     durability: str = "full"
     os_type: str = "linux"
 
@@ -284,7 +290,11 @@ class InnoDbProposal:
 def _buffer_pool(inp: InnoDbInput) -> tuple[int, str]:
     ram = inp.ram_bytes
     if inp.server == "shared":
-        size, rule = ram // 4, f"RAM/4 = {format_bytes(ram // 4)} (the machine is shared)"
+        size = ram // 4
+        rule = (
+            f"RAM/4 = {format_bytes(size)} (the machine is not declared dedicated; declare it"
+            " to give InnoDB RAM×3/4)"
+        )
     elif ram < GIB:
         size, rule = 128 * MIB, "128M below 1 GiB of RAM (dedicated server)"
     elif ram <= 4 * GIB:
@@ -373,7 +383,11 @@ def calculate(inp: InnoDbInput) -> InnoDbProposal:
     if inp.connections:
         users = inp.connections
         conns = users + math.ceil(users / 10) + 10
-        add("max_connections", str(conns), f"{users} planned users + 10% + 10 for administration")
+        rule = f"{users} planned users + 10% + 10 for administration"
+        if conns < DEFAULT_MAX_CONNECTIONS:
+            rule += f" = {conns}, raised to the default {DEFAULT_MAX_CONNECTIONS}: never lowered"
+            conns = DEFAULT_MAX_CONNECTIONS
+        add("max_connections", str(conns), rule)
     else:
         notes.append("max_connections: the planned users are not known (give them)")
 

@@ -34,6 +34,7 @@ class Log:
 
     sent: list[Sent] = field(default_factory=list)
     commits: int = 0
+    commit_points: list[int] = field(default_factory=list)  # len(sent) at each commit
     rollbacks: int = 0
     opened: int = 0
     closed: int = 0
@@ -106,6 +107,7 @@ class RecordingConnection:
 
     def commit(self) -> None:
         self.log.commits += 1
+        self.log.commit_points.append(len(self.log.sent))
 
     def rollback(self) -> None:
         self.log.rollbacks += 1

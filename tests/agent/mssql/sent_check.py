@@ -84,6 +84,8 @@ def complete_database(sql: str, params: Sequence[Any]) -> ResultSets:
         engine.DATABASE_OPTIONS_SQL: [[("SIMPLE", 60, "OFF", 0)]],
         engine.TABLE_SIZES_SQL: [[(t, r, d, a) for t, (r, d, a) in SIZES.items()]],
         settings.CONFIGURATIONS_SQL: [CONFIG_ROWS],
+        settings.DATABASE_MAXDOP_SQL: [[(0,)]],
+        settings.AVAILABILITY_GROUP_SQL: [[]],
         counters.COUNTERS_SQL: [[(30_010, 123_456)]],
         checks.SNAPSHOT_ALLOWED_SQL: [[(0,)]],
         checks.WAREHOUSE_COUNT_SQL: [[(1,)]],
@@ -100,6 +102,8 @@ def complete_database(sql: str, params: Sequence[Any]) -> ResultSets:
             return [[(SIZES[table][0],)]]
     if sql.startswith("SELECT DB_ID(N'"):
         return [[(7,)]]
+    if sql.startswith("SELECT session_id, login_name") and "sys.dm_exec_sessions" in sql:
+        return [[]]  # nobody else on the database
     if sql.startswith("SELECT"):
         raise AssertionError(f"the scripted database does not know this query: {sql}")
     return []

@@ -84,11 +84,37 @@ def test_recorded_database_lifecycle_statements_parse(log: Log) -> None:
     eng.create_database()  # the scripted server says it exists: nothing created
     eng.drop_database("tpcc")
     texts = _parse_all(log)
-    assert texts[-2:] == [
+    # Nobody else on it: dropped without ending anyone (no SINGLE_USER ... ROLLBACK IMMEDIATE).
+    assert texts[-2:] == [engine.other_sessions_sql("tpcc"), "DROP DATABASE IF EXISTS [tpcc]"]
+    assert not any("SINGLE_USER" in t for t in texts)
+    assert set(eng.databases) == {"admin"}
+
+
+def test_recorded_drop_of_a_database_in_use_asks_first(log: Log) -> None:
+    """Issue 26: SINGLE_USER WITH ROLLBACK IMMEDIATE ended other sessions without asking."""
+
+    def in_use(sql: str, params: Any) -> Any:
+        if sql == engine.other_sessions_sql("tpcc"):
+            return [[(53, "app", "app01", "OrderService"), (61, "dba", "ws7", "SSMS")]]
+        return complete_database(sql, params)
+
+    eng = RecordedEngine(log, in_use)
+    with pytest.raises(EngineError) as refused:
+        eng.drop_database("tpcc")
+    said = str(refused.value)
+    assert "database 'tpcc' is in use by 2 other session(s)" in said
+    assert "session 53 (login app from app01, OrderService)" in said
+    assert "drop_ends_sessions = true" in said
+    assert "nothing was dropped" in said
+    assert not any(t.startswith(("ALTER DATABASE", "DROP DATABASE")) for t in log.texts())
+    confirmed = RecordedEngine(log, in_use)
+    confirmed.ends_sessions = True  # the plan's [workload] drop_ends_sessions = true
+    confirmed.drop_database("tpcc")
+    assert log.texts()[-2:] == [
         "ALTER DATABASE [tpcc] SET SINGLE_USER WITH ROLLBACK IMMEDIATE",
         "DROP DATABASE IF EXISTS [tpcc]",
     ]
-    assert set(eng.databases) == {"admin"}
+    _parse_all(log)
 
 
 def test_recorded_missing_database_is_created(log: Log) -> None:
@@ -171,7 +197,20 @@ def test_recorded_build_statements_parse(log: Log, monkeypatch: pytest.MonkeyPat
     assert (rows["dbo.item"], rows["dbo.customer"], rows["dbo.district"]) == (100_000, 30_000, 10)
     assert stats["rows"] == sum(rows.values())
     assert progress[-1]["message"] == "build complete"
-    assert log.commits == 2  # the items, then the warehouse: each in one transaction
+    # Issue 26: a warehouse is committed in parts of at most COMMIT_ROWS (+ one batch) rows,
+    # the warehouse row in the last: a real server's lock memory and log are not exhausted.
+    per_commit: list[int] = []
+    start = 0
+    for point in log.commit_points:
+        per_commit.append(sum(s.many for s in log.sent[start:point]))
+        start = point
+    assert per_commit[0] == 100_000  # the items, in one transaction as before
+    warehouse = per_commit[1:]
+    assert len(warehouse) >= rows["dbo.order_line"] // loader.COMMIT_ROWS
+    assert max(warehouse) < loader.COMMIT_ROWS + loader.BATCH_ROWS
+    assert sum(warehouse) == stats["rows"] - 100_000
+    last = [s.sql for s in log.sent[: log.commit_points[-1]] if s.many][-1]
+    assert last.startswith("INSERT INTO dbo.warehouse")
 
 
 def test_recorded_build_failure_is_an_engine_error(

@@ -6,8 +6,9 @@ statement passes only when it parses with errors raised, logs no warning, holds 
 node, has a statement (not an expression) at its root, calls only functions on a known list,
 and uses nothing SQL Server 2017 lacks. The few statements sqlglot cannot represent at all
 (``THROW``, ``RETURN``, ``RECONFIGURE``, ``RAISERROR``, ``ALTER DATABASE ... SET`` (recovery
-model, target recovery time, or SINGLE_USER WITH ROLLBACK IMMEDIATE before a drop) and
-``SET TRANSACTION ISOLATION LEVEL SNAPSHOT``) must match a fixed pattern whole instead.
+model, target recovery time, or SINGLE_USER WITH ROLLBACK IMMEDIATE before a drop),
+``ALTER DATABASE SCOPED CONFIGURATION SET MAXDOP`` and ``SET TRANSACTION ISOLATION LEVEL
+SNAPSHOT``) must match a fixed pattern whole instead.
 
 Procedure bodies are split by their layout (see bench_gui.agent.mssql.procedures): control
 lines are checked for structure (BEGIN/END balance, TRY followed by CATCH, IF/ELSE/WHILE
@@ -52,6 +53,7 @@ OPAQUE_FORMS: dict[str, re.Pattern[str]] = {
         r"|TARGET_RECOVERY_TIME = \d+ SECONDS|SINGLE_USER WITH ROLLBACK IMMEDIATE)"
     ),
     "SNAPSHOT ISOLATION": re.compile(r"SET TRANSACTION ISOLATION LEVEL SNAPSHOT"),
+    "DATABASE SCOPED MAXDOP": re.compile(r"ALTER DATABASE SCOPED CONFIGURATION SET MAXDOP = \d+"),
 }
 
 # Functions sqlglot does not know by name (kept as exp.Anonymous): a misspelt one is caught.

@@ -28,8 +28,9 @@ def values(**kw: object) -> dict[str, str]:
 
 def test_a_dedicated_128g_nvme_mariadb() -> None:
     proposal = calculate(
-        InnoDbInput(128 * GIB, cpus=32, connections=64, storage="nvme", version=MARIADB_1011)
-    )
+        InnoDbInput(128 * GIB, cpus=32, connections=64, storage="nvme", version=MARIADB_1011,
+                    server="dedicated")
+    )  # fmt: skip
     assert proposal.values() == {
         "innodb_buffer_pool_size": "96G",  # 128G × 3/4
         "innodb_log_file_size": "8G",  # 96G/4 = 24G, capped at 8G
@@ -37,7 +38,7 @@ def test_a_dedicated_128g_nvme_mariadb() -> None:
         "innodb_io_capacity": "10000",
         "innodb_io_capacity_max": "20000",
         "innodb_flush_log_at_trx_commit": "1",
-        "max_connections": "81",  # 64 + ⌈6.4⌉ + 10
+        "max_connections": "151",  # 64 + ⌈6.4⌉ + 10 = 81, below the default 151
     }
     assert all(s.rule for s in proposal.settings)
     assert "durability" in proposal.get("innodb_flush_log_at_trx_commit").rule  # type: ignore[union-attr]
@@ -60,13 +61,15 @@ def test_a_shared_small_hdd_mysql_57_and_old_names() -> None:
 
 
 def test_mysql_8_0_30_uses_the_redo_log_capacity_and_rounds_to_instances() -> None:
-    got = values(ram_bytes=10 * GIB, cpus=64, flavour="mysql", version=DbVersion(8, 0, 36))
+    got = values(ram_bytes=10 * GIB, cpus=64, flavour="mysql", version=DbVersion(8, 0, 36),
+                 server="dedicated")  # fmt: skip
     # 10G × 3/4 = 7.5G = 60 chunks; 7 instances (7 GiB) -> a multiple of 7 × 128M: 56 chunks.
     assert got["innodb_buffer_pool_instances"] == "7"
     assert got["innodb_buffer_pool_size"] == "7G"
     assert got["innodb_redo_log_capacity"] == "1792M"  # 7G / 4
     assert "innodb_log_file_size" not in got
-    older = values(ram_bytes=10 * GIB, flavour="mysql", version=DbVersion(8, 0, 29))
+    older = values(ram_bytes=10 * GIB, flavour="mysql", version=DbVersion(8, 0, 29),
+                   server="dedicated")  # fmt: skip
     assert "innodb_redo_log_capacity" not in older
     assert "innodb_log_file_size" in older
 
@@ -86,8 +89,31 @@ def test_small_machines_and_other_systems() -> None:
     windows = calculate(InnoDbInput(8 * GIB, os_type="windows", version=MARIADB_1011))
     assert "innodb_flush_method" not in windows.values()
     assert any("innodb_flush_method" in n for n in windows.notes)
-    three = values(ram_bytes=3 * GIB, version=MARIADB_1011)
+    three = values(ram_bytes=3 * GIB, version=MARIADB_1011, server="dedicated")
     assert three["innodb_buffer_pool_size"] == "1536M"  # RAM/2 up to 4 GiB
+
+
+def test_a_host_not_declared_dedicated_gets_a_quarter_of_its_ram() -> None:
+    """Issue 26: an 18 GB "dedicated" pool on a 24 GB shared host when nobody said so."""
+    proposal = calculate(InnoDbInput(24 * GIB, connections=8, version=MARIADB_1011))
+    pool = proposal.get("innodb_buffer_pool_size")
+    assert pool is not None
+    assert pool.value == "6G"
+    assert "not declared dedicated" in pool.rule
+    declared = values(ram_bytes=24 * GIB, version=MARIADB_1011, server="dedicated")
+    assert declared["innodb_buffer_pool_size"] == "18G"
+
+
+def test_max_connections_is_never_proposed_below_the_servers_default() -> None:
+    """Issue 26: 151 lowered to 19 for a plan of 8 users."""
+    proposal = calculate(InnoDbInput(8 * GIB, connections=8, version=MARIADB_1011))
+    setting = proposal.get("max_connections")
+    assert setting is not None
+    assert setting.value == "151"
+    assert "= 19, raised to the default 151: never lowered" in setting.rule
+    assert (
+        values(ram_bytes=8 * GIB, connections=200, version=MARIADB_1011)["max_connections"] == "230"
+    )  # 200 + 20 + 10
 
 
 def test_bad_inputs_are_named() -> None:

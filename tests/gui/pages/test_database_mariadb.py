@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from bench_gui.core.plan import Plan, plan_from_dict
+from bench_gui.core.tuning.innodb import SERVER_ROLES
 from bench_gui.core.tuning.pgtune import STORAGE_TYPES
 from bench_gui.gui.pages.database import COL_CURRENT, COL_EFFECT, COL_PROPOSED, DatabasePage
 from bench_gui.remote.mariadb_tuner import parse_cnf
@@ -81,6 +82,7 @@ def test_connect_diff_apply_and_roll_back(
     assert "MariaDB 10." in panel.server.server_label.text()
     assert "may change variables" in panel.server.server_label.text()
     assert str(tmp_path / "99-bench-gui.cnf") in panel.server.control_label.text()
+    assert panel.option_file.placeholderText() == str(tmp_path / "99-bench-gui.cnf")
     assert panel.form.users_spin.value() == 24  # the plan's most virtual users
     # The machine's own RAM: replaced by a small one so the test asks little of this host.
     panel.form.ram_edit.setText("2GiB")
@@ -88,14 +90,19 @@ def test_connect_diff_apply_and_roll_back(
     qtbot.waitUntil(lambda: not panel.busy, timeout=WAIT_MS)
     panel.form.storage_combo.setCurrentIndex(STORAGE_TYPES.index("nvme"))
     qtbot.waitUntil(lambda: not panel.busy, timeout=WAIT_MS)
+    # Not declared dedicated: a quarter of the RAM (issue 26); declared: a half below 4 GiB.
+    assert row_text(page, "innodb_buffer_pool_size", COL_PROPOSED) == "512M"
+    panel.form.server_combo.setCurrentIndex(SERVER_ROLES.index("dedicated"))
+    qtbot.waitUntil(lambda: not panel.busy, timeout=WAIT_MS)
     assert row_text(page, "innodb_buffer_pool_size", COL_CURRENT) == "256M"
     assert row_text(page, "innodb_buffer_pool_size", COL_PROPOSED) == "1G"
     assert row_text(page, "innodb_buffer_pool_size", COL_EFFECT) == "at once"
-    assert row_text(page, "max_connections", COL_PROPOSED) == "37"  # 24 + 3 + 10
+    # 24 + 3 + 10 = 37: the server's 300 is never lowered (issue 26).
+    assert row_text(page, "max_connections", COL_PROPOSED) == "300"
+    assert row_text(page, "max_connections", COL_EFFECT) == "unchanged"
     assert "at once" in panel.summary_label.text()
 
-    wanted = {"innodb_buffer_pool_size", "innodb_io_capacity", "innodb_io_capacity_max",
-              "max_connections"}  # fmt: skip
+    wanted = {"innodb_buffer_pool_size", "innodb_io_capacity", "innodb_io_capacity_max"}
     for row in panel.diff.rows:
         if row.changes:
             panel.diff.set_checked(row.name, row.name in wanted)
@@ -105,15 +112,15 @@ def test_connect_diff_apply_and_roll_back(
     qtbot.mouseClick(panel.apply_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: not panel.busy, timeout=WAIT_MS)
     assert page.banner.tone() == "ok", page.message()
-    assert "4 setting(s) applied" in page.message()
+    assert "3 setting(s) applied" in page.message()
     assert show(mariadb_server, "innodb_buffer_pool_size") == str(1024**3)
-    assert show(mariadb_server, "max_connections") == "37"
+    assert show(mariadb_server, "max_connections") == "300"
     assert show(mariadb_server, "innodb_io_capacity") == "10000"
     assert show(mariadb_server, "innodb_io_capacity_max") == "20000"
     written = parse_cnf((tmp_path / "99-bench-gui.cnf").read_text())
     assert written == {"innodb_buffer_pool_size": "1G", "innodb_io_capacity": "10000",
-                       "innodb_io_capacity_max": "20000", "max_connections": "37"}  # fmt: skip
-    assert row_text(page, "max_connections", COL_EFFECT) == "unchanged"
+                       "innodb_io_capacity_max": "20000"}  # fmt: skip
+    assert row_text(page, "innodb_io_capacity", COL_EFFECT) == "unchanged"
     assert panel.history_table.rowCount() == 1
     page.grab().save(str(tmp_path / "database-mariadb-applied-1366.png"))
     page.resize(1920, 1080)
@@ -138,3 +145,36 @@ def test_a_postgresql_plan_is_sent_to_its_tab(qtbot: QtBot, store: Any) -> None:
     assert "not MariaDB or MySQL" in widget.message()
     assert widget.mariadb.conn is None
     assert widget.shutdown(60)
+
+
+def test_the_option_file_is_chosen_on_the_tab_and_edited_in_place(
+    qtbot: QtBot, page: DatabasePage, mariadb_server: MariaDbServer, tmp_path: Path
+) -> None:
+    panel = page.mariadb
+    dba = tmp_path / "my.cnf"
+    text = "# the DBA's\n[client]\nport = 3306\n[mysqld]\nskip-name-resolve\n"
+    dba.write_text(text)
+    panel.option_file.setText("relative.cnf")
+    panel.option_file.editingFinished.emit()
+    assert page.banner.tone() == "failed"
+    assert "'relative.cnf' is not an absolute path" in page.message()
+    panel.option_file.setText(str(dba))
+    qtbot.mouseClick(panel.server.connect_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: panel.conn is not None and not panel.busy, timeout=WAIT_MS)
+    assert f"Writes static variables to {dba}" in panel.server.control_label.text()
+    panel.form.storage_combo.setCurrentIndex(STORAGE_TYPES.index("nvme"))
+    qtbot.waitUntil(lambda: not panel.busy, timeout=WAIT_MS)
+    for row in panel.diff.rows:
+        if row.changes:
+            panel.diff.set_checked(row.name, row.name.startswith("innodb_io_capacity"))
+    qtbot.mouseClick(panel.apply_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not panel.busy, timeout=WAIT_MS)
+    assert page.banner.tone() == "ok", page.message()
+    edited = dba.read_text()
+    assert edited.startswith(text)  # the DBA's lines all stay, ours go into [mysqld]
+    assert parse_cnf(edited)["innodb_io_capacity"] == "10000"
+    assert not (tmp_path / "99-bench-gui.cnf").exists()
+    qtbot.mouseClick(panel.rollback_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not panel.busy, timeout=WAIT_MS)
+    assert page.banner.tone() == "ok", page.message()
+    assert dba.read_text() == text

@@ -74,7 +74,7 @@ def test_connect_diff_apply_and_roll_back(
     assert "not been verified against a live server" in panel.unverified.text()
     # Before connecting: the preset's rows, nothing to tick.
     assert [r.name for r in panel.diff.rows] == [
-        "max degree of parallelism", "recovery model", "target recovery time"
+        "max degree of parallelism", "recovery model", "target recovery time", "database maxdop"
     ]  # fmt: skip
     assert "RAM is unknown" in panel.form.proposal_note.text()
     assert not panel.apply_button.isEnabled()

@@ -67,3 +67,8 @@ def cell(text: str) -> QTableWidgetItem:
     item = QTableWidgetItem(text)
     item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable)
     return item
+
+
+def sentences(lines: list[str]) -> str:
+    """A result's messages as sentences after its summary."""
+    return "".join(f" {line[:1].upper()}{line[1:]}." for line in lines if line)

@@ -3,6 +3,10 @@ settings (buffer pool, redo log, flush method, I/O capacity, durability, connect
 them against ``SHOW GLOBAL VARIABLES``, apply the ticked rows, roll back the last apply, and
 show the history of this target.
 
+The option file the static variables go into is chosen on the tab (``Option file``): empty
+means our own include file (:data:`~bench_gui.remote.mariadb_tuner.DEFAULT_CONFIG_FILE`); a
+DBA's file is edited in place, keeping everything else in it.
+
 Built on :class:`~.tuning_tab.TuningTab` (what the engine tabs share) with the InnoDB form
 (:mod:`.innodb_form`); the work is :mod:`bench_gui.services.tuning`'s, the same code
 ``bench-gui tune`` runs on a MariaDB plan.
@@ -10,15 +14,19 @@ Built on :class:`~.tuning_tab.TuningTab` (what the engine tabs share) with the I
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Callable
 from typing import Any
 
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QWidget
+
 from bench_gui.core.tuning.innodb import FLAVOUR_LABELS, DbVersion, InnoDbProposal
 from bench_gui.core.tuning.pgtune import TunedSetting
-from bench_gui.gui.pages.database.common import ODBC_ERRORS
+from bench_gui.gui.pages.database.common import ODBC_ERRORS, sentences
 from bench_gui.gui.pages.database.innodb_form import InnoDbForm
 from bench_gui.gui.pages.database.tuning_tab import TuningTab, edited_settings
 from bench_gui.remote.errors import SSHError
+from bench_gui.remote.mariadb_tuner import DEFAULT_CONFIG_FILE
 from bench_gui.remote.pg_tuner import HostFacts, TuningError
 from bench_gui.services import tuning
 
@@ -47,7 +55,53 @@ class MariaDbPanel(TuningTab):
     form: InnoDbForm
     proposal: InnoDbProposal | None
 
-    # ---- the form, the actions -------------------------------------------------------------
+    # ---- the option file --------------------------------------------------------------------
+
+    def _top_widgets(self) -> list[QWidget]:
+        row = QWidget()
+        layout = QHBoxLayout(row)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(QLabel("Option file"))
+        self.option_file = QLineEdit()
+        self.option_file.setPlaceholderText(f"{DEFAULT_CONFIG_FILE} (an include file of ours)")
+        self.option_file.setToolTip(
+            "Where static variables are written on the server's machine. Empty: a file of our"
+            " own. A file of yours (e.g. /etc/mysql/my.cnf) is edited in place: comments,"
+            " flags and other sections stay; a rollback restores it byte for byte."
+        )
+        self.option_file.editingFinished.connect(self._option_file_changed)
+        layout.addWidget(self.option_file, 1)
+        return [row]
+
+    def chosen_option_file(self) -> str | None:
+        """The file typed on the tab (None: the connection's own); ValueError when it is not
+        an absolute path."""
+        return _checked_option_file(self.option_file.text())
+
+    def _use_option_file(self, conn: tuning.Connection) -> None:
+        chosen = self.chosen_option_file()
+        if chosen is not None:
+            conn.tuner.config_file = chosen
+
+    def _option_file_changed(self) -> None:
+        try:
+            chosen = self.chosen_option_file()
+        except ValueError as exc:
+            self.message.emit(f"{str(exc)[0].upper()}{str(exc)[1:]}.", "failed")
+            return
+        if self.conn is not None and chosen is not None and not self.busy:
+            self.conn.tuner.config_file = chosen
+            self.server.control_label.setText(self._where(self.conn))
+
+    @staticmethod
+    def _where(conn: tuning.Connection) -> str:
+        tuner = conn.tuner
+        where = (
+            f"Writes static variables to {tuner.config_file} on {conn.host.label}"
+            if conn.host is not None
+            else "The server's machine is out of reach: dynamic variables only (SET GLOBAL)"
+        )
+        return where + (f"; restarts with {tuner.control.label}" if tuner.control else "")
 
     # ---- the proposal ----------------------------------------------------------------------
 
@@ -72,19 +126,18 @@ class MariaDbPanel(TuningTab):
         may = bool(privileges & {"ALL PRIVILEGES", "SUPER", "SYSTEM_VARIABLES_ADMIN"})
         role = "may change variables" if may else "no SUPER privilege: read-only"
         label = FLAVOUR_LABELS.get(self.flavour, self.flavour)
-        tuner = conn.tuner
-        where = (
-            f"Writes static variables to {tuner.config_file} on {conn.host.label}"
-            if conn.host is not None
-            else "The server's machine is out of reach: dynamic variables only (SET GLOBAL)"
-        )
-        restarts = f"; restarts with {tuner.control.label}" if tuner.control else ""
+        try:
+            self._use_option_file(conn)
+            if self.chosen_option_file() is None:  # empty: the file this connection writes
+                self.option_file.setPlaceholderText(conn.tuner.config_file)
+        except ValueError as exc:
+            self.message.emit(f"{str(exc)[0].upper()}{str(exc)[1:]}.", "failed")
         self.server.show_server(
             conn.target.label,
             f"{label} {facts['server']}  ·  user {facts['user']} ({role})",
             facts.get("data_directory"),
             machine,
-            where + restarts,
+            self._where(conn),
         )
         self.form.use_machine(machine, conn.planned_users)
 
@@ -92,8 +145,25 @@ class MariaDbPanel(TuningTab):
         self, conn: tuning.Connection, proposal: InnoDbProposal, items: list[TunedSetting]
     ) -> Callable[[], Any]:
         store, title = self.store, proposal.title
+        typed = self.option_file.text()
 
         def work() -> Any:
+            chosen = _checked_option_file(typed)  # ValueError: in the banner, nothing applied
+            if chosen is not None:
+                conn.tuner.config_file = chosen
             return tuning.apply_profile(store, conn, items, profile=title, skip_invalid=True)[0]
 
         return work
+
+    def _notes(self, result: Any) -> str:
+        return sentences(result.messages)
+
+
+def _checked_option_file(text: str) -> str | None:
+    """A typed option file: None when empty, ValueError unless an absolute path."""
+    text = text.strip()
+    if not text:
+        return None
+    if not posixpath.isabs(text):
+        raise ValueError(f"the option file {text!r} is not an absolute path")
+    return text

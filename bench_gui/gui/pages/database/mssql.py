@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QWidget
 
 from bench_gui.core.tuning.pgtune import TunedSetting
 from bench_gui.core.tuning.presets import PresetError
-from bench_gui.gui.pages.database.common import ODBC_ERRORS
+from bench_gui.gui.pages.database.common import ODBC_ERRORS, sentences
 from bench_gui.gui.pages.database.mssql_form import MssqlForm
 from bench_gui.gui.pages.database.tuning_tab import TuningTab
 from bench_gui.gui.widgets.page_parts import Banner
@@ -30,11 +30,6 @@ UNVERIFIED_NOTE = (
     f"⚠ {NOT_VERIFIED} (no SQL Server runs where bench-gui is tested). Read the diff before"
     " you apply, and check the server afterwards."
 )
-
-
-def sentences(lines: list[str]) -> str:
-    """The result's messages as sentences after its summary."""
-    return "".join(f" {line[:1].upper()}{line[1:]}." for line in lines if line)
 
 
 class MssqlPanel(TuningTab):
