@@ -136,6 +136,14 @@ class PgEngine:
         with connect(self.conninfo) as conn:
             return schema_status(conn)
 
+    def install_routines(self) -> None:
+        """(Re)create both profiles' routines on a loaded schema (one built before the
+        hammerdb profile's existed lacks them)."""
+        from bench_gui.agent.pg.schema import create_routines
+
+        with connect(self.conninfo) as conn:
+            create_routines(conn)
+
     def build(
         self,
         warehouses: int,
