@@ -73,12 +73,27 @@ def _call(cursor: Any, tx: str, text: str) -> bool:
     return row is not None and int(row[0]) == 1
 
 
+def hammerdb_connect(conninfo: str) -> Any:
+    """A user's connection as HammerDB opens it: on MariaDB 11.6 and later (where the
+    variable exists) with ``innodb_snapshot_isolation`` off for the session, as its driver sets
+    it, so its unlocked reads do not fail with "record has changed" where HammerDB's do not."""
+    conn = odbc.connect(conninfo, "mariadb")
+    cursor = conn.cursor()
+    cursor.execute("SHOW VARIABLES LIKE 'innodb_snapshot_isolation'")
+    if cursor.fetchall():
+        cursor.execute("SET SESSION innodb_snapshot_isolation = 0")
+    return conn
+
+
 def user_calls(spec: WorkerSpec) -> odbc_users.UserCalls:
     """MariaDB's side of a virtual user (:class:`bench_gui.agent.odbc_users.UserCalls`), with
     the procedures and parameter draws of the spec's profile (:mod:`bench_gui.agent.profiles`)."""
-    procedures = HAMMERDB_PROCEDURE if spec.profile == "hammerdb" else PROCEDURE
+    hammerdb = spec.profile == "hammerdb"
+    procedures = HAMMERDB_PROCEDURE if hammerdb else PROCEDURE
     return odbc_users.UserCalls(
-        connect=lambda: odbc.connect(spec.conninfo, "mariadb"),
+        connect=lambda: (
+            hammerdb_connect(spec.conninfo) if hammerdb else odbc.connect(spec.conninfo, "mariadb")
+        ),
         params=lambda seed: params_for(spec.profile, spec.warehouses, seed),
         draw=lambda params, tx, w, stock_d: call_text(
             tx, params.params(tx, w, stock_d), procedures

@@ -11,7 +11,7 @@ import pytest
 from bench_gui.agent.mysql import odbc
 from bench_gui.agent.mysql.engine import read_counters
 from bench_gui.agent.mysql.schema import schema_status
-from bench_gui.agent.mysql.vu import HAMMERDB_PROCEDURE, PROCEDURE, call_text
+from bench_gui.agent.mysql.vu import HAMMERDB_PROCEDURE, PROCEDURE, call_text, hammerdb_connect
 from bench_gui.agent.profiles import HammerDbParams
 from tests._fixtures.mariadb import MariaDbServer
 
@@ -106,3 +106,18 @@ def test_delivery_and_stock_level_run(cursor: Any) -> None:
     status, count = call(cursor, "CALL HDB_SLEV(1, 2, 15)")
     assert status == 0
     assert count >= 0
+
+
+def test_a_hammerdb_user_connects_as_hammerdb_does(mariadb_server: MariaDbServer) -> None:
+    """Snapshot isolation off where the server has it (MariaDB 11.6+); here a no-op that must
+    still give a working connection."""
+    engine = mariadb_server.engine(mariadb_server.tpcc(1))
+    conn = hammerdb_connect(engine.conninfo)
+    try:
+        cursor = conn.cursor()
+        cursor.execute("SHOW VARIABLES LIKE 'innodb_snapshot_isolation'")
+        rows = cursor.fetchall()
+        assert not rows or str(rows[0][1]).upper() in ("OFF", "0")
+        assert call(cursor, "CALL HDB_SLEV(1, 1, 12)")[0] == 0
+    finally:
+        conn.close()
