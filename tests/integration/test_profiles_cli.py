@@ -143,3 +143,10 @@ def test_a_tpm_ratio_across_engines_carries_the_counters_caveat(runs: Any) -> No
     assert "TPM is read from a different counter on each engine" in html
     assert "Com_commit + Com_rollback" in html
     assert "different transaction profiles" not in html
+
+
+def test_the_terminal_comparison_says_so_too(runs: Any) -> None:
+    spec, hammer = (runs[k]["result"]["session"] for k in ("pg_spec", "pg_hammerdb"))
+    proc = bench("compare", str(spec), str(hammer), db=runs["db"])
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "different transaction profiles" in proc.stdout
