@@ -59,6 +59,9 @@ ERROR_NAMES = {
     b"57014": "query_canceled",
     b"TPC02": "customer_not_found",
     b"53300": "too_many_connections",
+    # The hammerdb profile's deadlock or serialization failure: HammerDB's handler ROLLBACKs
+    # inside a function, which PostgreSQL refuses (bench_gui.agent.pg.hammerdb).
+    b"2D000": "invalid_transaction_termination",
 }
 
 
