@@ -67,7 +67,8 @@ def profile_notes(facts: Sequence[SystemFacts], short: Mapping[int, str]) -> lis
             " alone."
         )
     engines = {engine_of(f) for f in shown}
-    if len(engines) > 1:
+    # MariaDB and MySQL read the same counter: only different counters are flagged.
+    if len({TPM_SOURCES.get(e, e) for e in engines}) > 1:
         sources = "; ".join(
             f"{e}: {TPM_SOURCES.get(e, 'its own counter')}" for e in sorted(engines)
         )
