@@ -3,11 +3,19 @@ sqlglot statement by statement (no SQL Server runs here), and how its answers ar
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import pytest
 
-from bench_gui.agent.mssql import hammerdb, procedures, transactions
+from bench_gui.agent.mssql import hammerdb, procedures, transactions, vu
 from bench_gui.agent.mssql.vu import _failure, _values
+from bench_gui.agent.odbc_users import Counts
 from bench_gui.agent.profiles import HammerDbParams
+from bench_gui.agent.protocol import TX_KEYS
+from bench_gui.agent.users import SLOT_ERRORS, SLOTS, TX_INDEX, WorkerSpec
+from tests.agent.mssql.recording import Log, RecordingConnection, ResultSets
+from tests.agent.mssql.sent_check import check_sent
 from tests.agent.mssql.tsql_check import TsqlError, check_procedure, check_statement
 
 
@@ -76,3 +84,40 @@ def test_hammerdb_draws_become_odbc_values() -> None:
     assert [type(v) for v in values] == [int] * 7 + [str]
     assert len(values) == len(hammerdb.PARAMETERS["hdb_payment"])
     assert len(_values(HammerDbParams(2, seed=5).params("new_order", 1, 1))) == 5
+
+
+def test_recorded_hammerdb_user_calls_only_the_hdb_procedures() -> None:
+    """Recorded statements (tests/agent/mssql/recording.py, no server): a hammerdb-profile
+    user sends only the hdb_* calls, each parsed, one typed parameter per marker."""
+    flags = [0, 1]
+    log = Log()
+    sent = 0
+
+    def answer(_sql: str, _params: Sequence[Any]) -> ResultSets:
+        nonlocal sent
+        sent += 1
+        if sent >= 300:
+            flags[0] = 1
+        return [[(0,)]]
+
+    spec = WorkerSpec(
+        worker=0,
+        conninfo="DRIVER={ODBC Driver 18 for SQL Server};SERVER=tcp:db1,1433;UID=sa",
+        vus=[0],
+        total_vus=1,
+        warehouses=3,
+        all_warehouses=False,
+        keying_thinking=False,
+        seed=3,
+        profile="hammerdb",
+    )
+    counters = [0] * SLOTS
+    vu.run_user(spec, 0, RecordingConnection(answer, log), Counts(0, counters), flags, 5)
+    assert set(log.texts()) == set(hammerdb.CALLS.values())
+    for text in set(log.texts()):
+        check_sent(text)
+    for call in log.sent:
+        assert call.sql.count("?") == len(call.params)
+        assert all(isinstance(p, (int, str)) for p in call.params)
+    assert counters[SLOT_ERRORS] == 0
+    assert sum(counters[TX_INDEX[k]] for k in TX_KEYS) == 300
