@@ -16,6 +16,7 @@ server, not the driver, is the limit. HammerDB 6.0 spent about 70-78 µs here.
         --warehouses 8 --vus 4,8 --rampup 60 --duration 120   # HammerDB's conditions
     BENCH_GUI_DB_PASSWORD=pw python benchmarks/driver_overhead.py --engine mariadb \
         --conninfo "SERVER=127.0.0.1;PORT=3306;UID=bench"      # MariaDB through pyodbc
+    python benchmarks/driver_overhead.py --profiles spec,hammerdb  # both transaction profiles
 
 Every engine goes through the agent's engine interface (bench_gui.agent.engines), so the
 figures of two engines side by side are the same measurement.
@@ -77,6 +78,9 @@ def main() -> int:
     parser.add_argument("--duration", type=float, default=30)
     parser.add_argument("--processes", type=int, default=0)
     parser.add_argument("--rebuild", action="store_true")
+    parser.add_argument(
+        "--profiles", default="spec", help="transaction profiles, comma-separated: spec, hammerdb"
+    )
     args = parser.parse_args()
 
     server = None
@@ -115,11 +119,13 @@ def main() -> int:
 
     out = EventWriter(NullSink())
     print(
-        f"{'VUs':>4} {'NOPM':>9} {'TPM':>9} {'drv NOPM':>9} {'tx/s':>8}"
+        f"{'profile':>8} {'VUs':>4} {'NOPM':>9} {'TPM':>9} {'drv NOPM':>9} {'tx/s':>8}"
         f" {'driver µs/tx':>13} {'other µs/tx':>12}"
     )
-    for vus in [int(v) for v in args.vus.split(",")]:
+    runs = [(p, int(v)) for p in args.profiles.split(",") for v in args.vus.split(",")]
+    for profile, vus in runs:
         cfg = RunConfig(
+            profile=profile,
             engine=args.engine,
             conninfo=conninfo,
             admin_conninfo=admin,
@@ -143,7 +149,7 @@ def main() -> int:
         other_cpu = max(0.0, (busy1 - busy0) - driver_cpu)
         elapsed = args.rampup + args.duration
         print(
-            f"{vus:>4} {summary['nopm']:>9,.0f} {summary['tpm']:>9,.0f}"
+            f"{profile:>8} {vus:>4} {summary['nopm']:>9,.0f} {summary['tpm']:>9,.0f}"
             f" {summary['nopm_driver']:>9,.0f} {transactions / elapsed:>8,.0f}"
             f" {driver_cpu / transactions * 1e6:>13.1f} {other_cpu / transactions * 1e6:>12.1f}"
         )

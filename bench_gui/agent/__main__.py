@@ -51,6 +51,7 @@ from bench_gui.agent.driver import (
 )
 from bench_gui.agent.engines import AgentEngine, EngineError, open_engine
 from bench_gui.agent.hostinfo import os_knobs
+from bench_gui.agent.profiles import ProfileError, check_profile
 from bench_gui.agent.protocol import EventWriter
 from bench_gui.agent.runlock import (
     HeldLock,
@@ -121,6 +122,17 @@ def _prepare_schema(
         _build(cfg, engine, out, stop)
         return
     status = engine.schema_status()
+    if status.state == "partial" and _only_routines_missing(status.problems, engine):
+        # Built before the hammerdb profile's routines existed: add them, keep the data.
+        out.emit(
+            "log",
+            level="info",
+            message="the schema lacks some transaction routines ("
+            + "; ".join(status.problems)
+            + "): creating both profiles' routines",
+        )
+        engine.install_routines()  # type: ignore[attr-defined]
+        status = engine.schema_status()
     if status.state == "missing":
         if cfg.build == "never":
             raise EngineError(f"no TPROC-C schema in {cfg.database!r} and build is 'never'")
@@ -144,6 +156,23 @@ def _prepare_schema(
             f" the plan asks for {cfg.warehouses}: rebuilding",
         )
         _build(cfg, engine, out, stop)
+
+
+def _only_routines_missing(problems: list[str], engine: AgentEngine) -> bool:
+    """True when all a schema lacks is the hammerdb profile's routines (``hdb_*``: a database
+    built before they existed) and the engine can create them."""
+    import re
+
+    if not problems or not hasattr(engine, "install_routines"):
+        return False
+    for problem in problems:
+        kind, _, names = problem.partition(": ")
+        if kind not in ("missing routines", "missing procedures"):
+            return False
+        bare = re.sub(r"\([^)]*\)", "", names)
+        if not all(n.strip().lower().startswith("hdb_") for n in bare.split(",")):
+            return False
+    return True
 
 
 def _check(engine: AgentEngine, out: EventWriter) -> bool:
@@ -171,8 +200,9 @@ def run(
     role and start barrier among several driver hosts (none: one host)."""
     coord = coord or Coordination()
     try:
+        check_profile(cfg.profile)
         engine = _engine(cfg)
-    except EngineError as exc:
+    except (EngineError, ProfileError) as exc:
         out.emit("error", message=str(exc), fatal=True)
         out.emit("done", status="failed", message=str(exc))
         return 2

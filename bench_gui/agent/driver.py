@@ -67,6 +67,9 @@ class RunConfig:
     processes: int = 0
     db_stall_limit_s: float = DB_STALL_LIMIT_S
     seed: int | None = None
+    # Whose transaction logic the users run: "spec" (ours) or "hammerdb" (HammerDB 6.0's,
+    # routines of their own names: bench_gui.agent.profiles).
+    profile: str = "spec"
     # Host metrics and the power meter (the plan's [monitor] and [power] sections).
     monitor: dict[str, Any] = field(default_factory=dict)
     power: dict[str, Any] = field(default_factory=dict)
@@ -152,6 +155,7 @@ def worker_specs(
             warehouses=cfg.warehouses,
             all_warehouses=cfg.all_warehouses,
             keying_thinking=cfg.keying_thinking,
+            profile=cfg.profile,
             # Distinct on every host even with the plan's one seed.
             seed=seed * 1000 + index * 100 + w + 7919 * first,
         )

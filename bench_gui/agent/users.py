@@ -54,6 +54,7 @@ class WorkerSpec:
     all_warehouses: bool
     keying_thinking: bool
     seed: int
+    profile: str = "spec"  # "spec" or "hammerdb": bench_gui.agent.profiles
 
 
 def owned_warehouses(vu: int, total_vus: int, warehouses: int) -> list[int]:

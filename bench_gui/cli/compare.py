@@ -145,6 +145,12 @@ def cmd_compare(args: argparse.Namespace) -> int:
     for fact in report.facts:
         print(f"  {safe(fact.value):>14}  {safe(fact.text)} ({safe(fact.detail)})")
     print()
+    # What a reader must know to read the figures right (a ratio across transaction profiles,
+    # TPM across engines, a doubtful NOPM), as the report prints it before its tables.
+    for note in report.reader_notes:
+        print(f"  {safe(note)}")
+    if report.reader_notes:
+        print()
     for table in report.tables.values():
         if table.number:
             _print_table(table)

@@ -44,6 +44,7 @@ from bench_gui.core.plan_model import (
     DEFAULT_DATASET_SIZES,
     DEFAULT_MAX_CLOCK_OFFSET_MS,
     DEFAULT_VUS,
+    HAMMERDB_PROFILE_KINDS,
     MAX_CLOCK_OFFSET_LIMIT_MS,
     MAX_PLAN_BYTES,
     MAX_RAM_MULTIPLE,
@@ -55,6 +56,7 @@ from bench_gui.core.plan_model import (
     ODBC_FIELDS,
     ODBC_KINDS,
     PASSWORD_ENV_NAMES,
+    PROFILES,
     RANDOM_READ_ENGINES,
     TARGET_KINDS,
     TLS_MODES,
@@ -76,6 +78,8 @@ __all__ = [
     "DEFAULT_DATASET_SIZES",
     "DEFAULT_MAX_CLOCK_OFFSET_MS",
     "DEFAULT_VUS",
+    "HAMMERDB_PROFILE_KINDS",
+    "PROFILES",
     "Driver",
     "KNOWN_OS_KNOBS",
     "MAX_CLOCK_OFFSET_LIMIT_MS",
@@ -194,6 +198,14 @@ def plan_from_dict(data: dict[str, Any]) -> Plan:
             )
     else:
         check_tproc_c(problems, wl, wl_data)
+        if wl.profile == "hammerdb" and target.kind not in HAMMERDB_PROFILE_KINDS:
+            problems.append(
+                (
+                    "workload.profile",
+                    f"HammerDB's transactions exist for {', '.join(HAMMERDB_PROFILE_KINDS)}"
+                    f' only, not for a {target.kind} target: use profile = "spec"',
+                )
+            )
 
     driver_data = data.get("driver", {})
     if not isinstance(driver_data, dict):

@@ -25,6 +25,7 @@ from bench_gui.core.plan_model import (
     ODBC_FIELDS,
     ODBC_KINDS,
     PASSWORD_ENV_NAMES,
+    PROFILES,
     RANDOM_READ_ENGINES,
     TARGET_KINDS,
     TLS_MODES,
@@ -387,6 +388,15 @@ def check_tproc_c(problems: list[tuple[str, str]], wl: Workload, wl_data: dict[s
     wl.build_workers = check_int(
         problems, "workload.build_workers", wl_data.get("build_workers", wl.build_workers), 0, 256
     )
+    wl.profile = check_str(problems, "workload.profile", wl_data.get("profile", wl.profile))
+    if wl.profile not in PROFILES:
+        problems.append(
+            (
+                "workload.profile",
+                f"{shown(wl.profile)} is not a profile: one of {', '.join(PROFILES)}"
+                " (spec: TPC-C as written; hammerdb: HammerDB 6.0's own transactions)",
+            )
+        )
     wl.processes = check_int(
         problems, "workload.processes", wl_data.get("processes", wl.processes), 0, 256
     )

@@ -39,6 +39,12 @@ AUTHENTICATION_MODES: Final[dict[str, tuple[str, ...]]] = {
     "mssql": ("", "sql", "windows", "entra_password", "entra_integrated"),
 }
 WORKLOAD_KINDS = ("tproc_c", "random_read")
+# The transactions' logic: "spec" (ours, TPC-C as written: NURand items, distinct items, every
+# update the spec asks for) or "hammerdb" (HammerDB 6.0's own per engine, faults included, so
+# a run compares like for like with HammerDB's results). See docs/profiles.md.
+PROFILES: Final = ("spec", "hammerdb")
+# The engines whose agent has HammerDB's logic ("demo" is PostgreSQL).
+HAMMERDB_PROFILE_KINDS: Final = ("demo", "postgresql", "mariadb", "mysql", "mssql")
 DEFAULT_DATASET_SIZES: Final = (0.25, 0.5, 1, 1.5, 2, 4)
 RANDOM_READ_ENGINES: Final = ("mmap", "psync", "libaio")
 # A RAM multiple past this is a typo (the seed goes to 4x).
@@ -59,6 +65,7 @@ TPROC_C_FIELDS: Final = (
     "drop_ends_sessions",
     "processes",
     "db_stall_limit_s",
+    "profile",
 )
 BUILD_MODES = ("if_missing", "always", "never")
 DEFAULT_VUS = (8, 16, 24, 32, 40, 48, 56, 64)
@@ -173,6 +180,8 @@ class Workload:
     # Seconds the database may go without answering (hung, not down) before the run ends
     # with the steps it finished; a step it stayed silent in never counts as complete.
     db_stall_limit_s: float = 120.0
+    # Whose transaction logic runs: "spec" (the default) or "hammerdb" (PROFILES).
+    profile: str = "spec"
     # "tproc_c" (the fields above) or "random_read" (seed 004 with fio: the fields below).
     kind: str = "tproc_c"
     # RAM multiples (0.25, 4) and/or absolute sizes ("512MiB"): one sweep point each.

@@ -24,6 +24,7 @@ from bench_gui.agent.pg.tpcc_rand import ITEMS
 from bench_gui.core.multi_driver import CPU_WARN_PCT
 from bench_gui.core.tuning.presets import BUILTIN_OS_PRESETS
 from bench_gui.report.parts import Cell, Table, merged
+from bench_gui.report.profiles import profile_text
 from bench_gui.store.compare_input import (
     describe_devices,
     layout_devices,
@@ -394,6 +395,7 @@ def workload(f: SystemFacts) -> dict[str, str | None]:
     processes = None if imported else wl.get("processes")
     return {
         "Driver": "HammerDB (imported)" if imported else "bench-gui",
+        "Transaction profile": profile_text(f),
         "Driver hosts": driver_hosts_text(f),
         "Warehouses": f"{warehouses:,}" if isinstance(warehouses, int) else None,
         "Virtual users": user_counts(f.vus or list(wl.get("virtual_users") or [])) or None,

@@ -53,6 +53,7 @@ from bench_gui.report.names import Naming, naming
 from bench_gui.report.notes import author_notes, busy_driver_notes, reader_notes
 from bench_gui.report.options import Cover, ReportOptions
 from bench_gui.report.parts import Block, Cell, ChartSpec, Fact, Section, SeriesSpec, Table
+from bench_gui.report.profiles import profile_notes
 from bench_gui.report.random_read_input import workload_of
 from bench_gui.store.compare_input import (
     Provenance,
@@ -287,7 +288,9 @@ def assemble(
         latency_fallback=latency_fallback,
     )
     readers = reader_notes(comparison, econ, short, latency_fallback, opts.latency)
-    readers += busy_driver_notes([by_id[s.id] for s in comparison.sessions if s.id in by_id], short)
+    shown = [by_id[s.id] for s in comparison.sessions if s.id in by_id]
+    readers += busy_driver_notes(shown, short)
+    readers += profile_notes(shown, short)
     return Report(
         title=title,
         subtitle=subtitle,

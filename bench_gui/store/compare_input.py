@@ -498,6 +498,7 @@ def workload(plan: Mapping[str, Any]) -> dict[str, str]:
         ("keying_thinking", "Keying and thinking time"),
         ("reset_between_steps", "Database reset between steps"),
         ("processes", "Driver processes"),
+        ("profile", "Transaction profile"),
     )
     for key, label in labels:
         if key in wl:

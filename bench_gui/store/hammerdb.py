@@ -137,6 +137,7 @@ def _plan(group: list[HammerJob], name: str, path: Path) -> Plan:
         all_warehouses=first.setting("_allwarehouse") == "true",
         keying_thinking=first.setting("_keyandthink") == "true",
         build="never",
+        profile="hammerdb",  # HammerDB's own transactions, by definition
     )
     jobs = ", ".join(j.job_id for j in group)
     notes = f"Imported from HammerDB ({path.name}), job {jobs}."

@@ -83,7 +83,7 @@ DATABASE_OPTIONS_SQL: Final = (
 )
 PROCEDURES_PRESENT_SQL: Final = (
     "SELECT p.name FROM sys.procedures AS p WHERE p.schema_id = SCHEMA_ID(N'dbo')"
-    " AND p.name IN (" + ", ".join(f"N'{name}'" for name in procedures.PROCEDURES) + ")"
+    " AND p.name IN (" + ", ".join(f"N'{name}'" for name in procedures.ALL_PROCEDURES) + ")"
 )
 INDEXES_PRESENT_SQL: Final = (
     "SELECT i.name FROM sys.indexes AS i JOIN sys.tables AS t ON t.object_id = i.object_id"
@@ -361,7 +361,7 @@ def schema_status(cursor: Any) -> SchemaStatus:
     lost = [index.name for index in schema.INDEXES if index.name not in indexes]
     if lost:
         problems.append("missing indexes: " + ", ".join(lost))
-    lost = [name for name in procedures.PROCEDURES if name not in routines]
+    lost = [name for name in procedures.ALL_PROCEDURES if name not in routines]
     if lost:
         problems.append("missing procedures: " + ", ".join(lost))
     warehouses = 0
@@ -525,6 +525,17 @@ class MssqlEngine(OdbcEngine):
     # -- the schema --------------------------------------------------------------------------
     def schema_status(self) -> SchemaStatus:
         return self.on_db(lambda conn: schema_status(conn.cursor()))
+
+    def install_routines(self) -> None:
+        """(Re)create both profiles' procedures on a loaded schema (one built before the
+        hammerdb profile's existed lacks them)."""
+
+        def create(conn: Any) -> None:
+            cursor = conn.cursor()
+            for name in procedures.ALL_PROCEDURES:
+                cursor.execute(procedures.create_any_sql(name))
+
+        self.on_db(create)
 
     def build(
         self,

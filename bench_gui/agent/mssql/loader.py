@@ -316,12 +316,12 @@ def build(
             )
 
         schema.create_indexes(cursor.execute, index_done)
-        for name in procedures.PROCEDURES:
-            cursor.execute(procedures.create_sql(name))
+        for name in procedures.ALL_PROCEDURES:
+            cursor.execute(procedures.create_any_sql(name))
         emit(
             "routines",
-            len(procedures.PROCEDURES),
-            len(procedures.PROCEDURES),
+            len(procedures.ALL_PROCEDURES),
+            len(procedures.ALL_PROCEDURES),
             "routines",
             "procedures created",
         )

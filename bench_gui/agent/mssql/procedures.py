@@ -35,6 +35,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from bench_gui.agent.mssql import hammerdb
 from bench_gui.agent.pg import tpcc_rand
 
 # Parameters in call order: (name without @, T-SQL type).
@@ -381,6 +382,14 @@ def create_sql(name: str) -> str:
 
 
 DROP_PROCEDURES: Final = tuple(f"DROP PROCEDURE IF EXISTS dbo.{name}" for name in PROCEDURES)
+
+# Both profiles' procedures, built together: ours, then HammerDB's (hdb_*: .hammerdb).
+ALL_PROCEDURES: Final = PROCEDURES + hammerdb.PROCEDURES
+
+
+def create_any_sql(name: str) -> str:
+    """The CREATE OR ALTER batch of any procedure of :data:`ALL_PROCEDURES`."""
+    return hammerdb.create_sql(name) if name in hammerdb.BODIES else create_sql(name)
 
 
 def call_sql(name: str) -> str:

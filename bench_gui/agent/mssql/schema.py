@@ -1,6 +1,7 @@
 """TPROC-C schema on SQL Server, as HammerDB builds it (src/mssqlserver/mssqlsoltp.tcl).
 
-HammerDB's disk-based layout, kept as is so results compare with HammerDB's: tables that the
+HammerDB's disk-based layout (the tables, keys and lock options; the transactions are ours
+unless the plan asks for the hammerdb profile, :mod:`bench_gui.agent.profiles`): tables that the
 load fills in key order are created with their clustered primary key (warehouse, district,
 item, stock); the others get their clustered index after the load (customer, new_order,
 orders, order_line, history), plus the two secondary indexes (customer by last name, orders

@@ -116,7 +116,9 @@ def error_kind(exc: BaseException) -> str:
 
 
 class Params:
-    """Draws each transaction's parameters as the PostgreSQL driver does (vu.py's rules)."""
+    """Draws each transaction's parameters as the PostgreSQL driver does for the spec profile
+    (vu.py's rules: NURand customers); the hammerdb profile's are
+    :class:`bench_gui.agent.profiles.HammerDbParams`."""
 
     def __init__(self, warehouses: int, seed: int | None = None) -> None:
         if warehouses < 1:

@@ -1,4 +1,4 @@
-"""SQL Server virtual users: HammerDB's mix against the procedures, over pyodbc.
+"""SQL Server virtual users: HammerDB's mix of transactions against the procedures, over pyodbc.
 
 The worker process, the user threads and their counts are the ODBC engines' shared ones
 (:mod:`bench_gui.agent.odbc_users`), as for MariaDB. What is SQL Server's own: the
@@ -7,11 +7,11 @@ call escape of its procedure, every result set drained
 (:func:`bench_gui.agent.mssql.transactions.call`); New-Order's intended 1% rollback answers
 ``committed = 0`` and is counted as a rollback, never as an error or a commit.
 
-Deadlocks, as HammerDB handles them: not retried. HammerDB's SQL Server procedures catch the
-error, roll back and answer it; its driver prints the message and the user goes on with the
-next transaction it draws (src/mssqlserver/mssqlsoltp.tcl, proc neword and the others). So
-here a deadlock victim (error 1205, which the procedures re-raise after their ROLLBACK) is
-counted as an error ``deadlock_detected`` and the user draws its next transaction. A lost
+Deadlocks are not retried. Our procedures (the spec profile) re-raise an error after their
+ROLLBACK, so a deadlock victim (error 1205) is counted as an error ``deadlock_detected`` and
+the user draws its next transaction. HammerDB's own (the hammerdb profile, :mod:`.hammerdb`)
+catch it, roll back and answer it as a result set, which its driver prints before going on:
+that answer is counted the same way here. A lost
 connection is reopened once a second (:data:`bench_gui.agent.odbc_users.RECONNECT_S`).
 """
 
@@ -21,14 +21,22 @@ from collections.abc import Callable
 from typing import Any
 
 from bench_gui.agent import odbc_users
-from bench_gui.agent.mssql import transactions
+from bench_gui.agent.mssql import hammerdb, transactions
 from bench_gui.agent.mssql.connection import connect
+from bench_gui.agent.profiles import HammerDbParams
 from bench_gui.agent.users import WorkerSpec
+
+
+def _values(drawn: list[bytes | None]) -> list[Any]:
+    """HammerDB's draws (libpq text) as the ODBC parameters: numbers as int, names as str."""
+    return [int(v) if v and v.isdigit() else (v or b"").decode("ascii") for v in drawn]
 
 
 def _failure(exc: BaseException) -> str:
     import pyodbc
 
+    if isinstance(exc, hammerdb.Caught):  # answered as a result set, HammerDB's way
+        return transactions.ERROR_NAMES.get(exc.number, f"error {exc.number}")
     if isinstance(exc, pyodbc.Error):
         return transactions.error_kind(exc)
     if isinstance(exc, ValueError):  # an answer without the documented result sets
@@ -39,7 +47,16 @@ def _failure(exc: BaseException) -> str:
 def user_calls(spec: WorkerSpec, opener: Callable[[], Any] | None = None) -> odbc_users.UserCalls:
     """SQL Server's side of a virtual user (:class:`bench_gui.agent.odbc_users.UserCalls`).
     ``opener`` opens a connection (default: :func:`bench_gui.agent.mssql.connection.connect`
-    on the spec's string)."""
+    on the spec's string). The hammerdb profile calls :mod:`.hammerdb`'s procedures with
+    HammerDB's draws (:class:`bench_gui.agent.profiles.HammerDbParams`)."""
+    if spec.profile == "hammerdb":
+        return odbc_users.UserCalls(
+            connect=opener or (lambda: connect(spec.conninfo)),
+            params=lambda seed: HammerDbParams(spec.warehouses, seed),
+            draw=lambda params, tx, w, stock_d: _values(params.params(tx, w, stock_d)),
+            call=hammerdb.call,
+            failure=_failure,
+        )
     return odbc_users.UserCalls(
         connect=opener or (lambda: connect(spec.conninfo)),
         params=lambda seed: transactions.Params(spec.warehouses, seed),

@@ -284,6 +284,13 @@ class MyEngine(OdbcEngine):
 
         return self.on_db(lambda conn: schema_status(conn.cursor()))
 
+    def install_routines(self) -> None:
+        """(Re)create both profiles' procedures on a loaded schema (one built before the
+        hammerdb profile's existed lacks them)."""
+        from bench_gui.agent.mysql.procedures import create_procedures
+
+        self.on_db(lambda conn: create_procedures(conn.cursor()))
+
     def build(
         self,
         warehouses: int,

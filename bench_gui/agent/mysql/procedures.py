@@ -1,4 +1,4 @@
-"""The five TPROC-C transactions as MariaDB/MySQL stored procedures, HammerDB's way.
+"""The five TPROC-C transactions as MariaDB/MySQL stored procedures: the ``spec`` profile.
 
 Each is one ``CALL`` (one round trip) that opens a transaction, commits it, and returns one
 row ``(status, value)``: status 0 is a commit, 1 the New-Order's intended rollback (a real
@@ -9,17 +9,22 @@ the intended rollback: damaged data), or the server's own (1213 deadlock, 1205 l
 
 Parameters are named ``p_*`` so they never shadow a column: in a stored program a variable
 wins over a column of the same name. Items are drawn in the procedure with NURand(8191) like
-PostgreSQL's ``neword``; lines are processed in their drawn order (as HammerDB does), so two
-New-Orders can deadlock on stock rows: counted as errors, never hidden.
+PostgreSQL's ``neword``; lines are processed in their drawn order, so two New-Orders can
+deadlock on stock rows: counted as errors, never hidden. These differ from HammerDB's own
+procedures (uniform items, other updates, other handlers): those are the ``hammerdb``
+profile's, :mod:`.hammerdb`, built beside these under their own names.
 """
 
 from __future__ import annotations
 
 from typing import Final
 
+from bench_gui.agent.mysql import hammerdb
 from bench_gui.agent.pg import tpcc_rand
 
-PROCEDURES: Final = ("NEWORD", "PAYMENT", "OSTAT", "DELIVERY", "SLEV")
+SPEC_PROCEDURES: Final = ("NEWORD", "PAYMENT", "OSTAT", "DELIVERY", "SLEV")
+# Both profiles' procedures (bench_gui.agent.profiles): ours, then HammerDB's (HDB_*).
+PROCEDURES: Final = SPEC_PROCEDURES + hammerdb.PROCEDURES
 
 _NEWORD: Final = """
 CREATE PROCEDURE NEWORD(IN p_w_id INT, IN p_max_w_id INT, IN p_d_id INT, IN p_c_id INT,
@@ -276,11 +281,12 @@ CREATE: Final[dict[str, str]] = {
     "OSTAT": _OSTAT,
     "DELIVERY": _DELIVERY,
     "SLEV": _SLEV,
+    **hammerdb.CREATE,
 }
 
 
 def create_procedures(cursor: object) -> None:
-    """(Re)create the five procedures on ``cursor`` (a pyodbc cursor on the database)."""
+    """(Re)create both profiles' procedures on ``cursor`` (a pyodbc cursor on the database)."""
     for name, ddl in CREATE.items():
         cursor.execute(f"DROP PROCEDURE IF EXISTS {name}")  # type: ignore[attr-defined]
         cursor.execute(ddl)  # type: ignore[attr-defined]

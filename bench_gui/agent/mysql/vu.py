@@ -13,7 +13,8 @@ from typing import Any
 
 from bench_gui.agent import odbc_users
 from bench_gui.agent.mysql import odbc
-from bench_gui.agent.users import Params, WorkerSpec
+from bench_gui.agent.profiles import params_for
+from bench_gui.agent.users import WorkerSpec
 
 PROCEDURE = {
     "new_order": b"CALL NEWORD(",
@@ -22,16 +23,19 @@ PROCEDURE = {
     "stock_level": b"CALL SLEV(",
     "order_status": b"CALL OSTAT(",
 }
+# The hammerdb profile's procedures (bench_gui.agent.mysql.hammerdb), same arguments' order.
+HAMMERDB_PROCEDURE = {tx: text.replace(b"CALL ", b"CALL HDB_") for tx, text in PROCEDURE.items()}
 # The transactions whose last parameter is a customer's last name (quoted in the call).
 NAMED = frozenset({"payment", "order_status"})
 
 
-def call_text(tx: str, params: list[bytes | None]) -> str:
-    """The CALL statement of one transaction from :class:`~bench_gui.agent.users.Params`."""
+def call_text(tx: str, params: list[bytes | None], procedures: dict[str, bytes] = PROCEDURE) -> str:
+    """The CALL statement of one transaction from :class:`~bench_gui.agent.users.Params`
+    (``procedures``: :data:`HAMMERDB_PROCEDURE` for the hammerdb profile)."""
     values = [p or b"" for p in params]
     if tx in NAMED:
         values[-1] = b"'" + values[-1] + b"'"
-    return (PROCEDURE[tx] + b",".join(values) + b")").decode("ascii")
+    return (procedures[tx] + b",".join(values) + b")").decode("ascii")
 
 
 def error_kind(exc: BaseException) -> str:
@@ -69,12 +73,31 @@ def _call(cursor: Any, tx: str, text: str) -> bool:
     return row is not None and int(row[0]) == 1
 
 
+def hammerdb_connect(conninfo: str) -> Any:
+    """A user's connection as HammerDB opens it: on MariaDB 11.6 and later (where the
+    variable exists) with ``innodb_snapshot_isolation`` off for the session, as its driver sets
+    it, so its unlocked reads do not fail with "record has changed" where HammerDB's do not."""
+    conn = odbc.connect(conninfo, "mariadb")
+    cursor = conn.cursor()
+    cursor.execute("SHOW VARIABLES LIKE 'innodb_snapshot_isolation'")
+    if cursor.fetchall():
+        cursor.execute("SET SESSION innodb_snapshot_isolation = 0")
+    return conn
+
+
 def user_calls(spec: WorkerSpec) -> odbc_users.UserCalls:
-    """MariaDB's side of a virtual user (:class:`bench_gui.agent.odbc_users.UserCalls`)."""
+    """MariaDB's side of a virtual user (:class:`bench_gui.agent.odbc_users.UserCalls`), with
+    the procedures and parameter draws of the spec's profile (:mod:`bench_gui.agent.profiles`)."""
+    hammerdb = spec.profile == "hammerdb"
+    procedures = HAMMERDB_PROCEDURE if hammerdb else PROCEDURE
     return odbc_users.UserCalls(
-        connect=lambda: odbc.connect(spec.conninfo, "mariadb"),
-        params=lambda seed: Params(spec.warehouses, seed),
-        draw=lambda params, tx, w, stock_d: call_text(tx, params.params(tx, w, stock_d)),
+        connect=lambda: (
+            hammerdb_connect(spec.conninfo) if hammerdb else odbc.connect(spec.conninfo, "mariadb")
+        ),
+        params=lambda seed: params_for(spec.profile, spec.warehouses, seed),
+        draw=lambda params, tx, w, stock_d: call_text(
+            tx, params.params(tx, w, stock_d), procedures
+        ),
         call=_call,
         failure=_failure,
     )

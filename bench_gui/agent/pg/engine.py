@@ -136,6 +136,20 @@ class PgEngine:
         with connect(self.conninfo) as conn:
             return schema_status(conn)
 
+    def install_routines(self) -> None:
+        """(Re)create both profiles' routines on a loaded schema (one built before the
+        hammerdb profile's existed lacks them), in its template copy too when there is one (a
+        reset between steps copies the template)."""
+        from psycopg.conninfo import make_conninfo
+
+        from bench_gui.agent.pg.schema import create_routines
+
+        with connect(self.conninfo) as conn:
+            create_routines(conn)
+        if self.database_exists(self.template):
+            with connect(make_conninfo(self.conninfo, dbname=self.template)) as conn:
+                create_routines(conn)
+
     def build(
         self,
         warehouses: int,

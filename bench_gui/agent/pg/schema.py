@@ -17,7 +17,7 @@ from typing import Any, Final
 import psycopg
 from psycopg import sql
 
-from bench_gui.agent.pg import tpcc_rand
+from bench_gui.agent.pg import hammerdb, tpcc_rand
 
 TABLES: Final = (
     "warehouse",
@@ -218,7 +218,9 @@ INDEXES: Final[tuple[IndexDef, ...]] = (
     ),
 )
 
-ROUTINES: Final = ("neword", "payment", "ostat", "delivery", "slev")
+# Both profiles' routines (bench_gui.agent.profiles): ours, then HammerDB's (hdb_*).
+SPEC_ROUTINES: Final = ("neword", "payment", "ostat", "delivery", "slev")
+ROUTINES: Final = SPEC_ROUTINES + tuple(hammerdb.ROUTINE_SIGNATURES)
 
 # application_name of the build's connections, so they can be told apart in pg_stat_activity.
 APP_NAME: Final = "bench_gui-build"
@@ -687,18 +689,20 @@ $fn$;
 
 
 def create_routines(conn: psycopg.Connection) -> None:
-    """(Re)create the five transaction functions the driver calls."""
+    """(Re)create both profiles' transaction functions: ours and HammerDB's (``hdb_*``)."""
     with conn.transaction():
         conn.execute(_ROUTINES_SQL)
+        conn.execute(hammerdb.ROUTINES_SQL)
 
 
-# Exact signatures the driver relies on.
+# Exact signatures the driver relies on (both profiles).
 ROUTINE_SIGNATURES: Final[dict[str, str]] = {
     "neword": "neword(integer, integer, integer, integer, integer, integer)",
     "payment": "payment(integer, integer, integer, integer, integer, integer, numeric, text)",
     "ostat": "ostat(integer, integer, integer, integer, text)",
     "delivery": "delivery(integer, integer)",
     "slev": "slev(integer, integer, integer)",
+    **hammerdb.ROUTINE_SIGNATURES,
 }
 
 

@@ -23,7 +23,9 @@ from typing import Any
 import psycopg
 from psycopg import pq
 
+from bench_gui.agent.pg import hammerdb
 from bench_gui.agent.pg.liveness import with_liveness
+from bench_gui.agent.profiles import params_for
 from bench_gui.agent.protocol import TX_KEYS
 from bench_gui.agent.users import (
     HIST_MAX_US,
@@ -57,6 +59,9 @@ ERROR_NAMES = {
     b"57014": "query_canceled",
     b"TPC02": "customer_not_found",
     b"53300": "too_many_connections",
+    # The hammerdb profile's deadlock or serialization failure: HammerDB's handler ROLLBACKs
+    # inside a function, which PostgreSQL refuses (bench_gui.agent.pg.hammerdb).
+    b"2D000": "invalid_transaction_termination",
 }
 
 
@@ -84,13 +89,15 @@ class PrepareError(RuntimeError):
 CONNECT_ERRORS = (OSError, PrepareError, psycopg.Error)
 
 
-def _connect(conninfo: str) -> Any:
+def _connect(conninfo: str, statements: dict[str, bytes] = STATEMENTS) -> Any:
+    """A user's connection with ``statements`` prepared (the hammerdb profile's:
+    :data:`bench_gui.agent.pg.hammerdb.STATEMENTS`)."""
     # Keepalives and timeouts: a user on a vanished server is counted lost, not waited on.
     conn = pq.PGconn.connect(with_liveness(conninfo).encode())
     if conn.status != pq.ConnStatus.OK:
         message = conn.get_error_message() if hasattr(conn, "get_error_message") else ""
         raise ConnectionError(message or conn.error_message.decode(errors="replace"))
-    for key, sql in STATEMENTS.items():
+    for key, sql in statements.items():
         res = conn.prepare(key.encode(), sql)
         if res.status != pq.ExecStatus.COMMAND_OK:
             text = res.error_message.decode(errors="replace").strip()
@@ -117,12 +124,14 @@ def worker_main(spec: WorkerSpec, counters: Any, flags: Any, pipe: Any) -> None:
 
     parent = os.getppid()
     base = spec.worker * SLOTS
-    params = Params(spec.warehouses, spec.seed)
+    # The profile's routines and draws (HammerDB's pass no last name: see .hammerdb).
+    statements = hammerdb.STATEMENTS if spec.profile == "hammerdb" else STATEMENTS
+    params = params_for(spec.profile, spec.warehouses, spec.seed, names=False)
     users: list[_User] = []
     try:
         for index in spec.vus:
             user = _User(index)
-            user.conn = _connect(spec.conninfo)
+            user.conn = _connect(spec.conninfo, statements)
             user.alive = True
             if spec.all_warehouses:
                 user.owned = owned_warehouses(index, spec.total_vus, spec.warehouses)
@@ -244,7 +253,7 @@ def worker_main(spec: WorkerSpec, counters: Any, flags: Any, pipe: Any) -> None:
                 for pos, user in enumerate(users):
                     if not user.alive:
                         try:
-                            user.conn = _connect(spec.conninfo)
+                            user.conn = _connect(spec.conninfo, statements)
                         except CONNECT_ERRORS:  # retried each second
                             continue
                         user.alive = True

@@ -9,11 +9,13 @@ from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
 
-from bench_gui.agent.mssql import checks, counters, engine, procedures, schema, settings
+from bench_gui.agent.mssql import checks, counters, engine, hammerdb, procedures, schema, settings
 from tests.agent.mssql.recording import ResultSets
 from tests.agent.mssql.tsql_check import TsqlError, check_procedure, check_statement
 
 _CALL = re.compile(r"\{CALL dbo\.(\w+) \(((?:\?, )*\?)\)\}")
+# Both profiles' procedures and their parameters.
+PARAMETERS = {**procedures.PARAMETERS, **hammerdb.PARAMETERS}
 
 
 def check_sent(sql: str) -> None:
@@ -22,18 +24,19 @@ def check_sent(sql: str) -> None:
     call = _CALL.fullmatch(sql)
     if call is not None:
         name = call.group(1)
-        if name not in procedures.PARAMETERS:
+        if name not in PARAMETERS:
             raise TsqlError(f"a call of an unknown procedure: {sql}")
-        if call.group(2).count("?") != len(procedures.PARAMETERS[name]):
+        if call.group(2).count("?") != len(PARAMETERS[name]):
             raise TsqlError(f"{sql}: not one marker per parameter of {name}")
-        check_statement(procedures.exec_sql(name))
+        names = ", ".join(f"@{p} = ?" for p, _t in PARAMETERS[name])
+        check_statement(f"EXEC dbo.{name} {names}")
         return
     if sql.startswith("{"):
         raise TsqlError(f"an ODBC escape that is no procedure call: {sql}")
     created = re.match(r"CREATE OR ALTER PROCEDURE dbo\.(\w+)\n", sql)
     if created is not None:
         name = created.group(1)
-        check_procedure(sql, [p for p, _t in procedures.PARAMETERS[name]])
+        check_procedure(sql, [p for p, _t in PARAMETERS[name]])
         return
     check_statement(sql)
 
@@ -63,7 +66,7 @@ def complete_database(sql: str, params: Sequence[Any]) -> ResultSets:
     this script does not know (so a new query cannot slip past the parser unseen)."""
     fixed: dict[str, ResultSets] = {
         schema.TABLES_PRESENT_SQL: [[(t,) for t in schema.TABLES]],
-        engine.PROCEDURES_PRESENT_SQL: [[(p,) for p in procedures.PROCEDURES]],
+        engine.PROCEDURES_PRESENT_SQL: [[(p,) for p in procedures.ALL_PROCEDURES]],
         engine.INDEXES_PRESENT_SQL: [[(i.name,) for i in schema.INDEXES]],
         engine.WAREHOUSE_RANGE_SQL: [[(1, 1, 1)]],
         engine.DISTRICT_COUNT_SQL: [[(10,)]],

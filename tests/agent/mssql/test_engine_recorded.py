@@ -187,7 +187,7 @@ def test_recorded_build_statements_parse(log: Log, monkeypatch: pytest.MonkeyPat
         schema.TABLE_DDL[t] for t in schema.TABLES
     ]
     assert [t for t in texts if t.startswith("CREATE OR ALTER PROCEDURE")] == [
-        procedures.create_sql(p) for p in procedures.PROCEDURES
+        procedures.create_any_sql(p) for p in procedures.ALL_PROCEDURES
     ]
     rows = {s.sql.split()[2]: 0 for s in log.sent if s.many}
     for sent in log.sent:

@@ -65,6 +65,10 @@ KNOWN_FUNCTIONS = frozenset(
         "SERVERPROPERTY",
         "ERROR_NUMBER",
         "ERROR_MESSAGE",
+        "ERROR_SEVERITY",
+        "ERROR_STATE",
+        "ERROR_PROCEDURE",
+        "ERROR_LINE",
         "ISNULL",
     }
 )

@@ -108,6 +108,8 @@ def test_plan_round_trips_through_a_file(qtbot: QtBot, page: WorkloadPage, tmp_p
     page.warehouses_spin.setValue(50)
     page.keying_check.setChecked(True)
     page.build_combo.setCurrentIndex(page.build_combo.findData("always"))
+    assert page.options.profile_combo.currentData() == "spec"
+    page.options.profile_combo.setCurrentIndex(page.options.profile_combo.findData("hammerdb"))
     target = tmp_path / "saved.toml"
     assert page.save_plan_file(target)
 
@@ -120,6 +122,7 @@ def test_plan_round_trips_through_a_file(qtbot: QtBot, page: WorkloadPage, tmp_p
     assert saved.workload.warehouses == 50
     assert saved.workload.keying_thinking is True
     assert saved.workload.build == "always"
+    assert saved.workload.profile == "hammerdb"
     assert saved.workload.virtual_users == [8, 16, 24, 32]
 
     other = WorkloadPage()

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
     QSpinBox,
 )
 
-from bench_gui.core.plan import BUILD_MODES, WORKLOAD_KINDS, Plan, parse_vu_list
+from bench_gui.core.plan import BUILD_MODES, PROFILES, WORKLOAD_KINDS, Plan, parse_vu_list
 from bench_gui.gui.widgets.page_parts import compact_combo
 from bench_gui.gui.widgets.plan_fields import PlanFields, add_row, styled_form
 
@@ -34,6 +34,12 @@ BUILD_MODE_LABELS = {
     "if_missing": "Build if missing",
     "always": "Always rebuild",
     "never": "Never build (use existing)",
+}
+
+# The transaction profiles, as the form names them (docs/profiles.md).
+PROFILE_LABELS = {
+    "spec": "Spec (TPC-C as written)",
+    "hammerdb": "HammerDB 6.0's transactions (to compare with HammerDB)",
 }
 
 
@@ -180,7 +186,7 @@ class SweepSection(QGroupBox):
 
 class OptionsSection(QGroupBox):
     """How the sweep runs: all warehouses, keying and thinking time, a reset between steps,
-    and when the schema is built."""
+    when the schema is built, and whose transactions run (the profile)."""
 
     def __init__(self) -> None:
         super().__init__("Options")
@@ -196,9 +202,14 @@ class OptionsSection(QGroupBox):
         for mode in BUILD_MODES:
             self.build_combo.addItem(BUILD_MODE_LABELS.get(mode, mode), mode)
         add_row(form, "Build mode", self.fields.cell("workload.build", self.build_combo))
+        self.profile_combo = QComboBox()
+        for profile in PROFILES:
+            self.profile_combo.addItem(PROFILE_LABELS.get(profile, profile), profile)
+        add_row(form, "Transactions", self.fields.cell("workload.profile", self.profile_combo))
 
     def set_plan(self, plan: Plan) -> None:
         wl = plan.workload
+        self.profile_combo.setCurrentIndex(max(0, self.profile_combo.findData(wl.profile)))
         self.all_warehouses_check.setChecked(wl.all_warehouses)
         self.keying_check.setChecked(wl.keying_thinking)
         self.reset_check.setChecked(wl.reset_between_steps)
@@ -210,3 +221,4 @@ class OptionsSection(QGroupBox):
         wl["keying_thinking"] = self.keying_check.isChecked()
         wl["reset_between_steps"] = self.reset_check.isChecked()
         wl["build"] = self.build_combo.currentData()
+        wl["profile"] = self.profile_combo.currentData()
