@@ -277,8 +277,11 @@ class SSHTransport(Transport):
         runs = (_remote_run(r) for r in rows) if isinstance(rows, list) else ()
         return [r for r in runs if r is not None]
 
-    def attach(self, run_dir: str, from_seq: int = 0) -> SSHAgentRun:
-        """Follow a run already on the host, passing on only events after ``from_seq``."""
+    def attach(
+        self, run_dir: str, from_seq: int = 0, have: frozenset[int] | None = None
+    ) -> SSHAgentRun:
+        """Follow a run already on the host, passing on only events after ``from_seq`` (only
+        those not in ``have``, when the caller knows exactly which seqs it has)."""
         session = self.session()
         run_dir = session.abspath(run_dir)
         try:
@@ -287,7 +290,9 @@ class SSHTransport(Transport):
             raise SSHError(f"{run_dir} on {session.host} is not a run directory") from None
         except ValueError:
             raise SSHError(f"{run_dir}/agent.pid on {session.host} is unreadable") from None
-        run = SSHAgentRun(self, run_dir, pid, self.connect(), from_seq=from_seq, follow=self.follow)
+        run = SSHAgentRun(
+            self, run_dir, pid, self.connect(), from_seq=from_seq, follow=self.follow, have=have
+        )
         if self.on_started is not None:
             self.on_started(run)
         return run

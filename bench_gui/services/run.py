@@ -483,8 +483,12 @@ class RunController:
             run_dir = runs[-1].run_dir
         with self._lock:
             try:
+                # Exactly the seqs stored, not a high-water mark: a stored stream whose top a
+                # forged seq poisoned still gets every real event the spool holds.
                 self._agent = self.transport.attach(
-                    run_dir, from_seq=self.store.last_seq(session_id)
+                    run_dir,
+                    from_seq=self.store.last_seq(session_id),
+                    have=self.store.stored_seqs(session_id),
                 )
             except SSHError as exc:
                 raise RunError(str(exc)) from exc
