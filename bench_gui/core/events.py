@@ -148,6 +148,16 @@ def _num(value: Any, path: str, problems: list[str], depth: int) -> Any:
     return _number(value, path, problems)
 
 
+def _count(value: Any, path: str, problems: list[str], depth: int) -> Any:
+    """A number that counts something (transactions, rollbacks, errors, orders a minute): never
+    below zero."""
+    kept = _number(value, path, problems)
+    if kept is not _DROP and kept < 0:
+        problems.append(f"{path}: {show_value(value)} is below zero (a count)")
+        return _DROP
+    return kept
+
+
 def _text(value: Any, path: str, problems: list[str], depth: int) -> Any:
     if isinstance(value, str):
         return _text_value(value, path, problems)
@@ -250,8 +260,9 @@ def _list(spec: Spec) -> Spec:
 
 
 _opt_num = _optional(_num)
+_opt_count = _optional(_count)
 _opt_text = _optional(_text)
-_COUNTS = _map(_num)
+_COUNTS = _map(_count)
 _LATENCY = _map(_record(dict.fromkeys(LATENCY_FIELDS, _num)))
 _CPU_SHARES = dict.fromkeys(CPU_FIELDS, _num)
 _DISK = _record(dict.fromkeys(DISK_FIELDS, _num))
@@ -323,13 +334,13 @@ _STEP_SUMMARY = _record(
     {
         "step": _index(MAX_STEP),
         "vus": _index(MAX_VUS),
-        "nopm": _opt_num,
-        "tpm": _opt_num,
-        "nopm_driver": _opt_num,
+        "nopm": _opt_count,
+        "tpm": _opt_count,
+        "nopm_driver": _opt_count,
         "window_s": _opt_num,
         "rampup_s": _opt_num,
         "counts": _COUNTS,
-        "rollbacks": _num,
+        "rollbacks": _count,
         "errors": _COUNTS,
         "latency_ms": _LATENCY,
         "histograms": _map(_text),
@@ -345,7 +356,7 @@ _STEP_SUMMARY = _record(
         "power_meter": _opt_text,
         "power_scope": _opt_text,
         "power_label": _opt_text,
-        "power_readings": _opt_num,
+        "power_readings": _opt_count,
         "power_error": _opt_text,
         "problems": _list(_text),
         **_SCHEMA_FACTS,
@@ -358,7 +369,7 @@ _STEP_SUMMARY = _record(
         "caches_dropped": _opt_flag,
         "ops_s": _opt_num,
         "mbs": _opt_num,
-        "major_faults": _opt_num,
+        "major_faults": _opt_count,
         "major_faults_s": _opt_num,
         "fio_cpu": _record({"usr": _num, "sys": _num}),
         "raw_iops": _opt_num,
@@ -411,14 +422,14 @@ _KINDS: Final[Mapping[str, _Kind]] = {
             "elapsed": _num,
             "remaining": _num,
             "counts": _COUNTS,
-            "rollbacks": _num,
+            "rollbacks": _count,
             "errors": _COUNTS,
             "latency_ms": _LATENCY,
-            "nopm_driver": _opt_num,
-            "tpm_driver": _opt_num,
-            "nopm_db": _opt_num,
-            "tpm_db": _opt_num,
-            "db_not_answering_s": _opt_num,
+            "nopm_driver": _opt_count,
+            "tpm_driver": _opt_count,
+            "nopm_db": _opt_count,
+            "tpm_db": _opt_count,
+            "db_not_answering_s": _opt_count,
             "host": _HOST,
             "power": _POWER,
             # random_read

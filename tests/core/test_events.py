@@ -50,6 +50,11 @@ def test_every_event_of_a_real_stream_passes_unchanged() -> None:
         ("latency_ms", [1, 2], "latency_ms: a list where an object belongs"),
         ("host", "busy", "host: 'busy' where an object belongs"),
         ("counts", {"new_order": -(2**70)}, "counts.new_order: -1180591620717411303424 does not"),
+        ("rollbacks", -1, "rollbacks: -1 is below zero (a count)"),
+        ("counts", {"new_order": 5, "payment": -3}, "counts.payment: -3 is below zero"),
+        ("errors", {"deadlock": -1.5}, "errors.deadlock: -1.5 is below zero"),
+        ("nopm_db", -600.0, "nopm_db: -600.0 is below zero"),
+        ("db_not_answering_s", -2, "db_not_answering_s: -2 is below zero"),
     ],
 )
 def test_a_bad_sample_field_is_dropped_and_named(field: str, value: Any, named: str) -> None:
@@ -324,3 +329,18 @@ def test_a_stored_stream_poisoned_by_a_forged_pair_gets_its_real_events_again() 
     have = frozenset({1, 2, 10**9, 10**9 + 1})  # an older reader stored the pair
     items = [(1, 1.0), (2, 2.0), (10**9, 2.0), (10**9 + 1, 2.0), (3, 3.0), (4, 4.0)]
     assert timed_guard(items, have) == [(10**9, False), (10**9 + 1, False), (3, True), (4, True)]
+
+
+def test_a_negative_count_in_a_step_summary_is_dropped() -> None:
+    summary = {"step": 0, "vus": 4, "nopm": 600.0, "rollbacks": -7, "counts": {"new_order": -1}}
+    checked = check_event(
+        Event("step", 9, 1.0, {"phase": "end", "step": 0, "vus": 4, "summary": summary})
+    )
+    kept = checked.event.data["summary"]
+    assert "rollbacks" not in kept
+    assert kept["counts"] == {}
+    assert kept["nopm"] == 600.0
+    assert sorted(checked.dropped) == [
+        "summary.counts.new_order: -1 is below zero (a count)",
+        "summary.rollbacks: -7 is below zero (a count)",
+    ]
