@@ -268,6 +268,8 @@ class SSHTransport(Transport):
         session = self.session()
         python = self.target.python
         result = session.run([python, "-c", _LIST_SCRIPT, self.root(session)], timeout=60)
+        if result.exit_status == -1 and session.went_down():
+            raise ConnectError(f"the link to {session.host} went down while listing the runs")
         if not result.ok:
             raise SSHError(f"cannot list the runs on {session.host}: {result.first_error_line()}")
         try:
