@@ -30,6 +30,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from bench_gui.cli.terminal import safe
+from bench_gui.core.echo import problem_lines
 from bench_gui.core.storage import (
     ERASE_METHODS,
     Layout,
@@ -321,8 +323,8 @@ def cmd_storage(args: argparse.Namespace) -> int:
         return handlers[args.storage_cmd](args)
     except LayoutError as exc:
         _say("bench-gui: the layout is not valid:")
-        for name, reason in exc.problems:
-            _say(f"  {name}: {reason}")
+        for line in problem_lines(exc.problems):
+            _say(f"  {safe(line)}")
         return EXIT_USAGE
     except UnknownHostKey as exc:
         _say(

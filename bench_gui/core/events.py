@@ -56,6 +56,7 @@ from bench_gui.agent.protocol import (
     decode_line,
     show_value,
 )
+from bench_gui.core.echo import echoed, listed
 
 # Deepest nesting a payload may have (the deepest the agent writes is about 6: a summary's
 # steps[i].host.disks.<device>.<field>).
@@ -484,12 +485,10 @@ class CheckedEvent:
         """One line naming every dropped or repaired field ("" when nothing was)."""
         if not self.dropped:
             return ""
-        listed = "; ".join(self.dropped[:_LISTED])
-        more = len(self.dropped) - _LISTED
-        tail = f"; and {more} more" if more > 0 else ""
+        dropped = listed([echoed(text) for text in self.dropped], _LISTED)
         return (
             f"agent event {self.event.kind} #{self.event.seq} kept; bad fields left out or"
-            f" repaired: {listed}{tail}"
+            f" repaired: {dropped}"
         )
 
 
@@ -520,7 +519,9 @@ def check_event(event: Event) -> CheckedEvent:
         before = len(problems)
         kept = schema.fields.get(name, _clean)(value, name, problems, 1)
         if kept is _DROP and name in schema.required:
-            raise BadEvent(f"{label}: {problems[before] if len(problems) > before else name}")
+            raise BadEvent(
+                f"{label}: {echoed(problems[before] if len(problems) > before else name)}"
+            )
         if kept is not _DROP:
             data[name] = kept
     missing = sorted(schema.required - data.keys())
