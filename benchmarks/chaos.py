@@ -12,7 +12,9 @@ SFTP into the script's folder (``BENCH_GUI_REMOTE_ROOT``), the session store. Th
    what it fetched;
 3. **database hang**: ``benchmarks/chaos_db_hang.py`` (the server's processes stopped with
    SIGSTOP, a stall that ends and one that does not): samples during the stall and the time
-   to a clean failure.
+   to a clean failure;
+4. **forged seq pair**: ``benchmarks/chaos_forged_seq.py`` (two far-future seqs appended to a
+   live run's spool): the run's status, the bad lines, samples lost and duplicated.
 
 For 1 and 2 the ground truth is the agent's own spool on the host: every sample it wrote must
 be stored once (lost: in the spool, not in the store; duplicated: delivered twice to the
@@ -21,6 +23,7 @@ consumer, or stored twice). The whole script takes about three minutes.
     python benchmarks/chaos.py
     python benchmarks/chaos.py --cuts 8 --duration 30 --json
     python benchmarks/chaos.py --no-db-hang
+    python benchmarks/chaos.py --no-forged-seq
 """
 
 from __future__ import annotations
@@ -246,6 +249,18 @@ def scenarios(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
             figures["desktop_kill"] = desktop_kill(
                 server, workdir / "kill.sqlite3", workdir, args.duration
             )
+            if args.forged_seq:
+                from chaos_forged_seq import forged_seq_scenario
+
+                print("forged seq pair: two far-future seqs appended to a live spool…")
+                figures["forged_seq"] = forged_seq_scenario(
+                    server,
+                    workdir / "forged.sqlite3",
+                    args.duration,
+                    plan_for,
+                    compare,
+                    spool_samples,
+                )
     finally:
         sshd.stop()
     if args.db_hang:
@@ -280,6 +295,9 @@ def report(figures: dict[str, Any]) -> None:
     print(f"  samples stored:                 {kill['samples_stored']}")
     print(f"  samples lost:                   {kill['samples_lost']}")
     print(f"  samples duplicated (stored):    {kill['samples_duplicated_in_store']}")
+    from chaos_forged_seq import report_forged
+
+    report_forged(figures)
     hang = figures.get("db_hang")
     if hang:
         ends, stays = hang["stall_that_ends"], hang["stall_that_never_ends"]
@@ -300,6 +318,7 @@ def main() -> int:
     parser.add_argument("--cuts", type=int, default=5, help="link cuts during the sweep")
     parser.add_argument("--duration", type=float, default=15.0, help="measured seconds per step")
     parser.add_argument("--no-db-hang", dest="db_hang", action="store_false")
+    parser.add_argument("--no-forged-seq", dest="forged_seq", action="store_false")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-gui-chaos-") as tmp:

@@ -44,6 +44,7 @@ TEST_PACKAGES=(
     unixodbc unixodbc-dev odbc-mariadb
     mariadb-server mariadb-client postgresql
     btrfs-progs xfsprogs mdadm util-linux kmod
+    lvm2 fdisk  # pvcreate and sfdisk: the signatures storage apply must refuse
     poppler-utils
     sysstat rsync
     desktop-file-utils xdg-utils binutils  # the bundle: validate, install, PyInstaller's objdump

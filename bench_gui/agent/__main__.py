@@ -15,7 +15,10 @@ host's shared lock folder; ``--lock PATH`` holds exactly the lock file PATH (wha
 action).
 ``--env-file PATH`` loads environment variables (secrets such as PGPASSWORD, or the ODBC
 engines' BENCH_GUI_DB_PASSWORD) from a JSON file and deletes it at once, so that no secret has
-to appear on a command line.
+to appear on a command line; ``--env-stdin`` reads them as one JSON line on standard input (a
+pipe: nothing on disk). The password then goes into the engine's connection strings in memory
+and out of the environment (:mod:`bench_gui.agent.secrets`): the virtual users' processes
+never carry it in theirs.
 
 Several driver hosts for one run (:mod:`bench_gui.agent.barrier`): ``--role primary|secondary``
 (only the primary reads the database's counters and prepares the schema), ``--barrier`` (each
@@ -35,7 +38,7 @@ import sys
 import threading
 from typing import Any, TextIO
 
-from bench_gui.agent import AGENT_VERSION
+from bench_gui.agent import AGENT_VERSION, secrets
 from bench_gui.agent.barrier import (
     DEFAULT_TIMEOUT_S,
     ROLES,
@@ -291,23 +294,12 @@ EXIT_LOCKED = 4
 
 
 def _engine(cfg: RunConfig) -> AgentEngine:
-    """The engine the configuration names (:mod:`bench_gui.agent.engines`)."""
-    return open_engine(cfg.engine, cfg.conninfo, cfg.admin_conninfo or cfg.conninfo, cfg.database)
-
-
-def _load_env_file(path: str) -> None:
-    """Put the variables of a JSON file into the environment, deleting the file first thing."""
-    try:
-        with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
-    finally:
-        try:
-            os.unlink(path)
-        except OSError:
-            pass
-    if isinstance(data, dict):
-        for key, value in data.items():
-            os.environ[str(key)] = str(value)
+    """The engine the configuration names (:mod:`bench_gui.agent.engines`), its password in
+    its connection strings in memory, out of the environment (:mod:`bench_gui.agent.secrets`)."""
+    password = secrets.take_password(cfg.engine)
+    conninfo = secrets.conninfo_with_password(cfg.engine, cfg.conninfo, password)
+    admin = secrets.conninfo_with_password(cfg.engine, cfg.admin_conninfo or cfg.conninfo, password)
+    return open_engine(cfg.engine, conninfo, admin, cfg.database)
 
 
 # Actions that load the server: one at a time per server. ``status`` only reads the catalog.
@@ -370,6 +362,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--lock-dir", help="the folder of the run locks (default: the host's)")
     parser.add_argument("--env-file", help="JSON file of environment variables, deleted on read")
     parser.add_argument(
+        "--env-stdin",
+        action="store_true",
+        help="read the environment variables as one JSON line on standard input",
+    )
+    parser.add_argument(
         "--role",
         choices=ROLES,
         help="one of several driver hosts: only the primary reads the database's counters",
@@ -387,12 +384,15 @@ def main(argv: list[str] | None = None) -> int:
         help=f"seconds to wait for a step's go file (default {DEFAULT_TIMEOUT_S:g})",
     )
     args = parser.parse_args(argv)
+    # The secrets first: an env file must not outlive an agent that stops at a bad argument.
+    if args.env_file:
+        secrets.load_env_file(args.env_file)
+    if args.env_stdin:
+        secrets.load_env_stdin(sys.stdin)
     try:
         coord = coordination_from_args(args.role, args.barrier, args.barrier_timeout, args.spool)
     except ValueError as exc:
         parser.error(str(exc))
-    if args.env_file:
-        _load_env_file(args.env_file)
     if args.config:
         with open(args.config, encoding="utf-8") as handle:
             raw = handle.read()

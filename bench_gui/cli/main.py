@@ -24,6 +24,7 @@ from bench_gui.cli.random_read import print_session as print_random_read_session
 from bench_gui.cli.random_read import print_steps as print_random_read_steps
 from bench_gui.cli.terminal import safe
 from bench_gui.core.crosscheck import nopm_doubt
+from bench_gui.core.echo import problem_lines
 from bench_gui.core.plan import Plan, PlanError, Target, Workload, load_plan
 
 if TYPE_CHECKING:
@@ -726,8 +727,8 @@ def cmd_tune(args: argparse.Namespace) -> int:
     try:
         return handlers[args.tune_cmd](args)
     except TuneInputError as exc:
-        for name, reason in exc.problems:
-            print(f"bench-gui: --{name}: {reason}", file=sys.stderr)
+        for line in problem_lines(exc.problems):
+            print(f"bench-gui: --{safe(line)}", file=sys.stderr)
         return EXIT_USAGE
     except (ValueError, PresetError) as exc:
         print(f"bench-gui: {exc}", file=sys.stderr)
@@ -930,8 +931,8 @@ def main(argv: list[str] | None = None) -> int:
         return int(func(args))
     except PlanError as exc:
         print("bench-gui: the plan is not valid:", file=sys.stderr)
-        for name, reason in exc.problems:
-            print(f"  {safe(name)}: {safe(reason)}", file=sys.stderr)
+        for line in problem_lines(exc.problems):
+            print(f"  {safe(line)}", file=sys.stderr)
         return EXIT_USAGE
     except StoreError as exc:
         print(f"bench-gui: {safe(str(exc))}", file=sys.stderr)  # "session store X: cannot ..."

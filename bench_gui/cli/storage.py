@@ -2,7 +2,7 @@
 
     bench-gui storage devices TARGET [--json]
     bench-gui storage plan LAYOUT.toml [--teardown] [--check] [--json]      (a dry run)
-    bench-gui storage apply LAYOUT.toml --confirm DEV,DEV… [--json]
+    bench-gui storage apply LAYOUT.toml --confirm DEV,DEV… [--json] [--wipe-signed DEV,DEV…]
     bench-gui storage teardown LAYOUT.toml --confirm DEV,DEV… [--json]
                                [--not-built-by-bench-gui DEV,DEV…]
     bench-gui storage db-move LAYOUT.toml [--placement tablespace|datadir] [--json]
@@ -16,7 +16,9 @@ array member, held open by a process: its pid and command are named). When the p
 cannot read every process of the target (not root), the run is refused unless
 ``--accept-unreadable-processes`` says to go on. ``teardown`` takes down only a layout that
 bench-gui built and recorded (``storage recorded``); for anything else the devices are typed
-once more with ``--not-built-by-bench-gui``. Exit status: 0 done, 1 failed, 2 bad layout or
+once more with ``--not-built-by-bench-gui``; likewise ``apply`` refuses a device that carries a
+signature (a filesystem, a partition table, a RAID or LVM member's) unless ``--wipe-signed``
+names it once more. Exit status: 0 done, 1 failed, 2 bad layout or
 usage, 3 unknown host key, 4 refused (nothing was changed).
 """
 
@@ -28,6 +30,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from bench_gui.cli.terminal import safe
+from bench_gui.core.echo import problem_lines
 from bench_gui.core.storage import (
     ERASE_METHODS,
     Layout,
@@ -40,6 +44,7 @@ from bench_gui.remote.errors import SSHError, UnknownHostKey
 from bench_gui.remote.hostkeys import APP_KNOWN_HOSTS
 from bench_gui.remote.storage import (
     NOT_RECORDED_FIELD,
+    SIGNED_FIELD,
     UNREADABLE_FIELD,
     Progress,
     Runner,
@@ -102,6 +107,8 @@ _OVERRIDE_HINTS = {
     UNREADABLE_FIELD: "  To go on anyway, run again with --accept-unreadable-processes.",
     NOT_RECORDED_FIELD: "  If it was not built by bench-gui and is to be destroyed, run again"
     " with --not-built-by-bench-gui DEV,DEV… naming every device of the layout once more.",
+    SIGNED_FIELD: "  If what they hold is to be destroyed, run again with --wipe-signed DEV,DEV…"
+    " naming each device that carries a signature once more.",
 }
 
 
@@ -225,6 +232,7 @@ def _run_plan(args: argparse.Namespace, teardown: bool) -> int:
                 on_progress=on_progress,
                 state_dir=state_dir(),
                 accept_unreadable=args.accept_unreadable_processes,
+                wipe_signed=args.wipe_signed,
             )
     except StorageRefused as exc:
         return _refused(exc, args)
@@ -315,8 +323,8 @@ def cmd_storage(args: argparse.Namespace) -> int:
         return handlers[args.storage_cmd](args)
     except LayoutError as exc:
         _say("bench-gui: the layout is not valid:")
-        for name, reason in exc.problems:
-            _say(f"  {name}: {reason}")
+        for line in problem_lines(exc.problems):
+            _say(f"  {safe(line)}")
         return EXIT_USAGE
     except UnknownHostKey as exc:
         _say(
@@ -396,6 +404,14 @@ def add_commands(sub: Any) -> None:
                 metavar="DEV,DEV…",
                 help="tear down a layout bench-gui has no record of building: every device"
                 " of it, typed once more",
+            )
+        else:
+            sp.add_argument(
+                "--wipe-signed",
+                action="append",
+                metavar="DEV,DEV…",
+                help="erase devices that carry a signature (a filesystem, a partition table,"
+                " a RAID or LVM member's): each of them, typed once more",
             )
 
     sp = ssub.add_parser("db-move", help="put the database on the layout's volume")

@@ -10,11 +10,14 @@ goes back (``seq`` at or below the last one) is a bad line. One that jumps ahead
 the next event says which it was: if the next goes on from it (``seq + 1``, or a little later
 when the lines between are corrupt too), the stream really moved on (the agent failed to write
 some lines to its spool) and both pass; if the next goes on from before it (at or below the
-jump), the jump was a corrupt line and is reported as one bad line. So a single ``seq`` of
-999999999 costs exactly that line, never the rest of the run, and the high-water mark the store
-resumes from is never poisoned. At the end of the stream a held event passes when its
-jump is plausible (at most :data:`MAX_SEQ_GAP`), else it is a bad line. Events at or below the
-point a re-attach resumes from (``resume_after``) are passed over silently: the store has them.
+jump), the jump was a corrupt line and is reported as one bad line. A jump the stream goes on
+from must still be plausible, judged against the last *accepted* seq and the stream's own rate
+(:meth:`SeqGuard.plausible_gap`: what the agent writes between the two events' times), so a
+forged pair of far-future seqs (the second "going on" from the first) costs its two lines too.
+So a single ``seq`` of 999999999 costs exactly that line, never the rest of the run, and the
+high-water mark the store resumes from is never poisoned. At the end of the stream a held event
+passes when its jump is plausible, else it is a bad line. Events the reader has (``have``, or
+all at or below the point a re-attach resumes from, ``resume_after``) are passed over silently.
 
 **Its payload** (:func:`check_event`, called by the run controller on every event). Each kind's
 fields have a type and a range (see ``_KINDS``); numbers must be finite and fit 64 bits, strings
@@ -53,6 +56,7 @@ from bench_gui.agent.protocol import (
     decode_line,
     show_value,
 )
+from bench_gui.core.echo import echoed, listed
 
 # Deepest nesting a payload may have (the deepest the agent writes is about 6: a summary's
 # steps[i].host.disks.<device>.<field>).
@@ -64,6 +68,12 @@ MAX_VUS: Final = 1_000_000
 # is real; one farther is the stray; at the end of a stream, a held jump this far or less
 # passes.
 MAX_SEQ_GAP: Final = 100_000
+# A jump is also judged against the last accepted seq and the stream's own rate: it may skip
+# JUMP_SLACK lines (a corrupt run of them) plus RATE_MARGIN times what the stream writes (at its
+# rate so far, at least MIN_RATE a second) between the last accepted event's time and its own.
+JUMP_SLACK: Final = 100
+RATE_MARGIN: Final = 4.0
+MIN_RATE: Final = 10.0
 # A warning lists this many dropped fields, then says how many more.
 _LISTED: Final = 6
 
@@ -137,6 +147,16 @@ def _clean(value: Any, path: str, problems: list[str], depth: int) -> Any:
 
 def _num(value: Any, path: str, problems: list[str], depth: int) -> Any:
     return _number(value, path, problems)
+
+
+def _count(value: Any, path: str, problems: list[str], depth: int) -> Any:
+    """A number that counts something (transactions, rollbacks, errors, orders a minute): never
+    below zero."""
+    kept = _number(value, path, problems)
+    if kept is not _DROP and kept < 0:
+        problems.append(f"{path}: {show_value(value)} is below zero (a count)")
+        return _DROP
+    return kept
 
 
 def _text(value: Any, path: str, problems: list[str], depth: int) -> Any:
@@ -241,8 +261,9 @@ def _list(spec: Spec) -> Spec:
 
 
 _opt_num = _optional(_num)
+_opt_count = _optional(_count)
 _opt_text = _optional(_text)
-_COUNTS = _map(_num)
+_COUNTS = _map(_count)
 _LATENCY = _map(_record(dict.fromkeys(LATENCY_FIELDS, _num)))
 _CPU_SHARES = dict.fromkeys(CPU_FIELDS, _num)
 _DISK = _record(dict.fromkeys(DISK_FIELDS, _num))
@@ -314,13 +335,13 @@ _STEP_SUMMARY = _record(
     {
         "step": _index(MAX_STEP),
         "vus": _index(MAX_VUS),
-        "nopm": _opt_num,
-        "tpm": _opt_num,
-        "nopm_driver": _opt_num,
+        "nopm": _opt_count,
+        "tpm": _opt_count,
+        "nopm_driver": _opt_count,
         "window_s": _opt_num,
         "rampup_s": _opt_num,
         "counts": _COUNTS,
-        "rollbacks": _num,
+        "rollbacks": _count,
         "errors": _COUNTS,
         "latency_ms": _LATENCY,
         "histograms": _map(_text),
@@ -336,7 +357,7 @@ _STEP_SUMMARY = _record(
         "power_meter": _opt_text,
         "power_scope": _opt_text,
         "power_label": _opt_text,
-        "power_readings": _opt_num,
+        "power_readings": _opt_count,
         "power_error": _opt_text,
         "problems": _list(_text),
         **_SCHEMA_FACTS,
@@ -349,7 +370,7 @@ _STEP_SUMMARY = _record(
         "caches_dropped": _opt_flag,
         "ops_s": _opt_num,
         "mbs": _opt_num,
-        "major_faults": _opt_num,
+        "major_faults": _opt_count,
         "major_faults_s": _opt_num,
         "fio_cpu": _record({"usr": _num, "sys": _num}),
         "raw_iops": _opt_num,
@@ -402,14 +423,14 @@ _KINDS: Final[Mapping[str, _Kind]] = {
             "elapsed": _num,
             "remaining": _num,
             "counts": _COUNTS,
-            "rollbacks": _num,
+            "rollbacks": _count,
             "errors": _COUNTS,
             "latency_ms": _LATENCY,
-            "nopm_driver": _opt_num,
-            "tpm_driver": _opt_num,
-            "nopm_db": _opt_num,
-            "tpm_db": _opt_num,
-            "db_not_answering_s": _opt_num,
+            "nopm_driver": _opt_count,
+            "tpm_driver": _opt_count,
+            "nopm_db": _opt_count,
+            "tpm_db": _opt_count,
+            "db_not_answering_s": _opt_count,
             "host": _HOST,
             "power": _POWER,
             # random_read
@@ -464,12 +485,10 @@ class CheckedEvent:
         """One line naming every dropped or repaired field ("" when nothing was)."""
         if not self.dropped:
             return ""
-        listed = "; ".join(self.dropped[:_LISTED])
-        more = len(self.dropped) - _LISTED
-        tail = f"; and {more} more" if more > 0 else ""
+        dropped = listed([echoed(text) for text in self.dropped], _LISTED)
         return (
             f"agent event {self.event.kind} #{self.event.seq} kept; bad fields left out or"
-            f" repaired: {listed}{tail}"
+            f" repaired: {dropped}"
         )
 
 
@@ -500,7 +519,9 @@ def check_event(event: Event) -> CheckedEvent:
         before = len(problems)
         kept = schema.fields.get(name, _clean)(value, name, problems, 1)
         if kept is _DROP and name in schema.required:
-            raise BadEvent(f"{label}: {problems[before] if len(problems) > before else name}")
+            raise BadEvent(
+                f"{label}: {echoed(problems[before] if len(problems) > before else name)}"
+            )
         if kept is not _DROP:
             data[name] = kept
     missing = sorted(schema.required - data.keys())
@@ -528,13 +549,19 @@ class SeqGuard:
 
     ``resume_after``: the last seq the reader already has (a re-attach reading the spool from its
     start); events up to it are passed over silently, and so are bad lines before it (they were
-    reported when first read).
+    reported when first read). ``have``: the seqs the reader has (the store's events); when one
+    of them proves a stray jump, the reader's top was poisoned (by an older reader), so the point
+    to resume from falls back to where the stream really is, and only ``have`` is passed over
+    beyond it: every real event the reader is missing comes from the spool.
     """
 
     resume_after: int = 0
     max_gap: int = MAX_SEQ_GAP
+    have: frozenset[int] | None = None
     last: int = 0  # the last seq placed in the stream (passed on, or passed over as replayed)
     _held: tuple[Event, str] | None = field(default=None, repr=False)
+    _first: tuple[int, float] | None = field(default=None, repr=False)
+    _last_t: float = field(default=0.0, repr=False)
 
     @property
     def replaying(self) -> bool:
@@ -544,6 +571,19 @@ class SeqGuard:
     @property
     def holding(self) -> bool:
         return self._held is not None
+
+    def plausible_gap(self, event: Event) -> int:
+        """How far past the last accepted seq ``event`` may be and still be a real jump: a few
+        lines for a corrupt run of them, plus what the stream writes, at its own rate, in the
+        time between the last accepted event and this one (lines its agent failed to write)."""
+        if self._first is None:
+            return min(self.max_gap, JUMP_SLACK)
+        first_seq, first_t = self._first
+        span = self._last_t - first_t
+        rate = (self.last - first_seq) / span if span > 0 else 0.0
+        elapsed = max(0.0, float(event.t) - self._last_t)
+        allowed = JUMP_SLACK + RATE_MARGIN * max(rate, MIN_RATE) * elapsed
+        return int(min(self.max_gap, allowed))
 
     def push(self, event: Event, line: str) -> list[Verdict]:
         """The verdicts this event settles: none (held, or replayed), one, or two."""
@@ -574,9 +614,15 @@ class SeqGuard:
         if seq - jump > self.max_gap:  # farther still: of two jumps, the farther is the stray
             self._reject(item, self._stray(seq), out)
             return out
+        self._held = None
+        if jump - self.last > self.plausible_gap(held[0]):
+            # Goes on from the jump, but the jump is farther than this stream could have gone
+            # (a forged pair): the jump is a stray, and this one is judged on its own.
+            self._reject(held, self._too_far(held[0]), out)
+            self._held = item
+            return out
         # The stream goes on from the jump (the next seq, or later: lines after it are missing
         # too, as when several lines in a row are corrupt): the jump was real.
-        self._held = None
         self._accept(held, out)
         if seq == self.last + 1:
             self._accept(item, out)
@@ -589,10 +635,10 @@ class SeqGuard:
         out: list[Verdict] = []
         held, self._held = self._held, None
         if held is not None:
-            if held[0].seq - self.last <= self.max_gap:
+            if held[0].seq - self.last <= self.plausible_gap(held[0]):
                 self._accept(held, out)
             else:
-                self._reject(held, f"seq {held[0].seq} jumps ahead of {self.last + 1}", out)
+                self._reject(held, self._too_far(held[0]), out)
         return out
 
     def _backwards(self, seq: int) -> str:
@@ -604,13 +650,30 @@ class SeqGuard:
             " skipped"
         )
 
+    def _too_far(self, event: Event) -> str:
+        return (
+            f"seq {event.seq} jumps ahead of {self.last + 1}, farther than this stream goes in"
+            f" that time (at most {self.plausible_gap(event):,} events): skipped"
+        )
+
+    def _known(self, seq: int) -> bool:
+        return seq <= self.resume_after or (self.have is not None and seq in self.have)
+
     def _accept(self, item: tuple[Event, str], out: list[Verdict]) -> None:
         event, line = item
         self.last = event.seq
-        if event.seq > self.resume_after:
+        t = float(event.t)
+        if self._first is None:
+            self._first = (event.seq, t)
+        self._last_t = max(self._last_t, t)
+        if not self._known(event.seq):
             out.append(Verdict(event, line))
 
     def _reject(self, item: tuple[Event, str], problem: str, out: list[Verdict]) -> None:
+        if self.have is not None and item[0].seq in self.have and item[0].seq > self.last:
+            # The reader has it, yet the spool read again says it was never the stream's:
+            # what the reader has beyond here is no point to resume from.
+            self.resume_after = min(self.resume_after, self.last)
         if not self.replaying:
             out.append(Verdict(item[0], item[1], problem))
 
@@ -631,6 +694,7 @@ def read_line(line: str | bytes) -> CheckedEvent:
 
 __all__ = [
     "MAX_DEPTH",
+    "JUMP_SLACK",
     "MAX_SEQ_GAP",
     "MAX_STEP",
     "MAX_VUS",

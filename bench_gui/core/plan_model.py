@@ -18,6 +18,7 @@ from typing import Any, Final
 import tomli_w
 
 from bench_gui.agent.fio.sizes import RANDOM_READ_FIELDS
+from bench_gui.core.echo import problems_text
 from bench_gui.core.multi_driver import step_splits
 from bench_gui.core.tuning.presets import BUILTIN_OS_PRESETS
 
@@ -91,8 +92,7 @@ class PlanError(ValueError):
 
     def __init__(self, problems: list[tuple[str, str]]) -> None:
         self.problems = problems
-        text = "; ".join(f"{name}: {reason}" for name, reason in problems)
-        super().__init__(f"invalid plan: {text}")
+        super().__init__(f"invalid plan: {problems_text(problems)}")
 
 
 @dataclass

@@ -26,6 +26,8 @@ from typing import Any, Final
 
 import tomli_w
 
+from bench_gui.core.echo import problems_text
+
 RAID_LEVELS: Final = ("single", "0", "1", "10")
 RAID_BACKENDS: Final = ("mdadm", "btrfs")
 FILESYSTEMS: Final = ("xfs", "ext4", "btrfs")
@@ -207,8 +209,7 @@ class LayoutError(ValueError):
 
     def __init__(self, problems: list[tuple[str, str]]) -> None:
         self.problems = problems
-        text = "; ".join(f"{name}: {reason}" for name, reason in problems)
-        super().__init__(f"invalid storage layout: {text}")
+        super().__init__(f"invalid storage layout: {problems_text(problems)}")
 
 
 @dataclass

@@ -478,6 +478,17 @@ class SSHConnection(CommandLogging):
     def is_active(self) -> bool:
         return bool(self.transport.is_active())
 
+    def went_down(self, within: float = 2.0) -> bool:
+        """Whether the link is gone, giving it ``within`` seconds to notice: a command that
+        ended with no exit status (-1) may have lost its link a moment before the transport
+        saw it."""
+        deadline = time.monotonic() + within
+        while self.transport.is_active():
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.05)
+        return True
+
     @property
     def local_port(self) -> int | None:
         """The local TCP port of the link (to find the server's end of it, in tests)."""

@@ -69,7 +69,10 @@ class LocalAgentRun(AgentRun):
         # (nor its BENCH_GUI_DB_PASSWORD, the ODBC engines' equivalent).
         child_env.pop("PGPASSWORD", None)
         child_env.pop("BENCH_GUI_DB_PASSWORD", None)
-        child_env.update(env)
+        # Nor the desktop's variable the plan took it from (password_env): the agent and its
+        # users' processes get it through a pipe only.
+        secrets = {value for value in env.values() if value}
+        child_env = {k: v for k, v in child_env.items() if v not in secrets}
         child_env.setdefault("PYTHONUNBUFFERED", "1")
         # The agent takes its server's run lock in the host's shared lock folder, as an agent
         # started over SSH does; this says who started it.
@@ -84,13 +87,21 @@ class LocalAgentRun(AgentRun):
                     str(self.config_path),
                     "--spool",
                     str(self.spool_path),
+                    "--env-stdin",
                 ],
-                stdin=subprocess.DEVNULL,
+                # The secrets (``env``) through a pipe: never in its environment nor on disk.
+                stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=stderr,
                 env=child_env,
                 start_new_session=True,
             )
+        assert self.proc.stdin is not None
+        try:
+            self.proc.stdin.write(json.dumps(env).encode() + b"\n")
+            self.proc.stdin.close()
+        except BrokenPipeError:
+            pass  # the agent ended at once: its stderr says why
 
     def events(self) -> Iterator[Event | BadLine]:
         """The agent's stdout as events. Never raises on what it holds: a line that is not an

@@ -100,6 +100,7 @@ class SSHAgentRun(AgentRun):
         session: SSHConnection | None,
         from_seq: int = 0,
         follow: str = "tail",
+        have: frozenset[int] | None = None,
     ) -> None:
         self.transport = transport
         self.run_dir = run_dir
@@ -111,7 +112,7 @@ class SSHAgentRun(AgentRun):
         self.last_seq = from_seq
         # Places each event by its seq (bad lines for repeats and stray jumps); it outlives the
         # link, so a resumed follower goes on where it was.
-        self._guard = SeqGuard(resume_after=from_seq)
+        self._guard = SeqGuard(resume_after=from_seq, have=have)
         # A longer line is skipped as it streams in (never buffered whole), then reported.
         self.max_line_bytes = MAX_LINE_BYTES
         self._skipping = 0  # bytes of an over-long line dropped so far (0: not skipping)

@@ -20,6 +20,7 @@ followed run, its resume after a link cut, the link-state notices),
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shlex
@@ -98,6 +99,20 @@ DEFAULT_REMOTE_ROOT: Final = "~/.cache/bench-gui"
 # Where the agent and its runs go on every driver host instead, when set on the desktop (tests
 # and CI give each test its own folder; a host whose home is small or shared can use another).
 REMOTE_ROOT_ENV: Final = "BENCH_GUI_REMOTE_ROOT"
+# The longest env.json (the database password) may stay in a run directory: the agent deletes
+# it on reading it, at its start; a janitor beside it deletes it when the agent ended without
+# reading it, or after this long whatever happens.
+ENV_FILE_LIMIT_S: Final = 60
+# The janitor: $1 the agent's pid, $2 the limit in tenths of a second; run in the run directory.
+_ENV_JANITOR: Final = r"""
+i=0
+while [ -e env.json ] && [ "$i" -lt "$2" ]; do
+  grep -qa bench_gui.agent "/proc/$1/cmdline" 2>/dev/null || break
+  sleep 0.1
+  i=$((i + 1))
+done
+rm -f env.json
+"""
 
 
 def default_remote_root() -> str:
@@ -249,15 +264,21 @@ class SSHTransport(Transport):
         script = (
             f"cd {shlex.quote(run_dir)} || exit 1\n"
             f"setsid nohup {shlex.join(agent)} >/dev/null 2>agent.stderr </dev/null &\n"
-            "echo $! > agent.pid\necho $!\n"
+            "echo $! > agent.pid\n"
+            # A janitor of its own (a cut link cannot stop it): env.json goes as soon as the
+            # agent has ended without reading it, or after ENV_FILE_LIMIT_S whatever happens.
+            f"setsid nohup sh -c {shlex.quote(_ENV_JANITOR)} sh $! {ENV_FILE_LIMIT_S * 10}"
+            " >/dev/null 2>&1 </dev/null &\n"
+            "cat agent.pid\n"
         )
-        result = session.run(["sh", "-c", script], timeout=30)
         try:
+            result = session.run(["sh", "-c", script], timeout=30)
             pid = int(result.stdout.strip().splitlines()[-1])
-        except (ValueError, IndexError):
-            raise DeployError(
-                f"the agent did not start on {session.host}: {result.first_error_line()}"
-            ) from None
+        except (ValueError, IndexError, SSHError) as exc:
+            with contextlib.suppress(SSHError):
+                session.run(["rm", "-f", "--", f"{run_dir}/env.json"], timeout=30)
+            detail = str(exc) if isinstance(exc, SSHError) else result.first_error_line()
+            raise DeployError(f"the agent did not start on {session.host}: {detail}") from None
         run = SSHAgentRun(self, run_dir, pid, session, follow=self.follow)
         if self.on_started is not None:
             self.on_started(run)
@@ -268,6 +289,8 @@ class SSHTransport(Transport):
         session = self.session()
         python = self.target.python
         result = session.run([python, "-c", _LIST_SCRIPT, self.root(session)], timeout=60)
+        if result.exit_status == -1 and session.went_down():
+            raise ConnectError(f"the link to {session.host} went down while listing the runs")
         if not result.ok:
             raise SSHError(f"cannot list the runs on {session.host}: {result.first_error_line()}")
         try:
@@ -277,8 +300,11 @@ class SSHTransport(Transport):
         runs = (_remote_run(r) for r in rows) if isinstance(rows, list) else ()
         return [r for r in runs if r is not None]
 
-    def attach(self, run_dir: str, from_seq: int = 0) -> SSHAgentRun:
-        """Follow a run already on the host, passing on only events after ``from_seq``."""
+    def attach(
+        self, run_dir: str, from_seq: int = 0, have: frozenset[int] | None = None
+    ) -> SSHAgentRun:
+        """Follow a run already on the host, passing on only events after ``from_seq`` (only
+        those not in ``have``, when the caller knows exactly which seqs it has)."""
         session = self.session()
         run_dir = session.abspath(run_dir)
         try:
@@ -287,7 +313,9 @@ class SSHTransport(Transport):
             raise SSHError(f"{run_dir} on {session.host} is not a run directory") from None
         except ValueError:
             raise SSHError(f"{run_dir}/agent.pid on {session.host} is unreadable") from None
-        run = SSHAgentRun(self, run_dir, pid, self.connect(), from_seq=from_seq, follow=self.follow)
+        run = SSHAgentRun(
+            self, run_dir, pid, self.connect(), from_seq=from_seq, follow=self.follow, have=have
+        )
         if self.on_started is not None:
             self.on_started(run)
         return run

@@ -30,6 +30,7 @@ from bench_gui.remote.errors import SecretStoreError, SSHError, UnknownHostKey
 from bench_gui.remote.host_access import HostIO, SSHHost
 from bench_gui.remote.hostkeys import APP_KNOWN_HOSTS
 from bench_gui.remote.inventory import Shell, collect_inventory, data_directory_storage
+from bench_gui.remote.link_retry import over_cuts
 from bench_gui.remote.local_shell import LocalShell
 from bench_gui.remote.local_transport import LocalTransport
 from bench_gui.remote.secrets import DbPassword, database_password
@@ -471,9 +472,10 @@ class RunController:
             try:
                 # Another desktop sharing the host has its own session ids: never take its run.
                 me = desktop_identity()
+                listed = over_cuts(self.transport, self.transport.list_runs, cancel=self._stop)
                 runs = [
                     r
-                    for r in self.transport.list_runs()
+                    for r in listed
                     if r.meta.get("session_id") == session_id and r.meta.get("desktop", me) == me
                 ]
             except SSHError as exc:
@@ -483,8 +485,17 @@ class RunController:
             run_dir = runs[-1].run_dir
         with self._lock:
             try:
-                self._agent = self.transport.attach(
-                    run_dir, from_seq=self.store.last_seq(session_id)
+                # Exactly the seqs stored, not a high-water mark: a stored stream whose top a
+                # forged seq poisoned still gets every real event the spool holds.
+                transport, where = self.transport, run_dir
+                self._agent = over_cuts(
+                    transport,
+                    lambda: transport.attach(
+                        where,
+                        from_seq=self.store.last_seq(session_id),
+                        have=self.store.stored_seqs(session_id),
+                    ),
+                    cancel=self._stop,
                 )
             except SSHError as exc:
                 raise RunError(str(exc)) from exc

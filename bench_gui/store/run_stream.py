@@ -187,6 +187,11 @@ class RunStream(StoreCore):
         rows = self._rows(run_id, "SELECT MAX(seq) FROM events WHERE run_id = ?", (run_id,))
         return int(rows[0][0] or 0)
 
+    def stored_seqs(self, run_id: int) -> frozenset[int]:
+        """Every event seq stored for a run: what a re-attach passes over in the spool."""
+        rows = self._rows(run_id, "SELECT seq FROM events WHERE run_id = ?", (run_id,))
+        return frozenset(int(row[0]) for row in rows)
+
     def samples(self, run_id: int, since_seq: int = 0) -> list[Sample]:
         """Samples in seq order; ``since_seq`` fetches only newer ones (live charts, re-attach)."""
         rows = self._rows(

@@ -155,3 +155,39 @@ def test_a_process_scan_without_root_is_refused_unless_accepted(
     assert "not root" in err
     assert "--accept-unreadable-processes" in err
     assert signature(dev) == ""
+
+
+def test_a_bare_lvm_pv_after_an_empty_device_is_refused_over_ssh_unless_named_again(
+    loops: LoopDevices, sshd: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The data loss case: one blkid over both devices stopped at the empty first one, and the
+    physical volume after it was wiped with no warning."""
+    if subprocess.run(["which", "pvcreate"], capture_output=True).returncode != 0:
+        pytest.skip("pvcreate is not installed (lvm2: scripts/install-system-deps.sh --test)")
+    sshd.trust()
+    add_target(sshd.target("bench-db"), data_dir() / TARGETS_FILE)
+    empty, pv = loops.make_many(2, 128)
+    subprocess.run(["pvcreate", "-qq", "-y", pv], check=True, capture_output=True)
+    loops.extra_cleanup.append(
+        lambda: subprocess.run(["pvremove", "-qq", "-ff", "-y", pv], capture_output=True)
+    )
+    layout = tmp_path / "l.toml"
+    layout.write_text(
+        f'name = "pv"\ntarget = "bench-db"\n'
+        f'devices = [{{ path = "{empty}", erase = "format-only" }},'
+        f' {{ path = "{pv}", erase = "format-only" }}]\n'
+        '[array]\nlevel = "0"\nbackend = "btrfs"\n[filesystem]\ntype = "btrfs"\n'
+        f'[mount]\npoint = "{tmp_path / "mnt"}"\nowner = ""\n',
+        encoding="utf-8",
+    )
+    confirm = f"{empty},{pv}"
+    assert main(["storage", "apply", str(layout), "--confirm", confirm, ACCEPT]) == 4
+    err = capsys.readouterr().err
+    assert f"{pv} carries a signature" in err
+    assert "is an LVM physical volume (signature LVM2_member)" in err
+    assert "--wipe-signed" in err
+    assert "TYPE=LVM2_member" in signature(pv)
+    assert main(["storage", "apply", str(layout), "--confirm", confirm, ACCEPT,
+                 "--wipe-signed", Path(pv).name]) == 0  # fmt: skip
+    assert "TYPE=btrfs" in signature(pv)
+    assert main(["storage", "teardown", str(layout), "--confirm", confirm, ACCEPT]) == 0

@@ -50,6 +50,11 @@ def test_every_event_of_a_real_stream_passes_unchanged() -> None:
         ("latency_ms", [1, 2], "latency_ms: a list where an object belongs"),
         ("host", "busy", "host: 'busy' where an object belongs"),
         ("counts", {"new_order": -(2**70)}, "counts.new_order: -1180591620717411303424 does not"),
+        ("rollbacks", -1, "rollbacks: -1 is below zero (a count)"),
+        ("counts", {"new_order": 5, "payment": -3}, "counts.payment: -3 is below zero"),
+        ("errors", {"deadlock": -1.5}, "errors.deadlock: -1.5 is below zero"),
+        ("nopm_db", -600.0, "nopm_db: -600.0 is below zero"),
+        ("db_not_answering_s", -2, "db_not_answering_s: -2 is below zero"),
     ],
 )
 def test_a_bad_sample_field_is_dropped_and_named(field: str, value: Any, named: str) -> None:
@@ -281,3 +286,61 @@ def test_resuming_passes_over_what_the_reader_has_without_reporting_it_again() -
     guard.push(Event("log", 1, 1.0, {}), "")
     assert guard.replaying
     assert guard.last == 1
+
+
+def timed_guard(items: list[tuple[int, float]], have: frozenset[int] | None = None) -> list:
+    guard = SeqGuard(resume_after=max(have) if have else 0, have=have)
+    verdicts: list[Verdict] = []
+    for seq, t in items:
+        verdicts += guard.push(Event("log", seq, t, {"message": "m"}), f"line {seq}")
+    verdicts += guard.flush()
+    return [(v.event.seq, v.problem is None) for v in verdicts]
+
+
+def test_a_forged_far_future_pair_is_two_bad_lines() -> None:
+    # the second "goes on" from the first, but the jump from the last accepted seq is farther
+    # than the stream writes in that time
+    items = [(1, 1.0), (2, 2.0), (10**9, 2.0), (10**9 + 1, 2.0), (3, 3.0), (4, 4.0)]
+    assert timed_guard(items) == [
+        (1, True),
+        (2, True),
+        (10**9, False),
+        (10**9 + 1, False),
+        (3, True),
+        (4, True),
+    ]
+    # a pair within MAX_SEQ_GAP but far beyond the stream's rate: the same
+    items = [(1, 1.0), (2, 2.0), (5_000, 2.5), (5_001, 2.5), (3, 3.0)]
+    assert timed_guard(items) == [(1, True), (2, True), (5_000, False), (5_001, False), (3, True)]
+
+
+def test_a_long_real_gap_passes_at_the_streams_rate() -> None:
+    # 20 events a second, then 60 s of lines the agent could not write: 1,200 missing
+    items = [(i, i / 20) for i in range(1, 101)] + [(1_301, 65.0), (1_302, 65.05)]
+    out = timed_guard(items)
+    assert all(ok for _, ok in out)
+    assert [seq for seq, _ in out][-2:] == [1_301, 1_302]
+    # the same jump with no time passed is a forgery
+    items = [(i, i / 20) for i in range(1, 101)] + [(1_301, 5.0), (1_302, 5.0), (101, 5.1)]
+    assert timed_guard(items)[-3:] == [(1_301, False), (1_302, False), (101, True)]
+
+
+def test_a_stored_stream_poisoned_by_a_forged_pair_gets_its_real_events_again() -> None:
+    have = frozenset({1, 2, 10**9, 10**9 + 1})  # an older reader stored the pair
+    items = [(1, 1.0), (2, 2.0), (10**9, 2.0), (10**9 + 1, 2.0), (3, 3.0), (4, 4.0)]
+    assert timed_guard(items, have) == [(10**9, False), (10**9 + 1, False), (3, True), (4, True)]
+
+
+def test_a_negative_count_in_a_step_summary_is_dropped() -> None:
+    summary = {"step": 0, "vus": 4, "nopm": 600.0, "rollbacks": -7, "counts": {"new_order": -1}}
+    checked = check_event(
+        Event("step", 9, 1.0, {"phase": "end", "step": 0, "vus": 4, "summary": summary})
+    )
+    kept = checked.event.data["summary"]
+    assert "rollbacks" not in kept
+    assert kept["counts"] == {}
+    assert kept["nopm"] == 600.0
+    assert sorted(checked.dropped) == [
+        "summary.counts.new_order: -1 is below zero (a count)",
+        "summary.rollbacks: -7 is below zero (a count)",
+    ]

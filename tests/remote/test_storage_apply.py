@@ -125,7 +125,11 @@ def test_ext4_format_only_on_this_machine(
         }
     )
     state = tmp_path / "state"
-    result = apply_layout(local_runner, layout, [dev], state_dir=state, accept_unreadable=True)
+    with pytest.raises(StorageRefused, match="carries a signature"):
+        apply_layout(local_runner, layout, [dev], state_dir=state, accept_unreadable=True)
+    result = apply_layout(
+        local_runner, layout, [dev], state_dir=state, accept_unreadable=True, wipe_signed=[dev]
+    )
     assert [s.status for s in result.steps] == ["ok"] * len(result.steps)
     assert result.steps[0].command == f"wipefs --all -- {dev}"
     assert "TYPE=ext4" in signature(dev)

@@ -304,9 +304,10 @@ def test_evidence_from_captured_host_output() -> None:
     assert {"root", "holders", "member"} <= by["/dev/sdb"]
     assert {"root", "holders", "member"} <= by["/dev/sdc"]
     assert {"boot", "mounted", "swap"} <= by["/dev/sda"]
-    assert by["/dev/sdd"] == {"member"}
+    assert by["/dev/sdd"] == set()  # a bare physical volume: refused unless named again
     sdd = disc.find("/dev/sdd")
     assert sdd is not None
+    assert [e.text for e in sdd.signatures] == ["is an LVM physical volume (signature LVM2_member)"]
     assert sdd.erase_methods == ["format-only", "zeroout"]  # no discard on this disk
     assert sdd.schedulers == ["mq-deadline", "none"]
     assert "/dev/sdb" in disc.root_devices
@@ -314,7 +315,8 @@ def test_evidence_from_captured_host_output() -> None:
     assert parse_swaps(sections["swaps"]) == ["/dev/sda2"]
     layout = layout_from_dict({"devices": ["/dev/sdd"], "mount": {"point": "/mnt/b"}})
     reasons = check_layout(layout, disc)
-    assert {r.field_name for r in reasons} >= {"devices[0].path", "devices[0].erase"}
+    assert {r.field_name for r in reasons} >= {"signatures", "devices[0].erase"}
+    assert [r.device for r in reasons if r.field_name == "signatures"] == ["/dev/sdd"]
 
 
 # ---- devices held open by a process, and a scan that cannot see every process -----------------

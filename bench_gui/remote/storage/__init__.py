@@ -25,6 +25,7 @@ from bench_gui.remote.storage.devices import CANDIDATE_TYPES, BlockDevice, Disco
 from bench_gui.remote.storage.discovery import LSBLK_COLUMNS, LSBLK_FALLBACK, TOOLS, discover
 from bench_gui.remote.storage.errors import (
     NOT_RECORDED_FIELD,
+    SIGNED_FIELD,
     UNREADABLE_FIELD,
     Evidence,
     Refusal,
@@ -46,12 +47,14 @@ from bench_gui.remote.storage.guards import (
     check_layout,
     check_paths,
     not_recorded_refusal,
+    signed_refusal,
     unreadable_refusal,
 )
 from bench_gui.remote.storage.parsers import (
     Mount,
     SysBlock,
     parse_blkid_export,
+    parse_blkid_probes,
     parse_excl,
     parse_mountinfo,
     parse_swaps,
@@ -76,6 +79,7 @@ __all__ = [
     "LSBLK_FALLBACK",
     "MEMBER_SIGNATURES",
     "NOT_RECORDED_FIELD",
+    "SIGNED_FIELD",
     "PLACEMENT_FILE",
     "RESYNC_POLL_S",
     "TOOLS",
@@ -107,6 +111,7 @@ __all__ = [
     "not_recorded_refusal",
     "open_runner",
     "parse_blkid_export",
+    "parse_blkid_probes",
     "parse_excl",
     "parse_mountinfo",
     "parse_swaps",
@@ -115,6 +120,7 @@ __all__ = [
     "recorded_layouts",
     "session_layout",
     "teardown_layout",
+    "signed_refusal",
     "unreadable_refusal",
     "update_recorded_database",
 ]

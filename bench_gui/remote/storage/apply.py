@@ -67,13 +67,15 @@ def apply_layout(
     cancel: threading.Event | None = None,
     state_dir: Path | None = None,
     accept_unreadable: bool = False,
+    wipe_signed: Iterable[str] | None = None,
 ) -> ApplyResult:
     """Build ``layout`` on the host after the guards; raise StorageRefused or StepFailed.
 
     ``confirm`` is what the user typed: every device of the layout, nothing else. A fresh
     discovery (with the exclusive-open test and the process scan) runs right before the first
     command; ``accept_unreadable`` see :func:`check_layout`. With ``state_dir`` the resulting
-    description is recorded there (see :func:`record_layout`).
+    description is recorded there (see :func:`record_layout`). ``wipe_signed``: the devices
+    that carry a signature, named once more (:func:`signed_refusal`): else they are refused.
     """
     check_paths(layout)
     plan = build_plan(layout)
@@ -81,7 +83,9 @@ def apply_layout(
     log = on_log or (lambda _line: None)
     log(f"Checking the devices on {runner.label}…")
     disc = discover(runner)
-    refusals = check_layout(layout, disc, "apply", accept_unreadable=accept_unreadable)
+    refusals = check_layout(
+        layout, disc, "apply", accept_unreadable=accept_unreadable, wipe_signed=wipe_signed
+    )
     if refusals:
         raise StorageRefused(refusals, disc.host)
     result = ApplyResult("apply", layout.name, layout.target, disc.host, started_at=utc_now())

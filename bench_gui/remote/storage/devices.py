@@ -32,6 +32,7 @@ class BlockDevice:
     fstype: str | None = None
     uuid: str | None = None
     pttype: str | None = None
+    probe_error: str = ""  # why blkid -p could not tell what the device holds ("" when it could)
     dev: str = ""  # major:minor
     parent: str = ""  # path of the disk a partition belongs to
     mountpoints: list[str] = field(default_factory=list)
@@ -50,6 +51,13 @@ class BlockDevice:
     @property
     def blocking(self) -> list[Evidence]:
         return [e for e in self.evidence if e.blocking]
+
+    @property
+    def signatures(self) -> list[Evidence]:
+        """What the device (or a partition of it) holds that applying a layout would erase:
+        filesystems, partition tables, RAID, LVM and other members' signatures, or a probe
+        that could not tell."""
+        return [e for e in self.evidence if e.kind in ("signature", "partitions")]
 
     @property
     def in_use(self) -> bool:

@@ -4,8 +4,10 @@
 parser) with the evidence of every current use, each from where it was read: mounts
 (``/proc/self/mountinfo`` by major:minor and source), the root and boot filesystems' devices
 (through ``slaves``/``holders`` and partition parents), ``/proc/swaps``, ``/proc/mdstat``,
-non-empty ``/sys/class/block/*/holders``, signatures probed with ``blkid -p`` (RAID, LVM, ZFS and
-LUKS members, members of a mounted multi-device btrfs), an ``O_EXCL`` open run on the host,
+non-empty ``/sys/class/block/*/holders``, signatures probed with ``blkid -p`` one device at a
+time (filesystems, partition tables, RAID, LVM, ZFS and LUKS members, members of a mounted
+multi-device btrfs: one ``blkid -p`` over several devices stops at the first that has none,
+util-linux 2.38, so the devices after it would look empty), an ``O_EXCL`` open run on the host,
 which the kernel refuses for any device something holds exclusively, and finally a process scan
 run as root (parsed by :mod:`bench_gui.core.open_handles`): every process's open files and
 memory maps, so a device merely held open (``exec 3</dev/sdb``, a ``dd`` reading it) is refused
@@ -29,7 +31,7 @@ from bench_gui.remote.inventory import parse_lsblk_json
 from bench_gui.remote.storage.devices import CANDIDATE_TYPES, Discovery
 from bench_gui.remote.storage.errors import StorageError
 from bench_gui.remote.storage.evidence import analyse
-from bench_gui.remote.storage.parsers import parse_blkid_export, parse_excl
+from bench_gui.remote.storage.parsers import parse_blkid_export, parse_blkid_probes, parse_excl
 from bench_gui.remote.storage.runner import Runner
 
 LSBLK_COLUMNS: Final = (
@@ -84,6 +86,18 @@ for d in /sys/class/block/*; do
 done
 printf '@@tools\n'
 for t do command -v "$t" >/dev/null 2>&1 && printf '%s\n' "$t"; done
+printf '@@end\n'
+"""
+# Signatures, each device probed on its own (one blkid over several stops at the first device
+# without any). blkid's output goes straight out; its exit status (0 found, 2 nothing found,
+# anything else: it could not tell) and first error line follow each device's.
+_BLKID_SCRIPT: Final = r"""
+exec 3>&1
+for d do
+  printf '@@dev %s\n' "$d"
+  err=$(LC_ALL=C blkid -p -o export -- "$d" 2>&1 >&3); rc=$?
+  printf '\n@@rc %s %s\n' "$rc" "$(printf '%s' "$err" | head -n 1)"
+done
 printf '@@end\n'
 """
 # The exclusive-open test: O_EXCL on a block device fails (EBUSY) while anything holds it.
@@ -182,6 +196,29 @@ def _lsblk(runner: Runner, notes: list[str]) -> dict[str, Any]:
     raise StorageError(f"cannot list the block devices of {runner.label}: lsblk: {last}")
 
 
+def _signatures(runner: Runner, paths: list[str], notes: list[str]) -> dict[str, dict[str, str]]:
+    """``blkid -p`` of every device on its own; a device it could not probe gets
+    ``PROBE_ERROR`` (the evidence refuses it as one that may hold data)."""
+    try:
+        result = runner.run(["sh", "-c", _BLKID_SCRIPT, "sh", *paths], sudo=True, timeout=120)
+    except NoSudo as exc:
+        notes.append(f"blkid -p needs root: {exc}")
+        return {p: {"PROBE_ERROR": "blkid -p needs root"} for p in paths}
+    out: dict[str, dict[str, str]] = {}
+    for path, (text, status, error) in parse_blkid_probes(result.stdout).items():
+        found = parse_blkid_export(text).get(path, {})
+        if status not in ("0", "2"):
+            found["PROBE_ERROR"] = f"blkid -p exit status {status}" + (
+                f": {error}" if error else ""
+            )
+        out[path] = found
+    for path in paths:
+        if path not in out:
+            error = result.first_error_line() or "no answer"
+            out[path] = {"PROBE_ERROR": f"blkid -p did not report on it ({error})"}
+    return out
+
+
 def _excl_test(
     runner: Runner, paths: list[str], tools: list[str], notes: list[str]
 ) -> dict[str, str]:
@@ -248,16 +285,7 @@ def discover(runner: Runner, *, exclusive_test: bool = True) -> Discovery:
     ]
     signatures: dict[str, dict[str, str]] = {}
     if probe and "blkid" in tools:
-        try:
-            blkid = runner.run(
-                ["blkid", "-p", "-o", "export", "--", *probe], sudo=True, timeout=120
-            )
-        except NoSudo as exc:
-            notes.append(f"blkid -p needs root: {exc}")
-        else:
-            signatures = parse_blkid_export(blkid.stdout)
-            if blkid.exit_status not in (0, 2) and not signatures:
-                notes.append(f"blkid -p: {blkid.first_error_line()}")
+        signatures = _signatures(runner, probe, notes)
     elif probe:
         notes.append("blkid is missing: signatures come from lsblk only")
     excl = _excl_test(runner, probe, tools, notes) if exclusive_test else {}

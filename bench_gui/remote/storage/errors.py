@@ -9,9 +9,10 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Final
 
-# The field names of the two refusals the user may override (each with its own explicit word).
+# The field names of the refusals the user may override (each with its own explicit word).
 UNREADABLE_FIELD: Final = "processes"
 NOT_RECORDED_FIELD: Final = "recorded"
+SIGNED_FIELD: Final = "signatures"
 
 
 class StorageError(RuntimeError):

@@ -170,6 +170,7 @@ def analyse(
             fstype=sig.get("TYPE") or node.get("fstype"),
             uuid=sig.get("UUID"),
             pttype=sig.get("PTTYPE"),
+            probe_error=sig.get("PROBE_ERROR", ""),
             dev=str(node.get("dev") or (block.dev if block else "")),
             parent=path_of.get(str(node.get("pkname") or ""), ""),
             mountpoints=list(node.get("mountpoints") or []),
@@ -344,9 +345,30 @@ def _evidence(
         out.append(Evidence("swap", "is in use as swap", "/proc/swaps", path))
     fstype = device.fstype or ""
     if fstype in MEMBER_SIGNATURES:
+        # A member's signature alone (no active array or volume group holds it: that is the
+        # holders' and mdstat's evidence) is data the user may still want: refused unless the
+        # user names the device again (guards.signed_refusal).
         out.append(
             Evidence(
-                "member", f"is {MEMBER_SIGNATURES[fstype]} (signature {fstype})", "blkid -p", path
+                "signature",
+                f"is {MEMBER_SIGNATURES[fstype]} (signature {fstype})",
+                "blkid -p",
+                path,
+                False,
+            )
+        )
+    if device.pttype:
+        out.append(
+            Evidence("signature", f"has a {device.pttype} partition table", "blkid -p", path, False)
+        )
+    if device.probe_error:
+        out.append(
+            Evidence(
+                "signature",
+                f"what it holds could not be read ({device.probe_error})",
+                "blkid -p",
+                path,
+                False,
             )
         )
     for name, array in md_arrays.items():

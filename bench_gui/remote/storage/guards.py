@@ -25,6 +25,7 @@ from bench_gui.core.storage import (
 from bench_gui.remote.storage.devices import CANDIDATE_TYPES, BlockDevice, Discovery
 from bench_gui.remote.storage.errors import (
     NOT_RECORDED_FIELD,
+    SIGNED_FIELD,
     UNREADABLE_FIELD,
     Evidence,
     Refusal,
@@ -84,14 +85,51 @@ def unreadable_refusal(disc: Discovery) -> Refusal | None:
     )
 
 
+def signed_refusal(
+    layout: Layout, disc: Discovery, wipe_signed: Iterable[str] | None = None
+) -> Refusal | None:
+    """Apply: refuse the devices that carry a signature (a filesystem, a partition table, a
+    RAID or LVM member's, or one blkid could not read) unless the user typed each of them again
+    (``wipe_signed``), as a teardown of a layout bench-gui did not build is confirmed."""
+    signed: dict[str, list[Evidence]] = {}
+    for spec in layout.devices:
+        device = disc.find(spec.path)
+        if device is not None and device.signatures:
+            signed[spec.path] = device.signatures
+    typed = _typed_devices(wipe_signed or ())
+    extra = [d for d in typed if d not in layout.device_paths]
+    missing = [d for d in signed if d not in typed]
+    if not missing and not extra:
+        return None
+    evidence = [e for path in missing for e in signed[path]]
+    if extra:
+        reason = (
+            f"named to be wiped but not in the layout: {', '.join(extra)} (type only the"
+            f" layout's devices: {', '.join(layout.device_paths)})"
+        )
+    else:
+        reason = (
+            f"{', '.join(missing)} {'carries' if len(missing) == 1 else 'carry'} a signature:"
+            " applying the layout erases it and whatever it holds. If that is meant, name"
+            " every such device once more to confirm it"
+        )
+    return Refusal(SIGNED_FIELD, ",".join(missing), reason, evidence)
+
+
 def check_layout(
-    layout: Layout, disc: Discovery, action: str = "apply", *, accept_unreadable: bool = False
+    layout: Layout,
+    disc: Discovery,
+    action: str = "apply",
+    *,
+    accept_unreadable: bool = False,
+    wipe_signed: Iterable[str] | None = None,
 ) -> list[Refusal]:
     """Everything that stops ``layout`` from being applied (or torn down) on this host.
 
     ``accept_unreadable`` is the user's explicit word that a process scan which could not read
     every process (no root, or processes even root may not read) is good enough; a process
-    that the scan did find holding a device refuses whatever it says.
+    that the scan did find holding a device refuses whatever it says. ``wipe_signed``: the
+    devices that carry a signature, typed again (:func:`signed_refusal`).
     """
     teardown = action == "teardown"
     refusals: list[Refusal] = []
@@ -157,6 +195,9 @@ def check_layout(
             )
     refusals.extend(_tool_refusals(layout, disc, teardown))
     if not teardown:
+        signed = signed_refusal(layout, disc, wipe_signed)
+        if signed is not None:
+            refusals.append(signed)
         if volume_mount is not None:
             refusals.append(
                 Refusal(

@@ -71,6 +71,24 @@ def parse_swaps(text: str) -> list[str]:
     return out
 
 
+def parse_blkid_probes(text: str) -> dict[str, tuple[str, str, str]]:
+    """The per-device probe script's output -> by device: blkid's export text, its exit status
+    and its first error line (a device whose ``@@rc`` line is missing is left out)."""
+    out: dict[str, tuple[str, str, str]] = {}
+    device: str | None = None
+    lines: list[str] = []
+    for line in text.splitlines():
+        if line.startswith("@@dev "):
+            device, lines = line[6:], []
+        elif line.startswith("@@rc ") and device is not None:
+            status, _, error = line[5:].partition(" ")
+            out[device] = ("\n".join(lines), status.strip(), error.strip())
+            device = None
+        elif device is not None:
+            lines.append(line)
+    return out
+
+
 def parse_blkid_export(text: str) -> dict[str, dict[str, str]]:
     """``blkid -p -o export DEV...`` -> signatures by device (TYPE, UUID, PTTYPE, USAGE...)."""
     out: dict[str, dict[str, str]] = {}

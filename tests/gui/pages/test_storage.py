@@ -217,3 +217,31 @@ def test_teardown_of_a_layout_bench_gui_did_not_build(
     # Back to building: the override is gone with the teardown mode.
     assert page.run.not_built_box.isHidden()
     assert not page.run.not_built_check.isChecked()
+
+
+def test_apply_over_a_device_that_carries_a_signature_needs_its_name_again(
+    qtbot: QtBot, page: StoragePage, loop_pair: tuple[str, str, Path], tmp_path: Path
+) -> None:
+    free, _busy, _point = loop_pair
+    subprocess.run(["mkfs.ext4", "-q", "-F", free], check=True, capture_output=True)
+    page.scan()
+    wait_idle(qtbot, page)
+    page.tick(free)
+    page.point_edit.setText(str(tmp_path / "vol"))
+    page.owner_edit.setText("")
+    page.fs_combo.setCurrentIndex(page.fs_combo.findData("xfs"))
+    accept_unreadable(page)
+    page.confirm_edit.setText(Path(free).name)
+    assert "carries a signature" in page.check_label.text()
+    assert not page.apply_button.isEnabled()
+    assert not page.run.signed_box.isHidden()
+    page.run.signed_check.setChecked(True)
+    page.run.signed_edit.setText("loop99")
+    assert not page.apply_button.isEnabled()
+    page.run.signed_edit.setText(Path(free).name)
+    assert "carries a signature" not in page.check_label.text()
+    assert page.apply_button.isEnabled()
+    qtbot.mouseClick(page.apply_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: page.banner.tone() == "ok", timeout=WAIT_MS)
+    wait_idle(qtbot, page)
+    assert "TYPE=xfs" in signature(free)

@@ -96,11 +96,12 @@ def layout_work(
     *,
     accept_unreadable: bool = False,
     not_built: list[str] | None = None,
+    wipe_signed: list[str] | None = None,
 ) -> Callable[[TaskState], ApplyResult]:
     """Build (``kind`` "apply") or tear down ``layout``; stops after a step once ``cancel``.
 
-    ``accept_unreadable`` and ``not_built`` are the user's overrides (see
-    :func:`~bench_gui.remote.storage.teardown_layout`)."""
+    ``accept_unreadable``, ``not_built`` and ``wipe_signed`` are the user's overrides (see
+    :func:`~bench_gui.remote.storage.teardown_layout` and ``apply_layout``)."""
     connection = _Connection(layout.target, folder, accept)
 
     def run(runner: Runner, state: TaskState) -> ApplyResult:
@@ -112,7 +113,7 @@ def layout_work(
             "accept_unreadable": accept_unreadable,
         }
         if kind == "apply":
-            return apply_layout(runner, layout, confirm, **common)
+            return apply_layout(runner, layout, confirm, wipe_signed=wipe_signed, **common)
         return teardown_layout(runner, layout, confirm, not_built_confirm=not_built, **common)
 
     def work(state: TaskState) -> ApplyResult:
@@ -194,6 +195,7 @@ class StorageJobs(QObject):
             accept,
             accept_unreadable=page.run.accept_unreadable(),
             not_built=page.run.not_built_typed() if kind == "teardown" else None,
+            wipe_signed=page.run.signed_typed() if kind == "apply" else None,
         )
         self.cancel_event = cancel
         if not self._start(kind, work, {"target": layout.target, "layout": layout}):

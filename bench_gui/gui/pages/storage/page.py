@@ -20,6 +20,7 @@ from typing import Any
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QComboBox, QFileDialog, QLabel, QSplitter, QVBoxLayout, QWidget
 
+from bench_gui.core.echo import problems_text
 from bench_gui.core.storage import Layout, LayoutError, layout_from_dict, load_layout
 from bench_gui.gui.pages.storage.database_form import DatabaseForm
 from bench_gui.gui.pages.storage.devices import DevicesPanel
@@ -282,9 +283,7 @@ class StoragePage(QWidget):
         try:
             layout = load_layout(path)
         except LayoutError as exc:
-            self.banner.show_text(
-                "failed", f"{path.name}: " + "; ".join(f"{n}: {r}" for n, r in exc.problems)
-            )
+            self.banner.show_text("failed", f"{path.name}: " + problems_text(exc.problems))
             return False
         self.set_layout(layout)
         self.banner.show_text("ok", f"Opened {path}.")

@@ -24,7 +24,13 @@ from PySide6.QtWidgets import (
 from bench_gui.core.storage import Layout, StoragePlan, build_plan, build_teardown, normalize_device
 from bench_gui.gui.pages.storage.evidence import muted_html, ok_html, refusals_html
 from bench_gui.gui.widgets.page_parts import form_label, min_text_height, mono_font
-from bench_gui.remote.storage import Discovery, Refusal, check_layout, not_recorded_refusal
+from bench_gui.remote.storage import (
+    Discovery,
+    Refusal,
+    check_layout,
+    not_recorded_refusal,
+    signed_refusal,
+)
 
 PROGRESS_STEPS = 1000  # the run's progress bar counts in thousandths
 
@@ -123,7 +129,8 @@ class RunPanel(QGroupBox):
     and ``confirm_edit``'s edits. Two overrides, each its own explicit word and shown only
     when it applies: ``unreadable_check`` (the process scan could not read every process)
     and ``not_built_check`` with ``not_built_edit`` (tear down a layout bench-gui has no
-    record of building: the device names typed once more).
+    record of building: the device names typed once more), and ``signed_check`` with
+    ``signed_edit`` (apply over devices that carry a signature: those names typed once more).
 
     Signals:
         overrides_changed(): an override was ticked, unticked or typed.
@@ -168,6 +175,23 @@ class RunPanel(QGroupBox):
         not_built.addWidget(self.not_built_edit)
         self.not_built_box.hide()
         layout.addWidget(self.not_built_box)
+        self.signed_box = QWidget()
+        signed = QVBoxLayout(self.signed_box)
+        signed.setContentsMargins(0, 0, 0, 0)
+        signed.setSpacing(4)
+        self.signed_check = QCheckBox(
+            "Some devices carry a signature (a filesystem, a partition table, a RAID or LVM"
+            " member): erase them and what they hold"
+        )
+        self.signed_edit = QLineEdit()
+        self.signed_edit.setPlaceholderText("type the names of those devices once more")
+        self.signed_edit.setEnabled(False)
+        self.signed_check.toggled.connect(self._on_signed_toggled)
+        self.signed_edit.textChanged.connect(lambda _t: self.overrides_changed.emit())
+        signed.addWidget(self.signed_check)
+        signed.addWidget(self.signed_edit)
+        self.signed_box.hide()
+        layout.addWidget(self.signed_box)
         buttons = QHBoxLayout()
         self.apply_button = QPushButton("Apply layout")
         self.apply_button.setProperty("role", "danger")
@@ -229,21 +253,36 @@ class RunPanel(QGroupBox):
         self.not_built_edit.setEnabled(on)
         self.overrides_changed.emit()
 
-    def offer_overrides(self, unreadable: bool, not_built: bool) -> None:
+    def _on_signed_toggled(self, on: bool) -> None:
+        self.signed_edit.setEnabled(on)
+        self.overrides_changed.emit()
+
+    def offer_overrides(self, unreadable: bool, not_built: bool, signed: bool = False) -> None:
         """Show the overrides that apply now; one that goes away is reset, never kept."""
-        widgets = (self.unreadable_check, self.not_built_check, self.not_built_edit)
+        widgets = (
+            self.unreadable_check,
+            self.not_built_check,
+            self.not_built_edit,
+            self.signed_check,
+            self.signed_edit,
+        )
         for widget in widgets:
             widget.blockSignals(True)
         if not unreadable:
             self.unreadable_check.setChecked(False)
-        if not not_built:
-            self.not_built_check.setChecked(False)
-            self.not_built_edit.clear()
-            self.not_built_edit.setEnabled(False)
+        for shown, check, edit in (
+            (not_built, self.not_built_check, self.not_built_edit),
+            (signed, self.signed_check, self.signed_edit),
+        ):
+            if not shown:
+                check.setChecked(False)
+                edit.clear()
+                edit.setEnabled(False)
         for widget in widgets:
             widget.blockSignals(False)
         self.unreadable_check.setVisible(unreadable)
         self.not_built_box.setVisible(not_built)
+        self.signed_box.setVisible(signed)
 
     def accept_unreadable(self) -> bool:
         """The user's word to go on although the process scan was incomplete."""
@@ -254,6 +293,12 @@ class RunPanel(QGroupBox):
         if self.not_built_box.isHidden() or not self.not_built_check.isChecked():
             return None
         return [p for p in self.not_built_edit.text().replace(",", " ").split() if p.strip()]
+
+    def signed_typed(self) -> list[str] | None:
+        """The device names typed to erase devices that carry a signature (None: not ticked)."""
+        if self.signed_box.isHidden() or not self.signed_check.isChecked():
+            return None
+        return [p for p in self.signed_edit.text().replace(",", " ").split() if p.strip()]
 
     # ---- the run -------------------------------------------------------------------------
 
@@ -294,15 +339,20 @@ def check_run(
     refusal of tearing down a layout bench-gui did not build (for the page's banner).
 
     Offers on ``run`` the overrides that apply (an incomplete process scan; a teardown of an
-    unrecorded layout) and takes into account those the user gave.
+    unrecorded layout; an apply over devices that carry a signature) and takes into account
+    those the user gave.
     """
     teardown = action == "teardown"
     unrecorded = teardown and not_recorded_refusal(layout, state_dir) is not None
     incomplete = disc is not None and disc.handles is not None and not disc.handles.complete
-    run.offer_overrides(unreadable=incomplete, not_built=unrecorded)
+    signed = not teardown and disc is not None and signed_refusal(layout, disc) is not None
+    run.offer_overrides(unreadable=incomplete, not_built=unrecorded, signed=signed)
     not_built = not_recorded_refusal(layout, state_dir, run.not_built_typed()) if teardown else None
     head = [not_built] if not_built is not None else []
     if disc is None:
         return (head or None), not_built
     accept = run.accept_unreadable()
-    return head + check_layout(layout, disc, action, accept_unreadable=accept), not_built
+    refusals = check_layout(
+        layout, disc, action, accept_unreadable=accept, wipe_signed=run.signed_typed()
+    )
+    return head + refusals, not_built

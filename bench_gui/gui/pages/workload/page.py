@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 
 from bench_gui.agent.fio.sizes import RANDOM_READ_FIELDS
 from bench_gui.agent.protocol import Event
+from bench_gui.core.echo import problem_lines
 from bench_gui.core.engine import EngineCatalog
 from bench_gui.core.plan import (
     TPROC_C_FIELDS,
@@ -304,7 +305,7 @@ class WorkloadPage(QWidget):
             plan = load_plan(Path(path))
         except PlanError as exc:
             self.clear_errors()
-            lines = "\n".join(f"• {name}: {reason}" for name, reason in exc.problems)
+            lines = "\n".join(f"• {line}" for line in problem_lines(exc.problems))
             self.general_error.show_error(f"Cannot load {path}:\n{lines}")
             return False
         self.plan_path = Path(path)
