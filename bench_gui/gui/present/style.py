@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bench_gui.gui.present.headline import tone_rules
+
 ACCENT = "#33b1ff"
 OK = "#42be65"
 RAMPUP = "#f1c21b"
@@ -82,8 +84,8 @@ QWidget#presentView QLabel {{ background-color: transparent; }}
 {SCRIM_RULE}
 QLabel#presentName {{ color: #ffffff; font-size: {s.name}px; font-weight: 800; }}
 QLabel#presentServer {{ color: {MUTED}; font-size: {s.phase * 2 // 3}px; font-weight: 600; }}
-QLabel#presentRatio {{ color: {OK}; font-size: {s.ratio}px; font-weight: 800; }}
-QLabel#phaseChip {{
+QLabel#presentRatio {{ font-size: {s.ratio}px; font-weight: 800; }}
+{tone_rules("QLabel#presentRatio")}QLabel#phaseChip {{
     font-size: {s.phase}px; font-weight: 800; color: #0d1016; background-color: #4a5570;
     border-radius: {s.phase // 2}px; padding: 0px {s.phase // 2}px;
 }}
