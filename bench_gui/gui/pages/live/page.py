@@ -46,6 +46,7 @@ from PySide6.QtWidgets import (
 from bench_gui.agent.protocol import Event
 from bench_gui.core.plan import Plan
 from bench_gui.core.power import METER_LABELS, SCOPE_CPU
+from bench_gui.gui.focus import focus_now, restore_focus_later
 from bench_gui.gui.pages.live.chart_board import ChartBoard, power_titles
 from bench_gui.gui.pages.live.header import LiveHeader
 from bench_gui.gui.pages.live.hosts_strip import HostsStrip
@@ -107,6 +108,7 @@ class LivePage(QWidget):
         # The driver hosts of a run on several hosts (none on one host).
         self.hosts = LiveHosts()
         self.stop_confirm: QMessageBox | None = None
+        self._focus_before: QWidget | None = None  # given back when the stop box closes
         self.layout_dialog: ChartLayoutDialog | None = None
         self._drawn_version = -1
         self._sample_clock: float | None = None
@@ -335,9 +337,12 @@ class LivePage(QWidget):
         self.stop_confirm.setInformativeText(
             f"The current {this} ends early; the {what} measured so far are kept in the session."
         )
+        self._focus_before = focus_now()
         self.stop_confirm.open()
 
     def _on_confirm_finished(self, result: int) -> None:
+        # The Stop button may be disabled now: the focus goes back where it was, or nearby.
+        restore_focus_later(self._focus_before, self)
         if result == QMessageBox.StandardButton.Yes and self._running:
             self.stop_button.setEnabled(False)
             self.stop_button.setText("Stopping…")
