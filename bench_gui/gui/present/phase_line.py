@@ -22,6 +22,8 @@ def phase_text(model: LiveModel, countdown: float | None) -> str:
     """The words after the chip (``countdown``: seconds left in the phase, or None)."""
     if model.phase == "failed":
         return model.status_message or "the run could not go on"
+    if model.phase == "starting" and model.build is not None:
+        return model.build.text
     if model.ended:
         n = len(model.points)
         if not n:
@@ -52,6 +54,8 @@ def chip_phase(model: LiveModel) -> str:
     """The chip's colour (the style sheet selects on it)."""
     if model.phase in ("rampup", "measure", "failed"):
         return model.phase
+    if model.phase == "starting" and model.build is not None:
+        return "building"
     return "ended" if model.ended else "idle"
 
 

@@ -337,3 +337,35 @@ def test_the_main_window_presents_its_live_run(qtbot: QtBot, main_window: Any) -
         qtbot.keyClick(view, Qt.Key.Key_Escape)
     qtbot.waitUntil(lambda: not main_window.presenting, timeout=3000)
     live.run_finished("ok")
+
+
+def _chip_colour(view: PresentView) -> str:
+    """The chip's background, read from its pixels (inside its right padding)."""
+    chip = view.phase.chip
+    chip.ensurePolished()
+    image = chip.grab().toImage()
+    assert view.sizes is not None
+    return image.pixelColor(chip.width() - view.sizes.phase // 4, chip.height() // 2).name()
+
+
+def test_a_schema_build_shows_its_progress_on_a_legible_chip(view: PresentView) -> None:
+    """The first run on the demo target builds its schema for a minute and more: the chip
+    says Building on its own colour (the view's rule for labels used to hide every chip's
+    background) and the line says how far the build is."""
+    from bench_gui.gui.present.style import ACCENT
+
+    view.begin_run(_plan())
+    view.refresh()
+    assert view.phase.chip.text() == "Starting"
+    assert _chip_colour(view) == "#4a5570"  # not the view's background: the chip shows
+    events = sweep_events(VUS, 3, 5)
+    _feed(view, events[:1])  # hello
+    build = {"task": "build", "stage": "loading", "done": 3, "total": 8, "unit": "warehouses"}
+    view.handle_event(Event("progress", 2, events[0].t + 1, build))
+    view.refresh()
+    assert view.phase.chip.text() == "Building"
+    assert view.phase.text.text() == "building the database: loading 3 of 8 warehouses (38%)"
+    assert _chip_colour(view) == ACCENT
+    _feed(view, events[1:4])  # the first step starts: ramp-up
+    assert view.phase.chip.text() == "Ramp-up"
+    assert _chip_colour(view) == "#f1c21b"
