@@ -55,6 +55,9 @@ DEVICE_COLORS = (
     "#6fdc8c",
 )
 
+# A time series' curve breaks where consecutive samples are further apart than this.
+GAP_S = 5.0
+
 TICK_PX = 15
 LABEL_PX = 16
 LEGEND_PX = 15
@@ -350,6 +353,19 @@ class ChartCard(QFrame):
             self._placeholder.hide()
 
 
+def break_gaps(x: np.ndarray, y: np.ndarray, gap_s: float) -> tuple[np.ndarray, np.ndarray]:
+    """``x``, ``y`` with a NaN point in every gap wider than ``gap_s`` (x in time order): a
+    curve drawn with ``connect="finite"`` then breaks where there was no sample (between
+    steps, a reconnect) instead of a straight line across seconds nobody measured."""
+    if len(x) < 2 or not math.isfinite(gap_s):
+        return x, y
+    wide = np.flatnonzero(np.diff(x) > gap_s) + 1
+    if not len(wide):
+        return x, y
+    at = (x[wide - 1] + x[wide]) / 2.0
+    return np.insert(x, wide, at), np.insert(np.asarray(y, dtype=float), wide, np.nan)
+
+
 class WindowShade(pg.GraphicsObject):  # type: ignore[misc]
     """Bands over the plot's whole height, one per (start, end) span in data x: the steps'
     measured windows. One item for all of them, drawn behind the curves."""
@@ -415,6 +431,8 @@ class TimeSeriesChart(ChartCard):
         self.empty_message = empty_message
         # A fixed top (percentages): the y axis then never rescales.
         self.y_max = y_max
+        # A curve breaks where no sample came for this long (samples come every second).
+        self.gap_s = GAP_S
         # Manual range: the caller calls fit() after its set_data calls and the view is set
         # once, from the data's extent; pyqtgraph's auto-range settles over two or three extra
         # repaints per update, which a page of live charts cannot afford.
@@ -505,7 +523,8 @@ class TimeSeriesChart(ChartCard):
                 if self.y_max is not None:
                     self.plot.setYRange(0, self.y_max, padding=0.05)
                     self.plot.enableAutoRange(y=False)
-        self.curves[key].setData(x, y, connect="finite", skipFiniteCheck=True)
+        gx, gy = break_gaps(x, y, self.gap_s)
+        self.curves[key].setData(gx, gy, connect="finite", skipFiniteCheck=True)
         if self.manual_range and len(x):
             # x is in time order; fmin/fmax skip NaN (gaps) without a warning.
             self._extent[key] = (
