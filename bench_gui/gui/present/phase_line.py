@@ -14,8 +14,10 @@ from bench_gui.gui.widgets.charts import format_duration
 from bench_gui.gui.widgets.elided import ElidedLabel
 from bench_gui.gui.widgets.page_parts import set_prop
 from bench_gui.services.live_model import LiveModel
+from bench_gui.services.session_view import COLLECTING, user_count
 
 SEPARATOR = "  ·  "
+COUNTDOWN_DONE_S = 0.5  # under this, the countdown would read 0:00
 
 
 def phase_text(model: LiveModel, countdown: float | None) -> str:
@@ -39,12 +41,14 @@ def phase_text(model: LiveModel, countdown: float | None) -> str:
         of = f" of {model.step_count}" if model.step_count else ""
         parts.append(f"Step {model.step_number}{of}")
     if model.vus:
-        parts.append(f"{model.vus} users")
+        parts.append(user_count(model.vus))
     if countdown is not None:
         if model.phase == "rampup":
             parts.append(f"measuring in {format_duration(countdown)}")
         elif model.phase == "measure":
-            parts.append(f"{format_duration(countdown)} left")
+            # The window is over; the step's end (its figures) is on its way.
+            done = countdown < COUNTDOWN_DONE_S
+            parts.append(COLLECTING if done else f"{format_duration(countdown)} left")
         elif model.phase == "baseline":
             parts.append(f"{format_duration(countdown)} of idle power left")
     return SEPARATOR.join(parts)

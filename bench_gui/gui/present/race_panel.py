@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 from bench_gui.agent.protocol import Event
 from bench_gui.core.plan import Plan
 from bench_gui.gui.present.headline import HeadlineLabel, tone_rules
+from bench_gui.gui.present.phase_line import COUNTDOWN_DONE_S
 from bench_gui.gui.present.style import SCRIM_RULE
 from bench_gui.gui.widgets.charts import (
     NOPM_COLOR,
@@ -38,6 +39,7 @@ from bench_gui.gui.widgets.charts import (
 )
 from bench_gui.services.live_model import LiveModel
 from bench_gui.services.race import Headline, headline_of
+from bench_gui.services.session_view import COLLECTING, user_count
 
 REDRAW_MS = 250
 CORNER_ERROR_S = 12.0  # how long a corner error stays before it fades
@@ -267,7 +269,7 @@ class RacePanel(QWidget):
             if n:
                 self.chart.set_data("live", model.samples.column("t"), model.samples.column("nopm"))
             for t, _step, vus in model.markers[self.chart.marker_count :]:
-                self.chart.add_marker(t, f"{vus} users")
+                self.chart.add_marker(t, user_count(vus))
             self._ghost_dirty = True
         if self._ghost_dirty:
             self._ghost_dirty = False
@@ -296,11 +298,12 @@ class RacePanel(QWidget):
             of = f" of {model.step_count}" if model.step_count else ""
             parts.append(f"step {model.step_number}{of}")
         if model.vus:
-            parts.append(f"{model.vus} users")
+            parts.append(user_count(model.vus))
         left = model.phase_remaining()
         if left is not None and self._sample_clock is not None and self.timer.isActive():
             left = max(0.0, left - (time.monotonic() - self._sample_clock))
-            parts.append(f"{format_duration(left)} left")
+            done = model.phase == "measure" and left < COUNTDOWN_DONE_S
+            parts.append(COLLECTING if done else f"{format_duration(left)} left")
         return "  ·  ".join(parts)
 
     # ---- layout --------------------------------------------------------------------------

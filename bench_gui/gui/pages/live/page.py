@@ -72,6 +72,7 @@ from bench_gui.gui.widgets.page_parts import Banner, page_layout
 from bench_gui.services.live_hosts import LiveHosts
 from bench_gui.services.live_model import LiveModel
 from bench_gui.services.random_read_live import RandomReadLive, is_random_read
+from bench_gui.services.session_view import user_count
 
 REDRAW_HZ = 30
 # Charts redrawn per timer tick at most, and the time after which a tick stops starting new
@@ -273,7 +274,7 @@ class LivePage(QWidget):
             model = self.model
             return (
                 f"Sweep running: step {model.step_number} of {model.step_count or '?'}"
-                f" ({event.get('vus')} users)"
+                f" ({user_count(int(event.get('vus') or 0))})"
             )
         if event.kind == "hello":
             return f"Sweep running against {event.get('server') or 'the target'}"
@@ -350,6 +351,9 @@ class LivePage(QWidget):
 
     # ---- drawing -------------------------------------------------------------------------
 
+    def _measuring(self) -> bool:
+        return not self.random_read and self.model.phase == "measure"
+
     def countdown_seconds(self) -> float | None:
         left = self.rr.phase_remaining() if self.random_read else self.model.phase_remaining()
         if left is None:
@@ -360,7 +364,7 @@ class LivePage(QWidget):
 
     def refresh(self) -> None:
         """Redraw everything from the model now, if it changed."""
-        self.header.set_countdown(self.countdown_seconds())
+        self.header.set_countdown(self.countdown_seconds(), self._measuring())
         if self._model_version() != self._drawn_version:
             self._mark_stale()
         self._paint_tiles()
@@ -373,7 +377,7 @@ class LivePage(QWidget):
         """The timer's redraw (REDRAW_HZ): the countdown; when the model changed, either the
         tiles and header (at most TILES_HZ) or the next chart in turn, so that one frame never
         paints much (see CHARTS_PER_TICK)."""
-        self.header.set_countdown(self.countdown_seconds())
+        self.header.set_countdown(self.countdown_seconds(), self._measuring())
         if self._model_version() != self._drawn_version:
             self._mark_stale()
         if self._paint_tiles(throttle=True):
