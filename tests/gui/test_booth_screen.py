@@ -147,3 +147,36 @@ def test_the_wheel_scrolls_the_workload_form_and_changes_no_field(qtbot: QtBot) 
     qtbot.waitUntil(spin.hasFocus)
     _wheel(spin, 1)
     assert spin.value() != before[1]
+
+
+def test_the_live_page_at_1280_keeps_its_tiles_on_one_row_and_readable_charts(
+    qtbot: QtBot, laptop: MainWindow
+) -> None:
+    """A laptop: the tiles take smaller figures rather than a second row, the charts keep a
+    readable height, and a y-axis title shows whole or not at all (the card's title says it)."""
+    from PySide6.QtGui import QFontMetrics
+
+    from bench_gui.gui.widgets.charts import LABEL_PX, _font
+    from tests._fixtures.scripted import sweep_events
+
+    laptop.show_page("Live")
+    live = laptop.live_page
+    live.begin_run(scripted_plan("laptop", [8, 16, 24], "none"))
+    events = sweep_events([8, 16, 24], 3, 5)
+    for event in events[: len(events) // 2]:
+        live.handle_event(event)
+    live.refresh()
+    qtbot.waitUntil(lambda: len(live.tiles.flow.rows) == 1)
+    assert live.tiles.compact
+    for tile in live.tiles.flow.shown():
+        assert tile.value_label.width() >= tile.value_label.sizeHint().width()
+    for chart in live.charts.values():
+        assert chart.plot_widget.height() >= 120
+        axis = chart.plot.getAxis("left")
+        if axis.labelText and axis.label.isVisible():
+            wide = QFontMetrics(_font(LABEL_PX)).horizontalAdvance(axis.labelText)
+            assert wide <= axis.geometry().height(), axis.labelText
+    live.run_finished("ok")
+    # A wide screen: the figures at full size.
+    laptop.resize(1920, 1080)
+    qtbot.waitUntil(lambda: not live.tiles.compact)

@@ -16,7 +16,15 @@ from dataclasses import dataclass
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QResizeEvent, QShowEvent
+from PySide6.QtGui import (
+    QBrush,
+    QColor,
+    QFont,
+    QFontMetrics,
+    QPainter,
+    QResizeEvent,
+    QShowEvent,
+)
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 # ---- palette (matches gui/_resources/theme.qss) -----------------------------------------------
@@ -280,6 +288,7 @@ class ChartCard(QFrame):
         option.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self._placeholder.textItem.document().setDefaultTextOption(option)
         self.plot.addItem(self._placeholder, ignoreBounds=True)
+        self.plot.getViewBox().sigResized.connect(self._fit_left_label)
         self.empty = False
         self.legend_px = LEGEND_PX
 
@@ -314,6 +323,18 @@ class ChartCard(QFrame):
             compact = event.size().height() < COMPACT_HEIGHT
             if bottom.label.isVisible() == compact:
                 bottom.showLabel(not compact)
+
+    def _fit_left_label(self, *_args: object) -> None:
+        """The y axis's title only when the plot is tall enough for it whole (the card's
+        title says what the values are): never "Per minut" or "Latency (m"."""
+        left = self.plot.getAxis("left")
+        if not left.labelText:
+            return
+        text = f"{left.labelText} ({left.labelUnits})" if left.labelUnits else left.labelText
+        wide = QFontMetrics(_font(LABEL_PX)).horizontalAdvance(text)
+        fits = wide + 8 <= left.geometry().height()
+        if left.label.isVisible() != fits:
+            left.showLabel(fits)
 
     def _wrap_placeholder(self) -> None:
         width = max(120.0, 0.8 * (self.plot_widget.width() - 70))
