@@ -180,3 +180,20 @@ def test_the_live_page_at_1280_keeps_its_tiles_on_one_row_and_readable_charts(
     # A wide screen: the figures at full size.
     laptop.resize(1920, 1080)
     qtbot.waitUntil(lambda: not live.tiles.compact)
+
+
+def test_the_live_countdown_says_the_step_s_figures_are_coming_instead_of_0_00(
+    qtbot: QtBot,
+) -> None:
+    from bench_gui.gui.pages.live.header import LiveHeader
+
+    header = LiveHeader()
+    qtbot.addWidget(header)
+    header.set_countdown(12.0, measuring=True)
+    assert header.countdown.text() == "0:12"
+    header.set_countdown(0.0, measuring=True)  # the window is over, the step's end not yet in
+    assert header.countdown.text() == "Collecting the step's figures"
+    header.set_countdown(0.0)  # a ramp-up's end: measuring starts
+    assert header.countdown.text() == "0:00"
+    header.set_countdown(None)
+    assert header.countdown.text() == ""
