@@ -294,6 +294,8 @@ class RacePanel(QWidget):
     def _phase_line(self) -> str:
         model = self.model
         parts = [model.phase_label]
+        if model.phase == "starting" and model.build is not None:
+            parts.append(model.build.text)  # a first run's schema build: how far it is
         if model.step_number is not None:
             of = f" of {model.step_count}" if model.step_count else ""
             parts.append(f"step {model.step_number}{of}")
