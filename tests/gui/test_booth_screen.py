@@ -197,3 +197,30 @@ def test_the_live_countdown_says_the_step_s_figures_are_coming_instead_of_0_00(
     assert header.countdown.text() == "0:00"
     header.set_countdown(None)
     assert header.countdown.text() == ""
+
+
+def test_at_1366_the_database_and_storage_forms_show_their_choices_whole(
+    qtbot: QtBot, main_window: MainWindow
+) -> None:
+    """The Database proposal's and the Storage layout's combo boxes are as wide as their
+    longest choice at 1366 x 768 ("Online transaction processing (OLTP)", "Wait for the
+    initial resync"): a combo box cannot elide, so the layout gives them the room."""
+    from PySide6.QtWidgets import QComboBox
+
+    main_window.resize(1366, 768)
+    main_window.show()
+    qtbot.waitExposed(main_window)
+    for name in ("Database", "Storage"):
+        main_window.show_page(name)
+        page = main_window.page(name)
+        QApplication.processEvents()
+        if name == "Database":
+            form = page.postgresql.form  # type: ignore[attr-defined]
+        else:
+            form = page.form  # type: ignore[attr-defined]
+        combos = [c for c in form.findChildren(QComboBox) if c.isVisibleTo(form)]
+        assert combos
+        for combo in combos:
+            text = combo.currentText()
+            wide = combo.fontMetrics().horizontalAdvance(text)
+            assert wide + 24 <= combo.width(), f"{name}: {text!r} is cut"
