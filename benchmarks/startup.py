@@ -20,6 +20,8 @@ Kinds of launch:
     .venv/bin/python benchmarks/startup.py                 # 3 cold, 3 warm, 1366x768 screen
     .venv/bin/python benchmarks/startup.py --runs 5 --screen 1280x720
     .venv/bin/python benchmarks/startup.py --no-ready      # window only: quit once shown
+    .venv/bin/python benchmarks/startup.py --background 4  # under a fixed load: 4 processes
+        that keep a CPU busy each for the whole measurement (the load average is printed)
     .venv/bin/python benchmarks/startup.py --bundle ~/.local/opt/bench-gui   # the installed
         desktop bundle (scripts/bundle.sh, then its install.sh) instead of the venv
 """
@@ -96,6 +98,25 @@ def mapped(display: str) -> bool:
         check=False,
     )
     return out.returncode == 0 and "IsViewable" in out.stdout
+
+
+BUSY_LOOP = "while True:\n    pass\n"
+
+
+def start_background(count: int) -> list[subprocess.Popen[bytes]]:
+    """``count`` processes that each keep one CPU busy: a fixed load to measure under, the
+    same from one launch to the next (a shared machine's own load comes on top of it)."""
+    return [
+        subprocess.Popen([sys.executable, "-c", BUSY_LOOP], stdin=subprocess.DEVNULL)
+        for _ in range(count)
+    ]
+
+
+def stop_background(procs: list[subprocess.Popen[bytes]]) -> None:
+    for proc in procs:
+        proc.terminate()
+    for proc in procs:
+        proc.wait()
 
 
 def drop_from_cache(roots: list[Path]) -> int:
@@ -222,6 +243,13 @@ def main() -> int:
         help="launch the desktop bundle installed in DIR (e.g. ~/.local/opt/bench-gui)",
     )
     parser.add_argument("--timeout", type=float, default=300.0)
+    parser.add_argument(
+        "--background",
+        type=int,
+        default=0,
+        metavar="N",
+        help="measure under a fixed load: N processes keeping a CPU busy each",
+    )
     args = parser.parse_args()
     for tool in ("Xvfb", "xwininfo"):
         if shutil.which(tool) is None:
@@ -237,6 +265,8 @@ def main() -> int:
     work = Path(tempfile.mkdtemp(prefix="bench-gui-startup-"))
     work.chmod(0o755)  # the embedded server runs as its own user and must reach its data
     results: dict[str, list[Launch]] = {"cold": [], "warm": []}
+    load_before = os.getloadavg()[0]
+    background = start_background(args.background)
     try:
         for run in range(args.runs):
             data = work / f"data-{run}"
@@ -254,9 +284,15 @@ def main() -> int:
                 launch_on_new_screen(command, args.screen, data, home, wait_ready, args.timeout)
             )
     finally:
+        load_after = os.getloadavg()[0]
+        stop_background(background)
         shutil.rmtree(work, ignore_errors=True)
     what = f"{command[0]}" if args.bundle is not None else args.entry
     print(f"{what} on a {args.screen} Xvfb screen, {os.cpu_count()} CPUs, {args.runs} runs")
+    print(
+        f"background: {args.background} busy processes; 1-min load average"
+        f" {load_before:.1f} before, {load_after:.1f} at the end"
+    )
     for kind, launches in results.items():
         print(f"{kind}:")
         print("  " + figures("mapped", [r.mapped for r in launches]))

@@ -20,6 +20,7 @@ from bench_gui.gui.demo_ready import warmup_wanted
 from bench_gui.gui.errors import ExceptHooks, notifier
 from bench_gui.gui.main_window import ControllerFactory, MainWindow
 from bench_gui.gui.resources import app_icon, load_theme
+from bench_gui.gui.wheel_guard import install_wheel_guard
 from bench_gui.gui.window_fit import fit_to_screen
 
 APP_NAME = "bench-gui"
@@ -62,6 +63,7 @@ def apply_theme(app: QApplication) -> None:
     app.setFont(font)
     app.setStyleSheet(load_theme())
     app.setWindowIcon(app_icon())
+    install_wheel_guard(app)
     app.setProperty(_THEMED, True)
 
 

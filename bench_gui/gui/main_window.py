@@ -37,6 +37,7 @@ from bench_gui.agent.protocol import Event
 from bench_gui.core.plan import Plan, PlanError, plan_from_dict
 from bench_gui.gui import tasks, window_fit, window_keys, window_pages
 from bench_gui.gui.errors import ErrorNotifier, notifier
+from bench_gui.gui.focus import focus_now, restore_focus
 from bench_gui.gui.nav_panel import NavPanel
 from bench_gui.gui.worker import Controller, RunWorker, describe_status
 
@@ -100,6 +101,7 @@ class MainWindow(QMainWindow):
         self.present_factory: PresentFactory | None = present_live_run
         self.present_view: QWidget | None = None
         self.presenting = False
+        self._focus_before_present: QWidget | None = None
         self.demo: DemoReady | None = None
         self._pages: dict[str, QWidget] = {}
         self._frames: dict[str, QScrollArea] = {}
@@ -499,6 +501,8 @@ class MainWindow(QMainWindow):
         page that was on screen comes back when presenting ends. A random-read study has no
         booth view (that one speaks of new orders): its own Live view fills the screen."""
         self.presenting = not self.presenting
+        if self.presenting:
+            self._focus_before_present = focus_now()
         self.nav_panel.setVisible(not self.presenting)
         self.statusBar().setVisible(not self.presenting)
         live = self.built("Live")
@@ -516,6 +520,9 @@ class MainWindow(QMainWindow):
             self.stack.setCurrentWidget(self._frames[self.current_page_name()])
             self.showNormal()
             window_fit.fit_to_screen(self)
+            # The key that was last used still works: Down, Tab, Space act where they did.
+            before, self._focus_before_present = self._focus_before_present, None
+            restore_focus(before, self.nav)
         self.shortcuts.update()
 
     # ---- messages ------------------------------------------------------------------------

@@ -9,6 +9,10 @@ Ctrl+E         the page's export (its Export button); on a page without one, the
                page's export of the comparison on screen
 F11            full screen without the side panel and the status bar, and back
 =============  ========================================================================
+
+While presenting, the screen belongs to the booth: only Esc and F11 act (leave full screen);
+the page keys, Ctrl+Enter and Ctrl+E do nothing, so a passer-by cannot bring an admin page,
+a sweep or the export menu onto the booth screen.
 """
 
 from __future__ import annotations
@@ -18,6 +22,8 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QMessageBox, QPushButton, QWidget
+
+from bench_gui.gui.focus import focus_now, restore_focus_later
 
 if TYPE_CHECKING:
     from bench_gui.gui.main_window import MainWindow
@@ -35,6 +41,7 @@ class WindowKeys:
     def __init__(self, window: MainWindow) -> None:
         self.window = window
         self.stop_box: QMessageBox | None = None
+        self._focus_before: QWidget | None = None  # given back when the stop box closes
         self.pages = [
             self._key(f"Ctrl+{number}", lambda n=name: window.show_page(n))
             for number, name in enumerate(page_names(), start=1)
@@ -55,7 +62,10 @@ class WindowKeys:
         self.update()
 
     def update(self) -> None:
-        self.stop.setEnabled(self.window.busy or self.window.presenting)
+        presenting = self.window.presenting
+        self.stop.setEnabled(self.window.busy or presenting)
+        for shortcut in (*self.pages, *self.start, self.export):
+            shortcut.setEnabled(not presenting)
 
     def escape(self) -> None:
         window = self.window
@@ -83,9 +93,11 @@ class WindowKeys:
             box.setStandardButtons(QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No)
             box.setDefaultButton(QMessageBox.StandardButton.No)
             box.finished.connect(self._stop_answered)
+            box.finished.connect(lambda _r: restore_focus_later(self._focus_before, window))
             self.stop_box = box
         self.stop_box.setWindowTitle(f"Stop the {words}?")
         self.stop_box.setText(f"Stop the {words} now?")
+        self._focus_before = focus_now()
         self.stop_box.open()
 
     def _stop_answered(self, result: int) -> None:

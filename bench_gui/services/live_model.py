@@ -168,6 +168,27 @@ class RingBuffer:
         return self.column(name)[-n:]
 
 
+@dataclass(frozen=True)
+class BuildState:
+    """The schema build a run does before its first step (a first run on the demo target):
+    its stage and how far it is."""
+
+    stage: str
+    done: float
+    total: float
+    unit: str
+
+    @property
+    def text(self) -> str:
+        """ "building the database: loading 3 of 8 warehouses (38%)" """
+        what = f"building the database: {self.stage}" if self.stage else "building the database"
+        if self.total > 0 and self.done >= 0:
+            pct = 100.0 * min(self.done, self.total) / self.total
+            unit = f" {self.unit}" if self.unit else ""
+            what += f" {self.done:,.0f} of {self.total:,.0f}{unit} ({pct:.0f}%)"
+        return what
+
+
 @dataclass
 class StepPoint:
     """One finished sweep step, as the ``step`` end event summarised it."""
@@ -236,6 +257,7 @@ class LiveModel:
         name: str = "",
     ) -> None:
         """Forget everything and get ready for a new run of the given shape."""
+        self.build: BuildState | None = None
         self.samples.clear()
         for buffers in (self.devices, self.sockets):
             for buf in buffers.values():
@@ -571,7 +593,17 @@ class LiveModel:
         return 1000.0 * sum(w for w, _ in self._mw_window) / len(self._mw_window) / mean_nopm
 
     def _on_progress(self, event: Event) -> None:
-        """The idle power baseline before the first step (task ``idle``)."""
+        """The idle power baseline before the first step (task ``idle``); a schema build's
+        progress (task ``build``) while the run is starting."""
+        if event.get("task") == "build":
+            if self.phase in ("idle", "starting"):
+                self.build = BuildState(
+                    str(event.get("stage") or ""),
+                    _number(event.get("done")),
+                    _number(event.get("total")),
+                    str(event.get("unit") or ""),
+                )
+            return
         if event.get("task") != "idle":
             return
         if self.phase in ("idle", "starting"):
@@ -623,6 +655,8 @@ class LiveModel:
 
     @property
     def phase_label(self) -> str:
+        if self.phase == "starting" and self.build is not None:
+            return "Building"
         return PHASE_LABELS.get(self.phase, self.phase.title())
 
     @property

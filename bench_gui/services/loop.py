@@ -117,10 +117,16 @@ def _check_seconds(value: float, what: str) -> float:
     return float(value)
 
 
+def first_line(text: str) -> str:
+    """The first line of a message with something in it (an error's details stay in the log)."""
+    return next((line.strip() for line in text.splitlines() if line.strip()), text.strip())
+
+
 def demo_recovery() -> str:
-    """The recovery of a loop on the embedded demo target: start its server again if it died."""
+    """The recovery of a loop on the embedded demo target: start its server again if it died
+    (the words are the screen's: they replace the run's failure there)."""
     if restart_demo_if_down():
-        return "the demo target had stopped: started it again"
+        return "Demo database restarted after a crash"
     return ""
 
 
@@ -226,19 +232,25 @@ class LoopController:
         self.failed += 1
         self._streak += 1
         text = str(exc) or type(exc).__name__
-        message = f"run {number} failed: {text}"
+        failure = f"run {number} failed: {text}"
+        # The screen gets one line: the failure's first, and when the target was put right,
+        # what was done instead (the crash that failed the run); the log keeps the whole.
+        message = f"run {number} failed: {first_line(text)}"
         if self.recover is not None:
             try:
                 done = self.recover()
             except Exception as recovery:  # noqa: BLE001 - reported with the failure
-                done = f"could not put the target right: {recovery}"
-            if done:
-                message += f"; {done}"
+                message += f"; could not put the target right: {first_line(str(recovery))}"
+                failure += f"; could not put the target right: {recovery}"
+            else:
+                if done:
+                    message = done
+                    failure += f"; {done}"
         wait = 0.0
         if self._more():
             wait = min(self.max_backoff_s, self.first_backoff_s * 2 ** (self._streak - 1))
             message += f"; next run in {wait:.0f} s"
-        log.warning("booth loop: %s", message)
+        log.warning("booth loop: %s", failure)
         yield LoopError(number, message, wait)
         if wait > 0:
             self.clock.wait(wait, self._stop)

@@ -28,6 +28,8 @@ from bench_gui.store.sessions import SessionNotFound, SessionStore
 
 # States of a race frame.
 WAITING, RAMPUP, MEASURE, RESULT, UNMATCHED = "waiting", "rampup", "measure", "result", "none"
+# The tone of a headline: its colour on screen.
+AHEAD, BEHIND, LEVEL, NEUTRAL = "ahead", "behind", "level", "neutral"
 CURRENT_PHASES = frozenset({"rampup", "measure"})
 AFTER_STEP_PHASES = frozenset({"between", "ok", "stopped", "failed"})
 
@@ -61,9 +63,10 @@ class Alignment:
     def note(self) -> str:
         """How the steps were matched, in words for the screen."""
         if self.by_users:
-            return f"at {self.live_vus} users"
+            return f"at {self.live_vus} {users(self.live_vus)}"
         return (
-            f"step {self.stored.step + 1} ({self.stored.vus} users vs {self.live_vus}:"
+            f"step {self.stored.step + 1} ({self.stored.vus} {users(self.stored.vus)} vs"
+            f" {self.live_vus}:"
             " matched by step order)"
         )
 
@@ -95,6 +98,40 @@ class Rival:
 
 
 @dataclass(frozen=True)
+class Headline:
+    """The race's line on screen: the same news in longer and shorter words, and its tone.
+
+    ``forms`` go from the longest to the shortest; each is whole (a screen shows the longest
+    that fits its width and never cuts one mid-word). ``tone`` is AHEAD (green), BEHIND
+    (amber), LEVEL (within a percent) or NEUTRAL (no figure yet).
+    """
+
+    forms: tuple[str, ...]
+    tone: str = NEUTRAL
+
+    @property
+    def text(self) -> str:
+        return self.forms[0]
+
+
+def headline_of(text: str | None) -> Headline | None:
+    """A one-form neutral headline for ``text`` (None for no text)."""
+    return Headline((text,)) if text else None
+
+
+def tone_of(ratio: float) -> str:
+    """AHEAD, BEHIND or LEVEL for live/stored ``ratio`` (LEVEL when it shows as ±0%)."""
+    shown = format_ratio(ratio)
+    if shown == "±0%" or not math.isfinite(ratio):
+        return LEVEL
+    return AHEAD if ratio > 1 else BEHIND
+
+
+def _unique(forms: list[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(f for f in forms if f))
+
+
+@dataclass(frozen=True)
 class RaceFrame:
     """What the race shows at one moment."""
 
@@ -106,6 +143,16 @@ class RaceFrame:
     alignment: Alignment | None
     ghost_label: str
     ghost: list[tuple[float, float]]  # (live run time, stored NOPM)
+    headline: Headline | None = None  # ratio_text in longer and shorter words, with a tone
+
+    def __post_init__(self) -> None:
+        if self.headline is None and self.ratio_text:
+            object.__setattr__(self, "headline", Headline((self.ratio_text,)))
+
+
+def users(n: int) -> str:
+    """ "user" for one, else "users"."""
+    return "user" if n == 1 else "users"
 
 
 def find_session(store: SessionStore, ref: str) -> int:
@@ -252,8 +299,39 @@ class Race:
         """ "vs HDD RAID 10", with the stored step when the user counts differ."""
         text = f"vs {self.rival.label}"
         if not aligned.by_users:
-            text += f" step {aligned.stored.step + 1} ({aligned.stored.vus} users)"
+            stored = aligned.stored
+            text += f" step {stored.step + 1} ({stored.vus} {users(stored.vus)})"
         return text
+
+    def _against(self, aligned: Alignment) -> str:
+        """ "vs HDD RAID 10 at 16 users", or its stored step when the user counts differ."""
+        if aligned.by_users:
+            return f"vs {self.rival.label} at {aligned.live_vus} {users(aligned.live_vus)}"
+        return self._vs(aligned)
+
+    def _figure_headline(self, ratio: float, aligned: Alignment) -> Headline:
+        """ "4.2X vs HDD RAID 10 at 16 users" and its shorter forms, green or amber."""
+        figure = format_ratio(ratio)
+        vus = aligned.live_vus
+        forms = [
+            f"{figure} {self._against(aligned)}",
+            f"{figure} vs {self.rival.label}",
+            f"{figure} at {vus} {users(vus)}",
+            figure,
+        ]
+        return Headline(_unique(forms), tone_of(ratio))
+
+    def _waiting_headline(self, what: str, until: str, aligned: Alignment) -> Headline:
+        """ "Ramp-up: vs HDD RAID 10 at 16 users once measuring starts" and shorter forms."""
+        vus = aligned.live_vus
+        forms = [
+            f"{what}: {self._against(aligned)} {until}",
+            f"{what}: {self._against(aligned)}",
+            f"{what}: vs {self.rival.label}",
+            f"{what} at {vus} {users(vus)}",
+            what,
+        ]
+        return Headline(_unique(forms))
 
     def _current(
         self, model: LiveModel, step: int, vus: int, ghost: list[tuple[float, float]]
@@ -267,15 +345,15 @@ class Race:
         assert stored is not None
         glabel = self.ghost_label(aligned)
         if model.phase == "rampup":
-            text = f"Ramp-up: {self._vs(aligned)} once measuring starts"
-            return RaceFrame(RAMPUP, text, None, None, stored, aligned, glabel, ghost)
+            head = self._waiting_headline("Ramp-up", "once measuring starts", aligned)
+            return RaceFrame(RAMPUP, head.text, None, None, stored, aligned, glabel, ghost, head)
         live = model.tiles().nopm
         if live is None:
-            text = f"Measuring: {self._vs(aligned)} from the first second"
-            return RaceFrame(MEASURE, text, None, None, stored, aligned, glabel, ghost)
+            head = self._waiting_headline("Measuring", "from the first second", aligned)
+            return RaceFrame(MEASURE, head.text, None, None, stored, aligned, glabel, ghost, head)
         ratio = live / stored
-        text = f"{format_ratio(ratio)} {self._vs(aligned)}"
-        return RaceFrame(MEASURE, text, ratio, live, stored, aligned, glabel, ghost)
+        head = self._figure_headline(ratio, aligned)
+        return RaceFrame(MEASURE, head.text, ratio, live, stored, aligned, glabel, ghost, head)
 
     def _result(self, point: StepPoint, ghost: list[tuple[float, float]]) -> RaceFrame:
         aligned = self.rival.align(point.step, point.vus)
@@ -290,20 +368,26 @@ class Race:
             text = f"Step {point.step + 1} measured no NOPM to set against {self.rival.label}"
             return RaceFrame(RESULT, text, None, None, stored, aligned, glabel, ghost)
         ratio = point.nopm / stored
-        text = f"{format_ratio(ratio)} {self._vs(aligned)}"
-        if aligned.by_users:
-            text += f" at {point.vus} users"
-        return RaceFrame(RESULT, text, ratio, point.nopm, stored, aligned, glabel, ghost)
+        head = self._figure_headline(ratio, aligned)
+        return RaceFrame(RESULT, head.text, ratio, point.nopm, stored, aligned, glabel, ghost, head)
 
 
 __all__ = [
+    "AHEAD",
+    "BEHIND",
+    "LEVEL",
+    "NEUTRAL",
     "Alignment",
+    "Headline",
     "Race",
     "RaceError",
     "RaceFrame",
     "Rival",
     "StoredStep",
     "find_session",
+    "headline_of",
     "load_rival",
     "session_label",
+    "tone_of",
+    "users",
 ]

@@ -20,7 +20,7 @@ from bench_gui.core.economics import (
     format_money,
 )
 from bench_gui.services.race import Rival
-from bench_gui.store.compare_input import array_input
+from bench_gui.store.compare_input import array_input, step_power
 from bench_gui.store.records import StepResult
 from bench_gui.store.sessions import SessionNotFound, SessionStore
 
@@ -43,12 +43,20 @@ class ResultFigures:
     times_note: str  # "vs HDD RAID 10 at 48 users", or why there is no figure
     cost_text: str | None  # "$0.06" per new order
     cost_note: str  # "$5,048 / 86,654 NOPM", or why it is not priced
+    power_w: float | None = None  # average watts over the best step, when a meter measured
+    tpm: float | None = None  # the best step's transactions per minute
+
+    @property
+    def nopm_per_watt(self) -> float | None:
+        if self.power_w is None or self.power_w <= 0 or self.best_nopm is None:
+            return None
+        return self.best_nopm / self.power_w
 
     @property
     def best_note(self) -> str:
         if self.best_vus is None:
             return "no step was measured"
-        return f"at {self.best_vus} users"
+        return f"at {self.best_vus} {'user' if self.best_vus == 1 else 'users'}"
 
 
 def best_step(steps: list[StepResult]) -> StepResult | None:
@@ -126,6 +134,8 @@ def result_figures(store: SessionStore, session_id: int, rival: Rival | None) ->
         times_note=times_note,
         cost_text=cost_text,
         cost_note=cost_note,
+        power_w=step_power(best, store.samples(session_id)),
+        tpm=best.tpm,
     )
 
 

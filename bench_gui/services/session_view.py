@@ -63,6 +63,15 @@ def format_time(value: Any) -> str:
     return when.strftime("%Y-%m-%d %H:%M")
 
 
+def user_count(n: int) -> str:
+    """ "1 user", "8 users"."""
+    return f"{n} user" if n == 1 else f"{n} users"
+
+
+# What a step does after its measured window ends, while the countdown would show 0:00.
+COLLECTING = "collecting the step's figures"
+
+
 def format_vus(vus: Any) -> str:
     """``[8, 16, 24]`` as ``8, 16, 24`` (text is passed through)."""
     if isinstance(vus, str):

@@ -16,7 +16,11 @@ from bench_gui.agent.protocol import Event
 from bench_gui.core.compare import format_ratio
 from bench_gui.services.live_model import LiveModel
 from bench_gui.services.race import (
+    AHEAD,
+    BEHIND,
+    LEVEL,
     MEASURE,
+    NEUTRAL,
     RAMPUP,
     RESULT,
     UNMATCHED,
@@ -145,7 +149,9 @@ def test_the_ghost_is_the_stored_step_placed_at_the_live_step_start(store: Sessi
         if event.get("phase") == "rampup":
             assert frame.state == RAMPUP
             assert frame.ratio is None
-            assert frame.ratio_text == "Ramp-up: vs HDD array once measuring starts"
+            assert frame.ratio_text == (
+                f"Ramp-up: vs HDD array at {event.get('vus')} users once measuring starts"
+            )
             checked_rampup = True
         else:
             assert frame.state == MEASURE
@@ -154,9 +160,13 @@ def test_the_ghost_is_the_stored_step_placed_at_the_live_step_start(store: Sessi
             assert live_nopm is not None
             assert stored_nopm is not None
             assert frame.ratio == pytest.approx(live_nopm / stored_nopm)
-            assert frame.ratio_text == f"{format_ratio(live_nopm / stored_nopm)} vs HDD array"
+            at = f"at {event.get('vus')} users"
+            figure = format_ratio(live_nopm / stored_nopm)
+            assert frame.ratio_text == f"{figure} vs HDD array {at}"
             if event.get("elapsed") >= 3 + 5:  # the tile's 5 s average is all measured seconds
-                assert frame.ratio_text == "±0% vs HDD array"  # the same curve on both sides
+                assert frame.ratio_text == f"±0% vs HDD array {at}"  # the same curve on both
+                assert frame.headline is not None
+                assert frame.headline.tone == LEVEL
             assert frame.ghost_label == f"HDD array at {event.get('vus')} users"
             checked_measure = True
     assert checked_rampup
@@ -209,3 +219,49 @@ def test_labels(store: SessionStore) -> None:
     assert session_label("NVMe") == "NVMe"
     hdd, _ = build_seed000(store)
     assert load_rival(store, hdd, label="  the HDD array ").label == "the HDD array"
+
+
+def _scaled(events: list[Event], factor: float) -> list[Event]:
+    """The same sweep with every NOPM/TPM figure times ``factor``."""
+    for event in events:
+        for key in ("nopm_db", "nopm_driver", "tpm_db", "tpm_driver"):
+            if event.kind == "sample" and isinstance(event.data.get(key), float):
+                event.data[key] *= factor
+        summaries = [event.data.get("summary")] + list(event.data.get("steps") or [])
+        for summary in summaries:
+            if isinstance(summary, dict):
+                for key in ("nopm", "tpm", "nopm_driver"):
+                    summary[key] *= factor
+    return events
+
+
+@pytest.mark.parametrize(("factor", "tone", "figure"), [(0.75, BEHIND, "-25%"), (3, AHEAD, "3.0X")])
+def test_the_headline_says_ahead_or_behind_against_what_and_at_how_many_users(
+    store: SessionStore, factor: float, tone: str, figure: str
+) -> None:
+    """A slower run is BEHIND (amber on screen), a faster one AHEAD (green); every form of the
+    headline is whole, the longest names the rival and the users, the shortest is the figure."""
+    rival_id = _store_sweep(store, "HDD array (scripted)", (1, 8), rampup=2)
+    race = Race(load_rival(store, rival_id))
+    model = LiveModel()
+    seen: dict[str, set[tuple[str, ...]]] = {}
+    for event in _scaled(sweep_events(vus=(1, 8), rampup_s=2, duration_s=6), factor):
+        model.feed(event)
+        frame = race.frame(model)
+        head = frame.headline
+        if head is None:
+            continue
+        assert head.text == frame.ratio_text
+        seen.setdefault(frame.state, set()).add(head.forms)
+        if frame.state == RAMPUP:
+            assert head.tone == NEUTRAL
+            assert head.forms[-1] == "Ramp-up"
+        elif frame.ratio is not None and model.tiles().nopm and event.get("elapsed", 0) >= 2 + 5:
+            assert head.tone == tone
+            assert head.forms[-1] == figure
+    ends = {forms[0] for forms in seen[RESULT]}
+    assert ends == {f"{figure} vs HDD array at 1 user", f"{figure} vs HDD array at 8 users"}
+    assert any(
+        f[0] == "Ramp-up: vs HDD array at 1 user once measuring starts" for f in seen[RAMPUP]
+    )
+    assert any("at 8 users" in f[0] for f in seen[MEASURE])

@@ -8,8 +8,8 @@ GUI thread as partial results, in order:
 
 - a run starts: the card goes away, the screen begins the run (``begin_run``);
 - each event: to the screen (``handle_event``), which keeps its LiveModel;
-- once a second: the race's ghost curve and "4.2X vs HDD RAID 10" (``set_ghost``,
-  ``set_ratio_text``);
+- once a second: the race's ghost curve and its headline, "4.2X vs HDD RAID 10 at 16 users"
+  in longer and shorter forms, green or amber (``set_ghost``, ``set_headline``);
 - a run ends: ``run_finished``, then its result card as an overlay (``show_overlay``);
 - an error: in the corner (``show_corner_error``), never a dialog; the loop carries on.
 
@@ -41,7 +41,7 @@ from bench_gui.services.loop import (
     RunEvent,
     RunStarted,
 )
-from bench_gui.services.race import Race
+from bench_gui.services.race import Headline, Race
 
 log = logging.getLogger(__name__)
 
@@ -72,6 +72,8 @@ class BoothScreen(Protocol):
     def set_ghost(self, label: str, points: list[tuple[float, float]] | None) -> None: ...
 
     def set_ratio_text(self, text: str | None) -> None: ...
+
+    def set_headline(self, headline: Headline | None) -> None: ...
 
     def show_corner_error(self, text: str) -> None: ...
 
@@ -164,7 +166,7 @@ class Booth(QObject):
             self._say_replay()
             self._in_run = True
             if self.race is not None:
-                screen.set_ratio_text(None)
+                screen.set_headline(None)
                 screen.set_ghost(self.race.rival.label, None)
                 self._race_timer.start()
         elif isinstance(item, RunEnded):
@@ -207,7 +209,7 @@ class Booth(QObject):
             return
         frame = self.race.frame(self.screen.model)
         self.screen.set_ghost(frame.ghost_label, frame.ghost)
-        self.screen.set_ratio_text(frame.ratio_text)
+        self.screen.set_headline(frame.headline)
         figures = getattr(self.screen, "set_race_figures", None)
         if figures is not None:  # a screen that shows the two NOPM side by side
             figures(frame.live_nopm, frame.stored_nopm)

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QWidget
 from bench_gui.gui.present.style import Sizes
 from bench_gui.gui.widgets.charts import NOPM_COLOR, SeriesSpec, TimeSeriesChart
 from bench_gui.services.live_model import LiveModel
+from bench_gui.services.session_view import user_count
 
 GHOST_COLOR = "#c6cfdd"
 LIVE_LABEL = "This run"
@@ -98,6 +99,6 @@ class PresentChart(TimeSeriesChart):
             self.set_data("nopm", samples.column("t"), samples.column("nopm"))
         if not self.empty:
             for t, _step, vus in model.markers[self.marker_count :]:
-                self.add_marker(t, f"{vus} users")
+                self.add_marker(t, user_count(vus))
             self.set_windows(model.windows)
         self.fit()

@@ -14,14 +14,18 @@ from bench_gui.gui.widgets.charts import format_duration
 from bench_gui.gui.widgets.elided import ElidedLabel
 from bench_gui.gui.widgets.page_parts import set_prop
 from bench_gui.services.live_model import LiveModel
+from bench_gui.services.session_view import COLLECTING, user_count
 
 SEPARATOR = "  ·  "
+COUNTDOWN_DONE_S = 0.5  # under this, the countdown would read 0:00
 
 
 def phase_text(model: LiveModel, countdown: float | None) -> str:
     """The words after the chip (``countdown``: seconds left in the phase, or None)."""
     if model.phase == "failed":
         return model.status_message or "the run could not go on"
+    if model.phase == "starting" and model.build is not None:
+        return model.build.text
     if model.ended:
         n = len(model.points)
         if not n:
@@ -37,12 +41,14 @@ def phase_text(model: LiveModel, countdown: float | None) -> str:
         of = f" of {model.step_count}" if model.step_count else ""
         parts.append(f"Step {model.step_number}{of}")
     if model.vus:
-        parts.append(f"{model.vus} users")
+        parts.append(user_count(model.vus))
     if countdown is not None:
         if model.phase == "rampup":
             parts.append(f"measuring in {format_duration(countdown)}")
         elif model.phase == "measure":
-            parts.append(f"{format_duration(countdown)} left")
+            # The window is over; the step's end (its figures) is on its way.
+            done = countdown < COUNTDOWN_DONE_S
+            parts.append(COLLECTING if done else f"{format_duration(countdown)} left")
         elif model.phase == "baseline":
             parts.append(f"{format_duration(countdown)} of idle power left")
     return SEPARATOR.join(parts)
@@ -52,6 +58,8 @@ def chip_phase(model: LiveModel) -> str:
     """The chip's colour (the style sheet selects on it)."""
     if model.phase in ("rampup", "measure", "failed"):
         return model.phase
+    if model.phase == "starting" and model.build is not None:
+        return "building"
     return "ended" if model.ended else "idle"
 
 

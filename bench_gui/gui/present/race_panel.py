@@ -15,7 +15,7 @@ import time
 
 import numpy as np
 from PySide6.QtCore import QEasingCurve, QPropertyAnimation, Qt, QTimer, Signal
-from PySide6.QtGui import QFont, QFontMetrics, QKeyEvent, QResizeEvent
+from PySide6.QtGui import QFont, QKeyEvent, QResizeEvent
 from PySide6.QtWidgets import (
     QFrame,
     QGraphicsOpacityEffect,
@@ -28,6 +28,8 @@ from PySide6.QtWidgets import (
 
 from bench_gui.agent.protocol import Event
 from bench_gui.core.plan import Plan
+from bench_gui.gui.present.headline import HeadlineLabel, tone_rules
+from bench_gui.gui.present.phase_line import COUNTDOWN_DONE_S
 from bench_gui.gui.present.style import SCRIM_RULE
 from bench_gui.gui.widgets.charts import (
     NOPM_COLOR,
@@ -36,6 +38,8 @@ from bench_gui.gui.widgets.charts import (
     format_duration,
 )
 from bench_gui.services.live_model import LiveModel
+from bench_gui.services.race import Headline, headline_of
+from bench_gui.services.session_view import COLLECTING, user_count
 
 REDRAW_MS = 250
 CORNER_ERROR_S = 12.0  # how long a corner error stays before it fades
@@ -46,7 +50,7 @@ QWidget#racePanel { background-color: #12161d; }
 QLabel { background-color: transparent; }
 QLabel#raceTitle { color: #ffffff; font-weight: 700; }
 QLabel#racePhase { color: #c9d1e0; font-weight: 600; }
-QLabel#raceRatio { color: #42be65; font-weight: 800; }
+QLabel#raceRatio { font-weight: 800; }
 QFrame#raceSide { background-color: #1a1f29; border: 1px solid #2a3140; border-radius: 14px; }
 QLabel#sideTitle { color: #93a0b8; font-weight: 600; }
 QLabel#sideValue { color: #ffffff; font-weight: 800; }
@@ -56,7 +60,7 @@ QLabel#cornerError {
     border-radius: 10px; padding: 10px 16px;
 }
 """
-STYLE += SCRIM_RULE
+STYLE += SCRIM_RULE + tone_rules("QLabel#raceRatio")
 
 
 def _label(name: str, text: str = "") -> QLabel:
@@ -114,14 +118,15 @@ class RacePanel(QWidget):
         self._ghost_dirty = False
         self._sample_clock: float | None = None
         self._size_rules = ""
-        self._ratio_px = 40
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(28, 20, 28, 20)
         layout.setSpacing(12)
         self.title = _label("raceTitle", "Waiting for a run")
         self.phase = _label("racePhase")
-        self.ratio = _label("raceRatio")
+        self.ratio = HeadlineLabel()
+        self.ratio.setObjectName("raceRatio")
+        self.ratio.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.ratio.setAlignment(Qt.AlignmentFlag.AlignCenter)
         layout.addWidget(self.title)
         layout.addWidget(self.phase)
@@ -211,19 +216,13 @@ class RacePanel(QWidget):
         self._ghost_dirty = True
 
     def set_ratio_text(self, text: str | None) -> None:
-        self.ratio_text = text
-        self.ratio.setText(text or "")
-        self._fit_ratio()
+        self.set_headline(headline_of(text))
 
-    def _fit_ratio(self) -> None:
-        """The ratio's line at its full size, or smaller when a long text would be cut."""
-        room = self.width() - 60
-        base = self._ratio_px
-        font = QFont(self.ratio.font())
-        font.setPixelSize(base)
-        wide = QFontMetrics(font).horizontalAdvance(self.ratio.text())
-        size = base if wide <= room or wide == 0 else max(12, int(base * room / wide))
-        self.ratio.setStyleSheet(f"font-size: {size}px;")
+    def set_headline(self, headline: Headline | None) -> None:
+        """The race's headline in the longest words that fit (smaller when even the shortest
+        would be cut), green when ahead and amber when behind; None for none."""
+        self.ratio_text = headline.text if headline is not None else None
+        self.ratio.set_headline(headline)
 
     def set_title(self, text: str) -> None:
         """What the top line says instead of the plan's name ("" for the name again)."""
@@ -270,7 +269,7 @@ class RacePanel(QWidget):
             if n:
                 self.chart.set_data("live", model.samples.column("t"), model.samples.column("nopm"))
             for t, _step, vus in model.markers[self.chart.marker_count :]:
-                self.chart.add_marker(t, f"{vus} users")
+                self.chart.add_marker(t, user_count(vus))
             self._ghost_dirty = True
         if self._ghost_dirty:
             self._ghost_dirty = False
@@ -295,15 +294,18 @@ class RacePanel(QWidget):
     def _phase_line(self) -> str:
         model = self.model
         parts = [model.phase_label]
+        if model.phase == "starting" and model.build is not None:
+            parts.append(model.build.text)  # a first run's schema build: how far it is
         if model.step_number is not None:
             of = f" of {model.step_count}" if model.step_count else ""
             parts.append(f"step {model.step_number}{of}")
         if model.vus:
-            parts.append(f"{model.vus} users")
+            parts.append(user_count(model.vus))
         left = model.phase_remaining()
         if left is not None and self._sample_clock is not None and self.timer.isActive():
             left = max(0.0, left - (time.monotonic() - self._sample_clock))
-            parts.append(f"{format_duration(left)} left")
+            done = model.phase == "measure" and left < COUNTDOWN_DONE_S
+            parts.append(COLLECTING if done else f"{format_duration(left)} left")
         return "  ·  ".join(parts)
 
     # ---- layout --------------------------------------------------------------------------
@@ -320,21 +322,20 @@ class RacePanel(QWidget):
         sizes = {
             "raceTitle": px(0.04, 0.025),
             "racePhase": px(0.032, 0.02),
-            "raceRatio": px(0.1, 0.055),
+            "raceRatio": px(0.075, 0.04),  # room for "4.2X vs HDD RAID 10 at 16 users"
             "sideTitle": px(0.028, 0.017),
             "sideValue": px(0.075, 0.04),
             "cornerError": px(0.026, 0.015),
             "sectionTitle": px(0.026, 0.016),
         }
         self.chart.legend_px = px(0.022, 0.013)
-        self._ratio_px = sizes["raceRatio"]
-        self._fit_ratio()
         rules = "".join(
             f"QLabel#{name} {{ font-size: {size}px; }}\n" for name, size in sizes.items()
         )
         if rules != self._size_rules:
             self._size_rules = rules
             self.setStyleSheet(STYLE + rules)
+        self.ratio.set_base_px(sizes["raceRatio"])
         tick = QFont()
         tick.setPixelSize(max(14, int(height * 0.022)))
         for axis in ("bottom", "left"):

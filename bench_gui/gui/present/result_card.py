@@ -53,6 +53,32 @@ def format_nopm(value: float | None) -> str:
     return f"{value:,.0f}"
 
 
+def known_figures(figures: ResultFigures) -> list[tuple[str, str, str, bool]]:
+    """The card's figures as (title, value, note, accent): the best NOPM and p99 always; the
+    race's ratio, the cost per new order, watts and NOPM per watt when they are known; TPM
+    when fewer than four are. A figure that cannot be given is left out, not shown as "—"
+    (except the first two: the card always says them)."""
+    vus = figures.best_vus
+    at = f"at {vus} {'user' if vus == 1 else 'users'}" if vus is not None else "at the best step"
+    shown = [
+        ("Best NOPM", format_nopm(figures.best_nopm), figures.best_note, True),
+        ("p99 latency", format_ms(figures.p99_ms), f"all transactions, {at}", False),
+    ]
+    if figures.times_text:
+        shown.append(("New orders a minute", figures.times_text, figures.times_note, False))
+    if figures.cost_text:
+        shown.append(("Cost per new order", figures.cost_text, figures.cost_note, False))
+    per_watt = figures.nopm_per_watt
+    if figures.power_w is not None and math.isfinite(figures.power_w):
+        shown.append(("Power", f"{figures.power_w:,.0f} W", f"average, {at}", False))
+    if per_watt is not None and math.isfinite(per_watt):
+        value = f"{per_watt:,.0f}" if per_watt >= 100 else f"{per_watt:.1f}"
+        shown.append(("NOPM per watt", value, f"new orders a minute per watt, {at}", False))
+    if len(shown) < 4 and figures.tpm is not None and math.isfinite(figures.tpm):
+        shown.append(("TPM", format_nopm(figures.tpm), f"transactions a minute, {at}", False))
+    return shown
+
+
 class Figure(QFrame):
     """One of the card's four figures: a title, a big value, a note."""
 
@@ -108,17 +134,10 @@ class ResultCard(QFrame):
 
         grid = QGridLayout()
         grid.setSpacing(18)
-        p99_note = "all transactions, at the best step"
-        if figures.best_vus is not None:
-            p99_note = f"all transactions, at {figures.best_vus} users"
-        self.best = Figure("Best NOPM", format_nopm(figures.best_nopm), figures.best_note, True)
-        self.p99 = Figure("p99 latency", format_ms(figures.p99_ms), p99_note)
-        times, cost = figures.times_text or NOT_GIVEN, figures.cost_text or NOT_GIVEN
-        self.times = Figure("New orders a minute", times, figures.times_note)
-        self.cost = Figure("Cost per new order", cost, figures.cost_note)
-        self.figure_boxes = (self.best, self.p99, self.times, self.cost)
+        self.figure_boxes = tuple(Figure(*known) for known in known_figures(figures))
+        self.columns = 3 if len(self.figure_boxes) > 4 else 2
         for i, box in enumerate(self.figure_boxes):
-            grid.addWidget(box, i // 2, i % 2)
+            grid.addWidget(box, i // self.columns, i % self.columns)
         layout.addLayout(grid, 1)
 
         self.footer = QLabel("")
@@ -149,7 +168,7 @@ class ResultCard(QFrame):
         through the style sheet, since the application's theme sets every widget's font size."""
         height = max(300, self.height())
         width = max(500, self.width())
-        value_px = int(min(height * 0.14, width * 0.068))
+        value_px = int(min(height * 0.14, width * 0.136 / self.columns))
         text_px = max(14, int(min(height * 0.032, width * 0.016)))
         sizes = {
             "figureValue": value_px,
@@ -173,4 +192,4 @@ class ResultCard(QFrame):
         return {box.title.text(): box.value.text() for box in self.figure_boxes}
 
 
-__all__ = ["ResultCard", "format_ms", "format_nopm"]
+__all__ = ["ResultCard", "format_ms", "format_nopm", "known_figures"]

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bench_gui.gui.present.headline import tone_rules
+
 ACCENT = "#33b1ff"
 OK = "#42be65"
 RAMPUP = "#f1c21b"
@@ -79,18 +81,24 @@ def stylesheet(s: Sizes) -> str:
     return f"""
 QWidget#presentView {{ background-color: {BACKGROUND}; }}
 QWidget#presentView QLabel {{ background-color: transparent; }}
+/* The chips below name the view as well: a rule must outrank the one above to colour them. */
 {SCRIM_RULE}
 QLabel#presentName {{ color: #ffffff; font-size: {s.name}px; font-weight: 800; }}
 QLabel#presentServer {{ color: {MUTED}; font-size: {s.phase * 2 // 3}px; font-weight: 600; }}
-QLabel#presentRatio {{ color: {OK}; font-size: {s.ratio}px; font-weight: 800; }}
-QLabel#phaseChip {{
-    font-size: {s.phase}px; font-weight: 800; color: #0d1016; background-color: #4a5570;
+QLabel#presentRatio {{ font-size: {s.ratio}px; font-weight: 800; }}
+{tone_rules("QLabel#presentRatio")}QWidget#presentView QLabel#phaseChip {{
+    font-size: {s.phase}px; font-weight: 800; color: #ffffff; background-color: #4a5570;
     border-radius: {s.phase // 2}px; padding: 0px {s.phase // 2}px;
 }}
-QLabel#phaseChip[phase="rampup"] {{ background-color: {RAMPUP}; }}
-QLabel#phaseChip[phase="measure"] {{ background-color: {OK}; }}
-QLabel#phaseChip[phase="ended"] {{ background-color: {MUTED}; }}
-QLabel#phaseChip[phase="failed"] {{ background-color: {FAILED}; color: #ffffff; }}
+QWidget#presentView QLabel#phaseChip[phase="building"] {{
+    background-color: {ACCENT}; color: #0d1016;
+}}
+QWidget#presentView QLabel#phaseChip[phase="rampup"] {{
+    background-color: {RAMPUP}; color: #0d1016;
+}}
+QWidget#presentView QLabel#phaseChip[phase="measure"] {{ background-color: {OK}; color: #0d1016; }}
+QWidget#presentView QLabel#phaseChip[phase="ended"] {{ background-color: {MUTED}; color: #0d1016; }}
+QWidget#presentView QLabel#phaseChip[phase="failed"] {{ background-color: {FAILED}; }}
 QLabel#phaseText {{ color: #e8ecf3; font-size: {s.phase}px; font-weight: 700; }}
 QFrame#bigTile {{
     background-color: {PANEL}; border: 2px solid {BORDER}; border-radius: 18px;

@@ -15,10 +15,11 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import QFrame, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
-from bench_gui.gui.pages.live.numbers import fmt_int, fmt_ms, fmt_watts
+from bench_gui.gui.pages.live.numbers import fmt_int, fmt_watts
 from bench_gui.gui.widgets.page_parts import set_prop
 from bench_gui.gui.widgets.tiles import TileFlow
 from bench_gui.services.live_model import LiveModel, Tiles
+from bench_gui.services.session_view import user_count
 
 PLACEHOLDER = "—"
 PAD = 18  # a tile's inner margin, left and right
@@ -39,6 +40,14 @@ def fmt_per_watt(value: float | None) -> str | None:
     if value is None:
         return None
     return f"{value:,.0f}" if value >= 100 else f"{value:.1f}" if value >= 10 else f"{value:.2f}"
+
+
+def fmt_ms_short(value: float | None) -> str | None:
+    """A latency in at most three figures below a second ("8.42", "84.2", "842"), so that
+    the tile, sized for "88.8", keeps its unit ("ms") in view at 100 ms and more."""
+    if value is None:
+        return None
+    return f"{value:.2f}" if value < 10 else f"{value:.1f}" if value < 100 else f"{value:,.0f}"
 
 
 def _advance(text: str, px: int) -> int:
@@ -110,7 +119,8 @@ class BigTile(QFrame):
     def need_at(self, value_px: int, unit_px: int, title_px: int) -> int:
         """The width that shows :attr:`widest` with its unit, and the title, unclipped, at
         these sizes."""
-        value = _advance(self.widest, value_px)
+        shown = self.value_text if self.value_text != PLACEHOLDER else ""
+        value = max(_advance(self.widest, value_px), _advance(shown, value_px))
         if self.unit:
             value += _advance(f" {self.unit}", unit_px)
         title = _advance(self.title_label.text(), title_px)
@@ -194,8 +204,8 @@ class PresentTiles(QWidget):
                     tile.set_value(None, NOTHING_MEASURED)
                     tile.set_state("")
                 return changed
-            users = "user" if result.vus == 1 else "users"
-            self._show(result, f"best step · {result.vus} {users}", "result")
+            users = f" · {user_count(result.vus)}" if result.vus is not None else ""
+            self._show(result, f"best step{users}", "result")
             return changed
         rampup = model.phase == "rampup"
         caption = RAMPUP_CAPTION if rampup else LIVE_CAPTION if model.vus else ""
@@ -206,7 +216,7 @@ class PresentTiles(QWidget):
         # The other tiles are narrower: the first words of the caption ("ramp-up", "best step").
         short = caption.split(" · ")[0]
         self.nopm.set_value(fmt_int(figures.nopm), caption)
-        self.p999.set_value(fmt_ms(figures.latency_p999_ms), short)
+        self.p999.set_value(fmt_ms_short(figures.latency_p999_ms), short)
         self.tpm.set_value(fmt_int(figures.tpm), short)
         self.power.set_value(fmt_watts(figures.power_w), short)
         self.per_watt.set_value(fmt_per_watt(nopm_per_watt(figures.mw_per_nopm)), short)

@@ -29,11 +29,13 @@ from bench_gui.agent.protocol import Event
 from bench_gui.core.plan import Plan
 from bench_gui.gui.present.chart import PresentChart
 from bench_gui.gui.present.corner import CornerMessage
+from bench_gui.gui.present.headline import HeadlineLabel
 from bench_gui.gui.present.phase_line import PhaseLine
 from bench_gui.gui.present.style import Sizes, sizes_for, stylesheet
 from bench_gui.gui.present.tiles import PresentTiles
 from bench_gui.gui.widgets.elided import ElidedLabel
 from bench_gui.services.live_model import LiveModel
+from bench_gui.services.race import Headline, headline_of
 from bench_gui.services.session_view import short_server
 
 REDRAW_HZ = 4
@@ -41,6 +43,8 @@ REDRAW_HZ = 4
 # (a window or a stack holding it is never made bigger by the sizes of the moment).
 LEAST_SIZE = QSize(320, 240)
 OVERLAY_SHARE = (0.84, 0.8)  # of the view's width and height
+# The most of the top row the race's headline takes: the system's name keeps the rest.
+HEADLINE_SHARE = 0.6
 
 
 class PresentView(QWidget):
@@ -89,10 +93,11 @@ class PresentView(QWidget):
         self.server = QLabel("")
         self.server.setObjectName("presentServer")
         top.addWidget(self.server, 0, Qt.AlignmentFlag.AlignBottom)
-        self.ratio = QLabel("")
+        self.ratio = HeadlineLabel()
         self.ratio.setObjectName("presentRatio")
         self.ratio.hide()
         top.addWidget(self.ratio, 0, Qt.AlignmentFlag.AlignVCenter)
+        self.top = top
         column.addLayout(top)
         self.phase = PhaseLine()
         column.addWidget(self.phase)
@@ -146,9 +151,14 @@ class PresentView(QWidget):
 
     def set_ratio_text(self, text: str | None) -> None:
         """The race's figure ("4.2X vs HDD array") beside the name; None hides it."""
-        self.ratio_text = text or None
-        self.ratio.setText(text or "")
-        self.ratio.setVisible(bool(text))
+        self.set_headline(headline_of(text))
+
+    def set_headline(self, headline: Headline | None) -> None:
+        """The race's headline beside the name, in the longest words that fit, green when
+        ahead and amber when behind; None hides it."""
+        self.ratio_text = headline.text if headline is not None else None
+        self.ratio.set_headline(headline)
+        self.ratio.setVisible(headline is not None)
         self._show_title()
 
     def show_corner_error(self, text: str) -> None:
@@ -226,10 +236,12 @@ class PresentView(QWidget):
         room = width - 2 * sizes.margin
         value = self.tiles.fit_value_px(sizes.hero, sizes.value, sizes.unit, sizes.tile_title, room)
         sizes = dataclasses.replace(sizes, value=value)
+        self.ratio.setMaximumWidth(int(room * HEADLINE_SHARE))
         if sizes == self.sizes:
             return
         self.sizes = sizes
         self.setStyleSheet(stylesheet(sizes))
+        self.ratio.set_base_px(sizes.ratio)
         self.column.setContentsMargins(sizes.margin, sizes.margin, sizes.margin, sizes.margin)
         self.column.setSpacing(sizes.spacing)
         self.tiles.flow.set_spacing(sizes.spacing)

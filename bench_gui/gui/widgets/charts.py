@@ -16,7 +16,15 @@ from dataclasses import dataclass
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QResizeEvent, QShowEvent
+from PySide6.QtGui import (
+    QBrush,
+    QColor,
+    QFont,
+    QFontMetrics,
+    QPainter,
+    QResizeEvent,
+    QShowEvent,
+)
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 # ---- palette (matches gui/_resources/theme.qss) -----------------------------------------------
@@ -54,6 +62,9 @@ DEVICE_COLORS = (
     "#d4bbff",
     "#6fdc8c",
 )
+
+# A time series' curve breaks where consecutive samples are further apart than this.
+GAP_S = 5.0
 
 TICK_PX = 15
 LABEL_PX = 16
@@ -277,6 +288,7 @@ class ChartCard(QFrame):
         option.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self._placeholder.textItem.document().setDefaultTextOption(option)
         self.plot.addItem(self._placeholder, ignoreBounds=True)
+        self.plot.getViewBox().sigResized.connect(self._fit_left_label)
         self.empty = False
         self.legend_px = LEGEND_PX
 
@@ -311,6 +323,18 @@ class ChartCard(QFrame):
             compact = event.size().height() < COMPACT_HEIGHT
             if bottom.label.isVisible() == compact:
                 bottom.showLabel(not compact)
+
+    def _fit_left_label(self, *_args: object) -> None:
+        """The y axis's title only when the plot is tall enough for it whole (the card's
+        title says what the values are): never "Per minut" or "Latency (m"."""
+        left = self.plot.getAxis("left")
+        if not left.labelText:
+            return
+        text = f"{left.labelText} ({left.labelUnits})" if left.labelUnits else left.labelText
+        wide = QFontMetrics(_font(LABEL_PX)).horizontalAdvance(text)
+        fits = wide + 8 <= left.geometry().height()
+        if left.label.isVisible() != fits:
+            left.showLabel(fits)
 
     def _wrap_placeholder(self) -> None:
         width = max(120.0, 0.8 * (self.plot_widget.width() - 70))
@@ -348,6 +372,19 @@ class ChartCard(QFrame):
             self.empty = False
             self.plot.getAxis("left").setStyle(showValues=True)
             self._placeholder.hide()
+
+
+def break_gaps(x: np.ndarray, y: np.ndarray, gap_s: float) -> tuple[np.ndarray, np.ndarray]:
+    """``x``, ``y`` with a NaN point in every gap wider than ``gap_s`` (x in time order): a
+    curve drawn with ``connect="finite"`` then breaks where there was no sample (between
+    steps, a reconnect) instead of a straight line across seconds nobody measured."""
+    if len(x) < 2 or not math.isfinite(gap_s):
+        return x, y
+    wide = np.flatnonzero(np.diff(x) > gap_s) + 1
+    if not len(wide):
+        return x, y
+    at = (x[wide - 1] + x[wide]) / 2.0
+    return np.insert(x, wide, at), np.insert(np.asarray(y, dtype=float), wide, np.nan)
 
 
 class WindowShade(pg.GraphicsObject):  # type: ignore[misc]
@@ -415,6 +452,8 @@ class TimeSeriesChart(ChartCard):
         self.empty_message = empty_message
         # A fixed top (percentages): the y axis then never rescales.
         self.y_max = y_max
+        # A curve breaks where no sample came for this long (samples come every second).
+        self.gap_s = GAP_S
         # Manual range: the caller calls fit() after its set_data calls and the view is set
         # once, from the data's extent; pyqtgraph's auto-range settles over two or three extra
         # repaints per update, which a page of live charts cannot afford.
@@ -505,7 +544,8 @@ class TimeSeriesChart(ChartCard):
                 if self.y_max is not None:
                     self.plot.setYRange(0, self.y_max, padding=0.05)
                     self.plot.enableAutoRange(y=False)
-        self.curves[key].setData(x, y, connect="finite", skipFiniteCheck=True)
+        gx, gy = break_gaps(x, y, self.gap_s)
+        self.curves[key].setData(gx, gy, connect="finite", skipFiniteCheck=True)
         if self.manual_range and len(x):
             # x is in time order; fmin/fmax skip NaN (gaps) without a warning.
             self._extent[key] = (

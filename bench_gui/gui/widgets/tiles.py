@@ -81,8 +81,10 @@ class Tile(QFrame):
 
         self.detail_label = QLabel("")
         self.detail_label.setObjectName("tileDetail")
-        # Secondary text is clipped rather than widening the row of tiles.
+        # Secondary text wraps on a narrow tile rather than widening the row or being cut
+        # mid-word ("best step (swe"); the tooltip has it too.
         self.detail_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.detail_label.setWordWrap(True)
         body.addStretch(1)
         body.addWidget(self.detail_label)
         outer.addLayout(body, 1)
@@ -94,8 +96,9 @@ class Tile(QFrame):
 
     def set_value(self, text: str | None, detail: str | None = None) -> None:
         self.value_label.setText(text if text else PLACEHOLDER)
-        if detail is not None:
+        if detail is not None and detail != self.detail_label.text():
             self.detail_label.setText(detail)
+            self.detail_label.setToolTip(detail)
 
     def set_state(self, state: str) -> None:
         """ "" (live), "rampup" (dimmed: ramp-up does not count) or "result" (the run's)."""

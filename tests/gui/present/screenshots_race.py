@@ -20,7 +20,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-SIZES = ((1920, 1080), (1366, 768))
+SIZES = ((1920, 1080), (1366, 768), (1280, 720))
 
 
 def _slow(events: list[Any], factor: float) -> list[Any]:

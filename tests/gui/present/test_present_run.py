@@ -53,7 +53,7 @@ def test_a_real_run_streams_onto_the_view_and_is_stored(
         qtbot.waitUntil(lambda: view.model.phase == "measure", timeout=RUN_MS)
         view.refresh()
         assert view.phase.chip.text() == "Measuring"
-        assert view.phase.text.text().startswith("Step 1 of 2  ·  1 users")
+        assert view.phase.text.text().startswith("Step 1 of 2  ·  1 user  ·  ")
         with qtbot.waitSignal(run.ended, timeout=RUN_MS) as ended:
             pass
     finally:

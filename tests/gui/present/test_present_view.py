@@ -337,3 +337,65 @@ def test_the_main_window_presents_its_live_run(qtbot: QtBot, main_window: Any) -
         qtbot.keyClick(view, Qt.Key.Key_Escape)
     qtbot.waitUntil(lambda: not main_window.presenting, timeout=3000)
     live.run_finished("ok")
+
+
+def _chip_colour(view: PresentView) -> str:
+    """The chip's background, read from its pixels (inside its right padding)."""
+    chip = view.phase.chip
+    chip.ensurePolished()
+    image = chip.grab().toImage()
+    assert view.sizes is not None
+    return image.pixelColor(chip.width() - view.sizes.phase // 4, chip.height() // 2).name()
+
+
+def test_a_schema_build_shows_its_progress_on_a_legible_chip(view: PresentView) -> None:
+    """The first run on the demo target builds its schema for a minute and more: the chip
+    says Building on its own colour (the view's rule for labels used to hide every chip's
+    background) and the line says how far the build is."""
+    from bench_gui.gui.present.style import ACCENT
+
+    view.begin_run(_plan())
+    view.refresh()
+    assert view.phase.chip.text() == "Starting"
+    assert _chip_colour(view) == "#4a5570"  # not the view's background: the chip shows
+    events = sweep_events(VUS, 3, 5)
+    _feed(view, events[:1])  # hello
+    build = {"task": "build", "stage": "loading", "done": 3, "total": 8, "unit": "warehouses"}
+    view.handle_event(Event("progress", 2, events[0].t + 1, build))
+    view.refresh()
+    assert view.phase.chip.text() == "Building"
+    assert view.phase.text.text() == "building the database: loading 3 of 8 warehouses (38%)"
+    assert _chip_colour(view) == ACCENT
+    _feed(view, events[1:4])  # the first step starts: ramp-up
+    assert view.phase.chip.text() == "Ramp-up"
+    assert _chip_colour(view) == "#f1c21b"
+
+
+def test_one_user_a_slow_p999_and_the_end_of_a_measured_window(
+    qtbot: QtBot, view: PresentView
+) -> None:
+    """ "1 user" (not "1 users"); a p99.9 of 100 ms and more keeps its "ms" in view at 1280;
+    when the window's countdown is over, the line says what the run is doing."""
+    from bench_gui.services.session_view import COLLECTING
+
+    view.resize(1280, 720)
+    qtbot.waitUntil(lambda: view.width() == 1280)
+    events = sweep_events([1], 3, 5)
+    for event in events:
+        latency = event.data.get("latency_ms")
+        if event.kind == "sample" and isinstance(latency, dict):
+            latency["all"]["p999"] = 250.55
+    view.begin_run(_plan())
+    last = sample_index(events, 0, 7.0)
+    _feed(view, events[: last + 1])
+    assert view.model.phase == "measure"
+    assert "1 user" in view.phase.text.text()
+    assert "1 users" not in view.phase.text.text()
+    QApplication.processEvents()
+    tile = view.tiles.p999
+    assert tile.value_text == "251"
+    assert tile.value_label.width() >= tile.value_label.sizeHint().width()
+    view.phase.show_model(view.model, 0.0)
+    assert view.phase.text.text().endswith(COLLECTING)
+    view.phase.show_model(view.model, 3.0)
+    assert view.phase.text.text().endswith("0:03 left")

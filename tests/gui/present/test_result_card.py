@@ -121,7 +121,14 @@ def test_the_last_card_of_a_loop_counts_nothing_down(qtbot: QtBot, store: Any) -
     assert card.title.text() == "Run 4: result"
     assert card.footer.text() == ""
     assert not card.timer.isActive()
-    assert card.texts()["New orders a minute"] == "—"
+    # No race, no power: what is known instead of two "—" (the array is priced by hand).
+    assert card.texts() == {
+        "Best NOPM": "3,050",
+        "p99 latency": card.texts()["p99 latency"],
+        "Cost per new order": "$1.13",
+        "TPM": card.texts()["TPM"],
+    }
+    assert "—" not in card.texts().values()
 
 
 @pytest.mark.parametrize(
@@ -130,3 +137,27 @@ def test_the_last_card_of_a_loop_counts_nothing_down(qtbot: QtBot, store: Any) -
 )
 def test_format_ms(ms: float | None, text: str) -> None:
     assert format_ms(ms) == text
+
+
+def test_a_metered_run_s_card_shows_its_watts_and_nopm_per_watt(
+    qtbot: QtBot, store: Any, themed: None
+) -> None:
+    from tests._fixtures.scripted_power import power_sweep_events
+
+    metered = store_session(store, "metered NVMe", power_sweep_events(vus=(1, 4)))
+    figures = result_figures(store, metered, None)
+    assert figures.power_w is not None
+    assert figures.nopm_per_watt == pytest.approx((figures.best_nopm or 0) / figures.power_w)
+    card = ResultCard(figures, 1, 3, 5)
+    qtbot.addWidget(card)
+    card.resize(int(1280 * 0.84), int(720 * 0.8))
+    card.show()
+    qtbot.waitExposed(card)
+    texts = card.texts()
+    assert texts["Power"] == f"{figures.power_w:,.0f} W"
+    assert "NOPM per watt" in texts
+    assert "—" not in texts.values()
+    for box in card.figure_boxes:
+        for label in (box.title, box.value):
+            shown = label.fontMetrics().horizontalAdvance(label.text())
+            assert shown <= label.width(), f"{label.text()!r} is cut"

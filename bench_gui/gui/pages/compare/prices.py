@@ -69,8 +69,11 @@ class PriceBox(QGroupBox):
         head = self.array_table.horizontalHeader()
         head.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         head.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
-        for col, width in ((0, 58), (2, 54), (3, 96), (4, 96)):
+        for col, width in ((0, 58), (2, 54)):
             self.array_table.setColumnWidth(col, width)
+        # The price columns as wide as their headers and figures: never cut at 1366.
+        for col in (3, 4):
+            head.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
         self.array_table.setToolTip(
             "Each session's array: device model and count (from its storage layout when it"
             " was stored), the device's unit price, and a cost entered by hand if you have one."

@@ -62,7 +62,8 @@ class SessionPicker(QGroupBox):
         self.filter_edit.textChanged.connect(self.apply_filter)
         box.addWidget(self.filter_edit)
         self.session_list = QListWidget()
-        self.session_list.setMinimumHeight(200)
+        # Room for six sessions or so (two lines each), not three, on a laptop's screen.
+        self.session_list.setMinimumHeight(300)
         self.session_list.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
         # A long line (workload, size, date, status, tags) wraps rather than scroll sideways.
         self.session_list.setWordWrap(True)

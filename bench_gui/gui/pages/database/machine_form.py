@@ -66,8 +66,9 @@ class MachineForm(QGroupBox):
         after = first_row + len(fields)
         grid.addWidget(self.inputs_error, after, 0, 1, 4)
         grid.addWidget(self.proposal_note, after + 1, 0, 1, 4)
-        grid.setColumnStretch(1, 1)
-        grid.setColumnStretch(3, 1)
+        # The left fields hold the longer choices ("Online transaction processing").
+        grid.setColumnStretch(1, 3)
+        grid.setColumnStretch(3, 2)
 
     def _ram_edited(self) -> None:
         if self.ram_edit.text() != self._ram_text:

@@ -183,7 +183,9 @@ class TuningTab(QWidget):
             layout.addWidget(widget)
         top = QGridLayout()
         top.setHorizontalSpacing(18)
-        top.setColumnStretch(0, 2)
+        # The proposal's fields get the room ("Online transaction processing" whole at 1366);
+        # the server box holds a line and a button.
+        top.setColumnStretch(0, 1)
         top.setColumnStretch(1, 3)
         self.server = ServerBox()
         self.server.connect_button.clicked.connect(lambda: self.connect_target())

@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QLabel, QPushButton
 from bench_gui.gui.widgets.charts import format_duration
 from bench_gui.gui.widgets.page_parts import PageHeader, set_prop
 from bench_gui.services.live_model import LiveModel
-from bench_gui.services.session_view import short_server
+from bench_gui.services.session_view import COLLECTING, short_server, user_count
 
 STOP_TEXT = "■  Stop run"
 
@@ -62,8 +62,15 @@ class LiveHeader(PageHeader):
         """The pill's colour (the theme selects on its ``phase``)."""
         set_prop(self.phase_pill, "phase", phase)
 
-    def set_countdown(self, seconds: float | None) -> None:
-        self.countdown.setText("" if seconds is None else format_duration(seconds))
+    def set_countdown(self, seconds: float | None, measuring: bool = False) -> None:
+        """The time left in the phase; at the end of a measured window (``measuring``), what
+        the run does until the step's end comes instead of a 0:00 that stays up."""
+        if seconds is None:
+            self.countdown.setText("")
+        elif measuring and seconds < 0.5:
+            self.countdown.setText(COLLECTING.capitalize())
+        else:
+            self.countdown.setText(format_duration(seconds))
 
     def show_model(self, model: LiveModel) -> None:
         """The run's phase, step and users, and the server once the agent has said it."""
@@ -78,7 +85,7 @@ class LiveHeader(PageHeader):
             self.step_label.setText("")
         else:
             of = f" of {count}" if count else ""
-            users = f"  ·  {model.vus} users" if model.vus else ""
+            users = f"  ·  {user_count(model.vus)}" if model.vus else ""
             self.step_label.setText(f"Step {number}{of}{users}")
         if model.server or model.engine:
             server = short_server(model.server) or model.engine

@@ -46,6 +46,7 @@ from PySide6.QtWidgets import (
 from bench_gui.agent.protocol import Event
 from bench_gui.core.plan import Plan
 from bench_gui.core.power import METER_LABELS, SCOPE_CPU
+from bench_gui.gui.focus import focus_now, restore_focus_later
 from bench_gui.gui.pages.live.chart_board import ChartBoard, power_titles
 from bench_gui.gui.pages.live.header import LiveHeader
 from bench_gui.gui.pages.live.hosts_strip import HostsStrip
@@ -71,6 +72,7 @@ from bench_gui.gui.widgets.page_parts import Banner, page_layout
 from bench_gui.services.live_hosts import LiveHosts
 from bench_gui.services.live_model import LiveModel
 from bench_gui.services.random_read_live import RandomReadLive, is_random_read
+from bench_gui.services.session_view import user_count
 
 REDRAW_HZ = 30
 # Charts redrawn per timer tick at most, and the time after which a tick stops starting new
@@ -107,6 +109,7 @@ class LivePage(QWidget):
         # The driver hosts of a run on several hosts (none on one host).
         self.hosts = LiveHosts()
         self.stop_confirm: QMessageBox | None = None
+        self._focus_before: QWidget | None = None  # given back when the stop box closes
         self.layout_dialog: ChartLayoutDialog | None = None
         self._drawn_version = -1
         self._sample_clock: float | None = None
@@ -271,7 +274,7 @@ class LivePage(QWidget):
             model = self.model
             return (
                 f"Sweep running: step {model.step_number} of {model.step_count or '?'}"
-                f" ({event.get('vus')} users)"
+                f" ({user_count(int(event.get('vus') or 0))})"
             )
         if event.kind == "hello":
             return f"Sweep running against {event.get('server') or 'the target'}"
@@ -335,15 +338,21 @@ class LivePage(QWidget):
         self.stop_confirm.setInformativeText(
             f"The current {this} ends early; the {what} measured so far are kept in the session."
         )
+        self._focus_before = focus_now()
         self.stop_confirm.open()
 
     def _on_confirm_finished(self, result: int) -> None:
+        # The Stop button may be disabled now: the focus goes back where it was, or nearby.
+        restore_focus_later(self._focus_before, self)
         if result == QMessageBox.StandardButton.Yes and self._running:
             self.stop_button.setEnabled(False)
             self.stop_button.setText("Stopping…")
             self.stop_requested.emit()
 
     # ---- drawing -------------------------------------------------------------------------
+
+    def _measuring(self) -> bool:
+        return not self.random_read and self.model.phase == "measure"
 
     def countdown_seconds(self) -> float | None:
         left = self.rr.phase_remaining() if self.random_read else self.model.phase_remaining()
@@ -355,7 +364,7 @@ class LivePage(QWidget):
 
     def refresh(self) -> None:
         """Redraw everything from the model now, if it changed."""
-        self.header.set_countdown(self.countdown_seconds())
+        self.header.set_countdown(self.countdown_seconds(), self._measuring())
         if self._model_version() != self._drawn_version:
             self._mark_stale()
         self._paint_tiles()
@@ -368,7 +377,7 @@ class LivePage(QWidget):
         """The timer's redraw (REDRAW_HZ): the countdown; when the model changed, either the
         tiles and header (at most TILES_HZ) or the next chart in turn, so that one frame never
         paints much (see CHARTS_PER_TICK)."""
-        self.header.set_countdown(self.countdown_seconds())
+        self.header.set_countdown(self.countdown_seconds(), self._measuring())
         if self._model_version() != self._drawn_version:
             self._mark_stale()
         if self._paint_tiles(throttle=True):

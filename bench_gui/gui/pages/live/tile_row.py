@@ -9,6 +9,7 @@ second's.
 
 from __future__ import annotations
 
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from bench_gui.core.crosscheck import ANOTHER_LOAD
@@ -21,6 +22,7 @@ from bench_gui.gui.widgets.charts import (
     TPM_COLOR,
     format_count,
 )
+from bench_gui.gui.widgets.page_parts import set_prop
 from bench_gui.gui.widgets.tiles import Tile, TileFlow
 from bench_gui.services.live_model import LiveModel, Tiles
 
@@ -92,7 +94,31 @@ class TileRow(QWidget):
     def show_power(self, shown: bool) -> None:
         self.power.setVisible(shown)
         self.mw.setVisible(shown)
+        self.fit(self.width())
         self.flow.arrange()
+
+    @property
+    def compact(self) -> bool:
+        return bool(self.nopm.value_label.property("compact"))
+
+    def fit(self, room: int) -> None:
+        """Smaller figures when the shown tiles at full size would need more than one row of
+        ``room`` pixels (a laptop's 1280 or 1366): one row leaves the charts their height."""
+        shown = [t for t in self.tiles() if not t.isHidden()]
+        if not shown or room <= 0:
+            return
+        self._set_compact(False)
+        need = sum(t.needed_width() for t in shown) + self.flow.spacing * (len(shown) - 1)
+        self._set_compact(need > room)
+
+    def _set_compact(self, on: bool) -> None:
+        for tile in self.tiles():
+            set_prop(tile.value_label, "compact", on)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt override)
+        if event.size().width() != event.oldSize().width():
+            self.fit(event.size().width())
+        super().resizeEvent(event)
 
     def set_power_scope(self, cpu_only: bool, label: str) -> None:
         """Say whether the watts are the whole system's or only the CPU's (RAPL)."""

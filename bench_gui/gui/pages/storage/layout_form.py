@@ -83,7 +83,9 @@ class LayoutForm(QGroupBox):
         rows: list[tuple[str, list[QWidget]]] = [
             ("Name", [self.name_edit]),
             ("Array", [self.level_combo, self.backend_combo]),
-            ("RAID", [self.chunk_combo, self.md_edit, self.resync_combo]),
+            # Two lines: three fields on one were cut at 1366 ("512 KiB chunl", "Wait for the ir").
+            ("RAID", [self.chunk_combo, self.md_edit]),
+            ("", [self.resync_combo]),
             ("Filesystem", [self.fs_combo, self.label_edit, self.align_check]),
             ("Mount point", [self.point_edit]),
             ("Mount options", [self.options_edit]),

@@ -1,0 +1,104 @@
+"""The race's headline on both booth screens: green when ahead, amber when behind, and at
+1280, 1366 and 1920 px the longest whole form that fits, beside a name that stays on screen."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QPoint, QRect
+from PySide6.QtGui import QPalette
+from PySide6.QtWidgets import QApplication, QWidget
+from pytestqt.qtbot import QtBot
+
+from bench_gui.gui.present.headline import AMBER, GREEN, HeadlineLabel
+from bench_gui.gui.present.race_panel import RacePanel
+from bench_gui.gui.present.view import PresentView
+from bench_gui.services.race import AHEAD, BEHIND, NEUTRAL, Headline
+from tests._fixtures.scripted import scripted_plan
+from tests.gui.shown import shown_themed
+
+pytestmark = pytest.mark.gui
+
+NAME = "TPROC-C sweep on the new NVMe array (4 x 7.68 TB)"
+RAMPUP = Headline(
+    (
+        "Ramp-up: vs HDD RAID 10 (16 x 15K SAS) step 1 (2 users) once measuring starts",
+        "Ramp-up: vs HDD RAID 10 (16 x 15K SAS) step 1 (2 users)",
+        "Ramp-up: vs HDD RAID 10 (16 x 15K SAS)",
+        "Ramp-up at 4 users",
+        "Ramp-up",
+    )
+)
+BEHIND_25 = Headline(
+    ("-25% vs HDD RAID 10 at 16 users", "-25% vs HDD RAID 10", "-25% at 16 users", "-25%"),
+    BEHIND,
+)
+AHEAD_4X = Headline(
+    ("4.2X vs HDD RAID 10 at 16 users", "4.2X vs HDD RAID 10", "4.2X at 16 users", "4.2X"),
+    AHEAD,
+)
+
+
+def _inside(child: QWidget, parent: QWidget) -> bool:
+    rect = QRect(child.mapTo(parent, QPoint(0, 0)), child.size())
+    return parent.rect().contains(rect)
+
+
+def _fits(label: HeadlineLabel, headline: Headline) -> None:
+    """What the label shows is one whole form, and it is not wider than the label."""
+    label.ensurePolished()
+    QApplication.processEvents()
+    assert label.text() in headline.forms
+    assert label.fontMetrics().horizontalAdvance(label.text()) <= label.contentsRect().width()
+
+
+def _colour(label: HeadlineLabel) -> str:
+    label.ensurePolished()
+    return label.palette().color(QPalette.ColorRole.WindowText).name()
+
+
+@pytest.mark.parametrize(("width", "height"), [(1280, 720), (1366, 768), (1920, 1080)])
+def test_the_present_view_keeps_the_name_and_a_whole_headline(
+    qtbot: QtBot, width: int, height: int
+) -> None:
+    view = shown_themed(qtbot, PresentView(), width, height)
+    view.begin_run(scripted_plan(NAME, [2, 4], "none"))
+    for headline in (RAMPUP, BEHIND_25, AHEAD_4X):
+        view.set_headline(headline)
+        qtbot.waitUntil(lambda: view.ratio.isVisible())
+        _fits(view.ratio, headline)
+        assert _inside(view.ratio, view)
+        assert _inside(view.name, view)
+        # The name keeps a good part of the row: the headline never pushes it off screen.
+        assert view.name.width() >= 0.3 * (view.width() - view.ratio.width())
+        assert view.name.toolTip() == NAME
+    if width >= 1920:
+        assert view.ratio.text() == AHEAD_4X.text  # the whole line where there is room
+
+
+def test_the_present_view_colours_by_tone(qtbot: QtBot) -> None:
+    view = shown_themed(qtbot, PresentView(), 1280, 720)
+    view.set_headline(BEHIND_25)
+    assert view.ratio.property("tone") == BEHIND
+    assert _colour(view.ratio) == AMBER
+    view.set_headline(AHEAD_4X)
+    assert _colour(view.ratio) == GREEN
+    view.set_headline(RAMPUP)
+    assert view.ratio.property("tone") == NEUTRAL
+    assert _colour(view.ratio) not in (GREEN, AMBER)
+
+
+@pytest.mark.parametrize(("width", "height"), [(1280, 720), (1920, 1080)])
+def test_the_race_panel_shows_a_whole_form_in_its_tone(
+    qtbot: QtBot, width: int, height: int
+) -> None:
+    panel = RacePanel()
+    qtbot.addWidget(panel)
+    panel.resize(width, height)
+    panel.show()
+    qtbot.waitExposed(panel)
+    for headline, colour in ((RAMPUP, None), (BEHIND_25, AMBER), (AHEAD_4X, GREEN)):
+        panel.set_headline(headline)
+        _fits(panel.ratio, headline)
+        if colour is not None:
+            assert _colour(panel.ratio) == colour
+    assert panel.ratio.text() == AHEAD_4X.text  # the whole line, even at 1280
