@@ -4,8 +4,10 @@ restarted (``pg_ctl restart -m fast``) or one virtual user's backend ended
 reconnect, their errors are counted by kind, the step says what happened (for how long, how
 many users) and is not counted, and the next step runs complete.
 
-The server is the private ``hang_pg`` (restarting the session's shared server would break every
-other test). The disruptions are driven by the event stream, never by sleeping.
+The same for MariaDB through ODBC: one user's connection ended with ``KILL``.
+
+The PostgreSQL server is the private ``hang_pg`` (restarting the session's shared server would
+break every other test). The disruptions are driven by the event stream, never by sleeping.
 """
 
 from __future__ import annotations
@@ -16,9 +18,11 @@ from pathlib import Path
 import pytest
 
 from bench_gui.agent.protocol import Event
+from bench_gui.core.plan import plan_from_toml
 from bench_gui.services.run import RunController
 from bench_gui.store import SessionStore
 from tests._fixtures.isolation import MemoryKeyring
+from tests._fixtures.mariadb import PASSWORD, PASSWORD_ENV, MariaDbServer
 from tests._fixtures.pg import PgServer
 from tests._fixtures.pg_hang import hang_plan, restart, terminate_users
 
@@ -93,3 +97,42 @@ def test_one_ended_backend_reconnects_and_the_run_goes_on(
     assert first.summary["connections_lost"]["still_down"] == 0
     assert "1 of 2 virtual users lost their connection" in " ".join(first.summary["problems"])
     assert second.complete, second.summary
+
+
+def test_a_killed_mariadb_connection_reconnects_and_the_run_goes_on(
+    mariadb_server: MariaDbServer, store: SessionStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(PASSWORD_ENV, PASSWORD)
+    database = mariadb_server.tpcc(1)
+    text = mariadb_server.plan_text(database, vus="2,2", rampup=1, duration=4, processes=1)
+    controller = RunController(plan_from_toml(text), store)
+    killed = ""
+    for event in controller.events():
+        if not killed and first_measured(event, 0):
+            killed = kill_one_user(mariadb_server)
+
+    assert killed
+    assert controller.final is not None
+    assert controller.final.get("status") == "ok", controller.final
+    steps = store.steps(controller.session_id)
+    assert len(steps) == 2
+    first, second = steps
+    assert first.summary["errors"].get("connection_lost") == 1, first.summary
+    assert first.summary["connections_lost"]["users"] == 1
+    assert first.summary["connections_lost"]["still_down"] == 0
+    assert "1 of 2 virtual users lost their connection" in " ".join(first.summary["problems"])
+    assert second.complete, second.summary
+
+
+def kill_one_user(server: MariaDbServer) -> str:
+    """``KILL`` the connection of a virtual user caught in a CALL (each spends most of its
+    time in one); its id."""
+    query = (
+        "SELECT ID FROM information_schema.PROCESSLIST WHERE INFO LIKE 'CALL %' ORDER BY ID LIMIT 1"
+    )
+    for _ in range(500):
+        found = server.sql(query).strip()
+        if found:
+            server.sql(f"KILL {found}")
+            return found
+    raise AssertionError("no virtual user was seen in a CALL")

@@ -12,7 +12,7 @@ error, roll back and answer it; its driver prints the message and the user goes 
 next transaction it draws (src/mssqlserver/mssqlsoltp.tcl, proc neword and the others). So
 here a deadlock victim (error 1205, which the procedures re-raise after their ROLLBACK) is
 counted as an error ``deadlock_detected`` and the user draws its next transaction. A lost
-connection is reopened once a second (:data:`bench_gui.agent.odbc_users.RECONNECT_S`).
+connection is reopened after a back-off (:class:`bench_gui.agent.outages.Backoff`).
 """
 
 from __future__ import annotations
