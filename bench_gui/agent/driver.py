@@ -25,6 +25,7 @@ from typing import Any
 
 from bench_gui.agent import hist
 from bench_gui.agent.barrier import BarrierTimeout, Coordination, NoCounters, wait_until
+from bench_gui.agent.between_steps import DatabaseAway, watched
 from bench_gui.agent.counters import CounterReader
 from bench_gui.agent.engines import AgentEngine, EngineError, Snapshot
 from bench_gui.agent.hostmetrics import Monitor
@@ -614,12 +615,26 @@ def _run_steps(
         if stop.is_set():
             break
         if reset:
-            out.emit(
-                "log",
-                level="info",
-                message=f"step {index + 1}: resetting {cfg.database} from {engine.template}",
-            )
-            engine.reset_from_template()
+            what = f"step {index + 1}: resetting {cfg.database} from {engine.template}"
+            out.emit("log", level="info", message=what)
+            try:
+                if not watched(
+                    engine.reset_from_template,
+                    what=what,
+                    engine=engine,
+                    emit=out.emit,
+                    stop=stop,
+                    monitor=monitor,
+                    limit_s=float(cfg.db_stall_limit_s),
+                ):
+                    break  # stopped while the server was busy or away
+            except DatabaseAway as exc:
+                kept = len(steps)
+                raise DatabaseStalled(
+                    f"{exc}: the run ends here, before step {index + 1} ({vus} VU), with"
+                    f" {kept} finished step{'' if kept == 1 else 's'} kept",
+                    steps,
+                ) from None
         # The test schema (rows, size) as the first step finds it, and after the last step.
         start: dict[str, Any] = {}
         if index == 0 and primary:
