@@ -12,14 +12,16 @@ break every other test). The disruptions are driven by the event stream, never b
 
 from __future__ import annotations
 
+import io
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from bench_gui.agent.protocol import Event
+from bench_gui.cli.main import ProgressPrinter
 from bench_gui.core.plan import plan_from_toml
-from bench_gui.services.run import RunController
+from bench_gui.services.run import RunController, step_results
 from bench_gui.store import SessionStore
 from tests._fixtures.isolation import MemoryKeyring
 from tests._fixtures.mariadb import PASSWORD, PASSWORD_ENV, MariaDbServer
@@ -48,7 +50,10 @@ def test_a_server_restart_mid_step_is_survived_and_marked(
     controller = RunController(plan, store)
     restarted = False
     samples_after: list[Event] = []
+    terminal = io.StringIO()
+    printer = ProgressPrinter(terminal)
     for event in controller.events():
+        printer(event)
         if not restarted and first_measured(event, 0):
             restart(hang_pg)
             restarted = True
@@ -72,6 +77,14 @@ def test_a_server_restart_mid_step_is_survived_and_marked(
     assert second.complete, second.summary
     assert second.nopm is not None
     assert second.nopm > 0
+
+    # What the step summary says, the terminal and the CLI's JSON say too.
+    printed = terminal.getvalue()
+    assert "  not counted: 2 of 2 virtual users lost their connection" in printed
+    results = step_results(controller)
+    assert any("lost their connection" in p for p in results[0]["problems"])
+    assert results[0]["connections_lost"]["users"] == 2
+    assert results[1]["problems"] == []
 
 
 def test_one_ended_backend_reconnects_and_the_run_goes_on(
