@@ -88,6 +88,7 @@ PHASE_LABELS: dict[str, str] = {
     "rampup": "Ramp-up",
     "measure": "Measuring",
     "between": "Next step",
+    "resetting": "Resetting the database",
     "ok": "Finished",
     "stopped": "Stopped",
     "failed": "Failed",
@@ -571,10 +572,15 @@ class LiveModel:
         return 1000.0 * sum(w for w, _ in self._mw_window) / len(self._mw_window) / mean_nopm
 
     def _on_progress(self, event: Event) -> None:
-        """The idle power baseline before the first step (task ``idle``)."""
-        if event.get("task") != "idle":
+        """The idle power baseline before the first step (task ``idle``) and the reset of the
+        database between steps (task ``reset``: how long the database has not answered)."""
+        task = event.get("task")
+        if task not in ("idle", "reset"):
             return
-        if self.phase in ("idle", "starting"):
+        if task == "reset":
+            self.phase = "resetting"
+            self.db_silent_s = _optional(_number(event.get("db_not_answering_s")))
+        elif self.phase in ("idle", "starting"):
             self.phase = "baseline"
         t = self.run_time(event.t)
         total, done = _number(event.get("total")), _number(event.get("done"))

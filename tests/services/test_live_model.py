@@ -181,6 +181,27 @@ def test_errors_and_fatal_error_events() -> None:
     assert model.error_messages == ["lost the connection", "server closed the connection"]
 
 
+def test_the_reset_between_steps_is_followed_and_a_silent_database_said() -> None:
+    """A reset's progress (issue 25) keeps the host's rows coming and says when the database
+    has not answered for a while."""
+    script = EventScript()
+    model = LiveModel()
+    model.feed(script.emit("step", phase="end", step=0, vus=8, summary={"step": 0, "vus": 8}))
+    before = len(model.samples)
+    host = {"cpu": {"user": 10.0, "system": 2.5, "iowait": 0.0, "idle": 87.5}}
+    what = "step 2: resetting tpcc from tpcc_template"
+    model.feed(script.emit("progress", 1.0, task="reset", done=1.0, message=what, host=host))
+    assert model.phase_label == "Resetting the database"
+    assert model.db_warning == ""
+    model.feed(
+        script.emit(
+            "progress", 1.0, task="reset", done=4.0, message=what, db_not_answering_s=3.4, host=host
+        )
+    )
+    assert model.db_warning == "database not answering for 3 s"
+    assert len(model.samples) == before + 2
+
+
 def test_odd_payloads_are_ignored_not_fatal() -> None:
     script = EventScript()
     script.emit("sample", step="x", vus=None, latency_ms="n/a", errors=[1], remaining="soon")
