@@ -124,3 +124,19 @@ def terminate_users(server: PgServer, database: str, count: int = 1) -> list[int
         for pid in pids:
             conn.execute("SELECT pg_terminate_backend(%s)", (pid,))
     return pids
+
+
+@contextmanager
+def template_locked(server: PgServer, template: str) -> Iterator[Any]:
+    """An open transaction that commented on database ``template``: a copy of it (``CREATE
+    DATABASE ... TEMPLATE``) waits until the block ends (the transaction is rolled back)."""
+    import psycopg
+    from psycopg import sql
+
+    conn = psycopg.connect(server.uri())
+    try:
+        conn.execute(sql.SQL("COMMENT ON DATABASE {} IS 'held'").format(sql.Identifier(template)))
+        yield conn
+    finally:
+        conn.rollback()
+        conn.close()

@@ -11,19 +11,17 @@ private server (``hang_pg``) as soon as the run says it is resetting.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack
 from pathlib import Path
 
-import psycopg
 import pytest
-from psycopg import sql
 
 from bench_gui.agent.protocol import Event
 from bench_gui.services.run import RunController, RunError
 from bench_gui.store import SessionStore
 from tests._fixtures.isolation import MemoryKeyring
 from tests._fixtures.pg import PgServer
-from tests._fixtures.pg_hang import frozen, hang_plan
+from tests._fixtures.pg_hang import frozen, hang_plan, template_locked
 
 pytestmark = pytest.mark.integration
 
@@ -32,19 +30,6 @@ pytestmark = pytest.mark.integration
 def store(tmp_path: Path, isolated: MemoryKeyring) -> Iterator[SessionStore]:
     with SessionStore(tmp_path / "sessions.sqlite3") as opened:
         yield opened
-
-
-@contextmanager
-def template_locked(server: PgServer, template: str) -> Iterator[psycopg.Connection]:
-    """An open transaction that commented on ``template``: a copy of it waits until the
-    transaction ends (rolled back when the block ends)."""
-    conn = psycopg.connect(server.uri())
-    try:
-        conn.execute(sql.SQL("COMMENT ON DATABASE {} IS 'held'").format(sql.Identifier(template)))
-        yield conn
-    finally:
-        conn.rollback()
-        conn.close()
 
 
 def starts_step_1(event: Event) -> bool:
