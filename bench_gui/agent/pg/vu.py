@@ -66,7 +66,18 @@ SESSION_ENDED = frozenset({b"57P01", b"57P02", b"57P03"})
 
 
 class _User:
-    __slots__ = ("conn", "fd", "index", "home_w", "stock_d", "owned", "tx", "started", "alive")
+    __slots__ = (
+        "conn",
+        "fd",
+        "index",
+        "home_w",
+        "stock_d",
+        "owned",
+        "tx",
+        "started",
+        "alive",
+        "due",
+    )
 
     def __init__(self, index: int) -> None:
         self.index = index
@@ -78,6 +89,7 @@ class _User:
         self.tx = ""
         self.started = 0.0
         self.alive = False
+        self.due = -1.0  # when its keying/thinking timer fires (-1: none pending)
 
 
 class PrepareError(RuntimeError):
@@ -171,6 +183,7 @@ def worker_main(spec: WorkerSpec, counters: Any, flags: Any, pipe: Any) -> None:
         user.conn.finish()
         user.alive = False
         user.fd = -1
+        user.due = -1.0
         backoffs[pos].failed(now())
         pipe.send(outages.lost(user.index))
 
@@ -197,7 +210,9 @@ def worker_main(spec: WorkerSpec, counters: Any, flags: Any, pipe: Any) -> None:
             mean = THINK_MEAN_S[previous]
             delay += min(-math.log(1.0 - rng.random()) * mean, 10 * mean)
         by_pos[pos].tx = tx
-        heapq.heappush(timers, (now() + delay, pos))
+        due = now() + delay
+        by_pos[pos].due = due
+        heapq.heappush(timers, (due, pos))
 
     def attach(pos: int) -> None:
         user = by_pos[pos]
@@ -277,8 +292,9 @@ def worker_main(spec: WorkerSpec, counters: Any, flags: Any, pipe: Any) -> None:
                 schedule(pos, tx)
             t = now()
             while timers and timers[0][0] <= t:
-                _due, pos = heapq.heappop(timers)
-                if by_pos[pos].alive:
+                due, pos = heapq.heappop(timers)
+                # A timer of a connection since lost (and maybe reopened) is stale.
+                if by_pos[pos].alive and by_pos[pos].due == due:
                     send(pos, by_pos[pos].tx)
             reconnect(t)
             if t >= next_tick:
