@@ -121,6 +121,21 @@ def stopped(server: PgServer) -> Iterator[None]:
             pg.ensure_postgres_running()
 
 
+@contextmanager
+def socket_hidden(server: PgServer) -> Iterator[None]:
+    """The server's Unix socket renamed for the block: a new connection fails with "No such
+    file or directory" (as while a server restarts) while those open go on."""
+    sockets = [p for p in Path(server.socket_dir).glob(".s.PGSQL.*") if p.suffix != ".lock"]
+    if len(sockets) != 1:
+        raise RuntimeError(f"not one socket of the private PostgreSQL: {sockets}")
+    hidden = sockets[0].with_name(sockets[0].name + ".hidden")
+    sockets[0].rename(hidden)
+    try:
+        yield
+    finally:
+        hidden.rename(sockets[0])
+
+
 USER_QUERY = r"^SELECT (neword|payment|delivery|slev|ostat)\("
 
 

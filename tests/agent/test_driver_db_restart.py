@@ -27,7 +27,14 @@ from bench_gui.store import SessionStore
 from tests._fixtures.isolation import MemoryKeyring
 from tests._fixtures.mariadb import PASSWORD, PASSWORD_ENV, MariaDbServer
 from tests._fixtures.pg import PgServer
-from tests._fixtures.pg_hang import hang_plan, restart, stopped, terminate_users
+from tests._fixtures.pg_hang import (
+    hang_plan,
+    restart,
+    socket_hidden,
+    stopped,
+    template_locked,
+    terminate_users,
+)
 
 pytestmark = pytest.mark.integration
 
@@ -178,3 +185,36 @@ def kill_one_user(server: MariaDbServer) -> str:
             server.sql(f"KILL {found}")
             return found
     raise AssertionError("no virtual user was seen in a CALL")
+
+
+def test_users_that_find_the_server_away_as_their_step_starts_connect_later(
+    hang_pg: PgServer, store: SessionStore
+) -> None:
+    """The socket is hidden while step 2's reset waits on a lock the test holds, so step 2's
+    users find no server as they start (as during a restart); they connect once it is back."""
+    database = "away_at_start"
+    plan = hang_plan(hang_pg, database, db_stall_limit_s=60, reset_between_steps=True)
+    plan.workload.virtual_users = [2, 2]
+    controller = RunController(plan, store)
+    down: list[Event] = []
+    with ExitStack() as lock, ExitStack() as hide:
+        for event in controller.events():
+            if event.kind == "step" and event.get("phase") == "start" and event.get("step") == 0:
+                lock.enter_context(template_locked(hang_pg, f"{database}_template"))
+            elif event.kind == "log" and str(event.get("message")).startswith("step 2: resetting"):
+                hide.enter_context(socket_hidden(hang_pg))
+                lock.close()  # the reset (connected already) goes on; new connections fail
+            elif event.kind == "sample" and event.get("step") == 1 and event.get("vus_down"):
+                down.append(event)
+                if len(down) == 2:
+                    hide.close()
+
+    assert [e.get("vus_down") for e in down] == [2, 2]
+    assert controller.final is not None
+    assert controller.final.get("status") == "ok", controller.final
+    steps = store.steps(controller.session_id)
+    assert len(steps) == 2
+    lost = steps[1].summary["connections_lost"]
+    assert lost["users"] == 2
+    assert lost["still_down"] == 0
+    assert steps[1].counts, steps[1].summary  # they ran once connected

@@ -92,6 +92,29 @@ class _User:
         self.due = -1.0  # when its keying/thinking timer fires (-1: none pending)
 
 
+# libpq's and the server's words for a server that restarts, shuts down or cannot be reached
+# for now (not a wrong password, database or schema).
+AWAY_WORDS = (
+    "connection refused",
+    "no such file or directory",
+    "is starting up",
+    "is shutting down",
+    "not yet accepting connections",
+    "in recovery mode",
+    "timeout expired",
+    "closed the connection unexpectedly",
+    "terminating connection",
+    "connection reset",
+    "too many clients",
+)
+
+
+def server_away(exc: BaseException) -> bool:
+    """Whether a failed connect says the server is away for now (try again later)."""
+    text = str(exc).lower()
+    return any(words in text for words in AWAY_WORDS)
+
+
 class PrepareError(RuntimeError):
     """A virtual user's connection is up but the TPROC-C routines cannot be prepared."""
 
@@ -136,11 +159,20 @@ def worker_main(spec: WorkerSpec, counters: Any, flags: Any, pipe: Any) -> None:
     base = spec.worker * SLOTS
     params = Params(spec.warehouses, spec.seed)
     users: list[_User] = []
+    away = False  # a user found the server away: the others do not wait on it now
     try:
         for index in spec.vus:
             user = _User(index)
-            user.conn = _connect(spec.conninfo)
-            user.alive = True
+            try:
+                if not away:
+                    user.conn = _connect(spec.conninfo)
+                    user.alive = True
+            except CONNECT_ERRORS as exc:
+                if not server_away(exc):
+                    raise
+                # The server restarts or is away for now: the user starts without a
+                # connection and opens one with back-off, as one whose connection broke.
+                away = True
             if spec.all_warehouses:
                 user.owned = owned_warehouses(index, spec.total_vus, spec.warehouses)
                 user.home_w = user.owned[0]
@@ -151,7 +183,8 @@ def worker_main(spec: WorkerSpec, counters: Any, flags: Any, pipe: Any) -> None:
     except CONNECT_ERRORS as exc:
         pipe.send(("error", f"virtual user {len(users) + 1}: {exc}".strip()))
         for user in users:
-            user.conn.finish()
+            if user.alive:
+                user.conn.finish()
         return
     pipe.send(("ready", len(users)))
 
@@ -221,14 +254,20 @@ def worker_main(spec: WorkerSpec, counters: Any, flags: Any, pipe: Any) -> None:
         poller.register(user.fd, select.EPOLLIN)
 
     def reconnect(t: float) -> None:
-        """Users whose back-off is over try again (a failure doubles their delay)."""
+        """Users whose back-off is over try again (a failure doubles their delay, and puts
+        off the others due now: one wait on a server that is away is enough)."""
+        failed = False
         for pos, user in enumerate(users):
             if user.alive or backoffs[pos].due > t:
+                continue
+            if failed:
+                backoffs[pos].failed(t)
                 continue
             try:
                 user.conn = _connect(spec.conninfo)
             except CONNECT_ERRORS:
                 backoffs[pos].failed(now())
+                failed = True
                 continue
             user.alive = True
             backoffs[pos].reset()
@@ -237,9 +276,13 @@ def worker_main(spec: WorkerSpec, counters: Any, flags: Any, pipe: Any) -> None:
             schedule(pos, "")
 
     backoffs = [outages.Backoff(random.Random(spec.seed + pos)) for pos in range(len(users))]
-    for pos in range(len(users)):
-        attach(pos)
-        schedule(pos, "")
+    for pos, user in enumerate(users):
+        if user.alive:
+            attach(pos)
+            schedule(pos, "")
+        else:
+            backoffs[pos].failed(now())
+            pipe.send(outages.lost(user.index))
 
     next_tick = now() + 1.0
     tuples_ok = pq.ExecStatus.TUPLES_OK
