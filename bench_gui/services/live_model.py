@@ -267,6 +267,7 @@ class LiveModel:
         self.status_message = ""
         # Seconds the database had not answered for, as of the latest sample (None: it did).
         self.db_silent_s: float | None = None
+        self.vus_down = 0  # users without a connection in the latest sample
         self.last_seq: int | None = None
         self.version = 0
         self._last_latency: dict[str, float] = {}
@@ -363,6 +364,7 @@ class LiveModel:
             self.remaining = None
             self.remaining_at = None
             self.db_silent_s = None
+            self.vus_down = 0
 
     def _add_point(self, summary: Mapping[str, Any], step: Any, vus: Any) -> None:
         step_no = summary.get("step", step)
@@ -422,6 +424,8 @@ class LiveModel:
         self.remaining = _optional(remaining)
         self.remaining_at = t if self.remaining is not None else None
         self.db_silent_s = _optional(_number(event.get("db_not_answering_s")))
+        down = event.get("vus_down")
+        self.vus_down = down if isinstance(down, int) and not isinstance(down, bool) else 0
 
         errors = event.get("errors")
         n_errors = 0
@@ -617,6 +621,7 @@ class LiveModel:
         self.remaining = None
         self.remaining_at = None
         self.db_silent_s = None
+        self.vus_down = 0
 
     def fail(self, message: str) -> None:
         """The run failed outside the event stream (the worker raised)."""
@@ -637,10 +642,16 @@ class LiveModel:
 
     @property
     def db_warning(self) -> str:
-        """The line "database not answering for N s" while the latest sample says so, else ''."""
-        if self.db_silent_s is None or self.db_silent_s < DB_WARNING_AFTER_S or self.ended:
+        """The line "database not answering for N s" while the latest sample says so, and
+        "N users reconnecting" while some have lost their connection; else ''."""
+        if self.ended:
             return ""
-        return f"database not answering for {self.db_silent_s:.0f} s"
+        parts = []
+        if self.db_silent_s is not None and self.db_silent_s >= DB_WARNING_AFTER_S:
+            parts.append(f"database not answering for {self.db_silent_s:.0f} s")
+        if self.vus_down:
+            parts.append(f"{self.vus_down} user{'' if self.vus_down == 1 else 's'} reconnecting")
+        return " · ".join(parts)
 
     @property
     def step_number(self) -> int | None:

@@ -238,6 +238,10 @@ def test_a_database_that_does_not_answer_is_said_until_it_answers() -> None:
     assert model.samples.last("nopm")[-1] == 0.0  # the driver's rate stands in meanwhile
     model.feed(script.emit("sample", 1.0, elapsed=4.0, nopm_db=800.0, **base))
     assert model.db_warning == ""
+    model.feed(script.emit("sample", 1.0, elapsed=4.5, nopm_db=700.0, vus_down=2, **base))
+    assert model.db_warning == "2 users reconnecting"  # issue 25: their connection broke
+    model.feed(script.emit("sample", 1.0, elapsed=4.7, db_not_answering_s=2.5, vus_down=1, **base))
+    assert model.db_warning == "database not answering for 2 s · 1 user reconnecting"
     model.feed(script.emit("sample", 1.0, elapsed=5.0, db_not_answering_s=9.0, **base))
     model.feed(script.emit("done", 1.0, status="failed", message="the database has not answered"))
     assert model.db_warning == ""  # the run's end says what happened instead
