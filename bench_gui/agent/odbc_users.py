@@ -20,14 +20,11 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any
 
 from bench_gui.agent import outages, users
 from bench_gui.agent.protocol import TX_KEYS
 from bench_gui.agent.users import HIST_MAX_US, TX_INDEX, WorkerSpec
-
-# Seconds between two attempts to reopen a lost connection, at most.
-RECONNECT_S: Final = outages.BACKOFF_MAX_S
 
 
 class Counts:

@@ -22,7 +22,7 @@ from psycopg import sql
 
 from bench_gui.agent.engines import CheckResult, EngineError, ServerIdentity, Snapshot
 from bench_gui.agent.pg import template
-from bench_gui.agent.pg.liveness import with_liveness
+from bench_gui.agent.pg.liveness import server_away, with_liveness
 from bench_gui.agent.pg.setting_units import setting_record
 
 COUNTERS_SQL = (
@@ -240,12 +240,10 @@ class PgEngine:
                     f" another session holds: {str(exc).strip()}"
                 ) from exc
             except psycopg.OperationalError as exc:
-                if time.monotonic() > started + reconnect_s:
-                    text = str(exc).strip().splitlines()
-                    raise EngineError(
-                        f"the server did not let the template be copied for {reconnect_s:g} s:"
-                        f" {text[0] if text else type(exc).__name__}"
-                    ) from exc
+                if not server_away(exc) or time.monotonic() > started + reconnect_s:
+                    lines = str(exc).strip().splitlines()
+                    text = lines[0] if lines else type(exc).__name__
+                    raise EngineError(f"the template could not be copied: {text}") from exc
                 time.sleep(1.0)
 
     # -- the monitor ------------------------------------------------------------------------------

@@ -25,7 +25,7 @@ import psycopg
 from psycopg import pq
 
 from bench_gui.agent import outages
-from bench_gui.agent.pg.liveness import with_liveness
+from bench_gui.agent.pg.liveness import server_away, with_liveness
 from bench_gui.agent.protocol import TX_KEYS
 from bench_gui.agent.users import (
     HIST_MAX_US,
@@ -90,29 +90,6 @@ class _User:
         self.started = 0.0
         self.alive = False
         self.due = -1.0  # when its keying/thinking timer fires (-1: none pending)
-
-
-# libpq's and the server's words for a server that restarts, shuts down or cannot be reached
-# for now (not a wrong password, database or schema).
-AWAY_WORDS = (
-    "connection refused",
-    "no such file or directory",
-    "is starting up",
-    "is shutting down",
-    "not yet accepting connections",
-    "in recovery mode",
-    "timeout expired",
-    "closed the connection unexpectedly",
-    "terminating connection",
-    "connection reset",
-    "too many clients",
-)
-
-
-def server_away(exc: BaseException) -> bool:
-    """Whether a failed connect says the server is away for now (try again later)."""
-    text = str(exc).lower()
-    return any(words in text for words in AWAY_WORDS)
 
 
 class PrepareError(RuntimeError):
