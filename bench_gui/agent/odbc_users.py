@@ -149,6 +149,9 @@ def run_user(
     previous = ""
     now = time.perf_counter
     backoff = outages.Backoff(random.Random(seed))
+    if cursor is None:  # the server was away as the step started
+        backoff.failed(now())
+        counts.notice(outages.lost(index))
     while not flags[0]:
         if cursor is None:
             if not wait(flags, backoff.due - now()):
@@ -193,6 +196,16 @@ def run_user(
         _close(conn)
 
 
+def _server_away(calls: UserCalls, exc: BaseException) -> bool:
+    """Whether a failed connect says the server is away for now: the engine names the driver's
+    error (or the one an EngineError wraps) ``connection_lost``."""
+    return any(
+        calls.failure(error) == "connection_lost"
+        for error in (exc, exc.__cause__)
+        if error is not None
+    )
+
+
 def worker_main(
     spec: WorkerSpec,
     counters: Any,
@@ -208,13 +221,26 @@ def worker_main(
     parent = os.getppid()
     engine = calls(spec)
     conns: list[Any] = []
+    away = False  # a user found the server away: the others do not wait on it now
     try:
         for _ in spec.vus:
-            conns.append(engine.connect())
+            if away:
+                conns.append(None)
+                continue
+            try:
+                conns.append(engine.connect())
+            except Exception as exc:  # named by the engine's failure()
+                if not _server_away(engine, exc):
+                    raise
+                # The server restarts or is away for now: the user starts without a
+                # connection and opens one with back-off (run_user), as one that lost it.
+                conns.append(None)
+                away = True
     except Exception as exc:  # noqa: BLE001 - reported to the parent, which fails the step
         pipe.send(("error", f"virtual user {len(conns) + 1}: {exc}".strip()))
         for conn in conns:
-            conn.close()
+            if conn is not None:
+                conn.close()
         return
     counts = Counts(spec.worker * users.SLOTS, counters)
     threads = [
