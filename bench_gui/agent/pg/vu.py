@@ -184,7 +184,7 @@ def worker_main(spec: WorkerSpec, counters: Any, flags: Any, pipe: Any) -> None:
     def lose(pos: int) -> None:
         """The user's connection broke: forget its socket, count it, try again later."""
         user = by_pos[pos]
-        if user.fd in fd_pos:
+        if fd_pos.get(user.fd) == pos:  # (a number libpq closed may be another's by now)
             del fd_pos[user.fd]
             try:
                 poller.unregister(user.fd)
