@@ -20,6 +20,7 @@ import random
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -607,34 +608,47 @@ def _run_steps(
             message=f"reset_between_steps is not supported on {engine.name}: every step runs"
             " on the data the previous steps left",
         )
-    if reset and not engine.database_exists(engine.template):
-        out.emit("log", level="info", message=f"creating template {engine.template}")
-        engine.close_monitor()
-        engine.make_template()
+
+    def between(action: Callable[[], None], what: str, index: int) -> bool:
+        """``action`` on the database between steps, watched (:mod:`.between_steps`); False
+        when the run was stopped first. A server away for the stall limit ends the run."""
+        try:
+            return watched(
+                action,
+                what=what,
+                engine=engine,
+                emit=out.emit,
+                stop=stop,
+                monitor=monitor,
+                limit_s=float(cfg.db_stall_limit_s),
+            )
+        except DatabaseAway as exc:
+            kept = len(steps)
+            raise DatabaseStalled(
+                f"{exc}: the run ends here, before step {index + 1}"
+                f" ({cfg.virtual_users[index]} VU), with {kept} finished"
+                f" step{'' if kept == 1 else 's'} kept",
+                steps,
+            ) from None
+
+    if reset:
+        found: list[bool] = []
+        what = f"looking for template {engine.template}"
+        # (A run stopped meanwhile ends at the loop's first check.)
+        looked = between(lambda: found.append(engine.database_exists(engine.template)), what, 0)
+        if looked and not found[0]:
+            what = f"creating template {engine.template}"
+            out.emit("log", level="info", message=what)
+            engine.close_monitor()
+            between(engine.make_template, what, 0)
     for index, vus in enumerate(cfg.virtual_users):
         if stop.is_set():
             break
         if reset:
             what = f"step {index + 1}: resetting {cfg.database} from {engine.template}"
             out.emit("log", level="info", message=what)
-            try:
-                if not watched(
-                    engine.reset_from_template,
-                    what=what,
-                    engine=engine,
-                    emit=out.emit,
-                    stop=stop,
-                    monitor=monitor,
-                    limit_s=float(cfg.db_stall_limit_s),
-                ):
-                    break  # stopped while the server was busy or away
-            except DatabaseAway as exc:
-                kept = len(steps)
-                raise DatabaseStalled(
-                    f"{exc}: the run ends here, before step {index + 1} ({vus} VU), with"
-                    f" {kept} finished step{'' if kept == 1 else 's'} kept",
-                    steps,
-                ) from None
+            if not between(engine.reset_from_template, what, index):
+                break  # stopped while the server was busy or away
         # The test schema (rows, size) as the first step finds it, and after the last step.
         start: dict[str, Any] = {}
         if index == 0 and primary:
