@@ -1,4 +1,5 @@
-"""Work on the database between steps (the reset from the template), watched as a step is.
+"""Work on the database between steps, watched as a step is: the template looked for and made,
+the reset from it, the test schema measured before step 1.
 
 A reset drops the test database and copies it again from the template: seconds on a small
 database, minutes on a large one, and forever on a server that hangs (its processes stopped,

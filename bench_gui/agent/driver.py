@@ -652,7 +652,7 @@ def _run_steps(
         # The test schema (rows, size) as the first step finds it, and after the last step.
         start: dict[str, Any] = {}
         if index == 0 and primary:
-            start = engine.schema_facts(out.emit, stop, "before step 1")
+            start = _schema_before_step_1(engine, out, stop, between)
             if stop.is_set():
                 break
         start_at: float | None = None
@@ -684,6 +684,29 @@ def _run_steps(
                 steps,
             )
     engine.close_monitor()
+
+
+def _schema_before_step_1(
+    engine: AgentEngine,
+    out: EventWriter,
+    stop: threading.Event,
+    between: Callable[[Callable[[], None], str, int], bool],
+) -> dict[str, Any]:
+    """The test schema as step 1 finds it, measured under the run's watch (``between``); its
+    log lines are held and written from the run's thread (the event writer has one)."""
+    held: list[tuple[tuple[Any, ...], dict[str, Any]]] = []
+    facts: dict[str, Any] = {}
+
+    def hold(*args: Any, **kwargs: Any) -> None:
+        held.append((args, kwargs))
+
+    def measure() -> None:
+        facts.update(engine.schema_facts(hold, stop, "before step 1"))
+
+    between(measure, "measuring the test schema before step 1", 0)
+    for args, kwargs in held:
+        out.emit(*args, **kwargs)
+    return facts
 
 
 def sweep_message(status: str, steps: list[dict[str, Any]]) -> str:

@@ -88,7 +88,7 @@ PHASE_LABELS: dict[str, str] = {
     "rampup": "Ramp-up",
     "measure": "Measuring",
     "between": "Next step",
-    "resetting": "Resetting the database",
+    "resetting": "Preparing the database",
     "ok": "Finished",
     "stopped": "Stopped",
     "failed": "Failed",

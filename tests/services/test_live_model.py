@@ -191,7 +191,7 @@ def test_the_reset_between_steps_is_followed_and_a_silent_database_said() -> Non
     host = {"cpu": {"user": 10.0, "system": 2.5, "iowait": 0.0, "idle": 87.5}}
     what = "step 2: resetting tpcc from tpcc_template"
     model.feed(script.emit("progress", 1.0, task="reset", done=1.0, message=what, host=host))
-    assert model.phase_label == "Resetting the database"
+    assert model.phase_label == "Preparing the database"
     assert model.db_warning == ""
     model.feed(
         script.emit(
