@@ -235,12 +235,12 @@ def _print_checks(checks: list[dict[str, Any]], failure: str) -> None:
     """The consistency conditions, one line each, on stdout (``--quiet`` silences only the
     progress on stderr, never the result)."""
     if not checks:
-        print("no consistency check was run" + (f": {failure}" if failure else ""))
+        print(safe("no consistency check was run" + (f": {failure}" if failure else "")))
         return
     for check in checks:
         mark = "ok    " if check.get("ok") else "FAILED"
         detail = f": {check.get('detail')}" if check.get("detail") else ""
-        print(f"{mark} {check.get('name', '?')}{detail}")
+        print(safe(f"{mark} {check.get('name', '?')}{detail}"))  # the agent's text
     failed = sum(1 for c in checks if not c.get("ok"))
     print(
         f"all {len(checks)} consistency checks passed"

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from bench_gui.agent.protocol import Event
-from bench_gui.cli.main import ProgressPrinter
+from bench_gui.cli.main import ProgressPrinter, _print_checks
 from bench_gui.store import SessionStore
 from tests._fixtures.pg import Clone
 from tests._fixtures.wait import wait_until
@@ -189,3 +189,11 @@ def test_run_says_when_the_link_is_lost_and_restored(
     text = log.read_text()
     assert re.search(r"^link lost: ", text, re.M), text[-2000:]
     assert re.search(r"^link restored: ", text, re.M), text[-2000:]
+
+
+def test_consistency_checks_are_printed_escaped(capsys: pytest.CaptureFixture[str]) -> None:
+    _print_checks([{"name": "w_ytd", "ok": False, "detail": HOSTILE}], "")
+    out = capsys.readouterr().out
+    assert "\x1b" not in out
+    assert "\u202e" not in out
+    assert out.splitlines()[0].startswith("FAILED w_ytd: \\x1b[2J")
