@@ -14,15 +14,18 @@ SFTP into the script's folder (``BENCH_GUI_REMOTE_ROOT``), the session store. Th
    SIGSTOP, a stall that ends and one that does not): samples during the stall and the time
    to a clean failure;
 4. **forged seq pair**: ``benchmarks/chaos_forged_seq.py`` (two far-future seqs appended to a
-   live run's spool): the run's status, the bad lines, samples lost and duplicated.
+   live run's spool): the run's status, the bad lines, samples lost and duplicated;
+5. **database away for a moment**: ``benchmarks/chaos_db_restart.py`` (a restart mid-step,
+   one virtual user's backend ended, a hang during the reset between steps): runs survived,
+   samples lost and duplicated against the agent's spool, time to recover.
 
 For 1 and 2 the ground truth is the agent's own spool on the host: every sample it wrote must
 be stored once (lost: in the spool, not in the store; duplicated: delivered twice to the
-consumer, or stored twice). The whole script takes about three minutes.
+consumer, or stored twice). The whole script takes about four minutes.
 
     python benchmarks/chaos.py
     python benchmarks/chaos.py --cuts 8 --duration 30 --json
-    python benchmarks/chaos.py --no-db-hang
+    python benchmarks/chaos.py --no-db-hang --no-db-restart
     python benchmarks/chaos.py --no-forged-seq
 """
 
@@ -43,7 +46,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # tests._fixtures
-sys.path.insert(0, str(ROOT / "benchmarks"))  # stream_latency, chaos_db_hang
+sys.path.insert(0, str(ROOT / "benchmarks"))  # stream_latency, chaos_db_hang, chaos_db_restart
 
 TARGET = "chaos"
 WAIT_S = 300.0
@@ -268,6 +271,11 @@ def scenarios(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
 
         print("database hang: the server's processes stopped with SIGSTOP…")
         figures["db_hang"] = db_hang_scenario(workdir / "db-hang", stall_s=8.0, limit_s=5.0)
+    if args.db_restart:
+        from chaos_db_restart import db_restart_scenarios
+
+        print("database away: a restart, a killed backend, a hang during the reset…")
+        figures["db_restart"] = db_restart_scenarios(workdir / "db-restart")
     return figures
 
 
@@ -311,6 +319,12 @@ def report(figures: dict[str, Any]) -> None:
         print(f"  clean failure after:            {stays['clean_failure_after_s']} s")
         print(f"  message:                        {stays['message']}")
         print(f"  steps kept (complete):          {stays['steps_complete']}")
+    away = figures.get("db_restart")
+    if away:
+        from chaos_db_restart import report as report_away
+
+        print()
+        report_away(away)
 
 
 def main() -> int:
@@ -319,6 +333,7 @@ def main() -> int:
     parser.add_argument("--duration", type=float, default=15.0, help="measured seconds per step")
     parser.add_argument("--no-db-hang", dest="db_hang", action="store_false")
     parser.add_argument("--no-forged-seq", dest="forged_seq", action="store_false")
+    parser.add_argument("--no-db-restart", dest="db_restart", action="store_false")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-gui-chaos-") as tmp:

@@ -20,14 +20,17 @@ import random
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from bench_gui.agent import hist
 from bench_gui.agent.barrier import BarrierTimeout, Coordination, NoCounters, wait_until
+from bench_gui.agent.between_steps import DatabaseAway, watched
 from bench_gui.agent.counters import CounterReader
 from bench_gui.agent.engines import AgentEngine, EngineError, Snapshot
 from bench_gui.agent.hostmetrics import Monitor
+from bench_gui.agent.outages import Outages
 from bench_gui.agent.power import MeterError
 from bench_gui.agent.protocol import TX_KEYS, EventWriter
 from bench_gui.agent.users import SLOT_ERRORS, SLOT_ROLLBACK, SLOTS, WorkerSpec
@@ -222,6 +225,7 @@ class Step:
         self.tick_sums = dict.fromkeys(TX_KEYS, 0)
         self.window_sums = dict.fromkeys(TX_KEYS, 0)
         self.byes = 0
+        self.outages = Outages()  # users whose connection broke, and for how long
 
     # -- counters ------------------------------------------------------------------------------
     def driver_counts(self) -> list[int]:
@@ -232,26 +236,31 @@ class Step:
     def _drain(self, timeout: float = 0.0) -> None:
         for pipe in self.pipes:
             while pipe.poll(timeout):
-                msg = pipe.recv()
-                kind = msg[0]
-                if kind == "tick":
-                    _, encoded, sums, errors, in_window = msg
-                    for key, enc in encoded.items():
-                        hist.add_encoded(self.tick_hists[key], enc)
-                        if in_window:
-                            hist.add_encoded(self.window_hists[key], enc)
-                    for key, total in sums.items():
-                        self.tick_sums[key] += total
-                        if in_window:
-                            self.window_sums[key] += total
-                    for err, n in errors.items():
-                        self.tick_errors[err] = self.tick_errors.get(err, 0) + n
-                        self.step_errors[err] = self.step_errors.get(err, 0) + n
-                elif kind == "bye":
-                    self.byes += 1
-                elif kind == "error":
-                    raise StepFailed(msg[1])
+                self._take(pipe.recv())
                 timeout = 0.0
+
+    def _take(self, msg: tuple[Any, ...]) -> None:
+        """One message of a worker process (its pipe protocol: ``worker_main``)."""
+        kind = msg[0]
+        if kind == "tick":
+            _, encoded, sums, errors, in_window = msg
+            for key, enc in encoded.items():
+                hist.add_encoded(self.tick_hists[key], enc)
+                if in_window:
+                    hist.add_encoded(self.window_hists[key], enc)
+            for key, total in sums.items():
+                self.tick_sums[key] += total
+                if in_window:
+                    self.window_sums[key] += total
+            for err, n in errors.items():
+                self.tick_errors[err] = self.tick_errors.get(err, 0) + n
+                self.step_errors[err] = self.step_errors.get(err, 0) + n
+        elif kind == "bye":
+            self.byes += 1
+        elif kind == "error":
+            raise StepFailed(msg[1])
+        else:
+            self.outages.take(msg)
 
     # -- lifecycle -------------------------------------------------------------------------------
     def start_users(self) -> None:
@@ -276,8 +285,8 @@ class Step:
                         ) from None
                     if msg[0] == "ready":
                         ready += 1
-                    elif msg[0] == "error":
-                        raise StepFailed(msg[1])
+                    else:
+                        self._take(msg)
 
     def stop_users(self) -> None:
         self.flags[1] = 0
@@ -403,6 +412,7 @@ class Step:
                 nopm_driver=_per_minute(delta[0], dt),
                 tpm_driver=_per_minute(sum(delta[: len(TX_KEYS)]) + delta[SLOT_ROLLBACK], dt),
                 **db_fields,
+                **self.outages.sample_fields(),
                 **(self.monitor.sample_fields() if self.monitor is not None else {}),
             )
             self.tick_errors = {}
@@ -492,6 +502,9 @@ class Step:
                 f"the database did not answer for {self.silent_in_window_s:.1f} s"
                 " in the measured window"
             )
+        lost = self.outages.problem(self.vus, time.monotonic())
+        if lost:
+            problems.append(lost)
         return problems
 
     def _summary(
@@ -521,6 +534,7 @@ class Step:
         }
         if problems:
             summary["problems"] = problems
+        summary.update(self.outages.summary_fields(time.monotonic()))
         if self.start_at is not None:
             summary.update(start_at=self.start_at, started_at=self.started_at)
         if start is None or end is None:
@@ -599,24 +613,51 @@ def _run_steps(
             message=f"reset_between_steps is not supported on {engine.name}: every step runs"
             " on the data the previous steps left",
         )
-    if reset and not engine.database_exists(engine.template):
-        out.emit("log", level="info", message=f"creating template {engine.template}")
-        engine.close_monitor()
-        engine.make_template()
+
+    def between(action: Callable[[], None], what: str, index: int) -> bool:
+        """``action`` on the database between steps, watched (:mod:`.between_steps`); False
+        when the run was stopped first. A server away for the stall limit ends the run."""
+        try:
+            return watched(
+                action,
+                what=what,
+                engine=engine,
+                emit=out.emit,
+                stop=stop,
+                monitor=monitor,
+                limit_s=float(cfg.db_stall_limit_s),
+            )
+        except DatabaseAway as exc:
+            kept = len(steps)
+            raise DatabaseStalled(
+                f"{exc}: the run ends here, before step {index + 1}"
+                f" ({cfg.virtual_users[index]} VU), with {kept} finished"
+                f" step{'' if kept == 1 else 's'} kept",
+                steps,
+            ) from None
+
+    if reset:
+        found: list[bool] = []
+        what = f"looking for template {engine.template}"
+        # (A run stopped meanwhile ends at the loop's first check.)
+        looked = between(lambda: found.append(engine.database_exists(engine.template)), what, 0)
+        if looked and not found[0]:
+            what = f"creating template {engine.template}"
+            out.emit("log", level="info", message=what)
+            engine.close_monitor()
+            between(engine.make_template, what, 0)
     for index, vus in enumerate(cfg.virtual_users):
         if stop.is_set():
             break
         if reset:
-            out.emit(
-                "log",
-                level="info",
-                message=f"step {index + 1}: resetting {cfg.database} from {engine.template}",
-            )
-            engine.reset_from_template()
+            what = f"step {index + 1}: resetting {cfg.database} from {engine.template}"
+            out.emit("log", level="info", message=what)
+            if not between(engine.reset_from_template, what, index):
+                break  # stopped while the server was busy or away
         # The test schema (rows, size) as the first step finds it, and after the last step.
         start: dict[str, Any] = {}
         if index == 0 and primary:
-            start = engine.schema_facts(out.emit, stop, "before step 1")
+            start = _schema_before_step_1(engine, out, stop, between)
             if stop.is_set():
                 break
         start_at: float | None = None
@@ -648,6 +689,29 @@ def _run_steps(
                 steps,
             )
     engine.close_monitor()
+
+
+def _schema_before_step_1(
+    engine: AgentEngine,
+    out: EventWriter,
+    stop: threading.Event,
+    between: Callable[[Callable[[], None], str, int], bool],
+) -> dict[str, Any]:
+    """The test schema as step 1 finds it, measured under the run's watch (``between``); its
+    log lines are held and written from the run's thread (the event writer has one)."""
+    held: list[tuple[tuple[Any, ...], dict[str, Any]]] = []
+    facts: dict[str, Any] = {}
+
+    def hold(*args: Any, **kwargs: Any) -> None:
+        held.append((args, kwargs))
+
+    def measure() -> None:
+        facts.update(engine.schema_facts(hold, stop, "before step 1"))
+
+    between(measure, "measuring the test schema before step 1", 0)
+    for args, kwargs in held:
+        out.emit(*args, **kwargs)
+    return facts
 
 
 def sweep_message(status: str, steps: list[dict[str, Any]]) -> str:

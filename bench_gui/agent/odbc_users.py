@@ -5,28 +5,26 @@ server works) and one autocommit connection. What differs between the engines is
 :class:`UserCalls`: how a user connects, draws a transaction's parameters, calls its
 procedure and names a failure. Everything else is here, once: the per-process counts
 (:class:`Counts`), a user's loop (:func:`run_user`: HammerDB's mix, keying and thinking
-times, a lost connection reopened every :data:`RECONNECT_S`) and the process around the
-users (:func:`worker_main`), which speaks the pipe protocol and counts into the shared slots
-of PostgreSQL's users (:func:`bench_gui.agent.pg.vu.worker_main`).
+times, a lost connection reopened after a back-off, :class:`bench_gui.agent.outages.Backoff`)
+and the process around the users (:func:`worker_main`), which speaks the pipe protocol and
+counts into the shared slots of PostgreSQL's users (:func:`bench_gui.agent.pg.vu.worker_main`).
 """
 
 from __future__ import annotations
 
 import math
 import os
+import random
 import signal
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any
 
-from bench_gui.agent import users
+from bench_gui.agent import outages, users
 from bench_gui.agent.protocol import TX_KEYS
 from bench_gui.agent.users import HIST_MAX_US, TX_INDEX, WorkerSpec
-
-# Seconds between two attempts to reopen a lost connection.
-RECONNECT_S: Final = 1.0
 
 
 class Counts:
@@ -39,6 +37,7 @@ class Counts:
         self.interval = self._new()
         self.sums = dict.fromkeys(TX_KEYS, 0)
         self.errors: dict[str, int] = {}
+        self.notices: list[tuple[str, int, float]] = []  # users lost and back, for the parent
 
     @staticmethod
     def _new() -> dict[str, Any]:
@@ -60,6 +59,16 @@ class Counts:
         with self.lock:
             self.counters[self.base + users.SLOT_ERRORS] += 1
             self.errors[kind] = self.errors.get(kind, 0) + 1
+
+    def notice(self, message: tuple[str, int, float]) -> None:
+        """A user lost its connection or got it back (:func:`outages.lost`, ``back``)."""
+        with self.lock:
+            self.notices.append(message)
+
+    def take_notices(self) -> list[tuple[str, int, float]]:
+        with self.lock:
+            notices, self.notices = self.notices, []
+        return notices
 
     def take(self) -> tuple[dict[str, bytes], dict[str, int], dict[str, int]]:
         """This interval's histograms (encoded), sums and errors; a new interval begins."""
@@ -139,15 +148,22 @@ def run_user(
     cursor = conn.cursor() if conn is not None else None
     previous = ""
     now = time.perf_counter
+    backoff = outages.Backoff(random.Random(seed))
+    if cursor is None:  # the server was away as the step started
+        backoff.failed(now())
+        counts.notice(outages.lost(index))
     while not flags[0]:
         if cursor is None:
-            if not wait(flags, RECONNECT_S):
+            if not wait(flags, backoff.due - now()):
                 break
             try:
                 conn = calls.connect()
                 cursor = conn.cursor()
-            except Exception:  # noqa: BLE001 - any failure: try again in a second
+            except Exception:  # noqa: BLE001 - any failure: try again after a longer delay
+                backoff.failed(now())
                 continue
+            backoff.reset()
+            counts.notice(outages.back(index))
         tx = choose_tx(rng)
         if spec.keying_thinking:
             delay = users.KEYING_S[tx]
@@ -167,6 +183,8 @@ def run_user(
             if kind == "connection_lost":
                 _close(conn)
                 cursor = None
+                backoff.failed(now())
+                counts.notice(outages.lost(index))
             previous = tx
             continue
         if rolled_back:
@@ -176,6 +194,16 @@ def run_user(
         previous = tx
     if cursor is not None:
         _close(conn)
+
+
+def _server_away(calls: UserCalls, exc: BaseException) -> bool:
+    """Whether a failed connect says the server is away for now: the engine names the driver's
+    error (or the one an EngineError wraps) ``connection_lost``."""
+    return any(
+        calls.failure(error) == "connection_lost"
+        for error in (exc, exc.__cause__)
+        if error is not None
+    )
 
 
 def worker_main(
@@ -193,13 +221,26 @@ def worker_main(
     parent = os.getppid()
     engine = calls(spec)
     conns: list[Any] = []
+    away = False  # a user found the server away: the others do not wait on it now
     try:
         for _ in spec.vus:
-            conns.append(engine.connect())
+            if away:
+                conns.append(None)
+                continue
+            try:
+                conns.append(engine.connect())
+            except Exception as exc:  # named by the engine's failure()
+                if not _server_away(engine, exc):
+                    raise
+                # The server restarts or is away for now: the user starts without a
+                # connection and opens one with back-off (run_user), as one that lost it.
+                conns.append(None)
+                away = True
     except Exception as exc:  # noqa: BLE001 - reported to the parent, which fails the step
         pipe.send(("error", f"virtual user {len(conns) + 1}: {exc}".strip()))
         for conn in conns:
-            conn.close()
+            if conn is not None:
+                conn.close()
         return
     counts = Counts(spec.worker * users.SLOTS, counters)
     threads = [
@@ -218,6 +259,8 @@ def worker_main(
     next_tick = time.monotonic() + 1.0
     try:
         while not flags[0]:
+            for notice in counts.take_notices():
+                pipe.send(notice)
             if bool(flags[1]) != was_measuring:
                 pipe.send(("tick", *counts.take(), was_measuring))
                 was_measuring = not was_measuring
@@ -231,5 +274,7 @@ def worker_main(
     finally:
         for thread in threads:
             thread.join(timeout=30)
+        for notice in counts.take_notices():
+            pipe.send(notice)
         pipe.send(("tick", *counts.take(), was_measuring))
         pipe.send(("bye", None))

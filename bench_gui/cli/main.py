@@ -74,7 +74,14 @@ def power_text(summary: dict[str, Any]) -> str:
 
 
 class ProgressPrinter:
-    """Human-readable progress on stderr, so stdout stays clean for ``--json``."""
+    """Human-readable progress on stderr, so stdout stays clean for ``--json``.
+
+    What the Live page knows, it says: a database that does not answer (and why), users whose
+    connection broke, the reset between steps, the link to the driver host, and why a step
+    does not count. Every line is printed through :func:`~bench_gui.cli.terminal.safe`: the
+    agent's and the database's text (an error message, a server's version, a log line) could
+    hold escape sequences, bidirectional overrides or NUL bytes.
+    """
 
     def __init__(self, stream: TextIO, quiet: bool = False) -> None:
         self.stream = stream
@@ -92,17 +99,22 @@ class ProgressPrinter:
             return
         if kind == "hello":
             self._line(f"connected: {event.get('server', '')}")
+        elif kind == "progress" and event.get("task") == "reset":
+            self._line(
+                f"  {event.get('message', 'resetting')}: {_fmt(event.get('done'))} s"
+                + _database_text(event)
+            )
         elif kind == "progress":
             done, total = event.get("done", 0), event.get("total", 0)
             text = f"{event.get('stage', event.get('task', ''))}: {done}/{total}"
             if event.get("rate"):
-                text += f" ({event.get('rate'):,.0f} rows/s)"
+                text += f" ({_fmt(event.get('rate'))} rows/s)"
             if text != self._last_progress:
                 self._last_progress = text
                 self._line(text)
         elif kind == "step" and event.get("phase") == "start":
             self._line(
-                f"step {event.get('step', 0) + 1}: {event.get('vus')} virtual users,"
+                f"step {_step_number(event.get('step'))}: {event.get('vus')} virtual users,"
                 f" ramp-up {event.get('rampup_s')} s, measuring {event.get('duration_s')} s"
             )
         elif kind == "sample":
@@ -110,19 +122,22 @@ class ProgressPrinter:
             self._line(
                 f"  {str(event.get('phase') or ''):7} {_fmt(event.get('elapsed')):>6} s"
                 f"  NOPM {_fmt(event.get('nopm_db'))}  TPM {_fmt(event.get('tpm_db'))}"
-                f"  avg {_fmt(lat.get('avg'), 2)} ms"
+                f"  avg {_fmt(lat.get('avg'), 2)} ms" + _database_text(event)
             )
         elif kind == "step" and event.get("phase") == "end":
             s = event.get("summary") or {}
             lat = (s.get("latency_ms") or {}).get("all") or {}
             self._line(
-                f"step {s.get('step', 0) + 1} done: {s.get('vus')} VU  NOPM"
+                f"step {_step_number(s.get('step'))} done: {s.get('vus')} VU  NOPM"
                 f" {_fmt(s.get('nopm'))}  TPM {_fmt(s.get('tpm'))}  driver NOPM"
                 f" {_fmt(s.get('nopm_driver'))}  avg {_fmt(lat.get('avg'), 2)} ms"
                 f"  p99.9 {_fmt(lat.get('p999'), 2)} ms"
                 + power_text(s)
                 + ("" if s.get("complete") else "  (incomplete)")
             )
+            problems = s.get("problems")
+            for problem in problems if isinstance(problems, list) else []:
+                self._line(f"  not counted: {problem}")
             doubt = nopm_doubt(s.get("nopm"), s.get("nopm_driver"), s.get("window_s"), s.get("vus"))
             if doubt:
                 self._line(f"  {DOUBT_MARK} {doubt}")
@@ -131,8 +146,33 @@ class ProgressPrinter:
         elif kind == "error":
             self._line(f"error: {event.get('message', '')}")
 
+    def notice(self, state: str, detail: str) -> None:
+        """The link to the driver host dropped or came back (from the follower's thread)."""
+        if not self.quiet:
+            self._line(f"link {state}: {detail}")
+
     def _line(self, text: str) -> None:
-        print(text, file=self.stream, flush=True)
+        print(safe(text), file=self.stream, flush=True)
+
+
+def _step_number(index: Any) -> str:
+    """A step's number as people count (1 for index 0); "?" for a missing one."""
+    return str(index + 1) if isinstance(index, int) and not isinstance(index, bool) else "?"
+
+
+def _database_text(event: Event) -> str:
+    """What a sample or a reset's progress says about the database: not answering (for how
+    long, the last error) and users whose connection broke; "" when all is well."""
+    text = ""
+    silent = event.get("db_not_answering_s")
+    if silent is not None:
+        text += f"  database not answering for {_fmt(silent, 1)} s"
+        if event.get("db_error"):
+            text += f" ({event.get('db_error')})"
+    down = event.get("vus_down")
+    if isinstance(down, int) and not isinstance(down, bool) and down > 0:
+        text += f"  {down} user{'' if down == 1 else 's'} reconnecting"
+    return text
 
 
 def _open_store(args: argparse.Namespace) -> SessionStore:
@@ -151,6 +191,7 @@ def _drive(plan: Plan, action: str, args: argparse.Namespace) -> int:
         plan, store, action=action, accept_fingerprint=getattr(args, "accept_host_key", None)
     )
     printer = ProgressPrinter(sys.stderr, quiet=getattr(args, "quiet", False))
+    controller.on_notice = printer.notice
     failure = ""
     try:
         if plan.target.kind != "demo" and not printer.quiet:
@@ -185,7 +226,7 @@ def _drive(plan: Plan, action: str, args: argparse.Namespace) -> int:
         result["status"] = controller.final.get("status")
     if failure:
         result["error"] = failure
-        print(f"bench-gui: {failure}", file=sys.stderr)
+        print(f"bench-gui: {safe(failure)}", file=sys.stderr)
     if getattr(args, "json", False):
         print(json.dumps(result))
     elif action == "run" and plan.workload.kind == "random_read":
@@ -202,12 +243,12 @@ def _print_checks(checks: list[dict[str, Any]], failure: str) -> None:
     """The consistency conditions, one line each, on stdout (``--quiet`` silences only the
     progress on stderr, never the result)."""
     if not checks:
-        print("no consistency check was run" + (f": {failure}" if failure else ""))
+        print(safe("no consistency check was run" + (f": {failure}" if failure else "")))
         return
     for check in checks:
         mark = "ok    " if check.get("ok") else "FAILED"
         detail = f": {check.get('detail')}" if check.get("detail") else ""
-        print(f"{mark} {check.get('name', '?')}{detail}")
+        print(safe(f"{mark} {check.get('name', '?')}{detail}"))  # the agent's text
     failed = sum(1 for c in checks if not c.get("ok"))
     print(
         f"all {len(checks)} consistency checks passed"
@@ -218,7 +259,8 @@ def _print_checks(checks: list[dict[str, Any]], failure: str) -> None:
 
 def _print_steps(steps: list[dict[str, Any]]) -> None:
     """The steps as a table; a NOPM the database and the driver disagree on (``nopm_flag``)
-    carries :data:`DOUBT_MARK`, with the reason below the table."""
+    carries :data:`DOUBT_MARK`, a step that does not count ``*``, with the reasons below the
+    table."""
     if not steps:
         return
     print(
@@ -231,6 +273,10 @@ def _print_steps(steps: list[dict[str, Any]]) -> None:
         mark = f" {DOUBT_MARK}" if s.get("nopm_flag") else ""
         if s.get("nopm_flag"):
             doubts.append(f"{DOUBT_MARK} {s['vus']} VU: {s['nopm_flag']}")
+        if not s.get("complete"):
+            mark = mark or " *"
+            reasons = "; ".join(str(p) for p in s.get("problems") or []) or "incomplete"
+            doubts.append(safe(f"*   {s['vus']} VU: not counted: {reasons}"))
         print(
             f"{s['vus']:>5} {_fmt(s['nopm']):>10}{mark:4} {_fmt(s['tpm']):>10}"
             f" {_fmt(s['nopm_driver']):>12} {_fmt(lat.get('avg'), 2):>8}"

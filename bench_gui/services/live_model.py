@@ -88,6 +88,7 @@ PHASE_LABELS: dict[str, str] = {
     "rampup": "Ramp-up",
     "measure": "Measuring",
     "between": "Next step",
+    "resetting": "Preparing the database",
     "ok": "Finished",
     "stopped": "Stopped",
     "failed": "Failed",
@@ -288,6 +289,7 @@ class LiveModel:
         self.status_message = ""
         # Seconds the database had not answered for, as of the latest sample (None: it did).
         self.db_silent_s: float | None = None
+        self.vus_down = 0  # users without a connection in the latest sample
         self.last_seq: int | None = None
         self.version = 0
         self._last_latency: dict[str, float] = {}
@@ -384,6 +386,7 @@ class LiveModel:
             self.remaining = None
             self.remaining_at = None
             self.db_silent_s = None
+            self.vus_down = 0
 
     def _add_point(self, summary: Mapping[str, Any], step: Any, vus: Any) -> None:
         step_no = summary.get("step", step)
@@ -443,6 +446,8 @@ class LiveModel:
         self.remaining = _optional(remaining)
         self.remaining_at = t if self.remaining is not None else None
         self.db_silent_s = _optional(_number(event.get("db_not_answering_s")))
+        down = event.get("vus_down")
+        self.vus_down = down if isinstance(down, int) and not isinstance(down, bool) else 0
 
         errors = event.get("errors")
         n_errors = 0
@@ -594,8 +599,10 @@ class LiveModel:
 
     def _on_progress(self, event: Event) -> None:
         """The idle power baseline before the first step (task ``idle``); a schema build's
-        progress (task ``build``) while the run is starting."""
-        if event.get("task") == "build":
+        progress (task ``build``) while the run is starting; the reset of the database between
+        steps (task ``reset``: how long the database has not answered)."""
+        task = event.get("task")
+        if task == "build":
             if self.phase in ("idle", "starting"):
                 self.build = BuildState(
                     str(event.get("stage") or ""),
@@ -604,9 +611,12 @@ class LiveModel:
                     str(event.get("unit") or ""),
                 )
             return
-        if event.get("task") != "idle":
+        if task not in ("idle", "reset"):
             return
-        if self.phase in ("idle", "starting"):
+        if task == "reset":
+            self.phase = "resetting"
+            self.db_silent_s = _optional(_number(event.get("db_not_answering_s")))
+        elif self.phase in ("idle", "starting"):
             self.phase = "baseline"
         t = self.run_time(event.t)
         total, done = _number(event.get("total")), _number(event.get("done"))
@@ -643,6 +653,7 @@ class LiveModel:
         self.remaining = None
         self.remaining_at = None
         self.db_silent_s = None
+        self.vus_down = 0
 
     def fail(self, message: str) -> None:
         """The run failed outside the event stream (the worker raised)."""
@@ -665,10 +676,16 @@ class LiveModel:
 
     @property
     def db_warning(self) -> str:
-        """The line "database not answering for N s" while the latest sample says so, else ''."""
-        if self.db_silent_s is None or self.db_silent_s < DB_WARNING_AFTER_S or self.ended:
+        """The line "database not answering for N s" while the latest sample says so, and
+        "N users reconnecting" while some have lost their connection; else ''."""
+        if self.ended:
             return ""
-        return f"database not answering for {self.db_silent_s:.0f} s"
+        parts = []
+        if self.db_silent_s is not None and self.db_silent_s >= DB_WARNING_AFTER_S:
+            parts.append(f"database not answering for {self.db_silent_s:.0f} s")
+        if self.vus_down:
+            parts.append(f"{self.vus_down} user{'' if self.vus_down == 1 else 's'} reconnecting")
+        return " · ".join(parts)
 
     @property
     def step_number(self) -> int | None:

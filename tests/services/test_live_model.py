@@ -181,6 +181,27 @@ def test_errors_and_fatal_error_events() -> None:
     assert model.error_messages == ["lost the connection", "server closed the connection"]
 
 
+def test_the_reset_between_steps_is_followed_and_a_silent_database_said() -> None:
+    """A reset's progress (issue 25) keeps the host's rows coming and says when the database
+    has not answered for a while."""
+    script = EventScript()
+    model = LiveModel()
+    model.feed(script.emit("step", phase="end", step=0, vus=8, summary={"step": 0, "vus": 8}))
+    before = len(model.samples)
+    host = {"cpu": {"user": 10.0, "system": 2.5, "iowait": 0.0, "idle": 87.5}}
+    what = "step 2: resetting tpcc from tpcc_template"
+    model.feed(script.emit("progress", 1.0, task="reset", done=1.0, message=what, host=host))
+    assert model.phase_label == "Preparing the database"
+    assert model.db_warning == ""
+    model.feed(
+        script.emit(
+            "progress", 1.0, task="reset", done=4.0, message=what, db_not_answering_s=3.4, host=host
+        )
+    )
+    assert model.db_warning == "database not answering for 3 s"
+    assert len(model.samples) == before + 2
+
+
 def test_odd_payloads_are_ignored_not_fatal() -> None:
     script = EventScript()
     script.emit("sample", step="x", vus=None, latency_ms="n/a", errors=[1], remaining="soon")
@@ -217,6 +238,10 @@ def test_a_database_that_does_not_answer_is_said_until_it_answers() -> None:
     assert model.samples.last("nopm")[-1] == 0.0  # the driver's rate stands in meanwhile
     model.feed(script.emit("sample", 1.0, elapsed=4.0, nopm_db=800.0, **base))
     assert model.db_warning == ""
+    model.feed(script.emit("sample", 1.0, elapsed=4.5, nopm_db=700.0, vus_down=2, **base))
+    assert model.db_warning == "2 users reconnecting"  # issue 25: their connection broke
+    model.feed(script.emit("sample", 1.0, elapsed=4.7, db_not_answering_s=2.5, vus_down=1, **base))
+    assert model.db_warning == "database not answering for 2 s · 1 user reconnecting"
     model.feed(script.emit("sample", 1.0, elapsed=5.0, db_not_answering_s=9.0, **base))
     model.feed(script.emit("done", 1.0, status="failed", message="the database has not answered"))
     assert model.db_warning == ""  # the run's end says what happened instead

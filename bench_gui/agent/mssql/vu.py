@@ -11,8 +11,8 @@ Deadlocks are not retried. Our procedures (the spec profile) re-raise an error a
 ROLLBACK, so a deadlock victim (error 1205) is counted as an error ``deadlock_detected`` and
 the user draws its next transaction. HammerDB's own (the hammerdb profile, :mod:`.hammerdb`)
 catch it, roll back and answer it as a result set, which its driver prints before going on:
-that answer is counted the same way here. A lost
-connection is reopened once a second (:data:`bench_gui.agent.odbc_users.RECONNECT_S`).
+that answer is counted the same way here. A lost connection is reopened after a back-off
+(:class:`bench_gui.agent.outages.Backoff`).
 """
 
 from __future__ import annotations

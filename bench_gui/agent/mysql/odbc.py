@@ -24,7 +24,8 @@ DRIVER_WORDS: Final[dict[str, tuple[str, ...]]] = {
 }
 # SQLSTATEs and server error numbers that mean the connection is gone.
 LOST_STATES: Final = ("08S01", "08003", "08001", "08004", "08007")
-LOST_ERRNOS: Final = ("(2006)", "(2013)", "(2055)", "(4031)")
+# 2002/2003: no server to connect to (restarting); 1053: the server is shutting down.
+LOST_ERRNOS: Final = ("(2006)", "(2013)", "(2055)", "(4031)", "(2002)", "(2003)", "(1053)")
 # A server that does not answer a login in this time is given up on (ODBC login timeout).
 LOGIN_TIMEOUT_S: Final = 15
 

@@ -2,11 +2,13 @@
 
 The thread and its rules (never wait on a hung server, a statement timeout on the reader's own
 connection) are :class:`bench_gui.agent.counters.CounterReader`'s; this is the PostgreSQL
-connection and query (:data:`~bench_gui.agent.pg.engine.COUNTERS_SQL`).
+connection and query (:data:`~bench_gui.agent.pg.engine.COUNTERS_SQL`), and the probe of the server
+between steps (:class:`ServerProbe`).
 """
 
 from __future__ import annotations
 
+import time
 from typing import Any, Final
 
 import psycopg
@@ -33,4 +35,14 @@ class CounterReader(_Reader):
         return read_counters(conn)
 
 
-__all__ = ["ANSWER_WAIT_S", "RETRY_S", "STATEMENT_TIMEOUT_MS", "CounterReader"]
+class ServerProbe(CounterReader):
+    """Asks the server itself (``SELECT 1`` on the admin connection) whether it answers: what
+    the run watches between steps, while the test database is being dropped and copied."""
+
+    def _read(self, conn: psycopg.Connection[Any]) -> Snapshot:
+        before = time.monotonic()
+        conn.execute("SELECT 1").fetchone()
+        return Snapshot(t=(before + time.monotonic()) / 2, new_orders=0, transactions=0)
+
+
+__all__ = ["ANSWER_WAIT_S", "RETRY_S", "STATEMENT_TIMEOUT_MS", "CounterReader", "ServerProbe"]

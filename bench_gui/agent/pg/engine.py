@@ -22,7 +22,7 @@ from psycopg import sql
 
 from bench_gui.agent.engines import CheckResult, EngineError, ServerIdentity, Snapshot
 from bench_gui.agent.pg import template
-from bench_gui.agent.pg.liveness import with_liveness
+from bench_gui.agent.pg.liveness import server_away, with_liveness
 from bench_gui.agent.pg.setting_units import setting_record
 
 COUNTERS_SQL = (
@@ -31,6 +31,9 @@ COUNTERS_SQL = (
 )
 # The raw setting with its unit (16384 of 8kB), the text SHOW prints (128MB), where it was set
 # and the engine's own default (boot_val): see bench_gui.agent.pg.setting_units.
+# How long a reset or a template copy goes on trying a server that refused or lost its
+# connection (a restart, a failover).
+RECONNECT_S = 600.0
 SETTINGS_SQL = (
     "SELECT name, setting, unit, source, boot_val, vartype, current_setting(name)"
     " FROM pg_settings"
@@ -184,6 +187,13 @@ class PgEngine:
 
         return CounterReader(self.conninfo)
 
+    def server_probe(self) -> Any:
+        """Whether the server answers, read as the counters are (the admin connection: the
+        test database may be gone while it is reset)."""
+        from bench_gui.agent.pg.counters import ServerProbe
+
+        return ServerProbe(self.admin_conninfo)
+
     def database_exists(self, name: str | None = None) -> bool:
         with connect(self.admin_conninfo, what="server") as conn:
             row = conn.execute(
@@ -222,17 +232,33 @@ class PgEngine:
         )
 
     @staticmethod
-    def _retry(action: Callable[[], None], seconds: float = 30.0) -> None:
-        """Sessions of the previous step take a moment to go away after their users stop."""
-        deadline = time.monotonic() + seconds
+    def _retry(
+        action: Callable[[], None], seconds: float = 30.0, reconnect_s: float = RECONNECT_S
+    ) -> None:
+        """Sessions of the previous step take a moment to go away after their users stop, and
+        a server that restarted or dropped the connection is tried again (after 1 s) for
+        ``reconnect_s``: the run's own watch (:mod:`bench_gui.agent.between_steps`) ends it
+        sooner if the server stays away past the plan's stall limit."""
+        started = time.monotonic()
         while True:
             try:
                 action()
                 return
             except template.TemplateError as exc:
-                if "session" not in str(exc) or time.monotonic() > deadline:
+                if "session" not in str(exc) or time.monotonic() > started + seconds:
                     raise EngineError(str(exc)) from exc
                 time.sleep(0.2)
+            except psycopg.errors.LockNotAvailable as exc:
+                raise EngineError(
+                    f"the template's copy waited {template.LOCK_TIMEOUT_S:g} s for a lock"
+                    f" another session holds: {str(exc).strip()}"
+                ) from exc
+            except psycopg.OperationalError as exc:
+                if not server_away(exc) or time.monotonic() > started + reconnect_s:
+                    lines = str(exc).strip().splitlines()
+                    text = lines[0] if lines else type(exc).__name__
+                    raise EngineError(f"the template could not be copied: {text}") from exc
+                time.sleep(1.0)
 
     # -- the monitor ------------------------------------------------------------------------------
     def snapshot(self) -> Snapshot:

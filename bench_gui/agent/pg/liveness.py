@@ -6,7 +6,8 @@ hours. Every connection the agent and the desktop open gets TCP keepalives, a TC
 timeout (how long sent data may stay unacknowledged) and a connect timeout, unless the
 connection string already sets them. They do nothing for Unix sockets and cannot notice a
 server whose processes are stopped while its kernel still answers (that is the sampler's job:
-:mod:`bench_gui.agent.pg.counters`).
+:mod:`bench_gui.agent.pg.counters`). :func:`server_away` tells a server that is away for now
+(restarting, refusing) from a connection that can never work (a wrong password or database).
 
 Pure (psycopg's conninfo parser only), so the desktop side uses it as is.
 """
@@ -39,3 +40,27 @@ def with_liveness(conninfo: str) -> str:
     if not missing:
         return conninfo
     return make_conninfo(conninfo, **missing)
+
+
+# libpq's and the server's words for a server that restarts, shuts down or cannot be reached
+# for now (not a wrong password, database or schema).
+AWAY_WORDS: Final = (
+    "connection refused",
+    "no such file or directory",
+    "is starting up",
+    "is shutting down",
+    "not yet accepting connections",
+    "in recovery mode",
+    "timeout expired",
+    "closed the connection unexpectedly",
+    "terminating connection",
+    "connection reset",
+    "too many clients",
+)
+
+
+def server_away(exc: BaseException) -> bool:
+    """Whether a failed connection or statement says the server is away for now (try again
+    later), not that it can never work."""
+    text = str(exc).lower()
+    return any(words in text for words in AWAY_WORDS)

@@ -13,6 +13,9 @@ import time
 import psycopg
 from psycopg import sql
 
+# The longest a drop or a copy waits for a lock another session holds.
+LOCK_TIMEOUT_S = 30.0
+
 
 class TemplateError(RuntimeError):
     """The template could not be made or restored; the message says why and what to do."""
@@ -41,6 +44,9 @@ def _exists(conn: psycopg.Connection, database: str) -> bool:
 
 def _admin(admin_conninfo: str, *databases: str) -> psycopg.Connection:
     conn = psycopg.connect(admin_conninfo, autocommit=True)
+    # A lock someone else holds on the database or the template (an open transaction that
+    # touched it) must not hold the run forever.
+    conn.execute(f"SET lock_timeout = {int(LOCK_TIMEOUT_S * 1000)}")
     current = conn.info.dbname
     if current in databases:
         conn.close()

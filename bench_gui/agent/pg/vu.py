@@ -15,6 +15,7 @@ from __future__ import annotations
 import heapq
 import math
 import os
+import random
 import select
 import signal
 import time
@@ -23,8 +24,9 @@ from typing import Any
 import psycopg
 from psycopg import pq
 
+from bench_gui.agent import outages
 from bench_gui.agent.pg import hammerdb
-from bench_gui.agent.pg.liveness import with_liveness
+from bench_gui.agent.pg.liveness import server_away, with_liveness
 from bench_gui.agent.profiles import params_for
 from bench_gui.agent.protocol import TX_KEYS
 from bench_gui.agent.users import (
@@ -63,10 +65,24 @@ ERROR_NAMES = {
     # inside a function, which PostgreSQL refuses (bench_gui.agent.pg.hammerdb).
     b"2D000": "invalid_transaction_termination",
 }
+# The one name of every error that broke a user's connection (any engine).
+LOST = "connection_lost"
+SESSION_ENDED = frozenset({b"57P01", b"57P02", b"57P03"})
 
 
 class _User:
-    __slots__ = ("conn", "fd", "index", "home_w", "stock_d", "owned", "tx", "started", "alive")
+    __slots__ = (
+        "conn",
+        "fd",
+        "index",
+        "home_w",
+        "stock_d",
+        "owned",
+        "tx",
+        "started",
+        "alive",
+        "due",
+    )
 
     def __init__(self, index: int) -> None:
         self.index = index
@@ -78,6 +94,7 @@ class _User:
         self.tx = ""
         self.started = 0.0
         self.alive = False
+        self.due = -1.0  # when its keying/thinking timer fires (-1: none pending)
 
 
 class PrepareError(RuntimeError):
@@ -128,11 +145,20 @@ def worker_main(spec: WorkerSpec, counters: Any, flags: Any, pipe: Any) -> None:
     statements = hammerdb.STATEMENTS if spec.profile == "hammerdb" else STATEMENTS
     params = params_for(spec.profile, spec.warehouses, spec.seed, names=False)
     users: list[_User] = []
+    away = False  # a user found the server away: the others do not wait on it now
     try:
         for index in spec.vus:
             user = _User(index)
-            user.conn = _connect(spec.conninfo, statements)
-            user.alive = True
+            try:
+                if not away:
+                    user.conn = _connect(spec.conninfo, statements)
+                    user.alive = True
+            except CONNECT_ERRORS as exc:
+                if not server_away(exc):
+                    raise
+                # The server restarts or is away for now: the user starts without a
+                # connection and opens one with back-off, as one whose connection broke.
+                away = True
             if spec.all_warehouses:
                 user.owned = owned_warehouses(index, spec.total_vus, spec.warehouses)
                 user.home_w = user.owned[0]
@@ -143,7 +169,8 @@ def worker_main(spec: WorkerSpec, counters: Any, flags: Any, pipe: Any) -> None:
     except CONNECT_ERRORS as exc:
         pipe.send(("error", f"virtual user {len(users) + 1}: {exc}".strip()))
         for user in users:
-            user.conn.finish()
+            if user.alive:
+                user.conn.finish()
         return
     pipe.send(("ready", len(users)))
 
@@ -163,12 +190,33 @@ def worker_main(spec: WorkerSpec, counters: Any, flags: Any, pipe: Any) -> None:
     now = time.perf_counter
     rng = params.rng
 
+    def lose(pos: int) -> None:
+        """The user's connection broke: forget its socket, count it, try again later."""
+        user = by_pos[pos]
+        if fd_pos.get(user.fd) == pos:  # (a number libpq closed may be another's by now)
+            del fd_pos[user.fd]
+            try:
+                poller.unregister(user.fd)
+            except OSError:
+                pass  # libpq already closed the socket, so epoll dropped it itself
+        user.conn.finish()
+        user.alive = False
+        user.fd = -1
+        user.due = -1.0
+        backoffs[pos].failed(now())
+        pipe.send(outages.lost(user.index))
+
     def send(pos: int, tx: str) -> None:
         user = by_pos[pos]
         w = rng.choice(user.owned) if user.owned else user.home_w
         user.tx = tx
         user.started = now()
-        user.conn.send_query_prepared(STATEMENT_NAMES[tx], params.params(tx, w, user.stock_d))
+        try:
+            user.conn.send_query_prepared(STATEMENT_NAMES[tx], params.params(tx, w, user.stock_d))
+        except psycopg.Error:  # the connection broke while the user was keying or thinking
+            counters[base + SLOT_ERRORS] += 1
+            errors[LOST] = errors.get(LOST, 0) + 1
+            lose(pos)
 
     def schedule(pos: int, previous: str) -> None:
         """Start the user's next transaction, after keying and thinking time when enabled."""
@@ -181,7 +229,9 @@ def worker_main(spec: WorkerSpec, counters: Any, flags: Any, pipe: Any) -> None:
             mean = THINK_MEAN_S[previous]
             delay += min(-math.log(1.0 - rng.random()) * mean, 10 * mean)
         by_pos[pos].tx = tx
-        heapq.heappush(timers, (now() + delay, pos))
+        due = now() + delay
+        by_pos[pos].due = due
+        heapq.heappush(timers, (due, pos))
 
     def attach(pos: int) -> None:
         user = by_pos[pos]
@@ -189,13 +239,40 @@ def worker_main(spec: WorkerSpec, counters: Any, flags: Any, pipe: Any) -> None:
         fd_pos[user.fd] = pos
         poller.register(user.fd, select.EPOLLIN)
 
-    for pos in range(len(users)):
-        attach(pos)
-        schedule(pos, "")
+    def reconnect(t: float) -> None:
+        """Users whose back-off is over try again (a failure doubles their delay, and puts
+        off the others due now: one wait on a server that is away is enough)."""
+        failed = False
+        for pos, user in enumerate(users):
+            if user.alive or backoffs[pos].due > t:
+                continue
+            if failed:
+                backoffs[pos].failed(t)
+                continue
+            try:
+                user.conn = _connect(spec.conninfo, statements)
+            except CONNECT_ERRORS:
+                backoffs[pos].failed(now())
+                failed = True
+                continue
+            user.alive = True
+            backoffs[pos].reset()
+            pipe.send(outages.back(user.index))
+            attach(pos)
+            schedule(pos, "")
+
+    backoffs = [outages.Backoff(random.Random(spec.seed + pos)) for pos in range(len(users))]
+    for pos, user in enumerate(users):
+        if user.alive:
+            attach(pos)
+            schedule(pos, "")
+        else:
+            backoffs[pos].failed(now())
+            pipe.send(outages.lost(user.index))
 
     next_tick = now() + 1.0
-    reconnect_due = 0.0
     tuples_ok = pq.ExecStatus.TUPLES_OK
+    conn_ok = pq.ConnStatus.OK
     sqlstate_field = pq.DiagnosticField.SQLSTATE
     try:
         while not flags[0]:
@@ -208,7 +285,9 @@ def worker_main(spec: WorkerSpec, counters: Any, flags: Any, pipe: Any) -> None:
             if timers:
                 timeout = max(0.0, min(timeout, timers[0][0] - now()))
             for fd, _mask in poller.poll(timeout):
-                pos = fd_pos[fd]
+                pos = fd_pos.get(fd, -1)
+                if pos < 0:
+                    continue  # a socket dropped earlier in this round
                 user = by_pos[pos]
                 conn = user.conn
                 try:
@@ -230,35 +309,23 @@ def worker_main(spec: WorkerSpec, counters: Any, flags: Any, pipe: Any) -> None:
                     counters[base + SLOT_ROLLBACK] += 1
                 else:
                     counters[base + SLOT_ERRORS] += 1
-                    if res is None or conn.status != pq.ConnStatus.OK:
-                        kind = "connection_lost"
+                    state = b"" if res is None else res.error_field(sqlstate_field) or b"?????"
+                    if res is None or conn.status != conn_ok or _ends_session(state):
+                        kind = LOST
                     else:
-                        state = res.error_field(sqlstate_field) or b"?????"
                         kind = ERROR_NAMES.get(state, "sqlstate " + state.decode())
                     errors[kind] = errors.get(kind, 0) + 1
-                    if kind == "connection_lost":
-                        poller.unregister(user.fd)
-                        del fd_pos[user.fd]
-                        conn.finish()
-                        user.alive = False
+                    if kind == LOST:
+                        lose(pos)
                         continue
                 schedule(pos, tx)
             t = now()
             while timers and timers[0][0] <= t:
-                _due, pos = heapq.heappop(timers)
-                if by_pos[pos].alive:
+                due, pos = heapq.heappop(timers)
+                # A timer of a connection since lost (and maybe reopened) is stale.
+                if by_pos[pos].alive and by_pos[pos].due == due:
                     send(pos, by_pos[pos].tx)
-            if t >= reconnect_due:
-                reconnect_due = t + 1.0
-                for pos, user in enumerate(users):
-                    if not user.alive:
-                        try:
-                            user.conn = _connect(spec.conninfo, statements)
-                        except CONNECT_ERRORS:  # retried each second
-                            continue
-                        user.alive = True
-                        attach(pos)
-                        schedule(pos, "")
+            reconnect(t)
             if t >= next_tick:
                 next_tick = t + 1.0
                 pipe.send(("tick", _encode(interval), sums, errors, was_measuring))
@@ -272,6 +339,12 @@ def worker_main(spec: WorkerSpec, counters: Any, flags: Any, pipe: Any) -> None:
                 user.conn.finish()  # libpq's PQfinish: never fails
         poller.close()
         pipe.send(("bye", None))
+
+
+def _ends_session(state: bytes) -> bool:
+    """An error after which the server closes the session: class 08 (connection exception)
+    and 57P01-57P03 (administrator command, crash shutdown, cannot connect now)."""
+    return state.startswith(b"08") or state in SESSION_ENDED
 
 
 def _encode(hists: dict[str, Any]) -> dict[str, bytes]:

@@ -131,11 +131,13 @@ def test_recorded_deadlock_victim_is_counted_and_not_retried() -> None:
 
 def test_recorded_lost_connection_is_reopened() -> None:
     log, counters, shared, reopened = _run(6, {3: LINK_FAILURE})
-    assert len(reopened) == 1  # one new connection, after RECONNECT_S
+    assert len(reopened) == 1  # one new connection, after a back-off
     assert log.opened == log.closed == 2
     _hists, _sums, errors = shared.take()
     assert errors == {"connection_lost": 1}
     assert sum(counters[TX_INDEX[k]] for k in TX_KEYS) + counters[SLOT_ROLLBACK] == 5
+    # The step hears of it: the user lost its connection, then had it back.
+    assert [(kind, vu) for kind, vu, _t in shared.take_notices()] == [("lost", 0), ("back", 0)]
 
 
 def test_recorded_answer_without_the_documented_sets_is_an_error() -> None:

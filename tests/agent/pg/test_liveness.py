@@ -3,10 +3,14 @@ overriding what the string sets itself."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import psycopg
+import pytest
 from bench_gui_plugins.postgresql import PostgresEngine
 from psycopg.conninfo import conninfo_to_dict
 
-from bench_gui.agent.pg.liveness import LIVENESS_OPTIONS, with_liveness
+from bench_gui.agent.pg.liveness import LIVENESS_OPTIONS, server_away, with_liveness
 from bench_gui.agent.pg.vu import _connect
 from bench_gui.core.plan import Target
 from tests._fixtures.pg import Clone, PgServer
@@ -51,3 +55,16 @@ def test_a_virtual_user_connection_gets_them(pg_server: PgServer, tpcc_db: Clone
         conn.finish()
     assert options[b"keepalives"] == b"1"
     assert options[b"tcp_user_timeout"] == b"30000"
+
+
+def test_a_server_away_for_now_is_told_from_a_connection_that_cannot_work(
+    pg_server: PgServer, tmp_path: Path
+) -> None:
+    """libpq's own words: no socket (a server restarting) is away for now; a database that
+    does not exist is not (its user must not wait for it)."""
+    with pytest.raises(psycopg.OperationalError) as no_socket:
+        psycopg.connect(f"host={tmp_path} dbname=postgres connect_timeout=2")
+    assert server_away(no_socket.value), str(no_socket.value)
+    with pytest.raises(psycopg.OperationalError) as no_database:
+        psycopg.connect(pg_server.uri("no_such_database_here"))
+    assert not server_away(no_database.value), str(no_database.value)
