@@ -293,6 +293,17 @@ def _report(problems: Problems, value: Any, kind: str) -> ReportChoices:
     return out
 
 
+def _check_shared(problems: Problems, shared: dict[str, Any]) -> None:
+    """The shared sections checked as a plan's, when no system makes a plan of them."""
+    try:
+        plan_from_dict(dict(shared))
+    except PlanError as exc:
+        for name, reason in exc.problems:
+            head = name.split(".", 1)[0].split("[", 1)[0]
+            if head in SHARED_PLAN_SECTIONS and (name, reason) not in problems:
+                problems.append((name, reason))
+
+
 def study_from_dict(data: dict[str, Any]) -> Study:
     """Build and check a study; raise :class:`StudyError` naming every bad field."""
     problems: Problems = []
@@ -328,6 +339,7 @@ def study_from_dict(data: dict[str, Any]) -> Study:
             systems.append(system)
     if len(systems_data) < 1:
         problems.append(("systems", "is required: one [systems.KEY] table per system compared"))
+        _check_shared(problems, shared)
     names = [s.name for s in systems]
     for system in systems:
         if names.count(system.name) > 1:

@@ -144,3 +144,9 @@ def test_the_fingerprint_follows_the_plan_storage_and_tuning() -> None:
     data = minimal()
     data["workload"]["duration_s"] = 4
     assert system_fingerprint(study_from_dict(data).system("a")) != system_fingerprint(first)
+
+
+def test_the_shared_workload_is_checked_when_there_is_no_system_yet() -> None:
+    found = problems({"name": "x", "workload": {"virtual_users": "0"}})
+    assert "systems" in found
+    assert "workload.virtual_users" in found
