@@ -40,37 +40,6 @@ def _bad_study(exc: Any) -> int:
     return EXIT_USAGE
 
 
-def duration_text(seconds: float | None) -> str:
-    """``about 1 h 20 min`` / ``about 40 s``: how long is left, for a progress line."""
-    if seconds is None:
-        return ""
-    total = max(int(round(seconds)), 0)
-    hours, rest = divmod(total, 3600)
-    minutes, secs = divmod(rest, 60)
-    if hours:
-        return f"about {hours} h {minutes} min left"
-    if minutes:
-        return f"about {minutes} min {secs} s left"
-    return f"about {secs} s left"
-
-
-def progress_text(progress: Any) -> str:
-    """One line: which system, which step, how long is left."""
-    head = f"[{progress.index}/{progress.total} {progress.system}] {progress.name}:"
-    what = progress.stage
-    if progress.stage == "running" and progress.step:
-        what = f"step {progress.step}/{progress.steps}"
-    elif progress.stage == "running":
-        what = "starting"
-    parts = [head, what]
-    if progress.message:
-        parts.append(f"({progress.message})")
-    left = duration_text(progress.remaining_s)
-    if left:
-        parts.append(f"- {left} (measured windows)")
-    return safe(" ".join(parts))
-
-
 def cmd_study_new(args: argparse.Namespace) -> int:
     from bench_gui.services.study_templates import TemplateError, write_template
 
@@ -122,7 +91,7 @@ def cmd_study_run(args: argparse.Namespace) -> int:
     from bench_gui.core.study_model import StudyError
     from bench_gui.report.study_brief import write_brief
     from bench_gui.services.run import RunError
-    from bench_gui.services.study_run import StudyRunner
+    from bench_gui.services.study_run import StudyRunner, progress_text
 
     try:
         study = _load(args.file)
@@ -139,7 +108,7 @@ def cmd_study_run(args: argparse.Namespace) -> int:
 
     def progress(p: Any) -> None:
         if not args.quiet:
-            print(progress_text(p), file=sys.stderr, flush=True)
+            print(safe(progress_text(p)), file=sys.stderr, flush=True)
 
     runner = StudyRunner(
         study,

@@ -59,6 +59,38 @@ class StudyResult:
     notes: list[str] = field(default_factory=list)  # for the author, not in the brief
 
 
+def duration_text(seconds: float | None) -> str:
+    """``about 1 h 20 min`` / ``about 40 s``: how long is left, for a progress line."""
+    if seconds is None:
+        return ""
+    total = max(int(round(seconds)), 0)
+    hours, rest = divmod(total, 3600)
+    minutes, secs = divmod(rest, 60)
+    if hours:
+        return f"about {hours} h {minutes} min left"
+    if minutes:
+        return f"about {minutes} min {secs} s left"
+    return f"about {secs} s left"
+
+
+def progress_text(progress: StudyProgress) -> str:
+    """One line: which system, which step, how long is left (not escaped: the CLI escapes
+    it for the terminal)."""
+    head = f"[{progress.index}/{progress.total} {progress.system}] {progress.name}:"
+    what = progress.stage
+    if progress.stage == "running" and progress.step:
+        what = f"step {progress.step}/{progress.steps}"
+    elif progress.stage == "running":
+        what = "starting"
+    parts = [head, what]
+    if progress.message:
+        parts.append(f"({progress.message})")
+    left = duration_text(progress.remaining_s)
+    if left:
+        parts.append(f"- {left} (measured windows)")
+    return " ".join(parts)
+
+
 def system_tag(system: System) -> str:
     """The tag naming a system's measurement in the study: ``system:KEY@FINGERPRINT``."""
     return f"system:{system.key}@{system_fingerprint(system)}"
