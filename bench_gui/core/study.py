@@ -249,7 +249,7 @@ def _prices(problems: Problems, value: Any) -> Prices:
 def _report(problems: Problems, value: Any, kind: str) -> ReportChoices:
     data = _table(problems, "report", value)
     known: tuple[str, ...] = ("title", "output", "formats", "paper", "latency", "appendix")
-    known += ("author", "logo", "date", "target_ops", "dataset")
+    known += ("author", "logo", "date", "target_ops", "dataset", "reproduce")
     _unknown(problems, "report", data, known)
     out = ReportChoices()
     out.title = check_str(problems, "report.title", data.get("title", ""))
@@ -274,6 +274,7 @@ def _report(problems: Problems, value: Any, kind: str) -> ReportChoices:
     if out.latency not in LATENCIES:
         problems.append(("report.latency", f"must be all or new-order, got {shown(out.latency)}"))
     out.appendix = check_bool(problems, "report.appendix", data.get("appendix", False))
+    out.reproduce = check_bool(problems, "report.reproduce", data.get("reproduce", True))
     out.author = check_str(problems, "report.author", data.get("author", "")).strip()
     out.logo = check_str(problems, "report.logo", data.get("logo", "")).strip()
     out.date = _date(problems, "report.date", data.get("date", ""))
@@ -375,7 +376,9 @@ def study_from_toml(text: str, where: str = "study") -> Study:
         raise StudyError([(where, f"is not valid TOML: {exc}")]) from exc
     except (ValueError, RecursionError) as exc:
         raise StudyError([(where, f"is not a usable study: {type(exc).__name__}")]) from exc
-    return study_from_dict(data)
+    study = study_from_dict(data)
+    study.text = text
+    return study
 
 
 def load_study(path: Path) -> Study:

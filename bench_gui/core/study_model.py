@@ -89,6 +89,8 @@ class ReportChoices:
     paper: str = ""  # "" the locale's
     latency: str = "all"
     appendix: bool = False  # the author's notes kept in an appendix at the end
+    # "How to reproduce": the study file itself at the end of the brief.
+    reproduce: bool = True
     author: str = ""
     logo: str = ""
     date: str = ""
@@ -109,6 +111,8 @@ class Study:
     prices: Prices = field(default_factory=Prices)
     report: ReportChoices = field(default_factory=ReportChoices)
     notes: str = ""
+    # The study file's text as read (the brief's "how to reproduce" part); "" if not from text.
+    text: str = ""
 
     @property
     def workload_kind(self) -> str:

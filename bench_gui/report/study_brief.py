@@ -12,9 +12,25 @@ from pathlib import Path
 from bench_gui.agent.fio.sizes import parse_size
 from bench_gui.core.study_model import Study, StudyError
 from bench_gui.report import write_report
+from bench_gui.report.how import HowSection
 from bench_gui.report.options import ReportOptions, check_cover, default_paper
 from bench_gui.report.workloads import build_any_report
 from bench_gui.store import SessionStore
+
+
+def reproduce_section(study: Study) -> HowSection:
+    """The study file itself, to measure the same systems again (or new ones) with one
+    command."""
+    return HowSection(
+        heading="How to reproduce: the study file",
+        paragraphs=[
+            "This brief was written by bench-gui from the study file below. To make it again"
+            " (next quarter, or on other hardware), point its systems at the machines to"
+            " measure and run: bench-gui study run FILE. Passwords are never in it: they come"
+            " from the keyring or the environment variables it names.",
+        ],
+        code=study.text.rstrip("\n").splitlines(),
+    )
 
 
 def write_brief(
@@ -43,6 +59,8 @@ def write_brief(
         choices.target_ops,
         parse_size(choices.dataset) if choices.dataset else None,
     )
+    if choices.reproduce and study.text:
+        report.how_we_tested.append(reproduce_section(study))
     paper = choices.paper or default_paper()
     written = [
         write_report(report, folder / f"{choices.output}.{fmt}", page_size=paper)

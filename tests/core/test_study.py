@@ -82,6 +82,7 @@ def test_a_system_sets_where_its_data_is_but_never_the_sweep() -> None:
         ({"report": {"formats": ["docx"]}}, "report.formats"),
         ({"report": {"output": "../elsewhere"}}, "report.output"),
         ({"report": {"appendix": "yes"}}, "report.appendix"),
+        ({"report": {"reproduce": "yes"}}, "report.reproduce"),
         ({"report": {"target_ops": 100}}, "report.target_ops"),
         ({"key": "Has Spaces"}, "key"),
         ({"colour": "red"}, "colour"),

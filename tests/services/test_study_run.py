@@ -119,6 +119,10 @@ def test_a_study_resumes_between_systems_and_writes_its_brief(
         assert "DISK server" in html
         assert "SSD server" in html
         assert "Bench team" in html
+        # "How to reproduce": the study file itself closes the brief.
+        assert "How to reproduce: the study file" in html
+        assert "study-test" in html.split("How to reproduce")[1]
+        assert "ssd-preset.toml" in html.split("How to reproduce")[1]
         assert (tmp_path / "brief.json").is_file()
         assert result.written == [tmp_path / "brief.html", tmp_path / "brief.json"]
 
