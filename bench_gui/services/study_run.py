@@ -209,14 +209,23 @@ class StudyRunner:
             )
             own = plan_seconds(system.plan)
             self._say(system, index, "running", step=0, steps=steps, remaining_s=left)
+            events = controller.events()
             try:
-                for event in controller.events():
-                    self.on_event(system, event)
-                    if event.kind == "step" and event.get("phase") == "start":
-                        step = int(event.get("step", 0))
-                        done = own - plan_seconds(system.plan, step)
-                        self._say(system, index, "running", step=step + 1, steps=steps,
-                                  remaining_s=left - done)  # fmt: skip
+                try:
+                    for event in events:
+                        self.on_event(system, event)
+                        if event.kind == "step" and event.get("phase") == "start":
+                            step = int(event.get("step", 0))
+                            done = own - plan_seconds(system.plan, step)
+                            self._say(system, index, "running", step=step + 1, steps=steps,
+                                      remaining_s=left - done)  # fmt: skip
+                except KeyboardInterrupt:
+                    # Ctrl+C: the run ends as a stopped one (its session finished with what
+                    # it measured, the OS knobs rolled back), then the study stops.
+                    controller.stop()
+                    for event in events:
+                        self.on_event(system, event)
+                    raise
             finally:
                 self.controller = None
                 if controller.session_id is not None:

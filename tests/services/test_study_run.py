@@ -130,3 +130,23 @@ def test_a_study_resumes_between_systems_and_writes_its_brief(
         study_file.write_text(study_text(pg_server, duration=4))
         changed = load_study(study_file)
         assert valid_session(store, changed, changed.system("disk")) is None
+
+
+def test_ctrl_c_mid_run_ends_the_session_as_stopped_and_it_is_measured_again(
+    pg_server: Any, study_file: Path, tmp_path: Path
+) -> None:
+    study = load_study(study_file)
+
+    def interrupt_at_first_sample(_system: Any, event: Any) -> None:
+        if event.kind == "sample":
+            raise KeyboardInterrupt
+
+    with SessionStore(tmp_path / "sessions.sqlite3") as store:
+        runner = StudyRunner(study, store, study_file.parent, on_event=interrupt_at_first_sample)
+        with pytest.raises(KeyboardInterrupt):
+            runner.run(brief=False)
+        (stopped,) = store.list_runs()
+        # Finished as stopped, not left "running"; tagged, but no valid measurement.
+        assert stopped.status == "incomplete"
+        assert "study:study-test" in store.tags(stopped.id)
+        assert valid_session(store, study, study.system("disk")) is None
