@@ -880,6 +880,7 @@ def build_parser() -> argparse.ArgumentParser:
     from bench_gui.cli.present import add_commands as add_present_commands
     from bench_gui.cli.session_data import add_commands as add_session_data_commands
     from bench_gui.cli.storage import add_commands as add_storage_commands
+    from bench_gui.cli.study import add_commands as add_study_commands
     from bench_gui.cli.targets import add_commands as add_target_commands
     from bench_gui.cli.team_store import add_commands as add_team_store_commands
     from bench_gui.cli.team_store import add_session_commands as add_team_session_commands
@@ -948,6 +949,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_team_session_commands(ssub)  # push, pull (the team store)
 
     add_compare_commands(sub)  # compare, prices
+    add_study_commands(sub)  # study new, check, run
 
     _add_tune_parser(sub)
 

@@ -68,7 +68,7 @@ def present_live_run(window: MainWindow) -> QWidget:
 
 
 APP_TITLE = "bench-gui"
-PAGES = ("Workload", "Live", "Sessions", "Compare", "Database", "Targets", "Storage")
+PAGES = ("Workload", "Live", "Sessions", "Compare", "Database", "Targets", "Storage", "Study")
 ACTION_WORDS = {"run": "Sweep", "build": "Schema build", "check": "Consistency check"}
 READY = "Ready"
 
@@ -476,7 +476,7 @@ class MainWindow(QMainWindow):
 
     def shutdown(self, timeout_s: float = 30.0) -> bool:
         """Stop the running task, if any, and join its thread."""
-        for name in ("Database", "Targets", "Storage"):
+        for name in ("Database", "Targets", "Storage", "Study"):
             page = self.built(name)
             if page is not None:
                 page.shutdown(timeout_s)  # type: ignore[attr-defined]

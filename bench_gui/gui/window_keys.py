@@ -1,7 +1,7 @@
 """The main window's keyboard shortcuts.
 
 =============  ========================================================================
-Ctrl+1 … 7     show the page at that place in the side panel
+Ctrl+1 … 8     show the page at that place in the side panel
 Ctrl+Enter     start a sweep of the Workload page's plan (its fields' errors shown there)
 Esc            ask whether to stop the running task (a sweep, a build, a check); when
                presenting, leave full screen instead

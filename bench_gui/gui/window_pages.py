@@ -82,6 +82,14 @@ def storage(window: MainWindow) -> QWidget:
     return page
 
 
+def study(window: MainWindow) -> QWidget:
+    from bench_gui.gui.pages.study import StudyPage
+
+    page = StudyPage(window.store)
+    page.status.connect(window.page_status("Study"))
+    return page
+
+
 def reload_storage_targets(window: MainWindow) -> None:
     """The Storage page lists the saved targets too: it reads them again (if it is built)."""
     page = window.built("Storage")
@@ -97,6 +105,7 @@ MAKERS: dict[str, Callable[[MainWindow], QWidget]] = {
     "Database": database,
     "Targets": targets,
     "Storage": storage,
+    "Study": study,
 }
 
 

@@ -1,0 +1,152 @@
+"""A study of two systems against the tests' private PostgreSQL (two databases on one server):
+it runs to a finished brief, resumes after an interruption between systems without measuring
+again, and applies a system's tuning preset for its run only."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+
+from bench_gui.core.study import load_study
+from bench_gui.report.study_brief import write_brief
+from bench_gui.services.study_run import StudyProgress, StudyRunner, system_tag, valid_session
+from bench_gui.store import SessionStore
+
+pytestmark = pytest.mark.integration
+
+PRESET = """\
+name = "study-test-ssd"
+title = "random_page_cost as an SSD's"
+[settings]
+random_page_cost = "1.1"
+"""
+
+
+def study_text(pg_server: Any, duration: float = 3) -> str:
+    systems = []
+    for key, database, extra in (
+        ("disk", "study_disk", 'devices = "Test HDD 1TB"\ncount = 4\nraid = "10"\n'),
+        ("ssd", "study_ssd", 'devices = "Test SSD 1TB"\ncount = 2\nraid = "1"\n'),
+    ):
+        systems.append(
+            f'[systems.{key}]\nname = "{key.upper()} server"\n'
+            f'[systems.{key}.target]\nkind = "postgresql"\nhost = "{pg_server.socket_dir}"\n'
+            f'database = "{database}"\n[systems.{key}.storage]\n{extra}'
+        )
+    return (
+        'name = "Disk against SSD"\nkey = "study-test"\nbaseline = "disk"\n'
+        "[workload]\nwarehouses = 1\nvirtual_users = [1]\nrampup_s = 1\n"
+        f"duration_s = {duration}\nprocesses = 1\n"
+        "[stop]\nmin_gain_pct = 5\n"
+        '[[prices.device]]\ndevice = "Test HDD 1TB"\nunit_price = 50\n'
+        '[[prices.device]]\ndevice = "Test SSD 1TB"\nunit_price = 90\n'
+        '[report]\noutput = "brief"\nformats = ["html", "json"]\nauthor = "Bench team"\n'
+        + "\n".join(systems)
+        + '[systems.ssd.tuning]\nprofile = "ssd-preset.toml"\nrestart = false\n'
+    )
+
+
+@pytest.fixture
+def study_file(pg_server: Any, tmp_path: Path) -> Path:
+    pg_server.clone_tpcc("study_disk", warehouses=1)
+    pg_server.clone_tpcc("study_ssd", warehouses=1)
+    (tmp_path / "ssd-preset.toml").write_text(PRESET)
+    path = tmp_path / "study.toml"
+    path.write_text(study_text(pg_server))
+    return path
+
+
+class Interrupt(Exception):
+    pass
+
+
+def test_a_study_resumes_between_systems_and_writes_its_brief(
+    pg_server: Any, study_file: Path, tmp_path: Path
+) -> None:
+    study = load_study(study_file)
+    seen: list[StudyProgress] = []
+
+    def stop_at_second(progress: StudyProgress) -> None:
+        seen.append(progress)
+        if progress.index == 2 and progress.stage == "tuning":
+            raise KeyboardInterrupt  # the user's Ctrl+C between the two systems
+
+    with SessionStore(tmp_path / "sessions.sqlite3") as store:
+        runner = StudyRunner(study, store, study_file.parent, on_progress=stop_at_second)
+        with pytest.raises(KeyboardInterrupt):
+            runner.run()
+        first = valid_session(store, study, study.system("disk"))
+        assert first is not None
+        assert valid_session(store, study, study.system("ssd")) is None
+        assert not (tmp_path / "brief.html").exists()
+        running = [p for p in seen if p.stage == "running" and p.step]
+        assert running
+        assert running[0].system == "disk"
+        assert running[0].steps == 1
+        # Left: the disk's step then the SSD's whole sweep (1 s ramp-up + 3 s measured each).
+        assert running[0].remaining_s == 8
+        runs_before = len(store.list_runs())
+
+        seen.clear()
+        runner = StudyRunner(
+            study, store, study_file.parent, on_progress=seen.append, write_brief=write_brief
+        )
+        result = runner.run()
+        assert result.skipped == ["disk"]
+        assert result.measured == ["ssd"]
+        assert result.sessions["disk"] == first
+        assert len(store.list_runs()) == runs_before + 1  # the disk was not measured again
+        assert [p.stage for p in seen][:1] == ["skipped"]
+
+        second = result.sessions["ssd"]
+        assert set(store.tags(second)) == {"study:study-test", system_tag(study.system("ssd"))}
+        assert store.storage_description(second)["raid"] == "1"
+        # The preset was in force for the run and rolled back after it.
+        assert store.get_run(second).settings["random_page_cost"]["setting"] == "1.1"
+        # (the settings stored are those not at their default)
+        assert store.get_run(first).settings.get("random_page_cost", {}).get("setting") != "1.1"
+        with psycopg.connect(pg_server.uri()) as conn:
+            row = conn.execute("SHOW random_page_cost").fetchone()
+        assert row is not None
+        assert row[0] != "1.1"
+        # The study's prices joined the price list; the brief was written beside the file.
+        assert {p.device for p in store.device_prices()} >= {"Test HDD 1TB", "Test SSD 1TB"}
+        html = (tmp_path / "brief.html").read_text()
+        assert "Disk against SSD" in html
+        assert "DISK server" in html
+        assert "SSD server" in html
+        assert "Bench team" in html
+        # "How to reproduce": the study file itself closes the brief.
+        assert "How to reproduce: the study file" in html
+        assert "study-test" in html.split("How to reproduce")[1]
+        assert "ssd-preset.toml" in html.split("How to reproduce")[1]
+        assert (tmp_path / "brief.json").is_file()
+        assert result.written == [tmp_path / "brief.html", tmp_path / "brief.json"]
+
+        # A changed sweep makes the stored sessions stale: they would be measured again.
+        study_file.write_text(study_text(pg_server, duration=4))
+        changed = load_study(study_file)
+        assert valid_session(store, changed, changed.system("disk")) is None
+
+
+def test_ctrl_c_mid_run_ends_the_session_as_stopped_and_it_is_measured_again(
+    pg_server: Any, study_file: Path, tmp_path: Path
+) -> None:
+    study = load_study(study_file)
+
+    def interrupt_at_first_sample(_system: Any, event: Any) -> None:
+        if event.kind == "sample":
+            raise KeyboardInterrupt
+
+    with SessionStore(tmp_path / "sessions.sqlite3") as store:
+        runner = StudyRunner(study, store, study_file.parent, on_event=interrupt_at_first_sample)
+        with pytest.raises(KeyboardInterrupt):
+            runner.run(brief=False)
+        (stopped,) = store.list_runs()
+        # Finished as stopped, not left "running"; tagged, but no valid measurement.
+        assert stopped.status == "incomplete"
+        assert "study:study-test" in store.tags(stopped.id)
+        assert valid_session(store, study, study.system("disk")) is None
