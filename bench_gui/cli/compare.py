@@ -67,13 +67,16 @@ def _print_table(table: Any) -> None:
 
 def _report_options(args: argparse.Namespace) -> Any:
     """The author's report choices from the command line (a ValueError names a bad one)."""
+    from bench_gui.report.names import check_short_names, parse_short_names
     from bench_gui.report.options import ReportOptions, check_cover, parse_repeats
 
+    chosen = check_short_names(parse_short_names(args.short_name or []), list(args.ids))
     return ReportOptions(
         latency=args.latency,
         author_notes=args.author_notes,
         cover=check_cover(args.author or "", args.logo, args.date or ""),
         repeats=parse_repeats(args.repeats or []),
+        short_names=tuple(chosen.items()),
     )
 
 
@@ -525,6 +528,13 @@ def add_commands(sub: Any) -> None:
     )
     p.add_argument("--json", action="store_true", help="print every table as JSON on stdout")
     p.add_argument("--title", help="report title (default: from the session names)")
+    p.add_argument(
+        "--short-name",
+        action="append",
+        metavar="ID=NAME",
+        help="the short name of a session in headers, legends and the bottom line (repeatable;"
+        " default: made from what differs between the session names)",
+    )
     p.add_argument(
         "--min-gain",
         type=float,

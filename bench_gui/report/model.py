@@ -49,7 +49,7 @@ from bench_gui.report.builder import (
 )
 from bench_gui.report.config_table import SystemFacts, config_tables, gather
 from bench_gui.report.how import HowSection, how_we_tested
-from bench_gui.report.names import Naming, naming
+from bench_gui.report.names import Naming, check_short_names, naming
 from bench_gui.report.notes import author_notes, busy_driver_notes, reader_notes
 from bench_gui.report.options import Cover, ReportOptions
 from bench_gui.report.parts import Block, Cell, ChartSpec, Fact, Section, SeriesSpec, Table
@@ -248,7 +248,10 @@ def assemble(
     """Turn a comparison and its economics into a report (no I/O)."""
     opts = options or ReportOptions()
     names = _names(comparison)
-    nm = naming(names)
+    nm = naming(
+        names,
+        check_short_names(dict(opts.short_names), [s.id for s in comparison.sessions]),
+    )
     short = dict(nm.short)
     colors = {s.id: PRINT_COLORS[i % len(PRINT_COLORS)] for i, s in enumerate(comparison.sessions)}
     base = comparison.baseline
@@ -260,9 +263,7 @@ def assemble(
         elif len(others) == 1:
             title = f"{short[others[0].id]} vs {short[base.id]}: OLTP performance"
         else:
-            title = (
-                f"{len(comparison.sessions)} configurations vs {short[base.id]}: OLTP performance"
-            )
+            title = f"{len(others)} configurations vs {short[base.id]}: OLTP performance"
         if econ.arrays and len(others) <= 1:
             title += " and economics"
     by_id = {f.id: f for f in facts}

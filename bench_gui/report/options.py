@@ -87,6 +87,8 @@ class ReportOptions:
     cover: Cover = field(default_factory=Cover)
     # Sets of sessions the author says are repeats of one another.
     repeats: tuple[tuple[int, ...], ...] = ()
+    # The author's short names: (session id, name) pairs (report.names.check_short_names).
+    short_names: tuple[tuple[int, str], ...] = ()
 
     def __post_init__(self) -> None:
         if self.latency not in LATENCY_CHOICES:

@@ -300,3 +300,19 @@ def test_a_report_of_one_session(
     assert page.export_gate.request(target) is not None  # the NVMe devices have no price
     page.export_gate.dialog.export_button.click()  # type: ignore[union-attr]
     assert "A TPROC-C sweep from" in target.read_text()
+
+
+def test_the_author_names_sessions_and_the_page_compares_again(
+    page: ComparePage, store: Any
+) -> None:
+    hdd, ssd = fleet(store, 2)
+    compared(page, [hdd, ssd])
+    box = page.report_box
+    box.short_edit.setText(f"{ssd}=4 x S650DC; {hdd}=16 x 15K HDD")
+    box.short_edit.editingFinished.emit()
+    assert page.report is not None
+    assert page.report.short == {hdd: "16 x 15K HDD", ssd: "4 x S650DC"}
+    assert page.report.title.startswith("4 x S650DC vs 16 x 15K HDD")
+    box.short_edit.setText(f"{ssd}")
+    box.short_edit.editingFinished.emit()
+    assert "a short name is ID=NAME" in page.error_label.text()

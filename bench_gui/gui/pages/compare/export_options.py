@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 
 from bench_gui.gui.widgets.page_parts import muted_label
 from bench_gui.report.model import Report
+from bench_gui.report.names import parse_short_names
 from bench_gui.report.options import LOGO_SUFFIXES, ReportOptions, check_cover, default_paper
 from bench_gui.report.random_read_report import RandomReadReport
 
@@ -69,9 +70,11 @@ class ExportOptionsBox(QGroupBox):
 
     Signals:
         latency_changed(str): the response times to show ("all" or "new-order").
+        names_changed(): the author edited the short names.
     """
 
     latency_changed = Signal(str)
+    names_changed = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__("Report", parent)
@@ -79,6 +82,14 @@ class ExportOptionsBox(QGroupBox):
         self.title_edit = QLineEdit()
         self.title_edit.setPlaceholderText("From the session names")
         form.addRow("Title", self.title_edit)
+        self.short_edit = QLineEdit()
+        self.short_edit.setPlaceholderText("From what differs between the names")
+        self.short_edit.setToolTip(
+            "Short names for headers, legends and the bottom line, as ID=NAME separated by"
+            " semicolons: 14=HDD RAID 10; 15=S650DC RAID 10. Applies at once."
+        )
+        self.short_edit.editingFinished.connect(self.names_changed.emit)
+        form.addRow("Short names", self.short_edit)
         self.paper_combo = _combo(PAPER_ITEMS, default_paper())
         self.paper_combo.setToolTip("The PDF's paper; the default follows this computer's locale")
         form.addRow("PDF paper", self.paper_combo)
@@ -166,9 +177,16 @@ class ExportOptionsBox(QGroupBox):
         if path:
             self.logo_edit.setText(path)
 
+    def short_names(self) -> tuple[tuple[int, str], ...]:
+        """The author's short names (a ValueError names a bad item)."""
+        items = [part for part in self.short_edit.text().split(";") if part.strip()]
+        return tuple(parse_short_names(items).items())
+
     def compare_options(self, repeats: tuple[tuple[int, ...], ...] = ()) -> ReportOptions:
-        """What the comparison itself depends on: the response times shown."""
-        return ReportOptions(latency=self.latency(), repeats=repeats)
+        """What the comparison itself depends on: the response times shown, short names."""
+        return ReportOptions(
+            latency=self.latency(), repeats=repeats, short_names=self.short_names()
+        )
 
     def options(self, repeats: tuple[tuple[int, ...], ...] = ()) -> ReportOptions:
         """Every choice; a ValueError names a logo that is not an image file or a bad date."""
@@ -176,7 +194,11 @@ class ExportOptionsBox(QGroupBox):
             self.author_edit.text(), self.logo_edit.text().strip() or None, self.date_edit.text()
         )
         return ReportOptions(
-            latency=self.latency(), author_notes=self.author_notes(), cover=cover, repeats=repeats
+            latency=self.latency(),
+            author_notes=self.author_notes(),
+            cover=cover,
+            repeats=repeats,
+            short_names=self.short_names(),
         )
 
     def for_export(self, report: AnyReport) -> AnyReport:
