@@ -341,6 +341,7 @@ def cmd_prices(args: argparse.Namespace) -> int:
         if action == "list":
             return _list_prices(store, args.json)
         if action == "device" and args.device_cmd == "add":
+            _warn_prices([(args.price, "unit price")], args.currency)
             price_id = store.add_device_price(
                 DevicePrice(args.name, args.price, args.currency, args.date, args.source)
             )
@@ -353,6 +354,7 @@ def cmd_prices(args: argparse.Namespace) -> int:
             store.delete_device_price(args.price_id)
             print(f"device price {args.price_id} removed")
         elif action == "power" and args.power_cmd == "add":
+            _warn_prices([(args.per_kwh, "price per kWh")], args.currency)
             price_id = store.add_power_price(
                 PowerPrice(args.per_kwh, args.currency, args.date, args.source)
             )
@@ -373,6 +375,7 @@ def cmd_prices(args: argparse.Namespace) -> int:
                 store.set_run_array(args.id, None)
                 print(f"session {args.id}: array entered by hand removed")
             else:
+                _warn_prices([(args.cost, "array cost")], args.currency)
                 store.set_run_array(
                     args.id,
                     ArrayInput(
@@ -389,6 +392,14 @@ def cmd_prices(args: argparse.Namespace) -> int:
     except (ValueError, KeyError, SessionNotFound) as exc:
         return _fail(str(exc).strip("'\""))
     return EXIT_OK
+
+
+def _warn_prices(values: list[tuple[float | None, str]], currency: str | None) -> None:
+    """Say what looks wrong in prices as they are entered (they are stored all the same)."""
+    from bench_gui.core.price_checks import doubts
+
+    for doubt in doubts(values, currency):
+        print(f"bench-gui: warning: {safe(doubt)}", file=sys.stderr)
 
 
 def _same_device(a: str, b: str) -> bool:
@@ -425,6 +436,14 @@ def _check_array(store: SessionStore, run_id: int, only_device: str = "") -> Non
             " hand-entered cost cannot be checked against unit price x count",
             file=sys.stderr,
         )
+    if not only_device:
+        from bench_gui.core.priced_storage import disagreement
+        from bench_gui.store.compare_input import recorded_storage
+
+        recorded = recorded_storage(store, store.get_run(run_id))
+        mismatch = recorded and disagreement(spec.device, spec.count, recorded)
+        if mismatch:
+            print(f"warning: session {run_id}: {safe(mismatch)}", file=sys.stderr)
 
 
 def _list_arrays(store: SessionStore, args: argparse.Namespace) -> int:

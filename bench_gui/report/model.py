@@ -59,6 +59,7 @@ from bench_gui.store.compare_input import (
     array_input,
     has_latency_of,
     provenance,
+    recorded_storage,
     session_data,
 )
 from bench_gui.store.sessions import SessionStore
@@ -205,6 +206,11 @@ def build_report(
         array_specs,
         store.device_prices() if prices is None else prices,
         store.power_price() if power_price is None else power_price,
+        {
+            sid: found
+            for sid, detail in details.items()
+            if (found := recorded_storage(store, detail)) is not None
+        },
     )
     provs = [provenance(store, s.id) for s in comparison.sessions]
     facts = [gather(store, s.id) for s in comparison.sessions]
@@ -378,6 +384,7 @@ def as_json(report: Report) -> dict[str, Any]:
                     "currency": a.currency,
                     "arithmetic": a.arithmetic,
                     "flag": a.flag,
+                    "storage_flag": a.storage_flag,
                 }
                 for sid, a in report.economics.arrays.items()
             },
