@@ -77,6 +77,8 @@ def _report_options(args: argparse.Namespace) -> Any:
         cover=check_cover(args.author or "", args.logo, args.date or ""),
         repeats=parse_repeats(args.repeats or []),
         short_names=tuple(chosen.items()),
+        commands=args.commands,
+        session_notes=args.session_notes,
     )
 
 
@@ -584,6 +586,18 @@ def add_commands(sub: Any) -> None:
         default="omit",
         help="the notes for the author (printed here either way): left out of the report, or"
         " kept in an appendix at its end (default omit)",
+    )
+    p.add_argument(
+        "--commands",
+        choices=("omit", "appendix"),
+        default="omit",
+        help="the commands run on the targets: left out (default), or an appendix",
+    )
+    p.add_argument(
+        "--session-notes",
+        choices=("omit", "include"),
+        default="omit",
+        help="the notes recorded with the plans and sessions: left out (default), or printed",
     )
     p.add_argument("--author", metavar="TEXT", help="cover line: the author's company or name")
     p.add_argument("--logo", metavar="PATH", help="cover line: a PNG, JPEG or SVG logo")

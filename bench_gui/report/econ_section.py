@@ -251,6 +251,8 @@ def cases(b: Builder, section: Section) -> None:
     one shared table for several."""
     e = b.e
     for other in b.c.others:
+        if other.id in b.repeats_of_base:
+            continue  # a repeat of the baseline: its cost difference is noise
         mine = [x for x in e.cases if x.other_id == other.id]
         worst = next((x for x in mine if x.kind == "worst"), None)
         best = next((x for x in mine if x.kind == "best"), None)

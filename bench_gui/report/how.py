@@ -104,8 +104,12 @@ def how_we_tested(
     naming: Naming,
     facts: Mapping[int, SystemFacts],
     latency: str = "all",
+    commands: str = "omit",
+    session_notes: str = "omit",
 ) -> list[HowSection]:
-    """The "How we tested" part, written from what each session stored."""
+    """The "How we tested" part, written from what each session stored. The command log is
+    an appendix when ``commands`` is "appendix"; the notes recorded with the plans and
+    sessions are printed when ``session_notes`` is "include" (both the author's choice)."""
     short = naming.short
     out = [_sequence(comparison, provs, facts, short, latency)]
 
@@ -135,14 +139,20 @@ def how_we_tested(
             notes.rows.append((f"{short[p.id]}: plan", plan_note))
         if f.note.strip():
             notes.rows.append((f"{short[p.id]}: session", f.note.strip()))
-    if notes.rows:
+    if notes.rows and session_notes == "include":
         out.append(notes)
 
-    cmds = HowSection("Commands run on the targets")
+    cmds = HowSection("Appendix: commands run on the targets")
     for p in provs:
         if p.commands:
             cmds.code.append(f"# {short[p.id]}")
             cmds.code.extend(p.commands)
-    if cmds.code:
+    if cmds.code and commands == "appendix":
         out.append(cmds)
+    elif cmds.code:
+        count = sum(len(p.commands) for p in provs)
+        sessions.paragraphs.append(
+            f"Every session keeps the commands it ran on its targets ({count} in all); they"
+            " are left out of this brief, and available from its author."
+        )
     return out

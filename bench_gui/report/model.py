@@ -309,7 +309,9 @@ def assemble(
         sections=builder.sections,
         tables=builder.tables,
         charts=builder.charts,
-        how_we_tested=how_we_tested(comparison, provs, nm, by_id, latency),
+        how_we_tested=how_we_tested(
+            comparison, provs, nm, by_id, latency, opts.commands, opts.session_notes
+        ),
         notes=authors,
         bottom_line=builder.bottom_line,
         short=short,

@@ -37,6 +37,8 @@ AnyReport = TypeVar("AnyReport", bound=Report | RandomReadReport)
 PAPER_ITEMS = (("A4", "a4"), ("Letter", "letter"))
 LATENCY_ITEMS = (("All transactions", "all"), ("New-Order only", "new-order"))
 NOTES_ITEMS = (("Leave them out of the report", "omit"), ("Keep them as an appendix", "appendix"))
+COMMANDS_ITEMS = (("Leave it out", "omit"), ("Print it as an appendix", "appendix"))
+SESSION_NOTES_ITEMS = (("Leave them out", "omit"), ("Print them", "include"))
 LOGO_FILTER = "Images (" + " ".join(f"*{s}" for s in LOGO_SUFFIXES) + ");;All files (*)"
 COVER_HINT = (
     "Company, logo and date make a cover line under the title; each is optional. Response"
@@ -70,11 +72,12 @@ class ExportOptionsBox(QGroupBox):
 
     Signals:
         latency_changed(str): the response times to show ("all" or "new-order").
-        names_changed(): the author edited the short names.
+        content_changed(): the author edited the short names, or chose to print the command
+            log or the sessions' notes (the report is built again).
     """
 
     latency_changed = Signal(str)
-    names_changed = Signal()
+    content_changed = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__("Report", parent)
@@ -88,7 +91,7 @@ class ExportOptionsBox(QGroupBox):
             "Short names for headers, legends and the bottom line, as ID=NAME separated by"
             " semicolons: 14=HDD RAID 10; 15=S650DC RAID 10. Applies at once."
         )
-        self.short_edit.editingFinished.connect(self.names_changed.emit)
+        self.short_edit.editingFinished.connect(self.content_changed.emit)
         form.addRow("Short names", self.short_edit)
         self.paper_combo = _combo(PAPER_ITEMS, default_paper())
         self.paper_combo.setToolTip("The PDF's paper; the default follows this computer's locale")
@@ -109,6 +112,19 @@ class ExportOptionsBox(QGroupBox):
             " export; the reader sees them only if you keep them as an appendix"
         )
         form.addRow("Notes for you", self.notes_combo)
+        self.commands_combo = _combo(COMMANDS_ITEMS, "omit")
+        self.commands_combo.setToolTip(
+            "The commands bench-gui ran on the targets (as root): kept with every session,"
+            " printed only if you choose"
+        )
+        self.commands_combo.currentIndexChanged.connect(lambda _i: self.content_changed.emit())
+        form.addRow("Command log", self.commands_combo)
+        self.session_notes_combo = _combo(SESSION_NOTES_ITEMS, "omit")
+        self.session_notes_combo.setToolTip(
+            "The notes recorded with the plans and the sessions: printed only if you choose"
+        )
+        self.session_notes_combo.currentIndexChanged.connect(lambda _i: self.content_changed.emit())
+        form.addRow("Session notes", self.session_notes_combo)
         self.author_edit = QLineEdit()
         self.author_edit.setPlaceholderText("Your company or name (optional)")
         form.addRow("Cover: company", self.author_edit)
@@ -185,7 +201,11 @@ class ExportOptionsBox(QGroupBox):
     def compare_options(self, repeats: tuple[tuple[int, ...], ...] = ()) -> ReportOptions:
         """What the comparison itself depends on: the response times shown, short names."""
         return ReportOptions(
-            latency=self.latency(), repeats=repeats, short_names=self.short_names()
+            latency=self.latency(),
+            repeats=repeats,
+            short_names=self.short_names(),
+            commands=str(self.commands_combo.currentData()),
+            session_notes=str(self.session_notes_combo.currentData()),
         )
 
     def options(self, repeats: tuple[tuple[int, ...], ...] = ()) -> ReportOptions:
@@ -199,6 +219,8 @@ class ExportOptionsBox(QGroupBox):
             cover=cover,
             repeats=repeats,
             short_names=self.short_names(),
+            commands=str(self.commands_combo.currentData()),
+            session_notes=str(self.session_notes_combo.currentData()),
         )
 
     def for_export(self, report: AnyReport) -> AnyReport:
