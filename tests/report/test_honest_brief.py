@@ -8,7 +8,8 @@ import re
 import subprocess
 from pathlib import Path
 
-from PySide6.QtGui import QTextOption
+import pytest
+from PySide6.QtGui import QTextCursor, QTextOption
 
 from bench_gui.report import build_report, write_report
 from bench_gui.report import pdf as pdf_writer
@@ -25,6 +26,7 @@ from tests._fixtures.seed_sessions import (
     sweep,
 )
 from tests.report.fleet import fleet
+from tests.report.page_fill import page_fills, sparse_pages
 from tests.report.test_pages import content_size
 
 PG94 = "PostgreSQL 9.4.5 on x86_64-redhat-linux-gnu"
@@ -126,3 +128,31 @@ def test_command_log_and_notes_are_the_authors_choice(store: SessionStore, tmp_p
     assert "Appendix: commands run on the targets" in full
     assert "mkfs.xfs /dev/md0" in full
     assert "report tester slow" in full
+
+
+@pytest.mark.parametrize("paper", ["a4", "letter"])
+def test_twelve_sessions_leave_no_heading_alone(
+    store: SessionStore, tmp_path: Path, paper: str
+) -> None:
+    """A4 used to print four pages holding a single headline each (a chain of eleven
+    headline headings, one a configuration, kept with what followed)."""
+    ids = fleet(store, 12)
+    report = build_report(store, ids, ids[0])
+    pdf = write_report(report, tmp_path / f"twelve-{paper}.pdf", page_size=paper)
+    fills = page_fills(pdf)
+    assert not sparse_pages(fills, 0.45), [round(f, 2) for f in fills]
+    content = content_size(paper)
+    doc = pdf_writer.build_document(report, content)
+    pages = pdf_writer._Paginator(doc, content.height())
+    block = doc.begin()
+    while block.isValid():
+        if block.blockFormat().headingLevel() > 0 and block.next().isValid():
+            nxt = block.next()
+            table = QTextCursor(nxt).currentTable()
+            top = (
+                doc.documentLayout().frameBoundingRect(table).top()
+                if table is not None
+                else pages.top(nxt)
+            )
+            assert int(top // content.height()) == pages.page_of(block), block.text()
+        block = block.next()
