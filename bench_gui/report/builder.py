@@ -181,7 +181,7 @@ class Builder:
                     self.colors[s.id],
                     values,
                     sat.vus if kind_of in ("reached", "first_step") else None,
-                    s.id == self.base.id,
+                    s.id == self.base.id and not self.single,  # a baseline of something
                     sat.vus if kind_of == "not_reached" else None,
                 )
             )
@@ -760,7 +760,7 @@ class Builder:
             " or everything recorded about their system is the same. A session the author"
             " compares with the baseline is never averaged with it, but one recorded as the"
             " baseline's very system is its repeat: their difference is noise. A ratio whose"
-            ' difference from 1 is smaller than twice the combined CV of its two sides is marked'
+            " difference from 1 is smaller than twice the combined CV of its two sides is marked"
             ' "within noise".',
         )
         basis = {

@@ -35,13 +35,27 @@ def _sequence(
     latency: str,
 ) -> HowSection:
     how = HowSection("Test sequence")
-    how.paragraphs.append(
+    imported = [short[p.id] for p in provs if p.id in facts and facts[p.id].imported]
+    own = [short[p.id] for p in provs if short[p.id] not in imported]
+    text = (
         "The workload is TPROC-C, derived from TPC-C: warehouses, districts, customers, orders"
         " and stock, with the five transaction types (New-Order, Payment, Delivery,"
-        " Stock-Level, Order-Status). NOPM is measured as HammerDB measures it, from the"
-        " database's district counters at the start and the end of each measured window, and"
-        " cross-checked against the driver's own count of committed New-Orders."
+        " Stock-Level, Order-Status)."
     )
+    if own:
+        text += (
+            (f" For {', '.join(own)}, NOPM" if imported else " NOPM")
+            + " is measured as HammerDB measures it, from the database's district counters at"
+            " the start and the end of each measured window, and cross-checked against the"
+            " driver's own count of committed New-Orders."
+        )
+    if imported:
+        text += (
+            f" {', '.join(imported)}: recorded with HammerDB and imported; NOPM and TPM are"
+            " HammerDB's own result, not cross-checked (HammerDB keeps no driver count), and"
+            " whether the database was reset between its jobs was not recorded."
+        )
+    how.paragraphs.append(text)
     same: dict[str, list[str]] = {}
     for p in provs:
         wl = facts[p.id].workload if p.id in facts else {}
@@ -54,7 +68,9 @@ def _sequence(
         measured = sorted({round(w) for _, w in p.measured_windows})
         if measured and p.duration_s is not None and measured != [round(p.duration_s)]:
             parts.append("measured windows of " + ", ".join(f"{m} s" for m in measured))
-        if wl.get("reset_between_steps"):
+        if p.id in facts and facts[p.id].imported:
+            pass  # HammerDB records no reset: nothing is claimed
+        elif wl.get("reset_between_steps"):
             parts.append(
                 "the database dropped and re-created from a copy of the built one before every"
                 " step (CREATE DATABASE ... TEMPLATE), so each step started from the same data"

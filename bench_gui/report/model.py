@@ -49,6 +49,7 @@ from bench_gui.report.builder import (
 )
 from bench_gui.report.config_table import SystemFacts, config_tables, gather
 from bench_gui.report.how import HowSection, how_we_tested
+from bench_gui.report.imported import imported_notes
 from bench_gui.report.names import Naming, check_short_names, naming
 from bench_gui.report.notes import author_notes, busy_driver_notes, reader_notes
 from bench_gui.report.options import Cover, ReportOptions
@@ -118,6 +119,9 @@ class Report:
     reader_notes: list[str] = field(default_factory=list)
     options: ReportOptions = field(default_factory=ReportOptions)
     latency: str = "all"  # the response times shown: "all" or "new_order"
+    # Which tool recorded the sessions: "recorded with bench-gui", "recorded with HammerDB
+    # and imported into bench-gui", or both.
+    recorded_with: str = "recorded with bench-gui"
 
     @property
     def author_notes(self) -> list[str]:
@@ -214,6 +218,14 @@ def build_report(
     )
     provs = [provenance(store, s.id) for s in comparison.sessions]
     facts = [gather(store, s.id) for s in comparison.sessions]
+    problems = {
+        s.id: [
+            f"{step.summary.get('hammerdb_job') or step.vus}: {step.summary['hammerdb_problem']}"
+            for step in store.steps(s.id)
+            if step.summary.get("hammerdb_problem")
+        ]
+        for s in comparison.sessions
+    }
     return assemble(
         comparison,
         econ,
@@ -223,6 +235,7 @@ def build_report(
         options=opts,
         latency=latency,
         latency_fallback=fallback,
+        problems=problems,
     )
 
 
@@ -250,8 +263,10 @@ def assemble(
     options: ReportOptions | None = None,
     latency: str = "all",
     latency_fallback: Sequence[int] = (),
+    problems: Mapping[int, list[str]] | None = None,
 ) -> Report:
-    """Turn a comparison and its economics into a report (no I/O)."""
+    """Turn a comparison and its economics into a report (no I/O). ``problems``: what went
+    wrong in an imported session's jobs after their results."""
     opts = options or ReportOptions()
     names = _names(comparison)
     nm = naming(
@@ -294,7 +309,9 @@ def assemble(
         latency_fallback=latency_fallback,
     )
     readers = reader_notes(comparison, econ, short, latency_fallback, opts.latency)
-    readers += busy_driver_notes([by_id[s.id] for s in comparison.sessions if s.id in by_id], short)
+    listed = [by_id[s.id] for s in comparison.sessions if s.id in by_id]
+    readers += busy_driver_notes(listed, short)
+    readers += imported_notes(listed, short, problems or {})
     return Report(
         title=title,
         subtitle=subtitle,
@@ -318,7 +335,18 @@ def assemble(
         reader_notes=readers,
         options=opts,
         latency=latency,
+        recorded_with=recorded_with([by_id[s.id] for s in comparison.sessions if s.id in by_id]),
     )
+
+
+def recorded_with(facts: Sequence[SystemFacts]) -> str:
+    """Which tool recorded the sessions, as the brief's opening says it."""
+    imported = sum(1 for f in facts if f.imported)
+    if not imported:
+        return "recorded with bench-gui"
+    if imported == len(facts):
+        return "recorded with HammerDB and imported into bench-gui"
+    return f"recorded with bench-gui ({imported} recorded with HammerDB and imported)"
 
 
 def as_json(report: Report) -> dict[str, Any]:

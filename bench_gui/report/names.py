@@ -181,6 +181,33 @@ def _shorten(text: str, others: list[list[str]]) -> tuple[str, str]:
     return _cut(rest), " ".join(words[:start])
 
 
+def _strip_common_leads(own: dict[int, str]) -> dict[int, str]:
+    """Names of as many parts each lose the words every name starts that part with
+    ("HammerDB TPROC-C PostgreSQL 4 VU, 2026-11-23 16:35" -> "4 VU, 16:35")."""
+    split = {sid: _clauses(text) for sid, text in own.items()}
+    if len(split) < 2 or len({len(parts) for parts in split.values()}) != 1:
+        return own
+    out = {sid: list(parts) for sid, parts in split.items()}
+    for k in range(len(next(iter(split.values())))):
+        words = [parts[k].split() for parts in split.values()]
+        lead = 0
+        while all(len(w) > lead + 1 for w in words) and len({_bare(w[lead]) for w in words}) == 1:
+            lead += 1
+        rests = [w[lead:] for w in words]
+        if k == 0 and (lead < 2 or any(len(r) < 2 for r in rests)):
+            continue  # "PostgreSQL 15" keeps its product
+        if any(
+            r[0].startswith("(") or (len(r) == 1 and _VERSION.match(_bare(r[0]))) for r in rests
+        ):
+            continue  # a parenthesis is not cut into, nor a version cut from its product
+        for sid in out:
+            out[sid][k] = " ".join(out[sid][k].split()[lead:])
+    made = {sid: ", ".join(parts) for sid, parts in out.items()}
+    if len({_key(t) for t in made.values()}) < len({_key(t) for t in own.values()}):
+        return own
+    return made
+
+
 def _balance(short: dict[int, str], dropped: dict[int, str]) -> dict[int, str]:
     """A start dropped from one name is dropped from the names that kept it too, when enough
     is left ("PostgreSQL 15" / "PostgreSQL 15 tuned", not "HDD RAID 10 PostgreSQL 15")."""
@@ -214,6 +241,8 @@ def short_names(
         # One session is only what all share ("X" / "X, tuned"): all keep a short lead of it.
         lead = _cut(_drop_groups(clauses[only_shared[0]][0]), MAX_LEAD)
         own = {sid: ", ".join([lead, *kept[sid]]) for sid in ids}
+    if any(len(text) > MAX_SHORT for text in own.values()):
+        own = _strip_common_leads(own)
     if any(len(text) > MAX_SHORT for text in own.values()):
         bare = {sid: _drop_groups(text) for sid, text in own.items()}
         if len({_key(t) for t in bare.values()}) < len({_key(t) for t in own.values()}):
