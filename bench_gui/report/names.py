@@ -115,6 +115,12 @@ def _cut(name: str, limit: int = MAX_SHORT) -> str:
         if out and len(" ".join([*out, word])) > limit:
             if word.startswith("("):
                 continue  # a later plain word may still fit
+            if _VERSION.match(_bare(word)) and out[-1][:1].isupper():
+                # "RAID 10" stays whole: a little long, or without both words.
+                if len(" ".join([*out, word])) <= limit + 4:
+                    out.append(word)
+                elif len(out) > 1:
+                    out.pop()
             break
         out.append(word)
     return _tidy(" ".join(out)) or out[0]
@@ -150,7 +156,15 @@ def _own_part(words: list[str], shared: int) -> int:
             and not words[i - 1].endswith((",", ";"))
         )
 
+    def counted(i: int) -> bool:  # "2 x" in "on 2 x SATA SSD": a count stays with its devices
+        return 0 < i <= len(words) and (
+            _bare(words[i - 1]) in ("x", "×")
+            or (_bare(words[i - 1]).isdigit() and i < len(words) and _bare(words[i]) in ("x", "×"))
+        )
+
     start = shared
+    while counted(start):
+        start -= 1
     while versioned(start):
         start -= 1
     if start == shared and len(words) - start == 1 and start > 0:

@@ -137,3 +137,19 @@ def test_the_command_line_takes_short_names(
     assert '"4 x S650DC vs HDD RAID 10: OLTP performance and economics"' in out
     assert main([*args, "--short-name", "77=x"]) != 0
     assert "#77, which the report does not compare" in capsys.readouterr().err
+
+
+def test_counts_and_numbers_stay_with_their_devices() -> None:
+    """At 12 sessions '2 x SATA SSD mirror' lost its '2 x' to a name sharing 'PostgreSQL 16
+    on 2 x', and '10 x Micron 7450 NVMe RAID 10' lost the '10' of 'RAID 10'."""
+    names = {
+        3: "PostgreSQL 16 on 4 x Micron 7450 NVMe RAID 10 with tuned settings",
+        4: "PostgreSQL 16 on 2 x SATA SSD mirror, default settings",
+    }
+    for i, n in enumerate((2, 6, 8, 10, 12, 16)):
+        names[7 + i] = f"PostgreSQL 16 on {n} x Micron 7450 NVMe RAID 10"
+    short = short_names(names)
+    assert short[4] == "2 x SATA SSD mirror"
+    assert short[7] == "2 x Micron 7450 NVMe RAID 10"
+    assert short[10] == "10 x Micron 7450 NVMe RAID 10"
+    assert not any(s.endswith("RAID") for s in short.values())
