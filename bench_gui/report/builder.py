@@ -469,6 +469,16 @@ class Builder:
         heading = f"Consistency: {what}" if key == "p999" else f"Responsiveness: {what}"
         section = Section(f"latency_{key}", heading)
         self.sections.append(section)
+        if not any(
+            lv.value(metric) is not None for by_vus in c.levels.values() for lv in by_vus.values()
+        ):
+            # (HammerDB with its time profile off): said, not an empty chart and table of "—".
+            section.add(
+                "message",
+                f"No session compared recorded its {phrase} response time: there is nothing to"
+                " chart or tabulate (see the notes on the figures).",
+            )
+            return
         chart = self.value_chart(
             f"latency_{key}", f"{title} by user count", "Milliseconds", metric, "lines", "ms",
             "lower",

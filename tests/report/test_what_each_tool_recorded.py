@@ -33,6 +33,14 @@ def test_a_hammerdb_import_says_what_hammerdb_recorded(store: SessionStore) -> N
     assert "cross-checked against the driver's own count" not in sequence
     assert "not cross-checked" in sequence
     assert "with no reset" not in sequence
+    # No empty chart or table of "—": the sections say nothing was recorded.
+    assert "latency_avg" not in report.charts
+    assert "latency_p999" not in report.tables
+    said = [b.content for s in report.sections if s.key == "latency_avg" for b in s.blocks]
+    assert said == [
+        "No session compared recorded its average response time: there is nothing to chart or"
+        " tabulate (see the notes on the figures)."
+    ]
     schema = report.tables["config_schema"]
     assert any("not counted" in n for n in schema.notes)
     html = write_report(report, Path(store.path).parent / "hdb.html").read_text()
