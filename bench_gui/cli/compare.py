@@ -67,13 +67,18 @@ def _print_table(table: Any) -> None:
 
 def _report_options(args: argparse.Namespace) -> Any:
     """The author's report choices from the command line (a ValueError names a bad one)."""
+    from bench_gui.report.names import check_short_names, parse_short_names
     from bench_gui.report.options import ReportOptions, check_cover, parse_repeats
 
+    chosen = check_short_names(parse_short_names(args.short_name or []), list(args.ids))
     return ReportOptions(
         latency=args.latency,
         author_notes=args.author_notes,
         cover=check_cover(args.author or "", args.logo, args.date or ""),
         repeats=parse_repeats(args.repeats or []),
+        short_names=tuple(chosen.items()),
+        commands=args.commands,
+        session_notes=args.session_notes,
     )
 
 
@@ -344,6 +349,7 @@ def cmd_prices(args: argparse.Namespace) -> int:
         if action == "list":
             return _list_prices(store, args.json)
         if action == "device" and args.device_cmd == "add":
+            _warn_prices([(args.price, "unit price")], args.currency)
             price_id = store.add_device_price(
                 DevicePrice(args.name, args.price, args.currency, args.date, args.source)
             )
@@ -356,6 +362,7 @@ def cmd_prices(args: argparse.Namespace) -> int:
             store.delete_device_price(args.price_id)
             print(f"device price {args.price_id} removed")
         elif action == "power" and args.power_cmd == "add":
+            _warn_prices([(args.per_kwh, "price per kWh")], args.currency)
             price_id = store.add_power_price(
                 PowerPrice(args.per_kwh, args.currency, args.date, args.source)
             )
@@ -376,6 +383,7 @@ def cmd_prices(args: argparse.Namespace) -> int:
                 store.set_run_array(args.id, None)
                 print(f"session {args.id}: array entered by hand removed")
             else:
+                _warn_prices([(args.cost, "array cost")], args.currency)
                 store.set_run_array(
                     args.id,
                     ArrayInput(
@@ -392,6 +400,14 @@ def cmd_prices(args: argparse.Namespace) -> int:
     except (ValueError, KeyError, SessionNotFound) as exc:
         return _fail(str(exc).strip("'\""))
     return EXIT_OK
+
+
+def _warn_prices(values: list[tuple[float | None, str]], currency: str | None) -> None:
+    """Say what looks wrong in prices as they are entered (they are stored all the same)."""
+    from bench_gui.core.price_checks import doubts
+
+    for doubt in doubts(values, currency):
+        print(f"bench-gui: warning: {safe(doubt)}", file=sys.stderr)
 
 
 def _same_device(a: str, b: str) -> bool:
@@ -428,6 +444,14 @@ def _check_array(store: SessionStore, run_id: int, only_device: str = "") -> Non
             " hand-entered cost cannot be checked against unit price x count",
             file=sys.stderr,
         )
+    if not only_device:
+        from bench_gui.core.priced_storage import disagreement
+        from bench_gui.store.compare_input import recorded_storage
+
+        recorded = recorded_storage(store, store.get_run(run_id))
+        mismatch = recorded and disagreement(spec.device, spec.count, recorded)
+        if mismatch:
+            print(f"warning: session {run_id}: {safe(mismatch)}", file=sys.stderr)
 
 
 def _list_arrays(store: SessionStore, args: argparse.Namespace) -> int:
@@ -532,6 +556,13 @@ def add_commands(sub: Any) -> None:
     p.add_argument("--json", action="store_true", help="print every table as JSON on stdout")
     p.add_argument("--title", help="report title (default: from the session names)")
     p.add_argument(
+        "--short-name",
+        action="append",
+        metavar="ID=NAME",
+        help="the short name of a session in headers, legends and the bottom line (repeatable;"
+        " default: made from what differs between the session names)",
+    )
+    p.add_argument(
         "--min-gain",
         type=float,
         default=DEFAULT_MIN_GAIN_PCT,
@@ -561,6 +592,18 @@ def add_commands(sub: Any) -> None:
         default="omit",
         help="the notes for the author (printed here either way): left out of the report, or"
         " kept in an appendix at its end (default omit)",
+    )
+    p.add_argument(
+        "--commands",
+        choices=("omit", "appendix"),
+        default="omit",
+        help="the commands run on the targets: left out (default), or an appendix",
+    )
+    p.add_argument(
+        "--session-notes",
+        choices=("omit", "include"),
+        default="omit",
+        help="the notes recorded with the plans and sessions: left out (default), or printed",
     )
     p.add_argument("--author", metavar="TEXT", help="cover line: the author's company or name")
     p.add_argument("--logo", metavar="PATH", help="cover line: a PNG, JPEG or SVG logo")

@@ -20,8 +20,9 @@ Rules, applied everywhere a figure is printed:
   difference smaller than twice the combined CV of the two sides is marked as within the
   noise. Sessions are repeats of one another only when the author says so (``repeat_groups``)
   or when everything recorded about their system is the same (an equal, non-empty
-  ``SessionData.plan_key``), and never the baseline and a session compared with it: a
-  comparison would otherwise average the two things it compares.
+  ``SessionData.plan_key``). The author never declares the baseline a repeat of a session
+  compared with it; a compared session recorded as the baseline's very system is its repeat
+  (``Comparison.baseline_repeats``): their difference is the baseline's noise, not a finding.
 - A report may cover one session alone: its figures, saturation and economics, no ratios.
 """
 
@@ -116,6 +117,8 @@ class Stats:
     mean: float
     std: float | None  # None for a single value
     cv_pct: float | None  # std / mean in percent
+    low: float | None = None  # the range of the values
+    high: float | None = None
 
     @staticmethod
     def of(values: Iterable[float]) -> Stats | None:
@@ -124,10 +127,10 @@ class Stats:
             return None
         mean = statistics.fmean(items)
         if len(items) < 2:
-            return Stats(len(items), mean, None, None)
+            return Stats(len(items), mean, None, None, items[0], items[0])
         std = statistics.stdev(items)
         cv = std / mean * 100.0 if mean else None
-        return Stats(len(items), mean, std, cv)
+        return Stats(len(items), mean, std, cv, min(items), max(items))
 
 
 def _truncate(value: float, digits: int = 0) -> float:
@@ -318,7 +321,8 @@ class RepeatRow:
     avg_ms: Stats | None
     p999_ms: Stats | None
     # Why these are repeats: "steps" (one session ran the user count more than once),
-    # "declared" (the author said so) or "same system" (everything recorded is the same).
+    # "declared" (the author said so), "same system" (everything recorded is the same) or
+    # "baseline repeat" (the baseline and sessions recorded as the same system).
     basis: str = "steps"
 
 
@@ -346,6 +350,8 @@ class Comparison:
     repeatability: tuple[RepeatRow, ...]
     config: tuple[ConfigRow, ...]
     notes: tuple[str, ...]
+    # Compared sessions that repeat the baseline (baseline_repeats): noise, not findings.
+    baseline_repeats: tuple[int, ...] = ()
 
     @property
     def baseline(self) -> SessionData:
@@ -431,6 +437,10 @@ def _check(sessions: Sequence[SessionData], baseline_id: int) -> list[str]:
     return notes
 
 
+# A repeat of the baseline differs from it by run-to-run noise: never by half as much again.
+REPEAT_SPREAD = 1.5
+
+
 def repeat_sets(
     sessions: Sequence[SessionData],
     baseline_id: int,
@@ -473,17 +483,27 @@ def repeat_sets(
             )
         taken.update(ids)
         out.append(([by_id[i] for i in ids], "declared"))
+    of_base = set(baseline_repeats(sessions, baseline_id))
     by_key: dict[str, list[SessionData]] = {}
     for s in sessions:
         if s.id in taken:
             continue
-        key = s.plan_key if s.plan_key and s.id != baseline_id else f"session:{s.id}"
+        if s.id in of_base:
+            key = f"session:{baseline_id}"  # the baseline and its repeats: its noise
+        else:
+            key = s.plan_key if s.plan_key and s.id != baseline_id else f"session:{s.id}"
         members = by_key.get(key, [])
         if s.measurement and any(m.measurement == s.measurement for m in members):
             key = f"session:{s.id}"  # a copy of one already in the set
         by_key.setdefault(key, []).append(s)
-    for members in by_key.values():
-        out.append((members, "same system" if len(members) > 1 else "steps"))
+    for key, members in by_key.items():
+        if len(members) < 2:
+            basis = "steps"
+        elif key == f"session:{baseline_id}":
+            basis = "baseline repeat"
+        else:
+            basis = "same system"
+        out.append((members, basis))
     return out
 
 
@@ -497,6 +517,51 @@ def _copies(sessions: Sequence[SessionData]) -> list[tuple[int, int]]:
         elif s.measurement:
             first[s.measurement] = s.id
     return out
+
+
+def _nopm_by_vus(s: SessionData) -> dict[int, float]:
+    return {p.vus: p.nopm for p in s.steps if p.complete and p.nopm}
+
+
+def spread_of(a: SessionData, b: SessionData) -> float | None:
+    """The largest NOPM ratio (>= 1) between two sessions at their common user counts."""
+    x, y = _nopm_by_vus(a), _nopm_by_vus(b)
+    ratios = [max(x[v], y[v]) / min(x[v], y[v]) for v in set(x) & set(y)]
+    return max(ratios) if ratios else None
+
+
+def same_system_apart(sessions: Sequence[SessionData], baseline_id: int) -> list[SessionData]:
+    """Sessions recorded as the baseline's very system whose NOPM is too far from it for a
+    repeat (more than REPEAT_SPREAD apart): what was recorded cannot tell them apart."""
+    base = next((s for s in sessions if s.id == baseline_id), None)
+    if base is None or not base.plan_key:
+        return []
+    return [
+        s
+        for s in sessions
+        if s.id != baseline_id
+        and s.plan_key == base.plan_key
+        and ((spread := spread_of(s, base)) is None or spread > REPEAT_SPREAD)
+    ]
+
+
+def baseline_repeats(sessions: Sequence[SessionData], baseline_id: int) -> tuple[int, ...]:
+    """The compared sessions that ran the baseline's plan on a system recorded as the same,
+    with NOPM within REPEAT_SPREAD of it: repeats of the baseline, whose difference from it is
+    noise, never a finding. (An HDD and an SSD array that recorded too little to tell apart
+    are far more than that apart: they stay two configurations.)"""
+    base = next((s for s in sessions if s.id == baseline_id), None)
+    if base is None or not base.plan_key:
+        return ()
+    apart = {s.id for s in same_system_apart(sessions, baseline_id)}
+    return tuple(
+        s.id
+        for s in sessions
+        if s.id != baseline_id
+        and s.plan_key == base.plan_key
+        and s.id not in apart
+        and not (s.measurement and s.measurement == base.measurement)  # a copy: no repeat
+    )
 
 
 def _repeatability(
@@ -601,6 +666,13 @@ def compare(
                 f" ({base.name}: {_users(levels[base.id])}; {s.name}: {_users(levels[s.id])}),"
                 " so no per-user-count ratio can be made: compare them at saturation"
             )
+    for s in same_system_apart(ordered, base.id):
+        notes.append(
+            f"session {s.id} ({s.name}) is recorded as the very system of the baseline"
+            f" ({base.name}) yet its NOPM differs from it by more than {REPEAT_SPREAD:g}X: what"
+            " was recorded cannot tell them apart (describe their storage), so they are"
+            " compared as two configurations, not as repeats"
+        )
     only = [row.vus for row in rows if row.missing_in]
     if only and common:
         notes.append(
@@ -649,6 +721,11 @@ def compare(
         repeatability=tuple(repeats),
         config=tuple(config_rows(ordered)),
         notes=tuple(notes),
+        baseline_repeats=tuple(
+            sid
+            for sid in baseline_repeats(ordered, base.id)
+            if not any(sid in g for g in repeat_groups)
+        ),
     )
 
 

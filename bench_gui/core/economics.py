@@ -19,10 +19,11 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from bench_gui.core.compare import Comparison, format_advantage, format_ratio
 from bench_gui.core.power import joules_per_new_order
+from bench_gui.core.priced_storage import RecordedStorage, disagreement
 
 JOULES_PER_KWH = 3_600_000.0
 PER_MILLION = 1_000_000
@@ -125,6 +126,8 @@ class ArrayCost:
     flag: str | None = None  # a hand cost that disagrees with unit price x count
     price: DevicePrice | None = None
     origin: str = "layout"
+    # The array priced is not the storage recorded (core.priced_storage.disagreement).
+    storage_flag: str | None = None
 
 
 def find_price(device: str, prices: Sequence[DevicePrice]) -> DevicePrice | None:
@@ -288,8 +291,10 @@ def economics(
     arrays: Mapping[int, ArrayInput],
     prices: Sequence[DevicePrice],
     power_price: PowerPrice | None = None,
+    recorded: Mapping[int, RecordedStorage] | None = None,
 ) -> Economics:
-    """Costs for every session and user count; what cannot be priced is said in ``messages``."""
+    """Costs for every session and user count; what cannot be priced is said in ``messages``.
+    ``recorded``: the storage each session recorded, checked against the array priced."""
     messages: list[str] = []
     costs: dict[int, ArrayCost] = {}
     for s in comparison.sessions:
@@ -302,6 +307,12 @@ def economics(
         flag = costs[s.id].flag
         if flag:
             messages.append(f"session {s.id} ({s.name}): {flag}")
+        storage = (recorded or {}).get(s.id)
+        cost = costs[s.id]
+        mismatch = storage and disagreement(cost.device, cost.count, storage)
+        if mismatch:
+            costs[s.id] = replace(cost, storage_flag=mismatch)
+            messages.append(f"session {s.id} ({s.name}): {mismatch}")
     currencies = {c.currency for c in costs.values()}
     currency = next(iter(currencies)) if len(currencies) == 1 else None
     if len(currencies) > 1:

@@ -14,6 +14,7 @@ from the agent's ``hello`` event.)
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Callable
 from typing import Any, Final, Protocol
@@ -493,4 +494,16 @@ def data_directory_storage(session: Shell, data_directory: str) -> dict[str, Any
     if devices:
         out["device_type"] = devices[0].get("type")
     out["disks"] = _leaves(devices or [])
+    for disk in out["disks"]:
+        _add_backing_file(session, disk, notes)
     return out
+
+
+def _add_backing_file(session: Shell, disk: dict[str, Any], notes: list[str]) -> None:
+    """A loop device's backing file (its rotational flag says nothing of what backs it)."""
+    name = str(disk.get("name") or disk.get("path") or "").rsplit("/", 1)[-1]
+    if not re.fullmatch(r"loop\d+", name):
+        return
+    found = _run(session, ["cat", f"/sys/block/{name}/loop/backing_file"], notes)
+    if found is not None and found.ok and found.stdout.strip():
+        disk["backing_file"] = found.stdout.strip()

@@ -68,6 +68,12 @@ def _cv(stats: Stats | None) -> str:
     return f"{stats.cv_pct:.1f}%"
 
 
+def _range(stats: Stats) -> Cell:
+    if stats.low is None or stats.high is None or stats.n < 2:
+        return Cell("—", None, "muted")
+    return Cell(f"{stats.low:,.0f}–{stats.high:,.0f}", round(stats.high - stats.low, 3))
+
+
 def _noise(vs: Versus | None) -> Cell:
     if vs is None or vs.noise_pct is None:
         return Cell("—", None, "muted")
@@ -134,6 +140,8 @@ class Builder:
         self.bottom_line: list[str] = []
         self.base = comparison.baseline
         self.bname = names[comparison.baseline.id]
+        # Compared sessions that repeat the baseline: noise, never a headline.
+        self.repeats_of_base = set(comparison.baseline_repeats)
         self.several = len(comparison.others) > 1
         self.single = not comparison.others
         self.wide = len(comparison.sessions) > 2  # more columns than a page holds side by side
@@ -173,7 +181,7 @@ class Builder:
                     self.colors[s.id],
                     values,
                     sat.vus if kind_of in ("reached", "first_step") else None,
-                    s.id == self.base.id,
+                    s.id == self.base.id and not self.single,  # a baseline of something
                     sat.vus if kind_of == "not_reached" else None,
                 )
             )
@@ -243,7 +251,10 @@ class Builder:
         elif self.wide:
             section.add("text", intro)
         for other in c.others:
-            self.throughput_finding(section, other, "" if self.wide else intro)
+            if other.id in self.repeats_of_base:
+                self.repeat_finding(section, other)
+            else:
+                self.throughput_finding(section, other, "" if self.wide else intro)
         self.add_chart(section, chart)
         self.add_table(section, self.throughput_table(section))
         if self.wide:
@@ -313,6 +324,36 @@ class Builder:
         self.bottom_line.append(
             f"{oname}: {ratio_phrase(hi.nopm, 'NOPM', self.bname)} with {hi_vus} users"
         )
+
+    def repeat_finding(self, section: Section, other: SessionData) -> None:
+        """A repeat of the baseline: its spread from the baseline as noise (CV, range)."""
+        oname = self.names[other.id]
+        rows = [
+            r
+            for r in self.c.repeatability
+            if other.id in r.session_ids and self.base.id in r.session_ids
+        ]
+        cvs = [r.nopm.cv_pct for r in rows if r.nopm.cv_pct is not None]
+        spreads = [
+            (r.nopm.high - r.nopm.low) / r.nopm.mean * 100.0
+            for r in rows
+            if r.nopm.high is not None and r.nopm.low is not None and r.nopm.mean
+        ]
+        text = (
+            f"{oname} ran the plan of {self.bname} again, on a system recorded as the same: it"
+            f" is a repeat of {self.bname}, and the difference between the two is run-to-run"
+            " noise, not a finding."
+        )
+        if cvs and spreads:
+            text += (
+                f" Over {len(rows)} user counts their NOPM differ by up to {max(spreads):.1f}%"
+                f" of the mean (CV up to {max(cvs):.1f}%); see Repeatability."
+            )
+            self.bottom_line.append(
+                f"{oname} repeats {self.bname}: NOPM within {max(spreads):.1f}% of each other"
+                f" (CV up to {max(cvs):.1f}%), run-to-run noise"
+            )
+        section.add("message", text)
 
     def has_noise(self) -> bool:
         return any(
@@ -428,6 +469,16 @@ class Builder:
         heading = f"Consistency: {what}" if key == "p999" else f"Responsiveness: {what}"
         section = Section(f"latency_{key}", heading)
         self.sections.append(section)
+        if not any(
+            lv.value(metric) is not None for by_vus in c.levels.values() for lv in by_vus.values()
+        ):
+            # (HammerDB with its time profile off): said, not an empty chart and table of "—".
+            section.add(
+                "message",
+                f"No session compared recorded its {phrase} response time: there is nothing to"
+                " chart or tabulate (see the notes on the figures).",
+            )
+            return
         chart = self.value_chart(
             f"latency_{key}", f"{title} by user count", "Milliseconds", metric, "lines", "ms",
             "lower",
@@ -456,7 +507,8 @@ class Builder:
             section.add("text", intro + scope + table_text + " at every user count.")
         else:
             for other in c.others:
-                self.latency_finding(section, other, metric, key, what)
+                if other.id not in self.repeats_of_base:
+                    self.latency_finding(section, other, metric, key, what)
             oname = self.names[c.others[0].id] if not self.several else "each configuration"
             section.add(
                 "text",
@@ -607,6 +659,8 @@ class Builder:
         if self.single:
             section.add("headline", headlines.sentence(self.bname, base_row.saturation))
         for srow in c.at_saturation[1:]:
+            if srow.session_id in self.repeats_of_base:
+                continue
             self.saturation_finding(section, srow.session_id, srow.versus, base_row.saturation)
         self.add_table(section, self.saturation_table())
 
@@ -713,13 +767,16 @@ class Builder:
             "Repeated measurements of one configuration at one user count, summarised as mean,"
             " sample standard deviation and coefficient of variation (CV = standard deviation"
             " / mean). Sessions count as repeats of one another only where the author said so"
-            " or everything recorded about their system is the same, and never the baseline"
-            " with a configuration compared with it. A ratio whose difference from 1 is smaller"
-            ' than twice the combined CV of its two sides is marked "within noise".',
+            " or everything recorded about their system is the same. A session the author"
+            " compares with the baseline is never averaged with it, but one recorded as the"
+            " baseline's very system is its repeat: their difference is noise. A ratio whose"
+            " difference from 1 is smaller than twice the combined CV of its two sides is marked"
+            ' "within noise".',
         )
         basis = {
             "declared": " (repeats by the author's word)",
             "same system": " (same recorded system)",
+            "baseline repeat": " (the baseline and its repeats)",
             "steps": "",
         }
         rows = []
@@ -733,6 +790,7 @@ class Builder:
                     Cell.num(r.nopm.mean),
                     Cell.num(r.nopm.std),
                     Cell(_cv(r.nopm), r.nopm.cv_pct),
+                    _range(r.nopm),
                     _ms(r.avg_ms.mean if r.avg_ms else None),
                     Cell(_cv(r.avg_ms), r.avg_ms.cv_pct if r.avg_ms else None),
                     _ms(r.p999_ms.mean if r.p999_ms else None),
@@ -745,7 +803,8 @@ class Builder:
                 "repeatability",
                 "Repeated steps: mean, standard deviation and coefficient of variation",
                 [
-                    "Sessions", "Users", "Runs", "Mean NOPM", "Std dev", "CV", "Mean\navg ms",
+                    "Sessions", "Users", "Runs", "Mean NOPM", "Std dev", "CV", "NOPM\nrange",
+                    "Mean\navg ms",
                     "CV\navg", "Mean\np99.9 ms", "CV\np99.9",
                 ],
                 rows,

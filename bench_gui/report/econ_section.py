@@ -56,6 +56,12 @@ def economics_section(b: Builder) -> None:
         )
         section.add("formula", "Array value = new orders per minute / array cost")
         for sid, array in e.arrays.items():
+            if array.storage_flag:
+                section.add(
+                    "message",
+                    f"The {b.names[sid]} array: {array.storage_flag}. Its cost below is of the"
+                    " array priced.",
+                )
             price = array.price
             same_currency = price is not None and price.currency.upper() == array.currency
             if not (array.flag and array.computed is not None and price and same_currency):
@@ -102,7 +108,7 @@ def array_table(b: Builder) -> Table:
             money(a.unit_price, a.currency) if a.unit_price is not None else "—", a.unit_price
         )
         cost_cell = Cell(money(a.cost, a.currency), round(a.cost, 2))
-        if a.flag:
+        if a.flag or a.storage_flag:
             cost_cell = Cell(money(a.cost, a.currency) + " ⚑", round(a.cost, 2), "flag")
         rows.append(
             [
@@ -122,7 +128,8 @@ def array_table(b: Builder) -> Table:
         notes=[
             "Array cost = unit price x number of devices (counted from the storage layout, or"
             " given by the author). ⚑ marks a cost given by the author that disagrees with unit"
-            " price x count; the author's cost is used.",
+            " price x count (the author's cost is used), or an array priced that is not the"
+            " storage recorded.",
             *(f"Price: {line}." for line in sources),
         ],
         text_columns=(0, 1, 5),
@@ -244,6 +251,8 @@ def cases(b: Builder, section: Section) -> None:
     one shared table for several."""
     e = b.e
     for other in b.c.others:
+        if other.id in b.repeats_of_base:
+            continue  # a repeat of the baseline: its cost difference is noise
         mine = [x for x in e.cases if x.other_id == other.id]
         worst = next((x for x in mine if x.kind == "worst"), None)
         best = next((x for x in mine if x.kind == "best"), None)

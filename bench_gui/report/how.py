@@ -35,13 +35,27 @@ def _sequence(
     latency: str,
 ) -> HowSection:
     how = HowSection("Test sequence")
-    how.paragraphs.append(
+    imported = [short[p.id] for p in provs if p.id in facts and facts[p.id].imported]
+    own = [short[p.id] for p in provs if short[p.id] not in imported]
+    text = (
         "The workload is TPROC-C, derived from TPC-C: warehouses, districts, customers, orders"
         " and stock, with the five transaction types (New-Order, Payment, Delivery,"
-        " Stock-Level, Order-Status). NOPM is measured as HammerDB measures it, from the"
-        " database's district counters at the start and the end of each measured window, and"
-        " cross-checked against the driver's own count of committed New-Orders."
+        " Stock-Level, Order-Status)."
     )
+    if own:
+        text += (
+            (f" For {', '.join(own)}, NOPM" if imported else " NOPM")
+            + " is measured as HammerDB measures it, from the database's district counters at"
+            " the start and the end of each measured window, and cross-checked against the"
+            " driver's own count of committed New-Orders."
+        )
+    if imported:
+        text += (
+            f" {', '.join(imported)}: recorded with HammerDB and imported; NOPM and TPM are"
+            " HammerDB's own result, not cross-checked (HammerDB keeps no driver count), and"
+            " whether the database was reset between its jobs was not recorded."
+        )
+    how.paragraphs.append(text)
     same: dict[str, list[str]] = {}
     for p in provs:
         wl = facts[p.id].workload if p.id in facts else {}
@@ -54,7 +68,9 @@ def _sequence(
         measured = sorted({round(w) for _, w in p.measured_windows})
         if measured and p.duration_s is not None and measured != [round(p.duration_s)]:
             parts.append("measured windows of " + ", ".join(f"{m} s" for m in measured))
-        if wl.get("reset_between_steps"):
+        if p.id in facts and facts[p.id].imported:
+            pass  # HammerDB records no reset: nothing is claimed
+        elif wl.get("reset_between_steps"):
             parts.append(
                 "the database dropped and re-created from a copy of the built one before every"
                 " step (CREATE DATABASE ... TEMPLATE), so each step started from the same data"
@@ -104,8 +120,12 @@ def how_we_tested(
     naming: Naming,
     facts: Mapping[int, SystemFacts],
     latency: str = "all",
+    commands: str = "omit",
+    session_notes: str = "omit",
 ) -> list[HowSection]:
-    """The "How we tested" part, written from what each session stored."""
+    """The "How we tested" part, written from what each session stored. The command log is
+    an appendix when ``commands`` is "appendix"; the notes recorded with the plans and
+    sessions are printed when ``session_notes`` is "include" (both the author's choice)."""
     short = naming.short
     out = [_sequence(comparison, provs, facts, short, latency)]
 
@@ -135,14 +155,20 @@ def how_we_tested(
             notes.rows.append((f"{short[p.id]}: plan", plan_note))
         if f.note.strip():
             notes.rows.append((f"{short[p.id]}: session", f.note.strip()))
-    if notes.rows:
+    if notes.rows and session_notes == "include":
         out.append(notes)
 
-    cmds = HowSection("Commands run on the targets")
+    cmds = HowSection("Appendix: commands run on the targets")
     for p in provs:
         if p.commands:
             cmds.code.append(f"# {short[p.id]}")
             cmds.code.extend(p.commands)
-    if cmds.code:
+    if cmds.code and commands == "appendix":
         out.append(cmds)
+    elif cmds.code:
+        count = sum(len(p.commands) for p in provs)
+        sessions.paragraphs.append(
+            f"Every session keeps the commands it ran on its targets ({count} in all); they"
+            " are left out of this brief, and available from its author."
+        )
     return out

@@ -21,6 +21,7 @@ from bench_gui import __version__
 from bench_gui.report.charts import chart_png
 from bench_gui.report.model import Report
 from bench_gui.report.random_read_report import RandomReadReport
+from bench_gui.report.wide import report_parts
 
 # Package data, found through importlib.resources (a wheel, a checkout and the bundle alike).
 TEMPLATES = Path(str(resources.files("bench_gui.report").joinpath("templates")))
@@ -70,6 +71,7 @@ def environment() -> jinja2.Environment:
     env.filters["lines"] = lines
     env.filters["soft"] = soft
     env.filters["wbr"] = lambda text: soft(text, "<wbr>")
+    env.globals["parts"] = report_parts  # a wide table printed in parts (report.wide)
     return env
 
 

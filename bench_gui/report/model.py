@@ -49,7 +49,8 @@ from bench_gui.report.builder import (
 )
 from bench_gui.report.config_table import SystemFacts, config_tables, gather
 from bench_gui.report.how import HowSection, how_we_tested
-from bench_gui.report.names import Naming, naming
+from bench_gui.report.imported import imported_notes
+from bench_gui.report.names import Naming, check_short_names, naming
 from bench_gui.report.notes import author_notes, busy_driver_notes, reader_notes
 from bench_gui.report.options import Cover, ReportOptions
 from bench_gui.report.parts import Block, Cell, ChartSpec, Fact, Section, SeriesSpec, Table
@@ -60,6 +61,7 @@ from bench_gui.store.compare_input import (
     array_input,
     has_latency_of,
     provenance,
+    recorded_storage,
     session_data,
 )
 from bench_gui.store.sessions import SessionStore
@@ -118,6 +120,9 @@ class Report:
     reader_notes: list[str] = field(default_factory=list)
     options: ReportOptions = field(default_factory=ReportOptions)
     latency: str = "all"  # the response times shown: "all" or "new_order"
+    # Which tool recorded the sessions: "recorded with bench-gui", "recorded with HammerDB
+    # and imported into bench-gui", or both.
+    recorded_with: str = "recorded with bench-gui"
 
     @property
     def author_notes(self) -> list[str]:
@@ -206,9 +211,22 @@ def build_report(
         array_specs,
         store.device_prices() if prices is None else prices,
         store.power_price() if power_price is None else power_price,
+        {
+            sid: found
+            for sid, detail in details.items()
+            if (found := recorded_storage(store, detail)) is not None
+        },
     )
     provs = [provenance(store, s.id) for s in comparison.sessions]
     facts = [gather(store, s.id) for s in comparison.sessions]
+    problems = {
+        s.id: [
+            f"{step.summary.get('hammerdb_job') or step.vus}: {step.summary['hammerdb_problem']}"
+            for step in store.steps(s.id)
+            if step.summary.get("hammerdb_problem")
+        ]
+        for s in comparison.sessions
+    }
     return assemble(
         comparison,
         econ,
@@ -218,6 +236,7 @@ def build_report(
         options=opts,
         latency=latency,
         latency_fallback=fallback,
+        problems=problems,
     )
 
 
@@ -245,11 +264,16 @@ def assemble(
     options: ReportOptions | None = None,
     latency: str = "all",
     latency_fallback: Sequence[int] = (),
+    problems: Mapping[int, list[str]] | None = None,
 ) -> Report:
-    """Turn a comparison and its economics into a report (no I/O)."""
+    """Turn a comparison and its economics into a report (no I/O). ``problems``: what went
+    wrong in an imported session's jobs after their results."""
     opts = options or ReportOptions()
     names = _names(comparison)
-    nm = naming(names)
+    nm = naming(
+        names,
+        check_short_names(dict(opts.short_names), [s.id for s in comparison.sessions]),
+    )
     short = dict(nm.short)
     colors = {s.id: PRINT_COLORS[i % len(PRINT_COLORS)] for i, s in enumerate(comparison.sessions)}
     base = comparison.baseline
@@ -261,9 +285,7 @@ def assemble(
         elif len(others) == 1:
             title = f"{short[others[0].id]} vs {short[base.id]}: OLTP performance"
         else:
-            title = (
-                f"{len(comparison.sessions)} configurations vs {short[base.id]}: OLTP performance"
-            )
+            title = f"{len(others)} configurations vs {short[base.id]}: OLTP performance"
         if econ.arrays and len(others) <= 1:
             title += " and economics"
     by_id = {f.id: f for f in facts}
@@ -288,9 +310,10 @@ def assemble(
         latency_fallback=latency_fallback,
     )
     readers = reader_notes(comparison, econ, short, latency_fallback, opts.latency)
-    shown = [by_id[s.id] for s in comparison.sessions if s.id in by_id]
-    readers += busy_driver_notes(shown, short)
-    readers += profile_notes(shown, short)
+    listed = [by_id[s.id] for s in comparison.sessions if s.id in by_id]
+    readers += busy_driver_notes(listed, short)
+    readers += profile_notes(listed, short)
+    readers += imported_notes(listed, short, problems or {})
     return Report(
         title=title,
         subtitle=subtitle,
@@ -305,14 +328,27 @@ def assemble(
         sections=builder.sections,
         tables=builder.tables,
         charts=builder.charts,
-        how_we_tested=how_we_tested(comparison, provs, nm, by_id, latency),
+        how_we_tested=how_we_tested(
+            comparison, provs, nm, by_id, latency, opts.commands, opts.session_notes
+        ),
         notes=authors,
         bottom_line=builder.bottom_line,
         short=short,
         reader_notes=readers,
         options=opts,
         latency=latency,
+        recorded_with=recorded_with([by_id[s.id] for s in comparison.sessions if s.id in by_id]),
     )
+
+
+def recorded_with(facts: Sequence[SystemFacts]) -> str:
+    """Which tool recorded the sessions, as the brief's opening says it."""
+    imported = sum(1 for f in facts if f.imported)
+    if not imported:
+        return "recorded with bench-gui"
+    if imported == len(facts):
+        return "recorded with HammerDB and imported into bench-gui"
+    return f"recorded with bench-gui ({imported} recorded with HammerDB and imported)"
 
 
 def as_json(report: Report) -> dict[str, Any]:
@@ -380,6 +416,7 @@ def as_json(report: Report) -> dict[str, Any]:
                     "currency": a.currency,
                     "arithmetic": a.arithmetic,
                     "flag": a.flag,
+                    "storage_flag": a.storage_flag,
                 }
                 for sid, a in report.economics.arrays.items()
             },

@@ -75,6 +75,8 @@ def reader_notes(
         if kind in ("not_reached", "first_step", "none"):
             notes.append(headlines.sentence(short[s.id], sat))
     for sid, array in econ.arrays.items():
+        if array.storage_flag and sid in short:
+            notes.append(f"⚑ The {short[sid]} array: {array.storage_flag}.")
         if array.flag is None or sid not in short:
             continue
         cost = format_money(array.cost, array.currency)

@@ -16,6 +16,8 @@ from pathlib import Path
 PAPERS = ("a4", "letter")
 LATENCY_CHOICES = ("all", "new-order")
 AUTHOR_NOTES_CHOICES = ("omit", "appendix")
+COMMANDS_CHOICES = ("omit", "appendix")  # the commands run on the targets
+SESSION_NOTES_CHOICES = ("omit", "include")  # the notes recorded with the plans and sessions
 # Territories whose paper is US Letter (the rest of the world uses A4).
 LETTER_TERRITORIES = frozenset({"US", "CA", "MX", "PH", "CL", "CO", "VE", "PR"})
 LOGO_SUFFIXES = (".png", ".jpg", ".jpeg", ".svg")
@@ -87,6 +89,12 @@ class ReportOptions:
     cover: Cover = field(default_factory=Cover)
     # Sets of sessions the author says are repeats of one another.
     repeats: tuple[tuple[int, ...], ...] = ()
+    # The author's short names: (session id, name) pairs (report.names.check_short_names).
+    short_names: tuple[tuple[int, str], ...] = ()
+    # The command log (root shell on the targets) is an appendix only when the author asks;
+    # the notes recorded with plans and sessions ("report tester slow") likewise.
+    commands: str = "omit"
+    session_notes: str = "omit"
 
     def __post_init__(self) -> None:
         if self.latency not in LATENCY_CHOICES:
@@ -96,6 +104,12 @@ class ReportOptions:
             )
         if self.author_notes not in AUTHOR_NOTES_CHOICES:
             raise ValueError(f"author notes are 'omit' or 'appendix', got {self.author_notes!r}")
+        if self.commands not in COMMANDS_CHOICES:
+            raise ValueError(f"the command log is 'omit' or 'appendix', got {self.commands!r}")
+        if self.session_notes not in SESSION_NOTES_CHOICES:
+            raise ValueError(
+                f"the sessions' notes are 'omit' or 'include', got {self.session_notes!r}"
+            )
 
 
 def parse_repeats(groups: Sequence[str]) -> tuple[tuple[int, ...], ...]:

@@ -19,7 +19,7 @@ from bench_gui.core.economics import DevicePrice
 from bench_gui.core.random_read_compare import RRComparison, RRSession, compare_random_read
 from bench_gui.core.random_read_economics import RamEconomics, default_target, ram_economics
 from bench_gui.report.how import HowSection
-from bench_gui.report.names import Naming, naming
+from bench_gui.report.names import Naming, check_short_names, naming
 from bench_gui.report.options import Cover, ReportOptions
 from bench_gui.report.parts import ChartSpec, Fact, Section, Table
 from bench_gui.report.random_read_input import load_random_read
@@ -164,7 +164,8 @@ def assemble_random_read(
     """Turn a random-read comparison and its RAM economics into a report (no I/O)."""
     opts = options or ReportOptions()
     names = _names(comparison.sessions)
-    short = dict(naming(names).short)
+    chosen = check_short_names(dict(opts.short_names), [s.id for s in comparison.sessions])
+    short = dict(naming(names, chosen).short)
     colors = {s.id: PRINT_COLORS[i % len(PRINT_COLORS)] for i, s in enumerate(comparison.sessions)}
     builder = RandomReadBuilder(comparison, econ, short, colors)
     builder.build()

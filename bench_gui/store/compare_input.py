@@ -35,6 +35,12 @@ from typing import Any, Final
 from bench_gui.core.compare import SessionData, StepPoint
 from bench_gui.core.economics import ArrayInput
 from bench_gui.core.power import PowerReading, average_power
+from bench_gui.core.priced_storage import (
+    RecordedStorage,
+    device_kind,
+    kind_in_text,
+    size_in_text,
+)
 from bench_gui.store.records import RunDetail, Sample, StepResult
 from bench_gui.store.sessions import SessionStore
 
@@ -376,8 +382,7 @@ def describe_devices(devices: list[dict[str, Any]]) -> list[str]:
     """``4 x Micron S650DC 800 GB (SAS, SSD, FW M012)``-style lines, identical devices counted."""
     groups: Counter[str] = Counter()
     for d in devices:
-        rotational = d.get("rotational")
-        kind = "" if rotational is None else ("HDD" if rotational else "SSD")
+        kind = device_kind(d)
         extras = ", ".join(
             x
             for x in (
@@ -550,6 +555,49 @@ def _stable(value: Any) -> Any:
     if isinstance(value, list):
         return [_stable(v) for v in value]
     return value
+
+
+def _described_count(description: Mapping[str, Any]) -> int | None:
+    count = description.get("count")
+    if isinstance(count, int) and not isinstance(count, bool) and count > 0:
+        return count
+    match = re.match(r"\s*(\d+)\s*[x×]\s", _text(description.get("devices")))
+    return int(match.group(1)) if match else None
+
+
+def recorded_storage(store: SessionStore, detail: RunDetail) -> RecordedStorage | None:
+    """What was recorded about a session's storage: the author's description wins, then the
+    layout bench-gui built, then the disks found under the data directory (None: nothing)."""
+    description = storage_description(store, detail.id)
+    if isinstance(description, dict):
+        words = _text(description.get("devices"))
+        count = _described_count(description)
+        if words or count:
+            return RecordedStorage(
+                "the author's description",
+                count,
+                kind_in_text(words),
+                size_in_text(words),
+                _text(description.get("text")) or words,
+            )
+    layout = storage_layout(detail)
+    devices = layout_devices(layout) if layout else []
+    source = "the storage layout"
+    if not devices:
+        database = _dict(_dict(detail.inventory).get("database"))
+        devices = [d for d in database.get("disks") or [] if isinstance(d, dict)]
+        source = "the disks under the data directory"
+    if not devices:
+        return None
+    kinds = {device_kind(d) for d in devices}
+    sizes = Counter(_num(d.get("size_bytes")) for d in devices if _num(d.get("size_bytes")))
+    return RecordedStorage(
+        source,
+        len(devices),
+        kinds.pop() if len(kinds) == 1 else "",
+        sizes.most_common(1)[0][0] if sizes else None,
+        "; ".join(describe_devices(devices)),
+    )
 
 
 def storage_description(store: SessionStore, run_id: int) -> Any:

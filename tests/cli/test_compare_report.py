@@ -99,7 +99,7 @@ def test_one_session_alone(db: tuple[Path, int, int], capsys: pytest.CaptureFixt
     path, hdd, _ = db
     assert run(path, "compare", str(hdd)) == 0
     out = capsys.readouterr().out
-    assert out.startswith("HDD RAID 10: OLTP performance and economics\n")
+    assert out.startswith("HDD RAID 10 (16 x 15K SAS): OLTP performance and economics\n")
     assert "3,050  new orders per minute at most (56 users)" in out
     assert "Table 1: NOPM and TPM by user count" in out
     assert "ratio" not in out.split("Table 1:")[1].split("\n\n")[0]  # nothing to compare with

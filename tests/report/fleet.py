@@ -101,7 +101,7 @@ def nvme(store: SessionStore, name: str) -> int:
 
 
 def fleet(store: SessionStore, count: int) -> list[int]:
-    """``count`` sessions (1 to 6), the first the baseline."""
+    """``count`` sessions (1 to 12), the first the baseline."""
     hdd, ssd = build_seed000(store)
     ids = [hdd, ssd]
     if count >= 3:
@@ -131,6 +131,19 @@ def fleet(store: SessionStore, count: int) -> list[int]:
                 sweep("PostgreSQL 9.4.5 on x86_64-redhat-linux-gnu", HDD_SETTINGS, again),
                 plan_extra={"storage": HDD_LAYOUT},
                 inventory={**INVENTORY, "block_devices": HDD_LAYOUT["devices"]},
+            )
+        )
+    # 7 to 12: NVMe arrays of other device counts, for the layouts of wide comparisons.
+    for n, scale in zip((2, 6, 8, 10, 12, 16), (0.6, 1.1, 1.2, 1.25, 1.3, 1.35), strict=True):
+        if len(ids) >= count:
+            break
+        rows = [(v, nopm * scale, a, p) for v, nopm, a, p in NEVER_SATURATES]
+        ids.append(
+            store_session(
+                store,
+                f"PostgreSQL 16 on {n} x Micron 7450 NVMe RAID 10",
+                sweep(PG16, {}, points(rows), 300, 600),
+                inventory={**INVENTORY, "hostname": f"db-nvme{n}"},
             )
         )
     return ids[:count]

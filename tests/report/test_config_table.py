@@ -11,6 +11,7 @@ from pathlib import Path
 from bench_gui.report import build_report, write_report
 from bench_gui.report.config_table import gather, schema_rows
 from bench_gui.report.model import Report
+from bench_gui.report.options import ReportOptions
 from bench_gui.report.parts import Cell, Table
 from bench_gui.store import SessionStore
 from bench_gui.store.compare_input import setting_text, with_unit
@@ -169,7 +170,7 @@ def test_only_the_os_knobs_the_plan_set_or_that_differ(store: SessionStore) -> N
 
 def test_notes_and_the_printed_tables(store: SessionStore, tmp_path: Path) -> None:
     ids = fleet(store, 6)
-    r: Report = build_report(store, ids, ids[0])
+    r: Report = build_report(store, ids, ids[0], options=ReportOptions(session_notes="include"))
     how = {h.heading: h for h in r.how_we_tested}
     notes = dict(how["Notes recorded with the sessions"].rows)
     assert notes["4 x Micron 7450 NVMe RAID 10: plan"].startswith("Tuned for NVMe")

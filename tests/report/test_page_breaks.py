@@ -18,6 +18,7 @@ from PySide6.QtGui import QTextCursor, QTextDocument, QTextImageFormat
 from bench_gui.core.economics import DevicePrice
 from bench_gui.report import build_any_report, build_report, write_report
 from bench_gui.report import pdf as pdf_writer
+from bench_gui.report.options import ReportOptions
 from bench_gui.report.random_read_report import RandomReadReport
 from bench_gui.store import SessionStore
 from tests._fixtures.random_read_sessions import seed004
@@ -136,17 +137,20 @@ def test_six_sessions_on_letter_end_on_a_page_worth_printing(
     repeated header rather than leave a third of a page empty, so the commands run on the
     targets no longer sit alone on a last page."""
     ids = fleet(store, 6)
-    report = build_report(store, ids, ids[0])
+    report = build_report(store, ids, ids[0], options=ReportOptions(commands="appendix"))
     pdf = write_report(report, tmp_path / "six-letter.pdf", page_size="letter")
     fills = page_fills(pdf)
     shown = [round(f, 2) for f in fills]
-    assert len(fills) <= 11, f"{len(fills)} pages: {shown}"
+    # 12: the sixth session repeats the baseline, so its noise is a Repeatability table and a
+    # noise column per configuration (issue 28); wide tables print in parts, words whole.
+    assert len(fills) <= 12, f"{len(fills)} pages: {shown}"
     assert fills[-1] >= 0.3, f"a near-empty last page: {shown}"
     assert not sparse_pages(fills, 0.45), shown
     content = content_size("letter")
     doc = pdf_writer.build_document(report, content)
     run_on = assert_kept_together(doc, content.height())
-    assert run_on, "no table runs on: the last page would hold the commands alone"
+    # (Printed in parts since issue 28, no table of six sessions need run on; one that does
+    # repeats its header.)
     for top, table in run_on:
         header = table.cellAt(0, 0).firstCursorPosition().block().text()  # type: ignore[attr-defined]
         # The next page opens (under its running header) with the table's header row again.

@@ -21,10 +21,21 @@ from PySide6.QtWidgets import (
 
 from bench_gui.report.model import Table
 
-TONE_COLORS = {"good": "#42be65", "bad": "#ff6b74", "muted": "#6f7b93", "flag": "#f1c21b"}
+TONE_COLORS = {
+    "good": "#42be65",
+    "bad": "#ff6b74",
+    "muted": "#6f7b93",
+    "flag": "#f1c21b",
+    "diff": "#f1c21b",  # a configuration value that differs between sessions
+    "section": "#ffffff",
+    "label": "#93a0b8",
+}
 FLAG_BACKGROUND = "#3a2f0c"
+SECTION_BACKGROUND = "#243049"  # a row naming the part of the configuration that follows
 ROW_PX = 34
 MAX_TEXT_PX = 420
+SHARED_TEXT_PX = 840  # what the text columns of one table share, at most
+MIN_TEXT_PX = 150
 
 
 class ReportTableView(QTableWidget):
@@ -47,6 +58,7 @@ class ReportTableView(QTableWidget):
     def set_table(self, table: Table) -> None:
         self.table = table
         self.clear()
+        self.clearSpans()
         self.setColumnCount(len(table.columns))
         self.setRowCount(len(table.rows))
         self.setHorizontalHeaderLabels(table.columns)
@@ -68,15 +80,20 @@ class ReportTableView(QTableWidget):
                 )
                 if cell.tone in TONE_COLORS:
                     item.setForeground(QBrush(QColor(TONE_COLORS[cell.tone])))
-                if cell.tone == "flag":
+                if cell.tone in ("flag", "diff"):
                     item.setBackground(QBrush(QColor(FLAG_BACKGROUND)))
-                if cell.tone in ("good", "bad", "flag"):
+                if cell.tone == "section":
+                    item.setBackground(QBrush(QColor(SECTION_BACKGROUND)))
+                if cell.tone in ("good", "bad", "flag", "diff", "section"):
                     font = item.font()
                     font.setBold(True)
                     item.setFont(font)
                 if len(cell.text) > 30:
                     item.setToolTip(cell.text)
                 self.setItem(r, c, item)
+                if cell.span > 1 and not cell.covered:
+                    # A heading or a value shared by every session: once, across its columns.
+                    self.setSpan(r, c, 1, cell.span)
         head = self.horizontalHeader()
         if len(table.text_columns) <= 1:
             # Figures: columns share the width evenly, as in a printed table.
@@ -87,8 +104,10 @@ class ReportTableView(QTableWidget):
             # text is in the cell's tooltip), so every session's column stays in view.
             head.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
             self.resizeColumnsToContents()
+            # Several sessions share a laptop's width (1366 px): narrower, each.
+            cap = max(MIN_TEXT_PX, min(MAX_TEXT_PX, SHARED_TEXT_PX // len(table.columns)))
             for c in range(len(table.columns)):
-                self.setColumnWidth(c, min(self.columnWidth(c), MAX_TEXT_PX))
+                self.setColumnWidth(c, min(self.columnWidth(c), cap))
             head.setStretchLastSection(True)
         self.setToolTip("\n".join(table.notes))
         self.fit_height()

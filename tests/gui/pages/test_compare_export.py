@@ -293,10 +293,52 @@ def test_a_report_of_one_session(
     tabs = [page.tabs.tabText(i) for i in range(page.tabs.count())]
     assert tabs[0] == "Throughput"
     assert "Configuration" in tabs
-    assert page.charts["nopm"].unsaturated_marks == {"PostgreSQL 16 on 4 x Micron": 32}
+    assert page.charts["nopm"].unsaturated_marks == {"PostgreSQL 16 on 4 x Micron 7450": 32}
     assert "not reached by 32 users" in page.results.reader_label.text()
     target = tmp_path / "one.html"
     page.report_box.set_author_notes("omit")
     assert page.export_gate.request(target) is not None  # the NVMe devices have no price
     page.export_gate.dialog.export_button.click()  # type: ignore[union-attr]
     assert "A TPROC-C sweep from" in target.read_text()
+
+
+def test_the_author_names_sessions_and_the_page_compares_again(
+    page: ComparePage, store: Any
+) -> None:
+    hdd, ssd = fleet(store, 2)
+    compared(page, [hdd, ssd])
+    box = page.report_box
+    box.short_edit.setText(f"{ssd}=4 x S650DC; {hdd}=16 x 15K HDD")
+    box.short_edit.editingFinished.emit()
+    assert page.report is not None
+    assert page.report.short == {hdd: "16 x 15K HDD", ssd: "4 x S650DC"}
+    assert page.report.title.startswith("4 x S650DC vs 16 x 15K HDD")
+    box.short_edit.setText(f"{ssd}")
+    box.short_edit.editingFinished.emit()
+    assert "a short name is ID=NAME" in page.error_label.text()
+
+
+def test_the_configuration_tab_prints_shared_values_once_and_highlights_differences(
+    qtbot: QtBot, page: ComparePage, store: Any
+) -> None:
+    """Issue 28: 'Hardware | Hardware', shared values in every column, nothing highlighted,
+    the second column clipped at 1366."""
+    hdd, ssd = fleet(store, 2)
+    page.resize(1366, 768)
+    page.show()
+    compared(page, [hdd, ssd])
+    assert "config_all" not in page.results.table_views  # the printed tables say it all
+    view = page.results.table_views["config_platform"]
+    table = view.table
+    assert table is not None
+    section = next(r for r, row in enumerate(table.rows) if row[0].tone == "section")
+    assert view.columnSpan(section, 0) == 3  # "Hardware" once, across the row
+    shared = next(r for r, row in enumerate(table.rows) if row[1].span == 2)
+    assert view.columnSpan(shared, 1) == 2  # a value both sessions share, once
+    differs = next(r for r, row in enumerate(table.rows) if row[1].tone == "diff")
+    item = view.item(differs, 1)
+    assert item is not None
+    assert item.background().color().name() != "#000000"
+    assert item.font().bold()
+    widths = sum(view.columnWidth(c) for c in range(view.columnCount()))
+    assert widths <= 3 * 280 + 1

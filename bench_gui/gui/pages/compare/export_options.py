@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 
 from bench_gui.gui.widgets.page_parts import muted_label
 from bench_gui.report.model import Report
+from bench_gui.report.names import parse_short_names
 from bench_gui.report.options import LOGO_SUFFIXES, ReportOptions, check_cover, default_paper
 from bench_gui.report.random_read_report import RandomReadReport
 
@@ -36,6 +37,8 @@ AnyReport = TypeVar("AnyReport", bound=Report | RandomReadReport)
 PAPER_ITEMS = (("A4", "a4"), ("Letter", "letter"))
 LATENCY_ITEMS = (("All transactions", "all"), ("New-Order only", "new-order"))
 NOTES_ITEMS = (("Leave them out of the report", "omit"), ("Keep them as an appendix", "appendix"))
+COMMANDS_ITEMS = (("Leave it out", "omit"), ("Print it as an appendix", "appendix"))
+SESSION_NOTES_ITEMS = (("Leave them out", "omit"), ("Print them", "include"))
 LOGO_FILTER = "Images (" + " ".join(f"*{s}" for s in LOGO_SUFFIXES) + ");;All files (*)"
 COVER_HINT = (
     "Company, logo and date make a cover line under the title; each is optional. Response"
@@ -69,9 +72,12 @@ class ExportOptionsBox(QGroupBox):
 
     Signals:
         latency_changed(str): the response times to show ("all" or "new-order").
+        content_changed(): the author edited the short names, or chose to print the command
+            log or the sessions' notes (the report is built again).
     """
 
     latency_changed = Signal(str)
+    content_changed = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__("Report", parent)
@@ -79,6 +85,14 @@ class ExportOptionsBox(QGroupBox):
         self.title_edit = QLineEdit()
         self.title_edit.setPlaceholderText("From the session names")
         form.addRow("Title", self.title_edit)
+        self.short_edit = QLineEdit()
+        self.short_edit.setPlaceholderText("From what differs between the names")
+        self.short_edit.setToolTip(
+            "Short names for headers, legends and the bottom line, as ID=NAME separated by"
+            " semicolons: 14=HDD RAID 10; 15=S650DC RAID 10. Applies at once."
+        )
+        self.short_edit.editingFinished.connect(self.content_changed.emit)
+        form.addRow("Short names", self.short_edit)
         self.paper_combo = _combo(PAPER_ITEMS, default_paper())
         self.paper_combo.setToolTip("The PDF's paper; the default follows this computer's locale")
         form.addRow("PDF paper", self.paper_combo)
@@ -98,6 +112,19 @@ class ExportOptionsBox(QGroupBox):
             " export; the reader sees them only if you keep them as an appendix"
         )
         form.addRow("Notes for you", self.notes_combo)
+        self.commands_combo = _combo(COMMANDS_ITEMS, "omit")
+        self.commands_combo.setToolTip(
+            "The commands bench-gui ran on the targets (as root): kept with every session,"
+            " printed only if you choose"
+        )
+        self.commands_combo.currentIndexChanged.connect(lambda _i: self.content_changed.emit())
+        form.addRow("Command log", self.commands_combo)
+        self.session_notes_combo = _combo(SESSION_NOTES_ITEMS, "omit")
+        self.session_notes_combo.setToolTip(
+            "The notes recorded with the plans and the sessions: printed only if you choose"
+        )
+        self.session_notes_combo.currentIndexChanged.connect(lambda _i: self.content_changed.emit())
+        form.addRow("Session notes", self.session_notes_combo)
         self.author_edit = QLineEdit()
         self.author_edit.setPlaceholderText("Your company or name (optional)")
         form.addRow("Cover: company", self.author_edit)
@@ -166,9 +193,20 @@ class ExportOptionsBox(QGroupBox):
         if path:
             self.logo_edit.setText(path)
 
+    def short_names(self) -> tuple[tuple[int, str], ...]:
+        """The author's short names (a ValueError names a bad item)."""
+        items = [part for part in self.short_edit.text().split(";") if part.strip()]
+        return tuple(parse_short_names(items).items())
+
     def compare_options(self, repeats: tuple[tuple[int, ...], ...] = ()) -> ReportOptions:
-        """What the comparison itself depends on: the response times shown."""
-        return ReportOptions(latency=self.latency(), repeats=repeats)
+        """What the comparison itself depends on: the response times shown, short names."""
+        return ReportOptions(
+            latency=self.latency(),
+            repeats=repeats,
+            short_names=self.short_names(),
+            commands=str(self.commands_combo.currentData()),
+            session_notes=str(self.session_notes_combo.currentData()),
+        )
 
     def options(self, repeats: tuple[tuple[int, ...], ...] = ()) -> ReportOptions:
         """Every choice; a ValueError names a logo that is not an image file or a bad date."""
@@ -176,7 +214,13 @@ class ExportOptionsBox(QGroupBox):
             self.author_edit.text(), self.logo_edit.text().strip() or None, self.date_edit.text()
         )
         return ReportOptions(
-            latency=self.latency(), author_notes=self.author_notes(), cover=cover, repeats=repeats
+            latency=self.latency(),
+            author_notes=self.author_notes(),
+            cover=cover,
+            repeats=repeats,
+            short_names=self.short_names(),
+            commands=str(self.commands_combo.currentData()),
+            session_notes=str(self.session_notes_combo.currentData()),
         )
 
     def for_export(self, report: AnyReport) -> AnyReport:

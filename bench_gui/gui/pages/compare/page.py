@@ -163,6 +163,7 @@ class ComparePage(QWidget):
         self.report_box.latency_changed.connect(
             lambda _s: self.report is not None and self.compare()
         )
+        self.report_box.content_changed.connect(lambda: self.report is not None and self.compare())
         self.export_gate = ExportGate(
             self, self.report_box, lambda: self.report, self.export_report
         )

@@ -34,11 +34,13 @@ from bench_gui.core.economics import (
     find_price,
     ram_price,
 )
+from bench_gui.core.price_checks import doubts
 from bench_gui.store import SessionNotFound, StoreError
 
 CURRENCIES = ("USD", "EUR", "GBP", "JPY", "CHF")
 ARRAY_COLUMNS = ("", "Device model", "Qty", "Unit price", "Cost by\nhand")
 PAGE_NOTE = "entered on the Compare page"
+EDIT_HINT = "Edits apply to the comparison; save to keep them."
 # How a RAM price typed here is named in the price list ("per": the unit price is per GiB).
 RAM_ENTRY = "RAM per GiB"
 PriceInputs = tuple[dict[int, ArrayInput], list[DevicePrice], PowerPrice | None]
@@ -106,7 +108,8 @@ class PriceBox(QGroupBox):
         self.form = form
         box.addLayout(form)
         buttons = QHBoxLayout()
-        self.price_hint = QLabel("Edits apply to the comparison; save to keep them.")
+        self.doubts: list[str] = []  # what looks wrong in the prices typed (price_checks)
+        self.price_hint = QLabel(EDIT_HINT)
         self.price_hint.setObjectName("fieldHint")
         self.price_hint.setWordWrap(True)
         buttons.addWidget(self.price_hint, 1)
@@ -207,6 +210,7 @@ class PriceBox(QGroupBox):
         today = dt.date.today().isoformat()
         prices = list(listed)
         arrays: dict[int, ArrayInput] = {}
+        typed: list[tuple[float | None, str]] = []
         for r, run_id in enumerate(self._rows):
             device = self._text(r, 1) or None
             try:
@@ -220,6 +224,7 @@ class PriceBox(QGroupBox):
                 ) from None
             if count is not None and count < 1:
                 raise ValueError(f"session #{run_id}: the device count must be at least 1")
+            typed += [(unit, "unit price"), (cost, "array cost")]
             if device and unit is not None:
                 price = find_price(device, prices)
                 if price is None or price.unit_price != unit or price.currency != currency:
@@ -242,7 +247,23 @@ class PriceBox(QGroupBox):
         power = None
         if self.power_spin.value() > 0:
             power = PowerPrice(self.power_spin.value(), currency, today, PAGE_NOTE)
+            typed.append((power.per_kwh, "price per kWh"))
+        if ram > 0:
+            typed.append((ram, "price per GiB"))
+        self.show_doubts(doubts(typed, currency))
         return arrays, prices, power
+
+    def show_doubts(self, said: list[str]) -> None:
+        """Prices that look wrong, said under the table (they are used all the same)."""
+        self.doubts = said
+        if said:
+            self.price_hint.setText("⚠ " + "; ".join(said) + ".")
+            self.price_hint.setObjectName("warningText")
+        else:
+            self.price_hint.setText(EDIT_HINT)
+            self.price_hint.setObjectName("fieldHint")
+        self.price_hint.style().unpolish(self.price_hint)
+        self.price_hint.style().polish(self.price_hint)
 
     def saved(self) -> None:
         self.price_hint.setText(f"Prices saved {dt.datetime.now():%H:%M}.")

@@ -276,8 +276,6 @@ class ComparisonView(QWidget):
             # the chart is in sight without scrolling.
             for block in sorted(section.blocks, key=lambda b: SCREEN_ORDER.get(b.kind, 3)):
                 column.addWidget(self._block(report, block.kind, block.content, colors))
-            if section.key == "configuration" and "config_all" in report.tables:
-                column.addWidget(self._table(report, "config_all"))
         column.addStretch(1)
         return TabPage(body)  # wide tables scroll sideways
 
