@@ -16,14 +16,10 @@ import psycopg
 import pytest
 
 from bench_gui.core.crosscheck import nopm_doubt
+from tests._fixtures.hammerdb import HAMMER_DB as HAMMERDB_JOBS
 from tests._fixtures.mariadb import PASSWORD, PASSWORD_ENV, MariaDbServer
 
 pytestmark = pytest.mark.integration
-
-HAMMERDB_JOBS = Path("/work/shared/fixtures/hammerdb/hammer.DB")
-_HERE = Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "hammerdb" / "hammer.DB"
-if _HERE.exists():
-    HAMMERDB_JOBS = _HERE
 
 
 def bench(*args: str, db: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:

@@ -10,11 +10,8 @@ from pathlib import Path
 from bench_gui.report import build_report, write_report
 from bench_gui.store import SessionStore
 from bench_gui.store.hammerdb import import_hammerdb
+from tests._fixtures.hammerdb import HAMMER_DB as FIXTURE
 from tests.report.fleet import fleet
-
-FIXTURE = Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "hammerdb" / "hammer.DB"
-if not FIXTURE.exists():  # a worktree elsewhere: the shared folder by name
-    FIXTURE = Path("/work/shared/fixtures/hammerdb/hammer.DB")
 
 
 def test_a_hammerdb_import_says_what_hammerdb_recorded(store: SessionStore) -> None:
