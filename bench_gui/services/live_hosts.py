@@ -182,6 +182,12 @@ class LiveHosts:
             )
         return self._link(name, state, detail)
 
+    def _in_run_order(self, names: list[str]) -> None:
+        """The cards in the run's host order (the step's split follows the plan, primary
+        first), whichever host an earlier notice or sample happened to name first."""
+        order = names + [name for name in self.cards if name not in names]
+        self.cards = {name: self.cards[name] for name in order if name in self.cards}
+
     def _link(self, name: str, state: str, detail: str) -> bool:
         card = self.card(name)
         if card.link == "gone":
@@ -215,6 +221,7 @@ class LiveHosts:
                 return False
             for name, vus in split.items():
                 self.card(str(name)).vus = _count(vus)
+            self._in_run_order([str(name) for name in split])
             self.version += 1
             return True
         summary = event.get("summary")

@@ -796,7 +796,8 @@ class MultiRun:
             if len(starts) == len(self.hosts):
                 data = dict(self._step_starts[step][self.primary].data)
                 data["vus"] = sum(int(e.get("vus") or 0) for e in starts.values())
-                data["driver_hosts"] = {name: e.get("vus") for name, e in starts.items()}
+                # In the run's host order (primary first), not the order the starts came in.
+                data["driver_hosts"] = {h.name: starts[h.name].get("vus") for h in self.hosts}
                 yield self._emit("step", **data)
             return
         summary = event.get("summary")

@@ -246,3 +246,15 @@ def test_a_real_two_host_run_fills_the_cards(pg_server: Any, sshd: Any, tmp_path
         assert 0.0 <= card.cpu_busy_pct <= 100.0
         assert card.step_cpu_pct is not None
         assert card.link == ""
+
+
+def test_the_cards_keep_the_runs_host_order_whoever_is_named_first() -> None:
+    """A link notice or a sample may name the secondary first (the hosts' events arrive in any
+    order on a loaded machine); the step's split puts the cards back in the run's order."""
+    hosts = LiveHosts()
+    assert hosts.notice("lost", f"driver host 'beta': {LINK_LOST}")
+    hosts.feed(Event("sample", 1, 1.0, {"hosts": [{"host": "beta", "role": "secondary"}]}))
+    assert list(hosts.cards) == ["beta"]
+    hosts.feed(Event("step", 2, 2.0, {"phase": "start", "driver_hosts": {"alpha": 2, "beta": 2}}))
+    assert list(hosts.cards) == HOSTS
+    assert hosts.cards["beta"].link == "lost"  # what was known of it is kept
