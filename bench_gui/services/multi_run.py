@@ -188,7 +188,7 @@ class MultiRun:
 
     ``events()`` is a blocking generator, as :meth:`RunController.events`; ``stop()`` may be
     called from any thread. ``transport_options``: more keyword arguments for every host's
-    :class:`HostTransport` (tests: ``max_outage``).
+    :class:`HostTransport` (``max_outage`` is the plan's ``driver.max_outage_s`` unless given).
     """
 
     def __init__(
@@ -243,6 +243,8 @@ class MultiRun:
             args: tuple[str, ...] = ("--role", role, "--barrier")
             args += ("--barrier-timeout", f"{barrier_timeout_s:g}")
             options: dict[str, Any] = dict(transport_options or {})
+            # A host unreachable for longer fails the run naming it (never reconnects for ever).
+            options.setdefault("max_outage", plan.driver.max_outage_s)
             transport = HostTransport(
                 saved[name],
                 agent_args=args,
@@ -779,12 +781,18 @@ class MultiRun:
 
     def _write_go(self, host: Host, step: int, start_at: float) -> None:
         """The go file on one host; a link that was cut is reopened once (a host whose link
-        cannot be had is lost: :class:`SSHError` out of the loop)."""
+        cannot be had is lost: a :class:`MultiRunError` naming it, out of the loop)."""
         try:
             write_go(host.transport.session(), host.go_file, step, start_at)
         except SSHError:
             host.transport.close()  # a session the cut left for dead: a new one
-            write_go(host.transport.session(), host.go_file, step, start_at)
+            try:
+                write_go(host.transport.session(), host.go_file, step, start_at)
+            except SSHError as exc:
+                raise MultiRunError(
+                    f"driver host {host.name!r} was lost at the start of step {step + 1}: its"
+                    f" start signal could not be written: {exc}"
+                ) from exc
 
     def _step(self, host: Host, event: Event) -> Iterator[Event]:
         step = event.get("step")
@@ -865,6 +873,8 @@ class MultiRun:
                 self.session_id is not None
                 and self.store.get_run(self.session_id).status == "running"
             ):
+                if status == "failed" and self.steps:
+                    status = "incomplete"  # the finished steps stay visible, as in _end
                 self._finish(status, message)
         except Exception:  # on the way out of another error
             log.exception("stopping the driver hosts")

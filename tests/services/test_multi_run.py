@@ -13,6 +13,7 @@ goes on.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 from collections.abc import Iterator
@@ -274,3 +275,54 @@ def test_inventory_whose_commands_cannot_run_is_a_warning(
     assert inventory is None
     assert warning.startswith("driver host 'beta': no inventory: ")
     assert "lscpu" in warning
+
+
+def beta_down_in_step_2(
+    controller: RunController, outage: contextlib.ExitStack, sshd2: Sshd, pids: list[int]
+) -> Iterator[Event]:
+    """The run's events; at step 2's first measured second beta's sshd goes down until
+    ``outage`` closes (beta's agent's pid into ``pids``)."""
+    for event in controller.events():
+        measuring = event.kind == "sample" and event.get("phase") == "measure"
+        if not pids and measuring and event.get("step") == 1:
+            beta = the_run(controller).hosts[1]
+            assert beta.agent is not None
+            pids.append(beta.agent.pid)
+            outage.enter_context(sshd2.down())
+        yield event
+
+
+def test_host_that_does_not_come_back_fails_by_name(
+    sshd2: Sshd, pg_server: Any, two_hosts: list[str], store: SessionStore
+) -> None:
+    """Beta's link goes down for good in step 2: past the plan's max_outage_s the run fails
+    naming beta (not alpha, which waits at step 3's barrier), step 1 is kept and alpha's agent
+    is stopped cleanly."""
+    plan = two_host_plan(pg_server, two_hosts, virtual_users=[2, 2, 2], duration_s=3)
+    plan.driver.max_outage_s = 1.0
+    controller = RunController(plan, store)
+    notices: list[tuple[str, str]] = []
+    controller.on_notice = lambda state, detail: notices.append((state, detail))
+    pids: list[int] = []
+    with contextlib.ExitStack() as outage, pytest.raises(RunError) as info:
+        list(beta_down_in_step_2(controller, outage, sshd2, pids))
+    assert pids
+    beta_pid = pids[0]
+    # Beta's agent runs on (it waits at step 3's barrier): this test's own cleanup.
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(beta_pid, signal.SIGKILL)
+    message = str(info.value)
+    assert "driver host 'beta' was lost in step" in message, message
+    assert "'alpha'" not in message
+    assert controller.session_id is not None
+    stored = store.get_run(controller.session_id)
+    assert stored.status == "incomplete"  # failed, with its measured step kept
+    assert "'beta'" in stored.message
+    assert [s.vus for s in store.steps(controller.session_id)] == [2]
+    alpha = the_run(controller).hosts[0]
+    assert alpha.final is not None
+    assert alpha.final.get("status") == "stopped"
+    assert alpha.agent is not None
+    assert alpha.agent.wait(0) is not None
+    assert any(state == "lost" and "'beta'" in detail for state, detail in notices)
+    assert not any("'alpha'" in detail for _, detail in notices)
