@@ -28,7 +28,7 @@ from bench_gui.core.crosscheck import nopm_doubt
 from bench_gui.core.plan import Driver, Plan, Target, Workload
 from bench_gui.remote.inventory import collect_inventory
 from bench_gui.remote.local_shell import LocalShell
-from bench_gui.services.multi_run import MultiRun, host_inventory, unreadable
+from bench_gui.services.multi_run import MultiRun, host_inventory, start_spread, unreadable
 from bench_gui.services.run import RunController, RunError
 from bench_gui.store import SessionStore
 from tests._fixtures.ssh import Sshd
@@ -96,6 +96,13 @@ def test_two_hosts_one_session(pg_server: Any, two_hosts: list[str], store: Sess
         assert nopm_doubt(step.nopm, step.nopm_driver, step.window_s, step.vus) is None
         assert step.nopm_flag is None
         assert [h["host"] for h in step.summary["driver_hosts"]] == two_hosts
+        # Each host's measured start is kept with the step: the spread across the hosts and
+        # how late each began past the instant.
+        start = step.summary["start"]
+        assert start == run.start_spread(index)
+        assert start["spread_s"] >= 0
+        assert sorted(start["late_s"]) == sorted(two_hosts)
+        assert all(late >= 0 for late in start["late_s"].values())
         # Both hosts started the step at one instant of this machine's clock: the go file each
         # agent read named it in its own clock (the measured offset apart).
         instant = run.go_instants[index]
@@ -326,3 +333,14 @@ def test_host_that_does_not_come_back_fails_by_name(
     assert alpha.agent.wait(0) is not None
     assert any(state == "lost" and "'beta'" in detail for state, detail in notices)
     assert not any("'alpha'" in detail for _, detail in notices)
+
+
+def test_a_step_whose_hosts_began_apart_is_flagged() -> None:
+    together = start_spread(0, {"alpha": (100.0, 0.001), "beta": (100.05, 0.002)})
+    assert together["spread_s"] == pytest.approx(0.05)
+    assert together["late_s"] == {"alpha": 0.001, "beta": 0.002}
+    assert "flag" not in together
+    apart = start_spread(2, {"alpha": (100.0, 0.5), "beta": (101.05, 1.55)})
+    assert apart["spread_s"] == pytest.approx(1.05)
+    assert apart["flag"].startswith("step 3: the driver hosts began 1.050 s apart")
+    assert "'beta' last" in apart["flag"]
