@@ -42,6 +42,8 @@ from bench_gui.agent.users import (
 )
 
 READY_TIMEOUT_S = 60.0
+# With a start barrier, no per-second sample this close to the window's planned end.
+END_SLACK_S = 0.25
 TPM_WINDOW_S = 5
 # How long the database may go without answering before the run ends (the plan's
 # workload.db_stall_limit_s; a server that never comes back must not mean a run that never ends).
@@ -362,6 +364,10 @@ class Step:
         t0 = time.monotonic()
         ramp_end = t0 + cfg.rampup_s
         window_end = ramp_end + cfg.duration_s
+        # With a start barrier every host's window is planned to end at this one instant: no
+        # host ticks just around it, and each closes the window with its last fraction, so the
+        # hosts give the same seconds of the step (the desktop pairs them in order).
+        planned_end = window_end
         limit = float(cfg.db_stall_limit_s)
         start: Snapshot | None = None
         start_counts: list[int] = []
@@ -453,7 +459,8 @@ class Step:
                         self.flags[FLAG_MEASURING] = 0
                         complete = True
                         break
-                if now >= next_tick:
+                near_end = self.coord.barrier and abs(now - planned_end) < END_SLACK_S
+                if now >= next_tick and not near_end:
                     next_tick = max(next_tick + 1.0, now + 0.5)
                     snap = db.read()
                     emit_sample(now, snap, self.driver_counts(), time.monotonic())
@@ -469,9 +476,11 @@ class Step:
                 end_counts, end_t = self.driver_counts(), time.monotonic()
             if end is not None and self.monitor is not None:
                 self.monitor.window_end(end.t)  # while the users still run
-            if end is not None and end_t - last.t > 0.05:
+            if end is not None and (
+                end_t - last.t > 0.05 or (self.coord.barrier and end_t > last.t)
+            ):
                 # The window's last fraction of a second gets its own sample: every second
-                # of the window is stored.
+                # of the window is stored (with a barrier always, as on every other host).
                 emit_sample(time.monotonic(), end, end_counts, end_t)
         finally:
             self.stop_users()
