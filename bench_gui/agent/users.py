@@ -53,7 +53,10 @@ def hold_until_started(flags: Any, parent: int) -> None:
     """Connected users wait here, idle, while the step holds them: with several driver hosts
     the users connect before the start barrier (ready means connected) and all begin at the
     barrier's instant, so connecting takes none of its lead. A stop or a dead parent ends the
-    wait too (the caller's loop then ends)."""
+    wait too (the caller's loop then ends). Flags without a hold slot (a caller of the two
+    before it) never hold."""
+    if len(flags) <= FLAG_HOLD:
+        return
     while flags[FLAG_HOLD] and not flags[FLAG_STOP] and os.getppid() == parent:
         time.sleep(HOLD_POLL_S)
 
