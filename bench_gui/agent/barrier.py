@@ -6,15 +6,16 @@ part of each step's users. Two things differ from a run on one host:
 - **The start barrier** (``--barrier``): before each step the agent writes a ``progress`` event
   of task ``barrier``, stage ``ready`` (with the go file's path), and waits for its go file:
   ``<spool>.go``, holding ``{"step": N, "start_at": T}`` with T in this host's own clock
-  (epoch seconds; the desktop measured the offset, :mod:`bench_gui.remote.clock`). Then it
-  connects the step's users and starts the step's ramp-up at T exactly (a ``progress`` event
-  of stage ``go`` says when it did, how late, and how long the users took to connect: T must
-  leave each host that long), so every host's ramp-up and measured window open and close at
-  the same instant. A go file of another step (the previous one) is not this step's; a
-  half-written one is read again. No go file within the timeout ends the run cleanly: a fatal
-  ``error`` of code ``barrier_timeout`` naming the step and the file, the finished steps kept.
-  The ready event comes before the step touches the database, so a primary that builds the
-  schema first keeps the others waiting (the timeout must allow for that).
+  (epoch seconds; the desktop measured the offset, :mod:`bench_gui.remote.clock`). The
+  step's users are connected before the ready event (ready means connected; they wait idle),
+  so T need leave no time for connecting; at T exactly they begin and the step's ramp-up
+  starts (a ``progress`` event of stage ``go`` says when it did and how late, ``late_s``,
+  which the desktop turns into each step's measured start spread across the hosts), so every
+  host's ramp-up and measured window open and close at the same instant. A go file of
+  another step (the previous one) is not this step's; a half-written one is read again. No go
+  file within the timeout ends the run cleanly: a fatal ``error`` of code ``barrier_timeout``
+  naming the step and the file, the finished steps kept. A primary that builds the schema
+  first keeps the others waiting (the desktop starts them once it is ready for step 1).
 - **The counters role** (``--role``): only the ``primary`` reads the database's counters
   (NOPM and TPM are the database's, never summed across hosts); a ``secondary`` reports only
   its driver's own counts (its samples carry no ``nopm_db``/``tpm_db``, its step summaries
@@ -134,16 +135,24 @@ class Coordination:
         return out
 
     def wait_for_go(
-        self, index: int, vus: int, emit: Callable[..., Any], stop: threading.Event
+        self,
+        index: int,
+        vus: int,
+        emit: Callable[..., Any],
+        stop: threading.Event,
+        connect_s: float = 0.0,
     ) -> float | None:
-        """Say this host is ready for step ``index`` and wait for its go file: the start
-        instant (this host's epoch s), or None when stopped. Raises :class:`BarrierTimeout`."""
+        """Say this host is ready for step ``index`` (its users connected, in ``connect_s``)
+        and wait for its go file: the start instant (this host's epoch s), or None when
+        stopped. Raises :class:`BarrierTimeout`."""
         emit(
             "progress",
             task="barrier",
             stage="ready",
             step=index,
             vus=vus,
+            connected=vus,
+            connect_s=round(connect_s, 3),
             go_file=self.go_file,
             timeout_s=self.timeout_s,
             message=f"step {index + 1}: ready, waiting for the start signal",

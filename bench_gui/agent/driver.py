@@ -33,9 +33,20 @@ from bench_gui.agent.hostmetrics import Monitor
 from bench_gui.agent.outages import Outages
 from bench_gui.agent.power import MeterError
 from bench_gui.agent.protocol import TX_KEYS, EventWriter
-from bench_gui.agent.users import SLOT_ERRORS, SLOT_ROLLBACK, SLOTS, WorkerSpec
+from bench_gui.agent.users import (
+    FLAG_HOLD,
+    FLAG_MEASURING,
+    FLAG_STOP,
+    FLAGS,
+    SLOT_ERRORS,
+    SLOT_ROLLBACK,
+    SLOTS,
+    WorkerSpec,
+)
 
 READY_TIMEOUT_S = 60.0
+# With a start barrier, no per-second sample this close to the window's planned end.
+END_SLACK_S = 0.25
 TPM_WINDOW_S = 5
 # How long the database may go without answering before the run ends (the plan's
 # workload.db_stall_limit_s; a server that never comes back must not mean a run that never ends).
@@ -129,6 +140,10 @@ class RunCut(EngineError):
         self.code = code
 
 
+class StoppedAtBarrier(Exception):
+    """The run was stopped while this host waited at a step's start barrier."""
+
+
 class DatabaseStalled(RunCut):
     """The database did not answer for the plan's stall limit: the run ends, its finished
     steps (``steps``, the stalled one last) kept."""
@@ -180,13 +195,13 @@ class Step:
         monitor: Monitor | None = None,
         db_counters: CounterReader | None = None,
         coord: Coordination | None = None,
-        start_at: float | None = None,
     ) -> None:
         self.cfg = cfg
         # Several driver hosts: this host's role, and the instant (its own clock) the step's
-        # ramp-up begins at on every host (None: at once, as on one host).
+        # ramp-up begins at on every host, given by the barrier once the users are connected
+        # (None: at once, as on one host).
         self.coord = coord or Coordination()
-        self.start_at = start_at
+        self.start_at: float | None = None
         self.started_at: float | None = None
         self.monitor = monitor
         # A reader of the database counters to share; without one the step opens its own and
@@ -203,7 +218,9 @@ class Step:
         self.nproc = max(1, min(cfg.processes or cpus, vus))
         ctx = mp.get_context("spawn")
         self.counters: Any = ctx.RawArray("q", self.nproc * SLOTS)
-        self.flags: Any = ctx.RawArray("b", 2)  # [stop, measuring]
+        self.flags: Any = ctx.RawArray("b", FLAGS)  # [stop, measuring, hold]
+        # With a start barrier the connected users wait for its instant.
+        self.flags[FLAG_HOLD] = 1 if self.coord.barrier else 0
         self.pipes: list[Any] = []
         self.procs: list[Any] = []
         seed = cfg.seed if cfg.seed is not None else random.randrange(1 << 30)
@@ -289,8 +306,8 @@ class Step:
                         self._take(msg)
 
     def stop_users(self) -> None:
-        self.flags[1] = 0
-        self.flags[0] = 1
+        self.flags[FLAG_MEASURING] = 0
+        self.flags[FLAG_STOP] = 1
         deadline = time.monotonic() + 15
         while self.byes < self.nproc and time.monotonic() < deadline:
             try:
@@ -329,16 +346,8 @@ class Step:
         """
         cfg = self.cfg
         reads_db = self.coord.reads_counters
-        self.out.emit(
-            "step",
-            phase="start",
-            step=self.index,
-            vus=self.vus,
-            rampup_s=cfg.rampup_s,
-            duration_s=cfg.duration_s,
-            processes=self.nproc,
-            **({"start_at": self.start_at} if self.start_at is not None else {}),
-        )
+        if not self.coord.barrier:
+            self._say_start()
         own_reader = self.db_counters is None
         db: CounterReader | NoCounters
         if self.db_counters is not None:
@@ -348,18 +357,31 @@ class Step:
         connecting = time.monotonic()
         try:
             self.start_users()
+            connect_s = time.monotonic() - connecting
+            if self.coord.barrier:
+                # Ready means connected: the barrier's instant waits for no connection.
+                self.start_at = self.coord.wait_for_go(
+                    self.index, self.vus, self.out.emit, self.stop, connect_s
+                )
+                if self.start_at is None:
+                    raise StoppedAtBarrier
+                self._say_start()
         except BaseException:
             self.stop_users()
             if own_reader:
                 db.close()
             raise
-        connect_s = time.monotonic() - connecting
         if self.start_at is not None and wait_until(self.start_at, self.stop):
-            # Every host's ramp-up (and so its measured window) begins at this instant.
+            # Every host's users (and so its ramp-up and measured window) begin at this instant.
+            self.flags[FLAG_HOLD] = 0
             self.started_at = self.coord.went(self.index, self.start_at, self.out.emit, connect_s)
         t0 = time.monotonic()
         ramp_end = t0 + cfg.rampup_s
         window_end = ramp_end + cfg.duration_s
+        # With a start barrier every host's window is planned to end at this one instant: no
+        # host ticks just around it, and each closes the window with its last fraction, so the
+        # hosts give the same seconds of the step (the desktop pairs them in order).
+        planned_end = window_end
         limit = float(cfg.db_stall_limit_s)
         start: Snapshot | None = None
         start_counts: list[int] = []
@@ -439,7 +461,7 @@ class Step:
                     snap = db.read()
                     if snap is not None:
                         start, start_counts = snap, self.driver_counts()
-                        self.flags[1] = 1
+                        self.flags[FLAG_MEASURING] = 1
                         if self.monitor is not None:
                             self.monitor.window_start()
                         # A window that opened late still lasts the plan's duration.
@@ -449,10 +471,11 @@ class Step:
                     if snap is not None:
                         end, end_counts = snap, self.driver_counts()
                         end_t = time.monotonic()
-                        self.flags[1] = 0
+                        self.flags[FLAG_MEASURING] = 0
                         complete = True
                         break
-                if now >= next_tick:
+                near_end = self.coord.barrier and abs(now - planned_end) < END_SLACK_S
+                if now >= next_tick and not near_end:
                     next_tick = max(next_tick + 1.0, now + 0.5)
                     snap = db.read()
                     emit_sample(now, snap, self.driver_counts(), time.monotonic())
@@ -468,15 +491,30 @@ class Step:
                 end_counts, end_t = self.driver_counts(), time.monotonic()
             if end is not None and self.monitor is not None:
                 self.monitor.window_end(end.t)  # while the users still run
-            if end is not None and end_t - last.t > 0.05:
+            if end is not None and (
+                end_t - last.t > 0.05 or (self.coord.barrier and end_t > last.t)
+            ):
                 # The window's last fraction of a second gets its own sample: every second
-                # of the window is stored.
+                # of the window is stored (with a barrier always, as on every other host).
                 emit_sample(time.monotonic(), end, end_counts, end_t)
         finally:
             self.stop_users()
             if own_reader:
                 db.close()
         return self._summary(start, start_counts, end, end_counts, complete)
+
+    def _say_start(self) -> None:
+        """The step's ``start`` event (with a barrier: once its instant is known)."""
+        self.out.emit(
+            "step",
+            phase="start",
+            step=self.index,
+            vus=self.vus,
+            rampup_s=self.cfg.rampup_s,
+            duration_s=self.cfg.duration_s,
+            processes=self.nproc,
+            **({"start_at": self.start_at} if self.start_at is not None else {}),
+        )
 
     def _problems(self, start: Snapshot | None, end: Snapshot | None) -> list[str]:
         """Why a step that ran to its end must not count as complete ([] if it may)."""
@@ -660,21 +698,18 @@ def _run_steps(
             start = _schema_before_step_1(engine, out, stop, between)
             if stop.is_set():
                 break
-        start_at: float | None = None
-        if coord.barrier:
-            try:
-                start_at = coord.wait_for_go(index, vus, out.emit, stop)
-            except BarrierTimeout as exc:
-                kept = len(steps)
-                raise RunCut(
-                    f"{exc}; the run ends here with {kept} finished step{'' if kept == 1 else 's'}",
-                    steps,
-                    code="barrier_timeout",
-                ) from None
-            if start_at is None:
-                break  # stopped while waiting
-        step = Step(cfg, engine, out, stop, index, vus, monitor, coord=coord, start_at=start_at)
-        summary = step.run()
+        step = Step(cfg, engine, out, stop, index, vus, monitor, coord=coord)
+        try:
+            summary = step.run()
+        except BarrierTimeout as exc:
+            kept = len(steps)
+            raise RunCut(
+                f"{exc}; the run ends here with {kept} finished step{'' if kept == 1 else 's'}",
+                steps,
+                code="barrier_timeout",
+            ) from None
+        except StoppedAtBarrier:
+            break
         summary.update(start)
         last = stop.is_set() or index == len(cfg.virtual_users) - 1
         if primary and not step.stalled and last:

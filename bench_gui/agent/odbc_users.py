@@ -253,6 +253,7 @@ def worker_main(
         for index, conn in zip(spec.vus, conns, strict=True)
     ]
     pipe.send(("ready", len(threads)))
+    users.hold_until_started(flags, parent)
     for thread in threads:
         thread.start()
     was_measuring = False

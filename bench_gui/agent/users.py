@@ -10,8 +10,11 @@ engine.
 from __future__ import annotations
 
 import math
+import os
 import random
+import time
 from dataclasses import dataclass
+from typing import Any
 
 from bench_gui.agent.pg.tpcc_rand import C_ID, C_LAST_RUN, last_name
 from bench_gui.agent.protocol import TX_KEYS, TX_TYPES
@@ -40,6 +43,22 @@ THINK_MEAN_S = {
     "order_status": 10.0,
 }
 HIST_MAX_US = 3_600_000_000  # one hour, in microseconds
+# The flags a step shares with its worker processes: [stop, measuring, hold].
+FLAG_STOP, FLAG_MEASURING, FLAG_HOLD = 0, 1, 2
+FLAGS = 3
+HOLD_POLL_S = 0.001
+
+
+def hold_until_started(flags: Any, parent: int) -> None:
+    """Connected users wait here, idle, while the step holds them: with several driver hosts
+    the users connect before the start barrier (ready means connected) and all begin at the
+    barrier's instant, so connecting takes none of its lead. A stop or a dead parent ends the
+    wait too (the caller's loop then ends). Flags without a hold slot (a caller of the two
+    before it) never hold."""
+    if len(flags) <= FLAG_HOLD:
+        return
+    while flags[FLAG_HOLD] and not flags[FLAG_STOP] and os.getppid() == parent:
+        time.sleep(HOLD_POLL_S)
 
 
 @dataclass

@@ -15,6 +15,7 @@ from bench_gui.core.multi_driver import SplitError
 from bench_gui.core.plan_checks import TARGET_NAME, shown
 from bench_gui.core.plan_model import (
     MAX_CLOCK_OFFSET_LIMIT_MS,
+    MAX_OUTAGE_LIMIT_S,
     MAX_VUS_PER_STEP,
     MULTI_DRIVER_FIELDS,
     Plan,
@@ -24,7 +25,7 @@ from bench_gui.core.plan_model import (
 
 def check_driver_hosts(problems: list[tuple[str, str]], plan: Plan, data: dict[str, Any]) -> None:
     """``[driver] targets`` (several hosts) and the fields that go with it: the split of the
-    users (``users`` or ``share``) and ``max_clock_offset_ms``."""
+    users (``users`` or ``share``), ``max_clock_offset_ms`` and ``max_outage_s``."""
     driver = plan.driver
     if "targets" not in data:
         for key in MULTI_DRIVER_FIELDS:
@@ -62,7 +63,7 @@ def check_driver_hosts(problems: list[tuple[str, str]], plan: Plan, data: dict[s
     if len(names) == 1:
         # One host, spelled as a list: the same as target = "name".
         driver.target = names[0]
-        for key in ("users", "share", "max_clock_offset_ms"):
+        for key in ("users", "share", "max_clock_offset_ms", "max_outage_s"):
             if key in data:
                 problems.append((f"driver.{key}", "only with two or more driver hosts"))
         return
@@ -96,6 +97,23 @@ def check_driver_hosts(problems: list[tuple[str, str]], plan: Plan, data: dict[s
             )
         else:
             driver.max_clock_offset_ms = float(value)
+    if "max_outage_s" in data:
+        value = data["max_outage_s"]
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or not 1 <= value <= MAX_OUTAGE_LIMIT_S
+        ):
+            problems.append(
+                (
+                    "driver.max_outage_s",
+                    f"must be a number of seconds from 1 to {MAX_OUTAGE_LIMIT_S:g} (a host whose"
+                    " link stays down longer fails the run; past that the healthy hosts' start"
+                    f" barrier would time out first), got {shown(value)}",
+                )
+            )
+        else:
+            driver.max_outage_s = float(value)
     _check_driver_split(problems, plan, data)
 
 

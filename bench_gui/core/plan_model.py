@@ -83,8 +83,13 @@ PASSWORD_ENV_NAMES: Final = re.compile(r"^(PGPASSWORD|BENCH_GUI_[A-Z0-9_]+)$")
 # Several driver hosts: the clock offset a host may have from the desktop's (milliseconds).
 DEFAULT_MAX_CLOCK_OFFSET_MS: Final = 50.0
 MAX_CLOCK_OFFSET_LIMIT_MS: Final = 60_000.0
+# Several driver hosts: how long a host's link may stay down before the run fails naming it
+# (seconds). Kept well under the agents' barrier timeout (600 s), so a healthy host waiting at a
+# barrier for the lost one is stopped before it times out and blames itself.
+DEFAULT_MAX_OUTAGE_S: Final = 120.0
+MAX_OUTAGE_LIMIT_S: Final = 300.0
 # Fields of [driver] only a plan of several driver hosts has.
-MULTI_DRIVER_FIELDS: Final = ("targets", "users", "share", "max_clock_offset_ms")
+MULTI_DRIVER_FIELDS: Final = ("targets", "users", "share", "max_clock_offset_ms", "max_outage_s")
 
 
 class PlanError(ValueError):
@@ -139,6 +144,8 @@ class Driver:
     share: list[float] = field(default_factory=list)
     # The run is refused when a host's clock is further than this from the desktop's.
     max_clock_offset_ms: float = DEFAULT_MAX_CLOCK_OFFSET_MS
+    # A host whose link stays down longer than this fails the run, named (the others stopped).
+    max_outage_s: float = DEFAULT_MAX_OUTAGE_S
 
     @property
     def hosts(self) -> list[str]:

@@ -110,6 +110,10 @@ class SystemFacts:
     end_facts: dict[str, Any] = field(default_factory=dict)  # the schema as the run left it
     # Complete steps whose driver hosts were over CPU_WARN_PCT busy: (users, [(host, busy %)]).
     busy_drivers: list[tuple[int, list[tuple[str, float]]]] = field(default_factory=list)
+    # A run on several driver hosts: how far apart the hosts really began each complete step
+    # (its users, seconds), as measured; and the steps flagged past the limit.
+    start_spreads: list[tuple[int, float]] = field(default_factory=list)
+    start_flags: list[str] = field(default_factory=list)
 
     @property
     def inventory(self) -> dict[str, Any]:
@@ -159,7 +163,26 @@ def gather(store: SessionStore, run_id: int) -> SystemFacts:
         busy_drivers=[
             (s.vus, busy) for s in steps if s.complete and (busy := busy_driver_hosts(s.summary))
         ],
+        start_spreads=[
+            (s.vus, spread)
+            for s in steps
+            if s.complete and (spread := start_spread_s(s.summary)) is not None
+        ],
+        start_flags=[
+            str(s.summary["start_flag"])
+            for s in steps
+            if s.complete and isinstance(s.summary.get("start_flag"), str)
+        ],
     )
+
+
+def start_spread_s(summary: Mapping[str, Any]) -> float | None:
+    """How far apart the driver hosts of a step really began it (seconds, measured), None
+    when it was not measured (one host, or a session from before it was)."""
+    spread = _dict(summary.get("start")).get("spread_s")
+    if isinstance(spread, int | float) and not isinstance(spread, bool) and spread >= 0:
+        return float(spread)
+    return None
 
 
 def busy_driver_hosts(summary: Mapping[str, Any]) -> list[tuple[str, float]]:

@@ -90,10 +90,10 @@ def _sequence(
             listed = ", ".join(str(h.get("host") or "?") for h in hosts)
             how.paragraphs.append(
                 f"{short[p.id]}: the load came from {len(hosts)} driver hosts ({listed}), each"
-                " running part of every step's users, all starting each step at one instant (a"
-                " start barrier, their clocks compared first). NOPM and TPM are the database's"
-                " counters, read once by the first host; the drivers' New-Order counts were"
-                " summed for the cross-check."
+                " running part of every step's users, started together by a start barrier"
+                f" (their clocks compared first); {_start_measured(facts[p.id])}. NOPM and TPM"
+                " are the database's counters, read once by the first host; the drivers'"
+                " New-Order counts were summed for the cross-check."
             )
     erase = [(short[p.id], p.erase) for p in provs if p.erase]
     if erase:
@@ -172,3 +172,18 @@ def how_we_tested(
             " are left out of this brief, and available from its author."
         )
     return out
+
+
+def _start_measured(f: SystemFacts) -> str:
+    """What was measured of the hosts' start (not a promise of one instant)."""
+    if not f.start_spreads:
+        return "how far apart they really began each step was not measured"
+    widest_vus, widest = max(f.start_spreads, key=lambda item: item[1])
+    text = (
+        f"measured, they began each step at most {widest * 1000:,.0f} ms apart (at"
+        f" {widest_vus} users; {len(f.start_spreads)} step"
+        f"{'' if len(f.start_spreads) == 1 else 's'})"
+    )
+    if f.start_flags:
+        text += "; flagged: " + "; ".join(f.start_flags)
+    return text

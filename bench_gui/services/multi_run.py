@@ -18,7 +18,10 @@ them (:meth:`bench_gui.core.plan.Driver.step_splits`). :class:`MultiRun`:
 2. **Barrier**: when every host has said it is ready for step N (a ``progress`` event of task
    ``barrier``, stage ``ready``), one start instant a lead time ahead of this machine's clock
    is written, in each host's own clock (:meth:`ClockReading.to_host`), to each host's go file
-   (a temporary name renamed over it, over SFTP): every host starts the step together.
+   (a temporary name renamed over it, over SFTP): every host starts the step together. Ready
+   means the host's users are connected; each agent says when it really began (``go``), and
+   the step's summary keeps the hosts' measured start spread (``start``), flagged past
+   :data:`START_SPREAD_LIMIT_S`.
 3. **Merges**: the hosts' events become one stream of one session: samples paired by second
    (:mod:`bench_gui.services.multi_samples`: database counters from the primary, driver counts
    summed, each host's figures under ``hosts``), one step start, step summaries merged by
@@ -87,10 +90,12 @@ from bench_gui.store.paths import data_dir
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
 
-# The start instant of a step: this far ahead of the moment every host was ready, plus a
-# little per user (each agent connects its step's users between the go file and the instant).
+# The start instant of a step: this far ahead of the moment every host was ready (their users
+# are connected by then: the lead covers writing the go files and the hosts reading them).
 LEAD_S: Final = 1.5
-LEAD_PER_USER_S: Final = 0.02
+# A step whose hosts began further apart than this (measured: each agent's actual start, in
+# this machine's clock) is flagged: its hosts' windows did not cover one span.
+START_SPREAD_LIMIT_S: Final = 0.2
 # How long a host may wait at a step's barrier: its other hosts' step and ramp-up, at most.
 BARRIER_TIMEOUT_S: Final = 600.0
 # After a host was lost, how long the others get to stop and say so.
@@ -138,6 +143,26 @@ def write_go(session: SSHConnection, go_file: str, step: int, start_at: float) -
         raise SSHError(f"cannot write the go file {go_file} on {session.label}: {exc}") from None
 
 
+def start_spread(step: int, starts: dict[str, tuple[float, float]]) -> dict[str, Any]:
+    """How far apart the hosts really began ``step``: ``starts`` is each host's (measured start
+    in this machine's clock, through its measured offset; how late past the barrier's instant),
+    from its agent's ``go`` event. A ``flag`` when past :data:`START_SPREAD_LIMIT_S`."""
+    times = [t for t, _ in starts.values()]
+    spread = max(times) - min(times)
+    record: dict[str, Any] = {
+        "spread_s": round(spread, 4),
+        "late_s": {name: round(late, 4) for name, (_, late) in starts.items()},
+        "limit_s": START_SPREAD_LIMIT_S,
+    }
+    if spread > START_SPREAD_LIMIT_S:
+        last = max(starts, key=lambda n: starts[n][0])
+        record["flag"] = (
+            f"step {step + 1}: the driver hosts began {spread:.3f} s apart (more than"
+            f" {START_SPREAD_LIMIT_S:g} s; {last!r} last): their windows did not cover one span"
+        )
+    return record
+
+
 def unreadable(inventory: dict[str, Any]) -> str:
     """Why an inventory tells nothing of its host ("" when it does): none of the CPU, the
     memory or the kernel could be read (each command failed; its notes say why)."""
@@ -181,6 +206,8 @@ class Host:
     go_file: str = ""
     ready: set[int] = field(default_factory=set)
     go: dict[int, float] = field(default_factory=dict)  # step -> start_at, the host's clock
+    # step -> (when the host's users really began, this machine's clock; how late, s)
+    started: dict[int, tuple[float, float]] = field(default_factory=dict)
 
 
 class MultiRun:
@@ -188,7 +215,7 @@ class MultiRun:
 
     ``events()`` is a blocking generator, as :meth:`RunController.events`; ``stop()`` may be
     called from any thread. ``transport_options``: more keyword arguments for every host's
-    :class:`HostTransport` (tests: ``max_outage``).
+    :class:`HostTransport` (``max_outage`` is the plan's ``driver.max_outage_s`` unless given).
     """
 
     def __init__(
@@ -243,6 +270,8 @@ class MultiRun:
             args: tuple[str, ...] = ("--role", role, "--barrier")
             args += ("--barrier-timeout", f"{barrier_timeout_s:g}")
             options: dict[str, Any] = dict(transport_options or {})
+            # A host unreachable for longer fails the run naming it (never reconnects for ever).
+            options.setdefault("max_outage", plan.driver.max_outage_s)
             transport = HostTransport(
                 saved[name],
                 agent_args=args,
@@ -704,6 +733,10 @@ class MultiRun:
             start_at = event.get("start_at")
             if isinstance(start_at, int | float):
                 host.go[step] = float(start_at)
+            started, late = event.get("started_at"), event.get("late_s")
+            if isinstance(started, int | float) and isinstance(late, int | float):
+                offset = host.clock.offset_ms / 1000.0 if host.clock is not None else 0.0
+                host.started[step] = (float(started) - offset, float(late))
             yield self._emit("progress", event.t, **{**event.data, "driver_host": host.name})
             return
         if stage != "ready":
@@ -723,8 +756,7 @@ class MultiRun:
             given = self._given(step)
             if given is not None:
                 return given
-        users = max(self.splits[step]) if step < len(self.splits) else 1
-        instant = time.time() + self.lead_s + LEAD_PER_USER_S * users
+        instant = time.time() + self.lead_s
         self.go_instants[step] = instant
         for host in self.hosts:
             assert host.clock is not None
@@ -779,12 +811,18 @@ class MultiRun:
 
     def _write_go(self, host: Host, step: int, start_at: float) -> None:
         """The go file on one host; a link that was cut is reopened once (a host whose link
-        cannot be had is lost: :class:`SSHError` out of the loop)."""
+        cannot be had is lost: a :class:`MultiRunError` naming it, out of the loop)."""
         try:
             write_go(host.transport.session(), host.go_file, step, start_at)
         except SSHError:
             host.transport.close()  # a session the cut left for dead: a new one
-            write_go(host.transport.session(), host.go_file, step, start_at)
+            try:
+                write_go(host.transport.session(), host.go_file, step, start_at)
+            except SSHError as exc:
+                raise MultiRunError(
+                    f"driver host {host.name!r} was lost at the start of step {step + 1}: its"
+                    f" start signal could not be written: {exc}"
+                ) from exc
 
     def _step(self, host: Host, event: Event) -> Iterator[Event]:
         step = event.get("step")
@@ -817,10 +855,24 @@ class MultiRun:
             return
         for warning in merged.warnings:
             yield self._emit("log", level="warning", message=warning)
+        start = self.start_spread(step)
+        if start is not None:
+            merged.summary["start"] = start
+            if start.get("flag"):
+                merged.summary["start_flag"] = start["flag"]
+                yield self._emit("log", level="warning", message=start["flag"])
         self.steps.append(merged.summary)
         yield self._emit(
             "step", phase="end", step=step, vus=merged.summary["vus"], summary=merged.summary
         )
+
+    def start_spread(self, step: int) -> dict[str, Any] | None:
+        """How the hosts really began ``step`` (:func:`start_spread`); None unless every host
+        said."""
+        starts = {h.name: h.started[step] for h in self.hosts if step in h.started}
+        if len(starts) < len(self.hosts):
+            return None
+        return start_spread(step, starts)
 
     def _end(self, failure: str) -> Iterator[Event]:
         statuses = [str(h.final.get("status", "failed")) for h in self.hosts if h.final is not None]
@@ -866,6 +918,8 @@ class MultiRun:
                 self.session_id is not None
                 and self.store.get_run(self.session_id).status == "running"
             ):
+                if status == "failed" and self.steps:
+                    status = "incomplete"  # the finished steps stay visible, as in _end
                 self._finish(status, message)
         except Exception:  # on the way out of another error
             log.exception("stopping the driver hosts")

@@ -131,6 +131,28 @@ class Sshd:
                 os.kill(pid, signal.SIGKILL)
         return pids
 
+    def established_client_ports(self) -> list[int]:
+        """The client ports of every connection this sshd serves now."""
+        out = subprocess.run(
+            ["ss", "-Htn", "state", "established", f"( sport = :{self.port} )"],
+            capture_output=True,
+            text=True,
+            check=False,
+        ).stdout
+        return sorted({int(m) for m in re.findall(r":(\d+)\s*$", out, re.MULTILINE)})
+
+    @contextlib.contextmanager
+    def down(self) -> Iterator[None]:
+        """The host out of reach until the block ends: its listener paused (a new connection
+        gets no SSH banner) and every connection it serves dropped; resumed at the end."""
+        self.proc.send_signal(signal.SIGSTOP)
+        try:
+            for port in self.established_client_ports():
+                self.cut(port)
+            yield
+        finally:
+            self.proc.send_signal(signal.SIGCONT)
+
 
 def _wait_listening(port: int, proc: subprocess.Popen[bytes], log: Path) -> None:
     def listening() -> bool:

@@ -18,6 +18,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+import psycopg
 import pytest
 
 import bench_gui
@@ -31,6 +32,7 @@ from bench_gui.agent.barrier import (
     wait_until,
 )
 from bench_gui.agent.driver import RunConfig, worker_specs
+from bench_gui.agent.pg.vu import STATEMENTS
 from bench_gui.agent.protocol import Event, decode_line
 from bench_gui.core.events import check_event
 from bench_gui.core.multi_driver import merge_step
@@ -133,6 +135,19 @@ def go(agents: list[Agent], step: int, lead_s: float) -> float:
     return start_at
 
 
+def users_connected(pg_server: PgServer, database: str) -> int:
+    """The virtual users connected to ``database`` (their last statement is one the users
+    prepare), none of them in a transaction."""
+    with psycopg.connect(pg_server.uri(database), autocommit=True) as conn:
+        row = conn.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = %s AND query = ANY(%s)"
+            " AND xact_start IS NULL",
+            (database, [sql.decode() for sql in STATEMENTS.values()]),
+        ).fetchone()
+    assert row is not None
+    return int(row[0])
+
+
 def test_two_agents_start_each_step_at_the_go_instant_and_one_reads_the_counters(
     pg_server: PgServer, tpcc_db: Clone, tmp_path: Path, agents: list[Agent]
 ) -> None:
@@ -162,6 +177,9 @@ def test_two_agents_start_each_step_at_the_go_instant_and_one_reads_the_counters
         # Both wait: the go file of the step before is not this step's signal.
         assert not primary.find("step", phase="start", step=step)
         assert not secondary.find("step", phase="start", step=step)
+        # Ready means connected: each host's user is in the database, idle, before the
+        # instant (connecting takes none of the start's lead).
+        assert users_connected(pg_server, database) == 2
         starts.append(go(agents, step, lead_s=3.0))
 
     assert primary.finish() == 0
@@ -180,6 +198,8 @@ def test_two_agents_start_each_step_at_the_go_instant_and_one_reads_the_counters
             (ready,) = agent.find("progress", task="barrier", stage="ready", step=step)
             assert ready.get("go_file") == go_path(agent.spool)
             assert ready.get("vus") == 1
+            assert ready.get("connected") == 1
+            assert ready.get("connect_s") >= 0
             (went,) = agent.find("progress", task="barrier", stage="go", step=step)
             # Never before the instant: the go event, and the step's first sample, after it.
             assert went.get("start_at") == start_at
@@ -195,6 +215,16 @@ def test_two_agents_start_each_step_at_the_go_instant_and_one_reads_the_counters
             assert summary["start_at"] == start_at
             assert summary["started_at"] == went.get("started_at")
             assert summary["complete"] is True, summary
+
+    # A step's samples cover the same seconds on both hosts: as many, the last one closing
+    # the window on each (the desktop pairs them in order; none is left to one host).
+    for step in (0, 1):
+        mine = [agent.find("sample", step=step) for agent in agents]
+        assert len(mine[0]) == len(mine[1]), [len(m) for m in mine]
+        for samples in mine:
+            assert samples[-1].get("phase") == "measure"
+            assert samples[-1].get("remaining") == 0
+            assert all(s.get("remaining") > 0 for s in samples[:-1])
 
     # Only the primary reads the database's counters.
     for sample in primary.find("sample"):

@@ -11,6 +11,7 @@ import pytest
 
 from bench_gui.core.plan import (
     DEFAULT_MAX_CLOCK_OFFSET_MS,
+    DEFAULT_MAX_OUTAGE_S,
     PlanError,
     check_driver_hosts_saved,
     load_plan,
@@ -54,7 +55,11 @@ def test_several_hosts_split_evenly_and_round_trip(tmp_path: Path) -> None:
     # The remainder goes one each to the first hosts, in the plan's order.
     assert several.driver.step_splits([3, 10, 11]) == [[1, 1, 1], [4, 3, 3], [4, 4, 3]]
     written = several.to_dict()["driver"]
-    assert written == {"targets": ["lab-1", "lab-2", "lab-3"], "max_clock_offset_ms": 50.0}
+    assert written == {
+        "targets": ["lab-1", "lab-2", "lab-3"],
+        "max_clock_offset_ms": 50.0,
+        "max_outage_s": DEFAULT_MAX_OUTAGE_S,
+    }
     path = tmp_path / "several.toml"
     several.save(path)
     assert load_plan(path) == several
@@ -83,6 +88,20 @@ def test_max_clock_offset_is_read_and_checked() -> None:
     for bad in (0, -1, 1e9, "50", True):
         found = problems(plan({"targets": ["a", "b"], "max_clock_offset_ms": bad}))
         assert [name for name, _ in found] == ["driver.max_clock_offset_ms"], bad
+
+
+def test_max_outage_is_read_and_checked() -> None:
+    """A host's link may stay down this long before the run fails naming it: a bounded
+    number of seconds, under the barrier's timeout (never for ever)."""
+    assert plan_from_dict(plan({"targets": ["a", "b"]})).driver.max_outage_s == 120.0
+    ok = plan_from_dict(plan({"targets": ["a", "b"], "max_outage_s": 30}))
+    assert ok.driver.max_outage_s == 30.0
+    for bad in (0, -1, 301, 1e9, "60", True, None):
+        found = problems(plan({"targets": ["a", "b"], "max_outage_s": bad}))
+        assert [name for name, _ in found] == ["driver.max_outage_s"], bad
+        assert "from 1 to 300" in found[0][1]
+    one = problems(plan({"targets": ["a"], "max_outage_s": 30}))
+    assert [name for name, _ in one] == ["driver.max_outage_s"]
 
 
 @pytest.mark.parametrize(

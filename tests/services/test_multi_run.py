@@ -13,6 +13,7 @@ goes on.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 from collections.abc import Iterator
@@ -27,7 +28,7 @@ from bench_gui.core.crosscheck import nopm_doubt
 from bench_gui.core.plan import Driver, Plan, Target, Workload
 from bench_gui.remote.inventory import collect_inventory
 from bench_gui.remote.local_shell import LocalShell
-from bench_gui.services.multi_run import MultiRun, host_inventory, unreadable
+from bench_gui.services.multi_run import MultiRun, host_inventory, start_spread, unreadable
 from bench_gui.services.run import RunController, RunError
 from bench_gui.store import SessionStore
 from tests._fixtures.ssh import Sshd
@@ -95,6 +96,13 @@ def test_two_hosts_one_session(pg_server: Any, two_hosts: list[str], store: Sess
         assert nopm_doubt(step.nopm, step.nopm_driver, step.window_s, step.vus) is None
         assert step.nopm_flag is None
         assert [h["host"] for h in step.summary["driver_hosts"]] == two_hosts
+        # Each host's measured start is kept with the step: the spread across the hosts and
+        # how late each began past the instant.
+        start = step.summary["start"]
+        assert start == run.start_spread(index)
+        assert start["spread_s"] >= 0
+        assert sorted(start["late_s"]) == sorted(two_hosts)
+        assert all(late >= 0 for late in start["late_s"].values())
         # Both hosts started the step at one instant of this machine's clock: the go file each
         # agent read named it in its own clock (the measured offset apart).
         instant = run.go_instants[index]
@@ -274,3 +282,65 @@ def test_inventory_whose_commands_cannot_run_is_a_warning(
     assert inventory is None
     assert warning.startswith("driver host 'beta': no inventory: ")
     assert "lscpu" in warning
+
+
+def beta_down_in_step_2(
+    controller: RunController, outage: contextlib.ExitStack, sshd2: Sshd, pids: list[int]
+) -> Iterator[Event]:
+    """The run's events; at step 2's first measured second beta's sshd goes down until
+    ``outage`` closes (beta's agent's pid into ``pids``)."""
+    for event in controller.events():
+        measuring = event.kind == "sample" and event.get("phase") == "measure"
+        if not pids and measuring and event.get("step") == 1:
+            beta = the_run(controller).hosts[1]
+            assert beta.agent is not None
+            pids.append(beta.agent.pid)
+            outage.enter_context(sshd2.down())
+        yield event
+
+
+def test_host_that_does_not_come_back_fails_by_name(
+    sshd2: Sshd, pg_server: Any, two_hosts: list[str], store: SessionStore
+) -> None:
+    """Beta's link goes down for good in step 2: past the plan's max_outage_s the run fails
+    naming beta (not alpha, which waits at step 3's barrier), step 1 is kept and alpha's agent
+    is stopped cleanly."""
+    plan = two_host_plan(pg_server, two_hosts, virtual_users=[2, 2, 2], duration_s=3)
+    plan.driver.max_outage_s = 1.0
+    controller = RunController(plan, store)
+    notices: list[tuple[str, str]] = []
+    controller.on_notice = lambda state, detail: notices.append((state, detail))
+    pids: list[int] = []
+    with contextlib.ExitStack() as outage, pytest.raises(RunError) as info:
+        list(beta_down_in_step_2(controller, outage, sshd2, pids))
+    assert pids
+    beta_pid = pids[0]
+    # Beta's agent runs on (it waits at step 3's barrier): this test's own cleanup.
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(beta_pid, signal.SIGKILL)
+    message = str(info.value)
+    assert "driver host 'beta' was lost in step" in message, message
+    assert "'alpha'" not in message
+    assert controller.session_id is not None
+    stored = store.get_run(controller.session_id)
+    assert stored.status == "incomplete"  # failed, with its measured step kept
+    assert "'beta'" in stored.message
+    assert [s.vus for s in store.steps(controller.session_id)] == [2]
+    alpha = the_run(controller).hosts[0]
+    assert alpha.final is not None
+    assert alpha.final.get("status") == "stopped"
+    assert alpha.agent is not None
+    assert alpha.agent.wait(0) is not None
+    assert any(state == "lost" and "'beta'" in detail for state, detail in notices)
+    assert not any("'alpha'" in detail for _, detail in notices)
+
+
+def test_a_step_whose_hosts_began_apart_is_flagged() -> None:
+    together = start_spread(0, {"alpha": (100.0, 0.001), "beta": (100.05, 0.002)})
+    assert together["spread_s"] == pytest.approx(0.05)
+    assert together["late_s"] == {"alpha": 0.001, "beta": 0.002}
+    assert "flag" not in together
+    apart = start_spread(2, {"alpha": (100.0, 0.5), "beta": (101.05, 1.55)})
+    assert apart["spread_s"] == pytest.approx(1.05)
+    assert apart["flag"].startswith("step 3: the driver hosts began 1.050 s apart")
+    assert "'beta' last" in apart["flag"]

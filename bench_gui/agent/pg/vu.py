@@ -40,6 +40,7 @@ from bench_gui.agent.users import (
     TX_INDEX,
     Params,
     WorkerSpec,
+    hold_until_started,
     owned_warehouses,
 )
 
@@ -173,6 +174,7 @@ def worker_main(spec: WorkerSpec, counters: Any, flags: Any, pipe: Any) -> None:
                 user.conn.finish()
         return
     pipe.send(("ready", len(users)))
+    hold_until_started(flags, parent)
 
     def new_hists() -> dict[str, Any]:
         return {key: HdrHistogram(1, HIST_MAX_US, 3) for key in TX_KEYS}

@@ -255,3 +255,15 @@ def test_os_knobs_on_several_hosts_name_their_host(qtbot: QtBot) -> None:
     # A plan of several hosts loaded from a file says it at once.
     page.set_plan(plan_from_toml(MULTI))
     assert host_edit.placeholderText().startswith("required with several driver hosts")
+
+
+def test_a_plan_s_outage_limit_is_kept(qtbot: QtBot) -> None:
+    """driver.max_outage_s is not on the page: a plan's own value goes through it unchanged."""
+    text = MULTI.replace(
+        "max_clock_offset_ms = 120", "max_clock_offset_ms = 120\nmax_outage_s = 30"
+    )
+    page = make_page(qtbot, text)
+    plan = page.validated_plan()
+    assert plan is not None
+    assert plan.driver.max_outage_s == 30.0
+    assert plan == plan_from_toml(text)

@@ -304,10 +304,13 @@ class DriverHosts(QObject):
     def fill(self, driver: dict[str, Any]) -> None:
         """Write the several hosts' fields into the plan's ``[driver]`` (one host: none of
         them; the target section writes ``target``)."""
+        outage = driver.get("max_outage_s")  # not on this page: kept as the plan had it
         for key in MULTI_DRIVER_FIELDS:
             driver.pop(key, None)
         if not self.several:
             return
+        if outage is not None:
+            driver["max_outage_s"] = outage
         driver.pop("target", None)
         plan_driver = self.driver()
         driver["targets"] = plan_driver.targets
