@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -148,9 +147,10 @@ class ProgressPrinter:
             self._line(f"error: {event.get('message', '')}")
 
     def notice(self, state: str, detail: str) -> None:
-        """The link to the driver host dropped or came back (from the follower's thread)."""
-        if not self.quiet:
-            self._line(f"link {state}: {detail}")
+        """The link to a driver host dropped, is being reopened, came back or was given up
+        (from the follower's thread; on several hosts the detail names the host). Said even
+        with ``--quiet``: a silent run could be one waiting for a host that is gone."""
+        self._line(f"link {state}: {detail}")
 
     def _line(self, text: str) -> None:
         print(safe(text), file=self.stream, flush=True)
@@ -176,17 +176,6 @@ def _database_text(event: Event) -> str:
     return text
 
 
-def host_link_notice(stream: TextIO) -> Callable[[str, str], None]:
-    """The run controller's notice callback for a run on several driver hosts: each host's
-    link lost, reconnecting, restored or given up is said as it happens (the detail names the
-    host), even with ``--quiet``: a silent run could be one waiting for a host that is gone."""
-
-    def notice(state: str, detail: str) -> None:
-        print(f"link {state}: {detail}", file=stream, flush=True)
-
-    return notice
-
-
 def _open_store(args: argparse.Namespace) -> SessionStore:
     """The store of ``--store`` (a team's PostgreSQL), else the ``--db`` file."""
     from bench_gui.cli.team_store import open_store
@@ -202,8 +191,6 @@ def _drive(plan: Plan, action: str, args: argparse.Namespace) -> int:
     controller = RunController(
         plan, store, action=action, accept_fingerprint=getattr(args, "accept_host_key", None)
     )
-    if len(plan.driver.targets) > 1:
-        controller.on_notice = host_link_notice(sys.stderr)
     printer = ProgressPrinter(sys.stderr, quiet=getattr(args, "quiet", False))
     controller.on_notice = printer.notice
     failure = ""
