@@ -319,17 +319,24 @@ print(json.dumps(out))
 """
 
 
-def test_a_dead_demo_server_is_started_again(tmp_path: Path) -> None:
-    """The embedded demo target killed under the booth: the loop's recovery starts it again."""
+def run_demo_script(script: str, tmp_path: Path) -> tuple[subprocess.CompletedProcess[str], Any]:
+    """A demo-server script run in a process of its own (its folder under ``tmp_path``): the
+    process, and the JSON its last line printed."""
     proc = subprocess.run(
-        [sys.executable, "-c", DEMO_KILL_SCRIPT, str(tmp_path / "demo-postgres")],
+        [sys.executable, "-c", script, str(tmp_path / "demo-postgres")],
         capture_output=True,
         text=True,
         timeout=300,
         check=False,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
-    assert json.loads(proc.stdout.strip().splitlines()[-1]) == {
+    return proc, json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def test_a_dead_demo_server_is_started_again(tmp_path: Path) -> None:
+    """The embedded demo target killed under the booth: the loop's recovery starts it again."""
+    _proc, out = run_demo_script(DEMO_KILL_SCRIPT, tmp_path)
+    assert out == {
         "restart_when_up": False,
         "recovery_when_up": "",
         "reachable_when_dead": False,
@@ -439,15 +446,8 @@ print(json.dumps(out))
 def test_a_recovery_slower_than_pg_ctl_waits_is_waited_for(tmp_path: Path) -> None:
     """The demo server restarted after a crash, slower than pg_ctl's wait: the recovery says
     so in one line, and neither pg_ctl's command line nor the server's log reaches stderr."""
-    proc = subprocess.run(
-        [sys.executable, "-c", SLOW_RECOVERY_SCRIPT, str(tmp_path / "demo-postgres")],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    assert json.loads(proc.stdout.strip().splitlines()[-1]) == {
+    proc, out = run_demo_script(SLOW_RECOVERY_SCRIPT, tmp_path)
+    assert out == {
         "recovery": "Demo database restarted after a crash",
         "select": 1,
     }
@@ -484,13 +484,6 @@ print(json.dumps({"select": out["select"], "error": out.get("error")}))
 def test_a_first_start_slower_than_pg_ctl_waits_is_waited_for(tmp_path: Path) -> None:
     """The app starting the demo server after a crash, slower than pg_ctl's wait: it waits
     for the recovery instead of failing with pg_ctl's command line."""
-    proc = subprocess.run(
-        [sys.executable, "-c", SLOW_START_SCRIPT, str(tmp_path / "demo-postgres")],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    assert json.loads(proc.stdout.strip().splitlines()[-1]) == {"select": 1, "error": None}
+    proc, out = run_demo_script(SLOW_START_SCRIPT, tmp_path)
+    assert out == {"select": 1, "error": None}
     assert "pg_ctl" not in proc.stderr
