@@ -159,11 +159,18 @@ class StudyRunner:
         # beside this one, so it is handed in by the CLI or the app).
         self.write_brief = write_brief
         self.controller: RunController | None = None
+        self._stopped = False
 
     def stop(self) -> None:
-        """Stop the running system's run (its session keeps what was measured)."""
+        """Stop the running system's run (its session keeps what was measured) and start no
+        other: also while a preset is applied or between systems, when no run is going."""
+        self._stopped = True
         if self.controller is not None:
             self.controller.stop()
+
+    def _check_stopped(self) -> None:
+        if self._stopped:
+            raise RunError("the study was stopped: run it again to go on where it stopped")
 
     def run(self, brief: bool = True) -> StudyResult:
         """Measure what is not measured yet, then write the brief (unless ``brief`` is off)."""
@@ -199,9 +206,13 @@ class StudyRunner:
 
     def _measure(self, system: System, index: int, left: float, result: StudyResult) -> int:
         """Prepare, run and tag one system; its session id. RunError when it did not finish."""
+        self._check_stopped()
         with self._tuned(system, index, left, result):
+            self._check_stopped()  # Stop pressed while the preset was applied
             controller = RunController(system.plan, self.store, action="run")
             self.controller = controller
+            if self._stopped:
+                controller.stop()  # Stop pressed just now: the run ends at once, as stopped
             steps = (
                 len(system.plan.workload.dataset_sizes)
                 if system.plan.workload.kind == "random_read"

@@ -18,6 +18,7 @@ from bench_gui.core.economics import ArrayInput
 from bench_gui.store.dialect import DbConnection
 from bench_gui.store.session_check import is_int
 from bench_gui.store.sessions import SessionStore
+from bench_gui.store.team_edits import add_note_history
 
 
 def _dumps(value: Any) -> str:
@@ -215,13 +216,4 @@ def _write_note(
             (run_id, text, session["note_at"], str(session.get("note_author") or ""),
              str(session.get("note_pushed_by") or "")),
         )  # fmt: skip
-    conn.executemany(
-        "INSERT INTO run_note_history (run_id, text, author, written_at, replaced_by,"
-        " replaced_at, unseen, pushed_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        [
-            (run_id, h["text"], str(h.get("author") or ""), h["written_at"],
-             str(h.get("replaced_by") or ""), h["replaced_at"], int(bool(h.get("unseen"))),
-             str(h.get("pushed_by") or ""))
-            for h in session.get("note_history", [])
-        ],
-    )  # fmt: skip
+    add_note_history(conn, run_id, session.get("note_history", []))

@@ -194,3 +194,18 @@ def queue_edits(conn: DbConnection, run_id: int, edits: Sequence[tuple[str, Any]
         [(run_id, s, kind, json.dumps(data), made) for s in stores for kind, data in edits],
     )
     return len(stores)
+
+
+def add_note_history(conn: DbConnection, run_id: int, entries: Sequence[dict[str, Any]]) -> None:
+    """Copies noted history entries (a session file's, or another store's) as they were, so a
+    note's earlier texts and who replaced them survive an import or a refresh."""
+    conn.executemany(
+        "INSERT INTO run_note_history (run_id, text, author, written_at, replaced_by,"
+        " replaced_at, unseen, pushed_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            (run_id, h["text"], str(h.get("author") or ""), h["written_at"],
+             str(h.get("replaced_by") or ""), h["replaced_at"], int(bool(h.get("unseen"))),
+             str(h.get("pushed_by") or ""))
+            for h in entries
+        ],
+    )  # fmt: skip

@@ -25,6 +25,7 @@ from typing import Any
 from bench_gui.store.dialect import DbConnection
 from bench_gui.store.session_check import RecordError, check_annotations
 from bench_gui.store.sessions import SessionStore
+from bench_gui.store.team_edits import add_note_history
 from bench_gui.store.team_read import read_annotations
 
 log = logging.getLogger(__name__)
@@ -80,21 +81,8 @@ def _merge_history(conn: DbConnection, run_id: int, history: list[dict[str, Any]
     ).fetchall()
     have = {_history_key(r) for r in rows}
     added = [h for h in history if _history_key(h) not in have]
-    _add_history(conn, run_id, added)
+    add_note_history(conn, run_id, added)
     return bool(added)
-
-
-def _add_history(conn: DbConnection, run_id: int, entries: list[dict[str, Any]]) -> None:
-    conn.executemany(
-        "INSERT INTO run_note_history (run_id, text, author, written_at, replaced_by,"
-        " replaced_at, unseen, pushed_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        [
-            (run_id, h["text"], str(h.get("author") or ""), h["written_at"],
-             str(h.get("replaced_by") or ""), h["replaced_at"], int(bool(h.get("unseen"))),
-             str(h.get("pushed_by") or ""))
-            for h in entries
-        ],
-    )  # fmt: skip
 
 
 def _merge_note(conn: DbConnection, run_id: int, theirs: dict[str, Any]) -> bool:
@@ -130,7 +118,7 @@ def _merge_note(conn: DbConnection, run_id: int, theirs: dict[str, Any]) -> bool
                 "replaced_at": at, "unseen": 1, "pushed_by": row[3],
             }  # fmt: skip
             if _history_key(kept) not in have:
-                _add_history(conn, run_id, [kept])
+                add_note_history(conn, run_id, [kept])
         conn.execute(
             "INSERT INTO run_notes (run_id, text, updated_at, author, pushed_by)"
             " VALUES (?, ?, ?, ?, ?) ON CONFLICT (run_id) DO UPDATE SET text = excluded.text,"
@@ -146,7 +134,7 @@ def _merge_note(conn: DbConnection, run_id: int, theirs: dict[str, Any]) -> bool
     }  # fmt: skip
     if _history_key(older) in have:
         return False
-    _add_history(conn, run_id, [older])
+    add_note_history(conn, run_id, [older])
     return True
 
 

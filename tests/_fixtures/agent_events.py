@@ -6,6 +6,8 @@ histograms), so the tests of bad lines and odd payloads start from what a real r
 from __future__ import annotations
 
 import base64
+import subprocess
+from pathlib import Path
 from typing import Any
 
 from bench_gui.agent.protocol import LATENCY_FIELDS, TX_KEYS, encode_event
@@ -142,3 +144,15 @@ def agent_stream(
     emit("summary", steps=summaries, status="ok")
     emit("done", status="ok", message="sweep complete")
     return out
+
+
+def ended_run_dir(tmp_path: Path, name: str, lines: list[bytes]) -> Path:
+    """A run directory in the desktop's cache (``tmp_path/cache/runs/NAME``) as an agent left
+    it: its spool holds ``lines`` and its pid file names a process that has ended."""
+    run_dir = tmp_path / "cache" / "runs" / name
+    run_dir.mkdir(parents=True)
+    (run_dir / "events.jsonl").write_bytes(b"\n".join(lines) + b"\n")
+    ended = subprocess.Popen(["true"])
+    ended.wait()
+    (run_dir / "agent.pid").write_text(f"{ended.pid}\n")
+    return run_dir

@@ -10,14 +10,12 @@ run: constant watts per step, so the expected average over each window is exact.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from bench_gui.store import SessionStore
+from tests._fixtures.cli import bench
 
 from .powercap_tree import EnergyClock, PowercapTree
 
@@ -34,17 +32,6 @@ class PowerSession:
     run_id: int
     stderr: str
     folder: Path
-
-
-def bench(*args: str, db: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "bench_gui", "--db", str(db), *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=dict(os.environ),
-        check=False,
-    )
 
 
 def rapl_session(pg_server: Any, folder: Path, database: str) -> PowerSession:

@@ -123,6 +123,21 @@ def test_a_server_down_past_the_stall_limit_ends_the_run_keeping_the_steps(
     assert steps[1].summary["connections_lost"]["still_down"] == 1
 
 
+def assert_one_user_lost_and_back(controller: RunController, store: SessionStore) -> None:
+    """The run ended well: step 1 counts one of its two users' connection lost and back,
+    step 2 is complete."""
+    assert controller.final is not None
+    assert controller.final.get("status") == "ok", controller.final
+    steps = store.steps(controller.session_id)
+    assert len(steps) == 2
+    first, second = steps
+    assert first.summary["errors"].get("connection_lost") == 1, first.summary
+    assert first.summary["connections_lost"]["users"] == 1
+    assert first.summary["connections_lost"]["still_down"] == 0
+    assert "1 of 2 virtual users lost their connection" in " ".join(first.summary["problems"])
+    assert second.complete, second.summary
+
+
 def test_one_ended_backend_reconnects_and_the_run_goes_on(
     hang_pg: PgServer, store: SessionStore
 ) -> None:
@@ -136,16 +151,7 @@ def test_one_ended_backend_reconnects_and_the_run_goes_on(
             ended = terminate_users(hang_pg, "terminate_one", 1)
 
     assert len(ended) == 1
-    assert controller.final is not None
-    assert controller.final.get("status") == "ok", controller.final
-    steps = store.steps(controller.session_id)
-    assert len(steps) == 2
-    first, second = steps
-    assert first.summary["errors"].get("connection_lost") == 1, first.summary
-    assert first.summary["connections_lost"]["users"] == 1
-    assert first.summary["connections_lost"]["still_down"] == 0
-    assert "1 of 2 virtual users lost their connection" in " ".join(first.summary["problems"])
-    assert second.complete, second.summary
+    assert_one_user_lost_and_back(controller, store)
 
 
 def test_a_killed_mariadb_connection_reconnects_and_the_run_goes_on(
@@ -161,16 +167,7 @@ def test_a_killed_mariadb_connection_reconnects_and_the_run_goes_on(
             killed = kill_one_user(mariadb_server)
 
     assert killed
-    assert controller.final is not None
-    assert controller.final.get("status") == "ok", controller.final
-    steps = store.steps(controller.session_id)
-    assert len(steps) == 2
-    first, second = steps
-    assert first.summary["errors"].get("connection_lost") == 1, first.summary
-    assert first.summary["connections_lost"]["users"] == 1
-    assert first.summary["connections_lost"]["still_down"] == 0
-    assert "1 of 2 virtual users lost their connection" in " ".join(first.summary["problems"])
-    assert second.complete, second.summary
+    assert_one_user_lost_and_back(controller, store)
 
 
 def kill_one_user(server: MariaDbServer) -> str:

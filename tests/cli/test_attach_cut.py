@@ -18,6 +18,7 @@ from bench_gui.agent.protocol import encode_event
 from bench_gui.core.plan import Driver, Plan, Target, Workload
 from bench_gui.remote.transport import desktop_identity
 from bench_gui.store import SessionStore
+from tests._fixtures.cli import bench
 
 pytestmark = pytest.mark.integration
 
@@ -37,17 +38,6 @@ case "$*" in
 esac
 exec {python} "$@"
 """
-
-
-def bench(*args: str, db: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "bench_gui", "--db", str(db), *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env=dict(os.environ),
-        check=False,
-    )
 
 
 def test_a_cut_while_attach_lists_the_runs_is_retried(sshd: Any, tmp_path: Path) -> None:

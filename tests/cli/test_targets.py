@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from bench_gui.store import SessionStore
+from tests._fixtures import cli
 from tests._fixtures.pg import Clone
 from tests._fixtures.wait import wait_until
 
@@ -19,15 +20,7 @@ pytestmark = pytest.mark.integration
 
 
 def bench(*args: str, db: Path, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "bench_gui", "--db", str(db), *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env=dict(os.environ),
-        input=stdin,
-        check=False,
-    )
+    return cli.bench(*args, db=db, stdin=stdin)
 
 
 def test_target_lifecycle_and_a_run_through_it(

@@ -16,7 +16,6 @@ import math
 import random
 import re
 import sqlite3
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -31,7 +30,7 @@ from bench_gui.remote.ssh_transport import SSHAgentRun, SSHTransport
 from bench_gui.services.live_model import LiveModel
 from bench_gui.services.run import RunController
 from bench_gui.store import SessionStore
-from tests._fixtures.agent_events import agent_stream
+from tests._fixtures.agent_events import agent_stream, ended_run_dir
 
 SEED = 15
 MUTATIONS = 1000
@@ -275,12 +274,7 @@ def test_a_mutated_stream_through_the_desktop(sshd: Any, isolated: Any, tmp_path
     lines = base_lines()
     mutated = mutate(SEED)
     spool = [mutated.get(i, line.encode()) for i, line in enumerate(lines)]
-    run_dir = tmp_path / "cache" / "runs" / "fuzz"
-    run_dir.mkdir(parents=True)
-    (run_dir / "events.jsonl").write_bytes(b"\n".join(spool) + b"\n")
-    ended = subprocess.Popen(["true"])
-    ended.wait()
-    (run_dir / "agent.pid").write_text(f"{ended.pid}\n")
+    run_dir = ended_run_dir(tmp_path, "fuzz", spool)
     sshd.trust()
 
     def small_lines(run: SSHAgentRun) -> None:

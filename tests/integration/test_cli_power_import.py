@@ -18,12 +18,12 @@ import pytest
 from bench_gui.agent.protocol import Event
 from bench_gui.cli.main import ProgressPrinter
 from bench_gui.store import SessionStore
+from tests._fixtures.cli import bench
 from tests._fixtures.power_log_session import (
     CPU_WATTS,
     IDLE_W,
     STEP_W,
     PowerSession,
-    bench,
     rapl_session,
     windows,
     write_meter_log,

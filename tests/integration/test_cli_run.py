@@ -8,30 +8,14 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests._fixtures.cli import bench, last_json
+
 pytestmark = pytest.mark.integration
-
-
-def bench(*args: str, db: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ)
-    return subprocess.run(
-        [sys.executable, "-m", "bench_gui", "--db", str(db), *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=env,
-        check=False,
-    )
-
-
-def last_json(stdout: str) -> Any:
-    return json.loads(stdout.strip().splitlines()[-1])
 
 
 @pytest.fixture(scope="module")

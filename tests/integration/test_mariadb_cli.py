@@ -8,34 +8,22 @@ subprocess of the real ``bench-gui run``, the real session store.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from bench_gui.core.crosscheck import nopm_doubt
+from tests._fixtures import cli
+from tests._fixtures.cli import last_json
 from tests._fixtures.mariadb import PASSWORD, PASSWORD_ENV, MariaDbServer
 
 pytestmark = pytest.mark.integration
 
 
 def bench(*args: str, db: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, PASSWORD_ENV: PASSWORD}
-    return subprocess.run(
-        [sys.executable, "-m", "bench_gui", "--db", str(db), *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=env,
-        check=False,
-    )
-
-
-def last_json(stdout: str) -> Any:
-    return json.loads(stdout.strip().splitlines()[-1])
+    return cli.bench(*args, db=db, timeout=timeout, env={PASSWORD_ENV: PASSWORD})
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -25,6 +24,7 @@ from bench_gui.report.model import DOUBT_MARK, DOUBT_NOTE, build_report
 from bench_gui.services.live_model import LiveModel
 from bench_gui.store import SessionStore
 from bench_gui.store.paths import data_dir
+from tests._fixtures.cli import bench
 from tests._fixtures.pg import PgServer
 
 pytestmark = pytest.mark.integration
@@ -47,16 +47,6 @@ with psycopg.connect(sys.argv[1], autocommit=True) as conn:
             print("running", flush=True)
             first = False
 """
-
-
-def bench(*args: str, db: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "bench_gui", "--db", str(db), *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
 
 
 @pytest.fixture(scope="module")

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from bench_gui.remote.storage import record_layout
+from tests._fixtures.cli import bench
 from tests.agent.fio.helpers import memory_cgroups_usable, need_fio, need_root
 
 pytestmark = pytest.mark.integration
@@ -33,17 +34,6 @@ measure_s = 2
 raw_iops_s = 1
 """
 TPROC_C_WORDS = ("NOPM", "TPM", " VU", "virtual users", "warehouse", "New-Order")
-
-
-def bench(*args: str, db: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "bench_gui", "--db", str(db), *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=dict(os.environ),
-        check=False,
-    )
 
 
 @pytest.fixture(scope="module")

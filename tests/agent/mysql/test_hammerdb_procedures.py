@@ -3,38 +3,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
-
-from bench_gui.agent.mysql import odbc
 from bench_gui.agent.mysql.engine import read_counters
 from bench_gui.agent.mysql.schema import schema_status
 from bench_gui.agent.mysql.vu import HAMMERDB_PROCEDURE, PROCEDURE, call_text, hammerdb_connect
 from bench_gui.agent.profiles import HammerDbParams
 from tests._fixtures.mariadb import MariaDbServer
-
-
-@pytest.fixture(scope="module")
-def cursor(mariadb_server: MariaDbServer) -> Iterator[Any]:
-    engine = mariadb_server.engine(mariadb_server.tpcc(1))
-    conn = odbc.connect(engine.conninfo, "mariadb")
-    yield conn.cursor()
-    conn.close()
-
-
-def call(cursor: Any, text: str) -> tuple[int, int]:
-    cursor.execute(text)
-    row = cursor.fetchone()
-    while cursor.nextset():
-        pass
-    return int(row[0]), int(row[1] or 0)
-
-
-def one(cursor: Any, query: str) -> Any:
-    cursor.execute(query)
-    return cursor.fetchone()[0]
+from tests._fixtures.odbc_calls import call, one
 
 
 def test_both_profiles_procedures_exist_under_distinct_names(cursor: Any) -> None:

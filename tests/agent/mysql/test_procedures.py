@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
@@ -12,28 +11,7 @@ from bench_gui.agent.mysql import odbc
 from bench_gui.agent.mysql.engine import read_counters
 from bench_gui.agent.mysql.vu import call_text
 from bench_gui.agent.users import Params
-from tests._fixtures.mariadb import MariaDbServer
-
-
-@pytest.fixture(scope="module")
-def cursor(mariadb_server: MariaDbServer) -> Iterator[Any]:
-    engine = mariadb_server.engine(mariadb_server.tpcc(1))
-    conn = odbc.connect(engine.conninfo, "mariadb")
-    yield conn.cursor()
-    conn.close()
-
-
-def call(cursor: Any, text: str) -> tuple[int, int]:
-    cursor.execute(text)
-    row = cursor.fetchone()
-    while cursor.nextset():
-        pass
-    return int(row[0]), int(row[1] or 0)
-
-
-def one(cursor: Any, query: str) -> Any:
-    cursor.execute(query)
-    return cursor.fetchone()[0]
+from tests._fixtures.odbc_calls import call, one
 
 
 def test_new_order_commits_an_order_and_its_lines(cursor: Any) -> None:

@@ -5,9 +5,7 @@ measured; a run that cannot start says why on the screen."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,6 +17,7 @@ from pytestqt.qtbot import QtBot
 from bench_gui.core.plan import Plan, load_plan
 from bench_gui.gui.present.run import PresentRun
 from bench_gui.gui.present.window import PresentWindow
+from tests._fixtures import cli
 
 pytestmark = [pytest.mark.gui, pytest.mark.integration]
 
@@ -125,15 +124,7 @@ def test_a_run_that_cannot_start_says_why(
 
 
 def bench(*args: str, db: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
-    return subprocess.run(
-        [sys.executable, "-m", "bench_gui", "--db", str(db), *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=env,
-        check=False,
-    )
+    return cli.bench(*args, db=db, timeout=timeout, env={"QT_QPA_PLATFORM": "offscreen"})
 
 
 def test_the_present_command_runs_the_plan_and_stores_it(
