@@ -138,3 +138,24 @@ def test_a_real_fio_session_compares_and_reports(tmp_path: Path) -> None:
     assert points[1]["ops_s"] < points[0]["ops_s"] / 2
     text = re.sub(r"data:image/png;base64,[A-Za-z0-9+/=]+", "", html.read_text())
     assert not FOREIGN.findall(text)
+
+
+def test_sessions_list_and_show_speak_of_the_study_with_compare_s_figures(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``sessions list`` gives a random-read session its best multiplier (no NOPM column),
+    and ``sessions show`` prints the multiplier compare prints: 4.6875 is 4.68X in both (it
+    was 4.69 in one, 4.68X in the other)."""
+    path = tmp_path / "sessions.sqlite3"
+    with SessionStore(path) as store:
+        sid = store_random_read(store, "SSD", 32_000.0, (1e6, 150_000.0), (0.5, 2.0))
+    assert run(path, "sessions", "list") == 0
+    out = capsys.readouterr().out
+    assert "NOPM" not in out
+    assert "4.68X raw IOPS at 2x RAM" in out
+    assert run(path, "sessions", "show", str(sid)) == 0
+    shown = capsys.readouterr().out
+    assert re.search(r"\b4\.68X\b", shown), shown
+    assert "4.69" not in shown
+    assert run(path, "compare", str(sid)) == 0
+    assert "4.68X" in capsys.readouterr().out

@@ -156,3 +156,15 @@ def test_workloads_are_never_mixed(store: SessionStore) -> None:
     # The transaction report refuses random-read studies rather than printing empty tables.
     with pytest.raises(CompareError, match=f"sessions {rr} are random-read studies"):
         build_report(store, [rr], rr)
+
+
+def test_the_ram_needed_table_says_what_its_text_says(store: SessionStore) -> None:
+    """0.25 GiB of RAM needed reads "0.25" in the table as in the sentence beside it (it was
+    rounded to "0.2")."""
+    sid = store_random_read(store, "NVMe alone", 500_000.0, (3e6, 2e6, 1.1e6), (0.5, 2.0, 4.0))
+    made = build_any_report(store, [sid], sid, target_ops_s=2e6, dataset_bytes=2**29)
+    assert isinstance(made, RandomReadReport)
+    table = made.tables["ram_needed"]
+    ram, text = table.rows[0][1], table.rows[0][-1]
+    assert text.text.startswith("0.25 GiB")
+    assert ram.text == "0.25"
