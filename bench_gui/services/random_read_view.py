@@ -107,8 +107,17 @@ def _num(value: Any) -> float | None:
     return number if math.isfinite(number) else None
 
 
-def point_rows(store: Any, run_id: int) -> list[PointRow]:
-    """Every stored step of a random-read session, complete or not, by step."""
+def _ratio(summary: Mapping[str, Any], memory_bytes: int | None) -> float | None:
+    size = _num(summary.get("dataset_bytes"))
+    if memory_bytes and size:
+        return size / memory_bytes
+    return _num(summary.get("ram_ratio"))
+
+
+def point_rows(store: Any, run_id: int, memory_bytes: int | None = None) -> list[PointRow]:
+    """Every stored step of a random-read session, complete or not, by step; ``memory_bytes``
+    (the data cache the session measured, :attr:`RRSession.memory_bytes`) sets the multiples
+    of RAM, else those stored with the steps."""
     rows = []
     for result in store.steps(run_id):
         summary = result.summary if isinstance(result.summary, dict) else {}
@@ -121,7 +130,7 @@ def point_rows(store: Any, run_id: int) -> list[PointRow]:
             PointRow(
                 step=int(result.step),
                 label=str(summary.get("dataset_label") or f"point {result.step + 1}"),
-                ram_ratio=_num(summary.get("ram_ratio")),
+                ram_ratio=_ratio(summary, memory_bytes),
                 ops_s=_num(summary.get("ops_s")),
                 mbs=_num(summary.get("mbs")),
                 p99_ms=_num(read.get("p99")),

@@ -22,6 +22,7 @@ from bench_gui.agent import AGENT_VERSION
 from bench_gui.agent.driver import RunConfig, open_monitor, window_tolerance_s
 from bench_gui.agent.fio.cgroup import CgroupError, MemoryCgroup
 from bench_gui.agent.fio.dataset import DatasetError, drop_caches, prepare
+from bench_gui.agent.fio.residency import cached_bytes
 from bench_gui.agent.fio.runner import FioError, FioProcess
 from bench_gui.agent.fio.sizes import RANDOM_READ_FIELDS, format_size
 from bench_gui.agent.fio.status import Reading, SecondTracker, reading, window_result
@@ -273,6 +274,9 @@ class Sweep:
                 f" {point.label}"
             )
         summary = self._summary(index, point, ratio, last, tracker.measuring, run.interrupted)
+        # The data's share of the cache as the point ended (fio's own memory is charged to
+        # the same limit): the RAM the study really gave the data, read after fio exited.
+        summary["data_cache_bytes"] = cached_bytes(study.file)
         if group is not None:
             summary["memory_peak_bytes"] = group.peak_bytes()
         if monitor is not None and opened is not None and closed is not None:

@@ -117,3 +117,13 @@ def test_the_page_cache_stayed_within_the_limit(runs: dict[str, Any]) -> None:
         assert max(s["memory_used_bytes"] for s in past) <= LIMIT
         # The device the file is on is the one sampled.
         assert any(device in s.get("host", {}).get("disks", {}) for s in past)
+
+
+def test_the_data_cache_is_measured_below_the_limit(runs: dict[str, Any]) -> None:
+    """fio's own memory is charged to the same 256 MiB: past the limit the data file keeps
+    less than the limit in the cache, and that figure is stored with the point."""
+    for which in ("fast", "slow"):
+        in_memory, past = _steps(runs, which)
+        assert 0 < past["data_cache_bytes"] < LIMIT
+        # The small point's dataset (64 MiB) fits: its cache holds about all of it.
+        assert past["data_cache_bytes"] > 0.5 * in_memory["dataset_bytes"]

@@ -253,7 +253,8 @@ class SessionsPage(Housekeeping):
     def _show_random_read(self, header: RunHeader) -> None:
         """A random-read study's own overview (its points, ops/s and multipliers)."""
         session = random_read_view.load_session(self.store, header.id)
-        rows = random_read_view.point_rows(self.store, header.id)
+        memory = session.memory_bytes if session is not None else None
+        rows = random_read_view.point_rows(self.store, header.id, memory)
         labels = {r.step: random_read_view.short_label(r.ram_ratio, r.label) for r in rows}
         series = random_read_view.ops_series(self.store, header.id, labels)
         self.detail.show_random_read(header, session, rows, series)
