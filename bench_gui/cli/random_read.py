@@ -61,6 +61,13 @@ def is_random_read(event: Event) -> bool:
     )
 
 
+def _warmup_words(cap: Any) -> str:
+    """Each point is warmed until steady, at most ``cap`` seconds (none when 0)."""
+    if isinstance(cap, int | float) and not isinstance(cap, bool) and cap > 0:
+        return f"warm-up until steady (at most {cap:g} s)"
+    return "no warm-up"
+
+
 def progress_line(event: Event) -> str | None:
     """The progress line of a random-read event; None for one to print as any run's (log,
     error) or not at all."""
@@ -92,7 +99,7 @@ def progress_line(event: Event) -> str | None:
     if kind == "step" and event.get("phase") == "start":
         return (
             f"point {event.get('step', 0) + 1}: dataset {safe(event.get('dataset_label'))},"
-            f" warm-up {event.get('rampup_s')} s, measuring {event.get('duration_s')} s,"
+            f" {_warmup_words(event.get('rampup_s'))}, measuring {event.get('duration_s')} s,"
             f" {event.get('vus')} fio jobs"
         )
     if kind == "sample":

@@ -95,6 +95,8 @@ class RRPoint:
     multiplier: float | None = None  # ops_s / raw_iops
     memory_peak_bytes: int | None = None
     complete: bool = True
+    warm: bool | None = None  # False: measured before its cache was steady (None: not judged)
+    warmup_s: float | None = None  # how long its warm-up took
 
     @property
     def ram_fraction(self) -> float:
@@ -188,6 +190,8 @@ def _point(
         raw_iops=point_raw,
         multiplier=multiplier,
         memory_peak_bytes=None if peak is None else int(peak),
+        warm=summary["warm"] if isinstance(summary.get("warm"), bool) else None,
+        warmup_s=_num(summary.get("warmup_taken_s")),
     )
 
 

@@ -52,7 +52,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
                 folder / mount / "data",
                 dataset_sizes=[0.25, 4],
                 memory_limit="256MiB",
-                warmup_s=8,
+                warmup_s=20,
                 measure_s=3,
                 raw_iops_s=3,
             )
@@ -127,3 +127,20 @@ def test_the_data_cache_is_measured_below_the_limit(runs: dict[str, Any]) -> Non
         assert 0 < past["data_cache_bytes"] < LIMIT
         # The small point's dataset (64 MiB) fits: its cache holds about all of it.
         assert past["data_cache_bytes"] > 0.5 * in_memory["dataset_bytes"]
+
+
+def test_every_point_is_warmed_until_steady(runs: dict[str, Any]) -> None:
+    """Each point's warm-up is its own: stopped once major faults/s and ops/s settled (or
+    flagged at the cap), and how long it took is stored."""
+    for which in ("fast", "slow"):
+        events, _done, _device = runs[which]
+        for step in _steps(runs, which):
+            assert 0 < step["warmup_taken_s"] <= 20 + 5
+            assert isinstance(step["warm"], bool)
+        warm_samples = [s for s in kinds(events, "sample") if s["phase"] == "warmup"]
+        assert warm_samples
+        assert all("major_faults_s" in s for s in warm_samples)
+    # The fast device fills a 64 MiB cache in a moment: steady well before the cap.
+    fast_small = _steps(runs, "fast")[0]
+    assert fast_small["warm"] is True
+    assert fast_small["warmup_taken_s"] < 20
