@@ -73,10 +73,11 @@ def main() -> int:
         folder = Path(tmp)
         loops = LoopDevices(folder)
         try:
-            mount = make_filesystem(loops, folder / "fs")
+            mount = folder / "fs"
+            device = make_filesystem(loops, mount)
             for pair in range(args.pairs):
                 config = agent_config(
-                    Path(mount) / "data",
+                    mount / "data",
                     dataset_sizes=sizes,
                     memory_limit=args.memory,
                     warmup_s=args.warmup,
@@ -88,7 +89,8 @@ def main() -> int:
                 events, done = run_agent(config, folder / f"run{pair}")
                 product_wall = time.monotonic() - started
                 if done.returncode != 0:
-                    raise SystemExit(done.stderr[-3000:])
+                    errors = [e.get("message", "") for e in kinds(events, "error")]
+                    raise SystemExit(f"the product's run failed: {errors} {done.stderr[-3000:]}")
                 record = kinds(events, "hello")[0]["random_read"]
                 alone_wall = 0.0
                 for summary in step_summaries(events):
@@ -113,6 +115,7 @@ def main() -> int:
                 walls.append((product_wall, alone_wall))
         finally:
             loops.cleanup()
+    print(f"device: {device} (a loop device on this host's disk, not throttled)")
     load = subprocess.run(["uptime"], capture_output=True, text=True, check=False).stdout
     print(f"load at the end: {load.strip()}")
     print(f"{'point':>24} {'product ops/s':>14} {'fio alone':>12} {'ratio':>7}")
