@@ -326,14 +326,18 @@ def cmd_sessions(args: argparse.Namespace) -> int:
             print(json.dumps([_jsonable(r) for r in runs]))
         else:
             print(f"sessions of {safe(store.where)}", file=sys.stderr)
+            from bench_gui.services.session_view import run_row
+
             print(
-                f"{'ID':>4}  {'created':20} {'status':11} {'steps':>5} {'best NOPM':>10}"
+                f"{'ID':>4}  {'created':20} {'status':11} {'steps':>5} {'best result':>30}"
                 f"  {'author':16} name"
             )
             for r in runs:
+                # A random-read study's best is its multiplier over raw IOPS, never NOPM.
+                best = run_row(store, r).best_cell[0] or "-"
                 print(
                     f"{r.id:>4}  {safe(r.created_at)[:19]:20} {safe(r.status):11} {r.steps:>5}"
-                    f" {_fmt(r.best_nopm):>10}  {safe(r.author or '-')[:16]:16} {safe(r.name)}"
+                    f" {safe(best):>30}  {safe(r.author or '-')[:16]:16} {safe(r.name)}"
                 )
         return EXIT_OK
     try:

@@ -9,6 +9,7 @@ from typing import Any
 from bench_gui.agent.fio.sizes import format_size
 from bench_gui.agent.protocol import Event
 from bench_gui.cli.terminal import safe
+from bench_gui.core.random_read_compare import multiplier_text
 
 WORKLOAD = "random_read"
 
@@ -28,6 +29,14 @@ def _ms(value: Any) -> str:
     if value >= 0.01:
         return f"{value:.3f}"
     return f"{value:.6f}"
+
+
+def _multiplier(value: Any) -> str:
+    """The multiplier over raw IOPS by the comparison's one rule (``4.68X``, never rounded
+    up), so ``sessions show`` and ``compare`` print the same figure."""
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return "-"
+    return multiplier_text(float(value))
 
 
 def _size(value: Any) -> str:
@@ -50,6 +59,13 @@ def is_random_read(event: Event) -> bool:
         or (isinstance(summary, dict) and summary.get("workload") == WORKLOAD)
         or (event.kind == "progress" and event.get("task") in ("prepare", "raw_iops"))
     )
+
+
+def _warmup_words(cap: Any) -> str:
+    """Each point is warmed until steady, at most ``cap`` seconds (none when 0)."""
+    if isinstance(cap, int | float) and not isinstance(cap, bool) and cap > 0:
+        return f"warm-up until steady (at most {cap:g} s)"
+    return "no warm-up"
 
 
 def progress_line(event: Event) -> str | None:
@@ -83,7 +99,7 @@ def progress_line(event: Event) -> str | None:
     if kind == "step" and event.get("phase") == "start":
         return (
             f"point {event.get('step', 0) + 1}: dataset {safe(event.get('dataset_label'))},"
-            f" warm-up {event.get('rampup_s')} s, measuring {event.get('duration_s')} s,"
+            f" {_warmup_words(event.get('rampup_s'))}, measuring {event.get('duration_s')} s,"
             f" {event.get('vus')} fio jobs"
         )
     if kind == "sample":
@@ -105,8 +121,8 @@ def progress_line(event: Event) -> str | None:
             f"  ops/s {_num(s.get('ops_s'))}  MB/s {_num(s.get('mbs'), 1)}"
             f"  p99 {_ms(lat.get('p99'))} ms  p99.9 {_ms(lat.get('p999'))} ms"
         )
-        if s.get("multiplier") is not None:
-            text += f"  {_num(s.get('multiplier'), 2)}x raw IOPS"
+        if isinstance(s.get("multiplier"), int | float):
+            text += f"  {multiplier_text(s['multiplier'])} raw IOPS"
         if not s.get("complete"):
             text += f"  (incomplete: {safe('; '.join(s.get('problems') or []))})"
         return text
@@ -129,7 +145,7 @@ def print_steps(steps: list[dict[str, Any]]) -> None:
             f"{safe(str(s.get('dataset_label') or '-')):>24} {_num(ratio, 2):>7}"
             f" {_num(s.get('ops_s')):>13} {_num(s.get('mbs'), 1):>9}"
             f" {_ms(lat.get('p50')):>10} {_ms(lat.get('p99')):>10} {_ms(lat.get('p999')):>10}"
-            f" {_num(s.get('multiplier'), 2):>10}{mark}"
+            f" {_multiplier(s.get('multiplier')):>10}{mark}"
         )
 
 

@@ -282,6 +282,13 @@ def _notes(sessions: Sequence[RRSession]) -> list[str]:
                 + "): their ops/s are of different work"
             )
     for s in sessions:
+        for p in s.points:
+            if p.warm is False:
+                notes.append(
+                    f"session {s.id} ({s.name}): {multiple_text(p.ram_ratio)} was measured"
+                    " before its cache was steady (the warm-up reached its cap): its ops/s"
+                    " may be low"
+                )
         if s.raw_iops is None:
             notes.append(f"session {s.id} ({s.name}) has no raw-IOPS pass: no multiplier")
         if s.caches_dropped is False:

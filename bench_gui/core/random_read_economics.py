@@ -112,9 +112,14 @@ def ram_fraction_for(
     return "more_than", usable[-1].ram_fraction, None
 
 
+def gib_number(gib: float) -> str:
+    """A GiB figure as every view of the calculator prints it: three significant digits
+    below 100 (``0.25``, ``12.5``), whole above (``384``), so a table and its text agree."""
+    return f"{gib:,.0f}" if gib >= 100 else f"{gib:,.3g}"
+
+
 def _gib(num_bytes: float) -> str:
-    gib = num_bytes / GIB
-    return f"{gib:,.0f} GiB" if gib >= 100 else f"{gib:,.3g} GiB"
+    return f"{gib_number(num_bytes / GIB)} GiB"
 
 
 def _need(
@@ -269,6 +274,7 @@ __all__ = [
     "RamNeed",
     "default_target",
     "describe_target",
+    "gib_number",
     "ram_economics",
     "ram_fraction_for",
 ]

@@ -95,6 +95,8 @@ class RRPoint:
     multiplier: float | None = None  # ops_s / raw_iops
     memory_peak_bytes: int | None = None
     complete: bool = True
+    warm: bool | None = None  # False: measured before its cache was steady (None: not judged)
+    warmup_s: float | None = None  # how long its warm-up took
 
     @property
     def ram_fraction(self) -> float:
@@ -131,6 +133,9 @@ class RRSession:
     caches_dropped: bool | None = None
     fio_command: tuple[str, ...] = ()
     left_out: tuple[str, ...] = ()  # points not compared, and why
+    # What the author says the storage was ("" when not said): the device name alone may
+    # be a loop device held to a few hundred IOPS, which is not a disk.
+    storage_text: str = ""
 
     def point_near(self, ram_ratio: float) -> RRPoint | None:
         """Its point whose RAM multiple is within MATCH_TOLERANCE of ``ram_ratio``."""
@@ -148,7 +153,9 @@ def _latency(summary: Mapping[str, Any], step: Mapping[str, Any]) -> dict[str, A
     return {}
 
 
-def _point(step: Mapping[str, Any], memory: int, raw: float | None) -> RRPoint | str:
+def _point(
+    step: Mapping[str, Any], memory: int, raw: float | None, effective: bool = False
+) -> RRPoint | str:
     """A stored step as a point, or why it is left out."""
     summary = _dict(step.get("summary"))
     number = int(_num(step.get("step", summary.get("step"))) or 0)
@@ -159,7 +166,7 @@ def _point(step: Mapping[str, Any], memory: int, raw: float | None) -> RRPoint |
     if size is None or size <= 0:
         return f"{label}: no dataset size stored"
     ratio = _num(summary.get("ram_ratio"))
-    if ratio is None or ratio <= 0:
+    if effective or ratio is None or ratio <= 0:
         ratio = size / memory
     ops = _num(summary.get("ops_s"))
     if ops is None or ops < 0:
@@ -183,7 +190,29 @@ def _point(step: Mapping[str, Any], memory: int, raw: float | None) -> RRPoint |
         raw_iops=point_raw,
         multiplier=multiplier,
         memory_peak_bytes=None if peak is None else int(peak),
+        warm=summary["warm"] if isinstance(summary.get("warm"), bool) else None,
+        warmup_s=_num(summary.get("warmup_taken_s")),
     )
+
+
+# A point whose dataset is this much larger than its data's cache filled the cache: its
+# cached bytes are the cache the data had (a point that fits caches only its dataset).
+FULL_CACHE_MARGIN = 1.05
+
+
+def effective_cache(summaries: Sequence[Mapping[str, Any]]) -> int | None:
+    """The page cache the data really had: the most of the data file cached at a point that
+    did not fit (fio's own memory is charged to the same limit, so this is less than it);
+    None when no point measured it or every point fit."""
+    full = [
+        cached
+        for s in summaries
+        if (cached := _num(s.get("data_cache_bytes"))) is not None
+        and cached > 0
+        and (size := _num(s.get("dataset_bytes"))) is not None
+        and size > FULL_CACHE_MARGIN * cached
+    ]
+    return int(max(full)) if full else None
 
 
 def session_from_record(run: Mapping[str, Any], steps: Sequence[Mapping[str, Any]]) -> RRSession:
@@ -206,12 +235,22 @@ def session_from_record(run: Mapping[str, Any], steps: Sequence[Mapping[str, Any
             f"session {sid} ({name}) did not record the RAM of its study: its dataset sizes"
             " cannot be read as multiples of RAM"
         )
+    limit_label = str(memory_record.get("label") or f"{format_size(memory)}")
+    effective = effective_cache(summaries)
+    memory_label = limit_label
+    if effective is not None:
+        memory_label = (
+            f"page cache measured for the data: {format_size(effective)} ({limit_label}, of"
+            f" which {format_size(max(0, memory - effective))} held fio's own memory and other"
+            " pages)"
+        )
+        memory = effective
     raw_record = _dict(record.get("raw_iops"))
     raw = _num(raw_record.get("iops"))
     points: list[RRPoint] = []
     left_out: list[str] = []
     for step in steps:
-        found = _point(step, int(memory), raw)
+        found = _point(step, int(memory), raw, effective is not None)
         if isinstance(found, str):
             left_out.append(found)
         else:
@@ -224,7 +263,7 @@ def session_from_record(run: Mapping[str, Any], steps: Sequence[Mapping[str, Any
         status=str(run.get("status") or ""),
         memory_bytes=int(memory),
         points=tuple(points),
-        memory_label=str(memory_record.get("label") or f"{format_size(memory)}"),
+        memory_label=memory_label,
         raw_iops=raw,
         raw_method=str(raw_record.get("method") or record.get("raw_method") or ""),
         created_at=str(run.get("created_at") or ""),

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from bench_gui.core.random_read_economics import describe_target
+from bench_gui.core.random_read_economics import describe_target, gib_number
 from bench_gui.report.parts import Cell, Fact, Section, Table
 
 if TYPE_CHECKING:
@@ -45,7 +45,7 @@ def ram_section(builder: RandomReadBuilder) -> None:
         tone = "" if n.bound == "measured" else "flag"
         cells = [
             Cell(builder.short[n.session_id], builder.short[n.session_id]),
-            Cell(f"{n.ram_gib:,.1f}", round(n.ram_gib, 3), tone),
+            Cell(gib_number(n.ram_gib), round(n.ram_gib, 3), tone),
             Cell(f"{n.fraction:.2f}", round(n.fraction, 4), tone),
             Cell(bound_words[n.bound], n.bound, tone),
         ]

@@ -8,7 +8,7 @@ refuses a mix with an error that names two sessions of different workloads.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict
+from dataclasses import asdict, replace
 
 from bench_gui.core.random_read_compare import (
     RRSession,
@@ -16,6 +16,7 @@ from bench_gui.core.random_read_compare import (
     session_from_record,
     workload_kind,
 )
+from bench_gui.store.compare_input import storage_description
 from bench_gui.store.sessions import SessionStore
 
 
@@ -35,5 +36,9 @@ def load_random_read(store: SessionStore, session_ids: Sequence[int]) -> list[RR
     for sid in session_ids:
         detail = store.get_run(sid)
         steps = [asdict(step) for step in store.steps(sid)]
-        sessions.append(session_from_record(asdict(detail), steps))
+        session = session_from_record(asdict(detail), steps)
+        described = storage_description(store, sid)
+        if isinstance(described, dict) and described.get("text"):
+            session = replace(session, storage_text=str(described["text"]))
+        sessions.append(session)
     return sessions

@@ -16,7 +16,12 @@ from typing import Any
 
 from bench_gui.agent.fio.sizes import format_size
 from bench_gui.core.economics import DevicePrice
-from bench_gui.core.random_read_compare import RRComparison, RRSession, compare_random_read
+from bench_gui.core.random_read_compare import (
+    RRComparison,
+    RRSession,
+    compare_random_read,
+    multiple_text,
+)
 from bench_gui.core.random_read_economics import RamEconomics, default_target, ram_economics
 from bench_gui.report.how import HowSection
 from bench_gui.report.names import Naming, check_short_names, naming
@@ -112,6 +117,27 @@ def _names(sessions: Sequence[RRSession]) -> dict[int, str]:
     return {s.id: (f"{s.name} (#{s.id})" if counts[s.name] > 1 else s.name) for s in sessions}
 
 
+def _device_text(s: RRSession) -> str:
+    """The device as recorded, and as the author describes it (a name alone may be a loop
+    device held to a few hundred IOPS: that is not a disk)."""
+    device = s.device or "—"
+    if s.storage_text:
+        return f"{device}; as the author describes it: {s.storage_text}"
+    return f"{device} (not described by the author)"
+
+
+def _in_flight(s: RRSession) -> str:
+    """The depth of each measure: the multiplier divides one by the other."""
+    sweep = (
+        f"at most {s.jobs} (one page fault per fio job, {s.ioengine or 'mmap'})" if s.jobs else "—"
+    )
+    raw = s.raw_method or "no raw-IOPS pass"
+    return (
+        f"the sweep: {sweep}; the raw-IOPS pass: {raw}. A device whose IOPS grow with"
+        " depth serves fewer at the sweep's depth than its raw IOPS say"
+    )
+
+
 def _how(comparison: RRComparison, short: dict[int, str]) -> list[HowSection]:
     sequence = HowSection("Test sequence")
     sequence.paragraphs.append(
@@ -121,7 +147,11 @@ def _how(comparison: RRComparison, short: dict[int, str]) -> list[HowSection]:
         " make 4 KiB page reads). Each dataset size reads a prefix of the file under a fixed"
         " RAM for the study (a memory cgroup limit, or the machine's RAM): the page cache is"
         " dropped, fio warms the cache up, then measures. Before the sweep a short direct-I/O"
-        " pass of 4 KiB random reads measured the device's raw IOPS."
+        " pass of 4 KiB random reads measured the device's raw IOPS. fio's own memory is"
+        " charged to the same memory limit, so where it was measured the RAM for the study is"
+        " the page cache the data file really held at a point larger than it (its resident"
+        " pages, counted with fincore), not the limit: every multiple of RAM, multiplier and"
+        " RAM figure below stands on that."
     )
     out = [sequence]
     for s in comparison.sessions:
@@ -129,7 +159,7 @@ def _how(comparison: RRComparison, short: dict[int, str]) -> list[HowSection]:
         rows = [
             ("Session", f"#{s.id} {s.name}" + (f", {s.created_at[:16]}" if s.created_at else "")),
             ("Data file", s.file or "—"),
-            ("Device", s.device or "—"),
+            ("Device", _device_text(s)),
             ("RAM for the study", s.memory_label or format_size(s.memory_bytes)),
             ("Read size", format_size(s.block_size) if s.block_size else "—"),
             ("fio jobs", str(s.jobs) if s.jobs else "—"),
@@ -144,6 +174,7 @@ def _how(comparison: RRComparison, short: dict[int, str]) -> list[HowSection]:
                 "Raw device IOPS",
                 f"{s.raw_iops:,.0f} ({s.raw_method})" if s.raw_iops else "not measured",
             ),
+            ("Reads in flight", _in_flight(s)),
         ]
         if s.fio_command:
             # A row, not a listing: a listing of its own may be left alone on a last page.
@@ -180,7 +211,11 @@ def assemble_random_read(
         if econ is not None and econ.price is not None:
             title += " and the RAM they replace"
     sizes = sorted({p.ram_ratio for s in comparison.sessions for p in s.points})
-    span = f"{sizes[0]:g}x to {sizes[-1]:g}x RAM" if len(sizes) > 1 else f"{sizes[0]:g}x RAM"
+    span = (
+        f"{multiple_text(sizes[0]).removesuffix(' RAM')} to {multiple_text(sizes[-1])}"
+        if len(sizes) > 1
+        else multiple_text(sizes[0])
+    )
     if others:
         subtitle = (
             f"Random reads from datasets of {span} on "

@@ -16,6 +16,8 @@ from typing import Any
 import numpy as np
 
 from bench_gui.agent.protocol import LATENCY_FIELDS
+from bench_gui.core.random_read_session import WORKLOAD
+from bench_gui.services import random_read_view
 
 _MISSING = object()
 
@@ -101,6 +103,28 @@ class RunRow:
     sort_key: float = 0.0  # created time, for sorting newest first
     author: str = ""  # who recorded it ("" when not known)
     system: str = ""  # the tested system: the target's label (searched, as the CLI's --system)
+    # "random_read" for a random-read study: its best result and what it swept are then its
+    # own figures (best_text, swept), never NOPM and virtual users.
+    workload: str = "tproc_c"
+    best_text: str = ""
+    best_key: float = 0.0
+    swept: str = ""
+
+    @property
+    def best_cell(self) -> tuple[str, float]:
+        """The "Best result" cell: its text and its sort key."""
+        if self.workload == WORKLOAD:
+            return self.best_text, self.best_key
+        if self.best_nopm is None:
+            return "", 0.0
+        return f"{self.best_nopm:,.0f} NOPM", self.best_nopm
+
+    @property
+    def swept_cell(self) -> str:
+        """What the steps swept: virtual users, or dataset sizes of a random-read study."""
+        if self.workload == WORKLOAD:
+            return self.swept
+        return f"{self.vus} VU" if self.vus else ""
 
 
 @dataclass
@@ -116,6 +140,7 @@ class RunHeader:
     server_version: str
     settings: dict[str, Any] = field(default_factory=dict)
     plan: Any = None
+    workload: str = "tproc_c"  # "random_read": a random-read study (seed 004)
 
 
 @dataclass
@@ -168,29 +193,42 @@ def _sort_key(value: Any) -> float:
     return 0.0
 
 
+def run_row(store: Any, info: Any) -> RunRow:
+    """One stored run (a ``RunInfo``) as a list row; a random-read study with its own cells."""
+    created = _get(info, "created_at", "created", "started_at")
+    steps = _get(info, "n_steps", "steps", default=0)
+    row = RunRow(
+        id=int(_get(info, "id", "run_id")),
+        name=str(_get(info, "name", default="") or ""),
+        created=format_time(created),
+        status=str(_get(info, "status", default="") or ""),
+        engine=str(_get(info, "engine", default="") or ""),
+        n_steps=len(steps) if isinstance(steps, Sequence) else int(steps or 0),
+        best_nopm=_float(_get(info, "best_nopm", "max_nopm")),
+        vus=format_vus(_get(info, "vus", "virtual_users", default="")),
+        sort_key=_sort_key(created),
+        author=str(_get(info, "author", default="") or ""),
+        system=str(_get(info, "target_summary", default="") or ""),
+    )
+    if row.engine == random_read_view.ENGINE:
+        _random_read_row(store, row)
+    return row
+
+
 def run_rows(store: Any) -> list[RunRow]:
     """Every stored run, newest first."""
-    rows = []
-    for info in store.list_runs():
-        created = _get(info, "created_at", "created", "started_at")
-        steps = _get(info, "n_steps", "steps", default=0)
-        rows.append(
-            RunRow(
-                id=int(_get(info, "id", "run_id")),
-                name=str(_get(info, "name", default="") or ""),
-                created=format_time(created),
-                status=str(_get(info, "status", default="") or ""),
-                engine=str(_get(info, "engine", default="") or ""),
-                n_steps=len(steps) if isinstance(steps, Sequence) else int(steps or 0),
-                best_nopm=_float(_get(info, "best_nopm", "max_nopm")),
-                vus=format_vus(_get(info, "vus", "virtual_users", default="")),
-                sort_key=_sort_key(created),
-                author=str(_get(info, "author", default="") or ""),
-                system=str(_get(info, "target_summary", default="") or ""),
-            )
-        )
+    rows = [run_row(store, info) for info in store.list_runs()]
     rows.sort(key=lambda r: (r.sort_key, r.id), reverse=True)
     return rows
+
+
+def _random_read_row(store: Any, row: RunRow) -> None:
+    """A random-read study's own cells (a run of another workload is left as it is)."""
+    if not random_read_view.is_random_read(store.get_run(row.id)):
+        return
+    best = random_read_view.best_result(random_read_view.load_session(store, row.id))
+    row.workload, row.best_text, row.best_key, row.swept = WORKLOAD, best.text, best.key, best.swept
+    row.best_nopm = None
 
 
 def run_header(store: Any, run_id: int) -> RunHeader:
@@ -206,6 +244,7 @@ def run_header(store: Any, run_id: int) -> RunHeader:
         server_version=str(_get(detail, "server_version", "server", default="") or ""),
         settings=dict(settings) if isinstance(settings, Mapping) else {},
         plan=_get(detail, "plan"),
+        workload=WORKLOAD if random_read_view.is_random_read(detail) else "tproc_c",
     )
 
 

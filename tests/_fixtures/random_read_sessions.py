@@ -74,8 +74,10 @@ def random_read_events(
     ops: tuple[float, ...],
     multiples: tuple[float, ...] = MULTIPLES,
     memory: int = RAM,
+    data_cache: tuple[int | None, ...] | None = None,
 ) -> list[Event]:
-    """The events of one random-read run (``raw`` None: no raw-IOPS pass)."""
+    """The events of one random-read run (``raw`` None: no raw-IOPS pass; ``data_cache``:
+    each point's measured data cache, none stored when None)."""
     t = 1_795_000_000.0
     seq = iter(range(1, 10_000))
     events = [Event("hello", next(seq), t, _hello(file, raw or 0.0, multiples, memory))]
@@ -155,6 +157,9 @@ def random_read_events(
                         "multiplier": None if raw is None else round(value / raw, 3),
                         "complete": True,
                         "memory_peak_bytes": min(size, memory),
+                        **(
+                            {"data_cache_bytes": data_cache[step]} if data_cache is not None else {}
+                        ),
                     },
                 },
             )
@@ -170,6 +175,7 @@ def store_random_read(
     ops: tuple[float, ...],
     multiples: tuple[float, ...] = MULTIPLES,
     memory: int = RAM,
+    data_cache: tuple[int | None, ...] | None = None,
 ) -> int:
     """A finished random-read session in ``store``; its id."""
     file = f"/mnt/{name.split()[0].lower()}/bench-gui-random-read.dat"
@@ -186,7 +192,7 @@ def store_random_read(
     }
     target = {"kind": "random_read", "host": "local", "file": file, "driver": ""}
     run_id: int = store.create_run(name, plan, f'name = "{name}"\n', target, "fio")
-    for event in random_read_events(file, raw, ops, multiples, memory):
+    for event in random_read_events(file, raw, ops, multiples, memory, data_cache):
         store.add_event(run_id, event)
     store.finish_run(run_id, "complete")
     return run_id

@@ -192,3 +192,46 @@ def test_a_point_stopped_early_is_left_out_and_said(store: SessionStore) -> None
         f"session {sid} (cut short): 4x RAM (64 GiB): stopped before its measured window ended,"
         " left out"
     )
+
+
+def test_points_and_the_calculator_stand_on_the_data_cache_measured(
+    store: SessionStore,
+) -> None:
+    """A 256 MiB limit of which fio's own memory took 57 MiB: the data had 199 MiB of cache
+    (measured past the limit), so the "4x" point is 5.15x the data's RAM and the RAM the
+    calculator finds is a share of what the data really had, not of the limit."""
+    from bench_gui.core.random_read_compare import compare_random_read
+    from bench_gui.core.random_read_economics import ram_economics
+
+    mib = 1 << 20
+    sid = store_random_read(
+        store,
+        "loop SSD",
+        10_000.0,
+        (2_000_000.0, 30_000.0),
+        (0.25, 4.0),
+        memory=256 * mib,
+        data_cache=(64 * mib, 199 * mib),
+    )
+    session = read(store, sid)
+    assert session.memory_bytes == 199 * mib
+    assert session.memory_label == (
+        "page cache measured for the data: 199 MiB (cgroup limit: 256 MiB, of which 57 MiB"
+        " held fio's own memory and other pages)"
+    )
+    assert [round(p.ram_ratio, 3) for p in session.points] == [0.322, 5.146]
+    assert session.points[1].multiplier == pytest.approx(3.0)
+    econ = ram_economics(compare_random_read([session], sid), 30_000.0, 1024 * mib)
+    # The target is met at the 4x point: RAM = dataset / 5.146, not dataset / 4.
+    assert econ.needs[0].ram_bytes == pytest.approx(1024 * mib * 199 / 1024, rel=1e-3)
+
+
+def test_without_a_full_cache_the_limit_stays_the_ram(store: SessionStore) -> None:
+    """Every point fit (its whole dataset cached) or none measured it: the limit is kept."""
+    mib = 1 << 20
+    sid = store_random_read(
+        store, "fits", 10_000.0, (2e6, 1.9e6), (0.25, 0.5), memory=256 * mib,
+        data_cache=(64 * mib, 128 * mib),
+    )  # fmt: skip
+    assert read(store, sid).memory_bytes == 256 * mib
+    assert [p.ram_ratio for p in read(store, sid).points] == [0.25, 0.5]

@@ -78,7 +78,10 @@ def test_progress_lines_speak_of_dataset_sizes(ran: dict[str, Any]) -> None:
     assert "RAM for the study cgroup limit: 128 MiB" in stderr
     assert "writing the data file:" in stderr
     assert "raw-IOPS pass done: raw device IOPS:" in stderr
-    assert "point 1: dataset 0.25x RAM (32 MiB), warm-up 1.0 s, measuring 2.0 s" in stderr
+    assert (
+        "point 1: dataset 0.25x RAM (32 MiB), warm-up until steady (at most 1 s), measuring 2.0 s"
+        in stderr
+    )
     assert "point 2 done: 48 MiB  ops/s" in stderr
     assert "  measure " in stderr
     assert "ops/s" in stderr

@@ -156,3 +156,43 @@ def test_workloads_are_never_mixed(store: SessionStore) -> None:
     # The transaction report refuses random-read studies rather than printing empty tables.
     with pytest.raises(CompareError, match=f"sessions {rr} are random-read studies"):
         build_report(store, [rr], rr)
+
+
+def test_the_ram_needed_table_says_what_its_text_says(store: SessionStore) -> None:
+    """0.25 GiB of RAM needed reads "0.25" in the table as in the sentence beside it (it was
+    rounded to "0.2")."""
+    sid = store_random_read(store, "NVMe alone", 500_000.0, (3e6, 2e6, 1.1e6), (0.5, 2.0, 4.0))
+    made = build_any_report(store, [sid], sid, target_ops_s=2e6, dataset_bytes=2**29)
+    assert isinstance(made, RandomReadReport)
+    table = made.tables["ram_needed"]
+    ram, text = table.rows[0][1], table.rows[0][-1]
+    assert text.text.startswith("0.25 GiB")
+    assert ram.text == "0.25"
+
+
+def test_the_report_says_how_each_figure_was_measured(store: SessionStore) -> None:
+    """Both depths (the sweep's 8 faults in flight, the raw pass's queue depth 32), the
+    device as the author describes it (a throttled loop device is not a disk), and the data
+    cache the RAM figure stands on."""
+    mib = 1 << 20
+    sid = store_random_read(
+        store, "loop", 250.0, (2e6, 500.0), (0.25, 4.0), memory=256 * mib,
+        data_cache=(64 * mib, 199 * mib),
+    )  # fmt: skip
+    other = store_random_read(store, "other", 33_000.0, (3e6, 1e5), (0.25, 4.0))
+    store.set_storage_description(sid, devices="loop device held to 250 IOPS by blkio")
+    made = build_any_report(store, [sid, other], sid)
+    assert isinstance(made, RandomReadReport)
+    rows = {h.heading: dict(h.rows) for h in made.how_we_tested}
+    loop = next(r for h, r in rows.items() if h.startswith("loop"))
+    assert (
+        loop["Device"] == "sdb; as the author describes it: loop device held to 250 IOPS by blkio"
+    )
+    assert loop["Reads in flight"].startswith(
+        "the sweep: at most 8 (one page fault per fio job, mmap); the raw-IOPS pass: 4 KiB"
+        " random reads, direct I/O, libaio queue depth 32."
+    )
+    assert loop["RAM for the study"].startswith("page cache measured for the data: 199 MiB")
+    plain = next(r for h, r in rows.items() if h.startswith("other"))
+    assert plain["Device"] == "sdb (not described by the author)"
+    assert "fincore" in made.how_we_tested[0].paragraphs[0]

@@ -36,7 +36,9 @@ Events of a random-read run (besides ``log``, ``error``, ``done`` as for TPROC-C
   ``ops_s`` and ``mbs`` (fio's own, over its measured window), ``window_s``, ``counts``
   {"read": n}, ``errors``, ``latency_ms`` {"read": {...}}, ``major_faults``,
   ``major_faults_s``, ``fio_cpu`` {usr, sys}, ``raw_iops``, ``multiplier`` (ops_s /
-  raw_iops), ``memory_peak_bytes`` (with a limit), ``complete``, ``problems``; and the window's
+  raw_iops), ``memory_peak_bytes`` (with a limit), ``data_cache_bytes`` (the data file's bytes
+  in the page cache as the point ended: past the cache, the RAM the data really had; null
+  without util-linux ``fincore``), ``complete``, ``problems``; and the window's
   host metrics and power (``window_t0``, ``window_t1``, ``host``, ``power_w``...).
 - ``summary``: ``steps``, ``status``, ``workload``, ``raw_iops`` (the record above or null).
 """

@@ -192,8 +192,12 @@ class Study:
 
     # -- fio's command lines --------------------------------------------------------------------
 
-    def point_argv(self, point: Point) -> list[str]:
+    def point_argv(self, point: Point, phase: str = "measure") -> list[str]:
         """fio for one dataset size: the seed's reads, fio's JSON status every second.
+
+        ``phase`` "warmup": the warm-up run (the cache dropped and filled, for at most the
+        warm-up, stopped once steady: see :mod:`bench_gui.agent.fio.warmup`); "measure": the
+        measured window, on the cache the warm-up left (not invalidated) when there was one.
 
         ``zipf:THETA:0`` fixes the distribution's offset, so every job shares one hot set (the
         seed's eight threads draw from one scrambled Zipfian); without it each job would pick a
@@ -211,15 +215,13 @@ class Study:
             f"--numjobs={cfg.jobs}",
             f"--ioengine={cfg.ioengine}",
             f"--direct={1 if cfg.direct else 0}",
-            "--invalidate=1",
+            f"--invalidate={0 if phase == 'measure' and cfg.warmup_s > 0 else 1}",
             "--group_reporting",
             "--output-format=json+",
             "--status-interval=1",
             "--time_based",
-            f"--runtime={round(cfg.measure_s * 1000)}ms",
+            f"--runtime={round((cfg.warmup_s if phase == 'warmup' else cfg.measure_s) * 1000)}ms",
         ]
-        if cfg.warmup_s > 0:
-            argv.append(f"--ramp_time={round(cfg.warmup_s * 1000)}ms")
         return argv
 
     def raw_argv(self) -> list[str]:
@@ -279,6 +281,14 @@ class Study:
                 "--size=<dataset bytes>" if a.startswith("--size=") else a
                 for a in self.point_argv(self.points[0])[1:]
             ],
+            # Before it, each point is warmed by this (stopped once steady, at most warmup_s).
+            "fio_warmup_command": [
+                "--size=<dataset bytes>" if a.startswith("--size=") else a
+                for a in self.point_argv(self.points[0], "warmup")[1:]
+            ]
+            if cfg.warmup_s > 0
+            else None,
+            "warmup": "until steady" if cfg.warmup_s > 0 else "none",
         }
 
 

@@ -22,10 +22,12 @@ from bench_gui.agent import AGENT_VERSION
 from bench_gui.agent.driver import RunConfig, open_monitor, window_tolerance_s
 from bench_gui.agent.fio.cgroup import CgroupError, MemoryCgroup
 from bench_gui.agent.fio.dataset import DatasetError, drop_caches, prepare
+from bench_gui.agent.fio.residency import cached_bytes
 from bench_gui.agent.fio.runner import FioError, FioProcess
 from bench_gui.agent.fio.sizes import RANDOM_READ_FIELDS, format_size
 from bench_gui.agent.fio.status import Reading, SecondTracker, reading, window_result
 from bench_gui.agent.fio.study import Point, Study, StudyError
+from bench_gui.agent.fio.warmup import SteadyJudge
 from bench_gui.agent.hostinfo import os_knobs
 from bench_gui.agent.hostmetrics import Monitor
 from bench_gui.agent.pg.engine import EngineError
@@ -209,13 +211,18 @@ class Sweep:
             dataset_label=point.label,
             ram_ratio=ratio,
         )
+        taken, warm = 0.0, None
+        if cfg.warmup_s > 0:
+            taken, warm = self._warm_up(index, point, group)
+            if self.stop.is_set():
+                return self._stopped_in_warmup(index, point, ratio, taken)
         argv = study.point_argv(point)
         run = FioProcess(group.wrap(argv) if group is not None else argv)
         t0 = run.started
-        window_open = t0 + cfg.warmup_s
+        window_open = t0
         window_close = window_open + cfg.measure_s
-        deadline = window_close + max(60.0, 0.1 * (cfg.warmup_s + cfg.measure_s))
-        tracker = SecondTracker(cfg.warmup_s)
+        deadline = window_close + max(60.0, 0.1 * cfg.measure_s)
+        tracker = SecondTracker(0.0)
         last: Reading | None = None
         opened: float | None = None
         closed: float | None = None
@@ -244,7 +251,7 @@ class Sweep:
                 "step": index,
                 "vus": self.jobs,
                 "phase": second.phase,
-                "elapsed": round(now - t0, 3),
+                "elapsed": round(taken + now - t0, 3),
                 "remaining": round(max(0.0, window_close - now), 3),
                 "workload": WORKLOAD,
                 "ops_s": round(second.ops_s, 1),
@@ -273,10 +280,82 @@ class Sweep:
                 f" {point.label}"
             )
         summary = self._summary(index, point, ratio, last, tracker.measuring, run.interrupted)
+        summary.update(warmup_taken_s=round(taken, 1), warm=warm)
+        if warm is False:
+            self.out.emit(
+                "log",
+                level="warning",
+                message=f"point {index + 1} ({point.label}): not steady after the"
+                f" {cfg.warmup_s:g} s warm-up cap: measured before its cache was warm",
+            )
+        # The data's share of the cache as the point ended (fio's own memory is charged to
+        # the same limit): the RAM the study really gave the data, read after fio exited.
+        summary["data_cache_bytes"] = cached_bytes(study.file)
         if group is not None:
             summary["memory_peak_bytes"] = group.peak_bytes()
         if monitor is not None and opened is not None and closed is not None:
             summary.update(monitor.window_fields(opened, closed, None))
+        return summary
+
+    def _warm_up(
+        self, index: int, point: Point, group: MemoryCgroup | None
+    ) -> tuple[float, bool | None]:
+        """Warm the point's cache until its major faults/s and ops/s settle, at most the
+        warm-up (``warmup_s``); samples of phase "warmup" meanwhile. (seconds taken, steady:
+        True, False when the cap came first, None when stopped)."""
+        study, cfg = self.study, self.study.cfg
+        argv = study.point_argv(point, "warmup")
+        run = FioProcess(group.wrap(argv) if group is not None else argv)
+        t0 = run.started
+        judge = SteadyJudge()
+        tracker = SecondTracker(0.0)
+        steady_at: float | None = None
+        last: Reading | None = None
+        for obj in run.objects(self.stop, t0 + cfg.warmup_s + 60.0):
+            found = reading(obj) if obj is not None else None
+            if found is None:
+                continue
+            last = found
+            second = tracker.push(found)
+            if second is None or second.seconds < MIN_SAMPLE_S:
+                continue
+            now = time.monotonic()
+            faults_s = second.major_faults / second.seconds
+            if judge.push(second.ops_s, faults_s) and steady_at is None:
+                steady_at = now - t0
+                run.interrupt()  # warm: on to the measured window
+            fields: dict[str, Any] = {
+                "step": index,
+                "vus": self.jobs,
+                "phase": "warmup",
+                "elapsed": round(now - t0, 3),
+                "remaining": round(max(0.0, cfg.warmup_s - (now - t0)) + cfg.measure_s, 3),
+                "workload": WORKLOAD,
+                "ops_s": round(second.ops_s, 1),
+                "mbs": round(second.mbs, 3),
+                "counts": {"read": second.ios},
+                "errors": {},
+                "latency_ms": {},
+                "major_faults_s": round(faults_s, 1),
+                "dataset_bytes": point.bytes,
+            }
+            if group is not None:
+                fields["memory_used_bytes"] = group.usage_bytes()
+            if self.monitor is not None:
+                fields.update(self.monitor.sample_fields())
+            self.out.emit("sample", **fields)
+        taken = time.monotonic() - t0
+        if self.stop.is_set():
+            return taken, None
+        if last is None or (run.proc.returncode != 0 and not run.interrupted):
+            raise run.failure(f"fio failed warming dataset size {point.label}")
+        return (steady_at, True) if steady_at is not None else (taken, False)
+
+    def _stopped_in_warmup(
+        self, index: int, point: Point, ratio: float, taken: float
+    ) -> dict[str, Any]:
+        summary = self._summary(index, point, ratio, None, False, True)
+        summary.update(warmup_taken_s=round(taken, 1), warm=None)
         return summary
 
     def _summary(
@@ -284,7 +363,7 @@ class Sweep:
         index: int,
         point: Point,
         ratio: float,
-        final: Reading,
+        final: Reading | None,
         measured: bool,
         interrupted: bool,
     ) -> dict[str, Any]:
@@ -313,7 +392,7 @@ class Sweep:
             "complete": False,
         }
         problems: list[str] = []
-        if not measured:
+        if not measured or final is None:
             problems.append("stopped in the warm-up: nothing was measured")
         else:
             result = window_result(final)

@@ -52,7 +52,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
                 folder / mount / "data",
                 dataset_sizes=[0.25, 4],
                 memory_limit="256MiB",
-                warmup_s=8,
+                warmup_s=20,
                 measure_s=3,
                 raw_iops_s=3,
             )
@@ -117,3 +117,30 @@ def test_the_page_cache_stayed_within_the_limit(runs: dict[str, Any]) -> None:
         assert max(s["memory_used_bytes"] for s in past) <= LIMIT
         # The device the file is on is the one sampled.
         assert any(device in s.get("host", {}).get("disks", {}) for s in past)
+
+
+def test_the_data_cache_is_measured_below_the_limit(runs: dict[str, Any]) -> None:
+    """fio's own memory is charged to the same 256 MiB: past the limit the data file keeps
+    less than the limit in the cache, and that figure is stored with the point."""
+    for which in ("fast", "slow"):
+        in_memory, past = _steps(runs, which)
+        assert 0 < past["data_cache_bytes"] < LIMIT
+        # The small point's dataset (64 MiB) fits: its cache holds about all of it.
+        assert past["data_cache_bytes"] > 0.5 * in_memory["dataset_bytes"]
+
+
+def test_every_point_is_warmed_until_steady(runs: dict[str, Any]) -> None:
+    """Each point's warm-up is its own: stopped once major faults/s and ops/s settled (or
+    flagged at the cap), and how long it took is stored."""
+    for which in ("fast", "slow"):
+        events, _done, _device = runs[which]
+        for step in _steps(runs, which):
+            assert 0 < step["warmup_taken_s"] <= 20 + 5
+            assert isinstance(step["warm"], bool)
+        warm_samples = [s for s in kinds(events, "sample") if s["phase"] == "warmup"]
+        assert warm_samples
+        assert all("major_faults_s" in s for s in warm_samples)
+    # The fast device fills a 64 MiB cache in a moment: steady well before the cap.
+    fast_small = _steps(runs, "fast")[0]
+    assert fast_small["warm"] is True
+    assert fast_small["warmup_taken_s"] < 20

@@ -87,11 +87,18 @@ def test_fio_s_command_line_is_the_seed_s_method(tmp_path: Path) -> None:
         "--output-format=json+",
         "--status-interval=1",
         "--time_based",
-        "--ramp_time=600000ms",
         "--runtime=600000ms",
+        # The measured window reads the cache its warm-up left: not invalidated.
+        "--invalidate=0",
         f"--size={study.points[0].bytes}",
     ):
         assert option in argv
+    # The warm-up is a run of its own (stopped once steady, 600 s at most), on a dropped
+    # and invalidated cache; fio's fixed ramp_time is no longer used.
+    warm = study.point_argv(study.points[0], "warmup")
+    assert "--invalidate=1" in warm
+    assert "--runtime=600000ms" in warm
+    assert not any(a.startswith("--ramp_time") for a in [*argv, *warm])
     raw = study.raw_argv()
     assert "--direct=1" in raw
     assert "--bs=4096" in raw

@@ -26,7 +26,7 @@ from pytestqt.qtbot import QtBot
 from bench_gui.agent.fio.sizes import GIB
 from bench_gui.core.economics import DevicePrice, ram_price
 from bench_gui.core.random_read_compare import compare_random_read, multiplier_text
-from bench_gui.core.random_read_economics import default_target, ram_economics
+from bench_gui.core.random_read_economics import default_target, gib_number, ram_economics
 from bench_gui.gui.pages.compare import ComparePage
 from bench_gui.report.random_read_input import load_random_read
 from tests._fixtures.random_read_sessions import HDD, SSD, seed004
@@ -169,7 +169,7 @@ def test_the_ram_question_follows_its_inputs(page: ComparePage, store: Any) -> N
     ram = DevicePrice("RAM per GiB", 4.0, "USD")
     expected = ram_economics(comparison, 150_000, 1 << 40, [ram])
     shown = page.rr_view.table_views["ram_needed"].texts()
-    assert [row[1] for row in shown] == [f"{n.ram_gib:,.1f}" for n in expected.needs]
+    assert [row[1] for row in shown] == [gib_number(n.ram_gib) for n in expected.needs]
     assert [row[4] for row in shown] == [n.cost_text for n in expected.needs]
     disk, ssd_need = expected.need(hdd), expected.need(ssd)
     assert disk.ram_gib > ssd_need.ram_gib  # the disk needs more RAM than the SSD
@@ -224,7 +224,7 @@ def test_export_writes_the_studys_own_report(page: ComparePage, store: Any, tmp_
     }
     for fmt, text in texts.items():
         assert TPROC_C_WORDS.search(text) is None, (fmt, TPROC_C_WORDS.search(text))
-        for figure in ("4.45X", "3.15X", "277X", f"{need.ram_gib:,.1f}"):
+        for figure in ("4.45X", "3.15X", "277X", f"{gib_number(need.ram_gib)} GiB"):
             assert figure in text, (fmt, figure)
     assert "150,000 ops/s from a 1 TiB dataset" in texts["pdf"]
     data = json.loads(texts["json"])

@@ -14,6 +14,7 @@ from pytestqt.qtbot import QtBot
 
 from bench_gui.agent.protocol import Event
 from bench_gui.core.plan import Plan
+from bench_gui.core.random_read_compare import multiplier_text
 from bench_gui.gui.main_window import MainWindow
 from bench_gui.gui.pages.live import LivePage
 from bench_gui.gui.pages.live.random_read_board import fmt_ops, latency_tile_text
@@ -168,11 +169,13 @@ def test_the_finished_study_shows_every_point_and_its_result(
     banner = page.banner_label.text()
     assert banner.startswith("Run complete: 3 dataset sizes measured.")
     assert f"At 2× RAM: {last['ops_s']:,.0f} ops/s" in banner
-    assert f"({last['multiplier']:.3g}× the raw device IOPS)" in banner
+    assert f"({multiplier_text(last['multiplier'])} the raw device IOPS)" in banner
     tiles = page.rr_board.tiles
     assert tiles.ops.value_text == fmt_ops(last["ops_s"])
     assert tiles.ops.state == "result"
-    assert tiles.ops.detail_label.text() == f"point 3 · {last['multiplier']:.3g}× raw IOPS"
+    assert (
+        tiles.ops.detail_label.text() == f"point 3 · {multiplier_text(last['multiplier'])} raw IOPS"
+    )
     assert page.phase_pill.text() == "FINISHED"
     assert page.countdown.text() == ""
     assert not page.stop_button.isEnabled()

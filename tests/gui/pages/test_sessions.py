@@ -62,9 +62,9 @@ def test_sessions_are_listed_newest_first(page: SessionsPage) -> None:
     hdd, ssd = rows
     assert hdd[2:5] == ["◐ incomplete", "postgresql", "2"]
     assert ssd[2:5] == ["✔ complete", "postgresql", "3"]
-    assert ssd[5] == f"{capacity(24):,.0f}"
-    assert ssd[6] == "8, 16, 24"
-    assert hdd[6] == "8, 16"
+    assert ssd[5] == f"{capacity(24):,.0f} NOPM"
+    assert ssd[6] == "8, 16, 24 VU"
+    assert hdd[6] == "8, 16 VU"
     assert ssd[1][:2] == "20"
     assert len(ssd[1]) == len("2026-01-01 12:00")
     assert "2 sessions" in page.subtitle.text()

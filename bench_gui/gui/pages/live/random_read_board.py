@@ -22,6 +22,7 @@ from PySide6.QtWidgets import QGridLayout, QVBoxLayout, QWidget
 from bench_gui.agent.fio.sizes import format_size, parse_size
 from bench_gui.agent.protocol import Event
 from bench_gui.core.plan import Plan
+from bench_gui.core.random_read_compare import multiplier_text
 from bench_gui.gui.pages.live.chart_board import _Cell as ChartCell
 from bench_gui.gui.pages.live.numbers import fmt_int, fmt_ms
 from bench_gui.gui.pages.live.outcome import ENDED_EARLY, NO_HOST_MESSAGE
@@ -195,7 +196,7 @@ class RandomReadTiles(QWidget):
         if result is not None:
             note = f"point {result.step + 1} result"
             multiplier = (
-                f"point {result.step + 1} · {result.multiplier:.3g}× raw IOPS"
+                f"point {result.step + 1} · {multiplier_text(result.multiplier)} raw IOPS"
                 if result.multiplier is not None
                 else note
             )
@@ -211,7 +212,7 @@ class RandomReadTiles(QWidget):
         avg = WARMUP_NOTE if warmup else "5 s average"
         raw = model.raw_iops
         if raw and tiles.ops_s is not None and not warmup:
-            avg += f" · {tiles.ops_s / raw:.3g}× raw IOPS"
+            avg += f" · {multiplier_text(tiles.ops_s / raw)} raw IOPS"
         self.ops.set_value(fmt_ops(tiles.ops_s), avg if tiles.ops_s is not None else "")
         mbs_note = WARMUP_NOTE if warmup else "5 s average"
         self.mbs.set_value(fmt_mbs(tiles.mbs), mbs_note if tiles.mbs is not None else "")
@@ -460,7 +461,7 @@ def banner_text(model: RandomReadLive, tone: str) -> str:
         where = ram_multiple_text(last.ram_ratio) if last.ram_ratio else last.label
         text += f"  At {where}: {last.ops_s:,.0f} ops/s"
         if last.multiplier is not None:
-            text += f" ({last.multiplier:.3g}× the raw device IOPS)"
+            text += f" ({multiplier_text(last.multiplier)} the raw device IOPS)"
         text += "."
     flagged = [p for p in model.points if p.problems]
     if flagged:

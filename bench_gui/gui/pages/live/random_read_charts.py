@@ -21,6 +21,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont
 
+from bench_gui.core.random_read_compare import multiplier_text
 from bench_gui.gui.widgets.charts import (
     AXIS_COLOR,
     BACKGROUND,
@@ -167,6 +168,17 @@ class DatasetPoint:
     complete: bool = True
 
 
+def point_label(point: DatasetPoint, short: bool = False) -> str:
+    """A point's value label. Beyond RAM the multiplier over raw IOPS is the point of the
+    study (seed 004), so it comes first and stays on a short chart; within RAM the device is
+    barely read and ops/s alone are shown (a multiplier there measures memory)."""
+    ops = f"{format_count(point.ops_s)} ops/s"
+    if point.multiplier is None or point.ratio <= 1.0 + 1e-9:
+        return ops
+    multiplier = f"{multiplier_text(point.multiplier)} raw"
+    return multiplier if short else f"{multiplier}\n{ops}"
+
+
 class DatasetSizeChart(ChartCard):
     """Measured ops/s by dataset size (multiples of RAM), filling in as the points end."""
 
@@ -288,9 +300,7 @@ class DatasetSizeChart(ChartCard):
         self._labels = []
         short = self._drawn_short = self._short()
         for p in self.points:
-            text = format_count(p.ops_s)
-            if p.multiplier is not None and not short:
-                text += f"\n{p.multiplier:.3g}× raw"
+            text = point_label(p, short)
             if not p.complete:
                 text += " (partial)" if short else "\n(partial)"
             label = pg.TextItem(text, color="#ffffff", anchor=(0.5, 1.1))
@@ -356,4 +366,5 @@ __all__ = [
     "latency_text",
     "log10",
     "multiple_text",
+    "point_label",
 ]

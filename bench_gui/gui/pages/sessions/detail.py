@@ -11,11 +11,14 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPlainTextEdit,
     QPushButton,
+    QStackedWidget,
     QTabWidget,
     QVBoxLayout,
     QWidget,
 )
 
+from bench_gui.core.random_read_compare import RRSession
+from bench_gui.gui.pages.sessions.random_read_overview import RandomReadOverview
 from bench_gui.gui.pages.sessions.run_table import STATUS_LABELS
 from bench_gui.gui.widgets.charts import (
     NOPM_COLOR,
@@ -28,6 +31,7 @@ from bench_gui.gui.widgets.page_parts import scrolled
 from bench_gui.gui.widgets.session_log import SessionLogView
 from bench_gui.gui.widgets.session_metrics import SessionMetricsView
 from bench_gui.gui.widgets.step_table import StepTable
+from bench_gui.services.random_read_view import OpsSeries, PointRow
 from bench_gui.services.session_view import RunHeader, SampleSeries, StepRow, short_server
 
 TAB_OVERVIEW, TAB_METRICS, TAB_LOG = 0, 1, 2
@@ -44,6 +48,8 @@ def run_facts(header: RunHeader) -> str:
         header.engine,
         short_server(header.server_version),
     ]
+    if header.workload == "random_read":
+        return "  ·  ".join(str(p) for p in [*info, "random reads by dataset size"] if p)
     plan = header.plan if isinstance(header.plan, dict) else {}
     workload = plan.get("workload", {}) if isinstance(plan.get("workload"), dict) else {}
     if workload.get("warehouses"):
@@ -107,7 +113,11 @@ class SessionDetail(QWidget):
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
         # The charts and the step table scroll when the window is short (a 720 px screen).
-        self.tabs.addTab(scrolled(self._overview()), "Overview")
+        self.random_read = RandomReadOverview()
+        self.overview_stack = QStackedWidget()
+        self.overview_stack.addWidget(self._overview())
+        self.overview_stack.addWidget(self.random_read)
+        self.tabs.addTab(scrolled(self.overview_stack), "Overview")
         self.tabs.addTab(self.metrics_view, "Metrics")
         self.tabs.addTab(self.log_view, "Log")
         layout.addWidget(self.tabs, 1)
@@ -158,6 +168,7 @@ class SessionDetail(QWidget):
         """A run's title, facts, throughput over time, results by users and step table."""
         self.title.setText(f"#{header.id}  {header.name}")
         self.info.setText(run_facts(header))
+        self.overview_stack.setCurrentIndex(0)
         self.time_chart.clear()
         self.time_chart.set_data("nopm", series.t, series.nopm)
         self.time_chart.set_data("tpm", series.t, series.tpm)
@@ -172,6 +183,20 @@ class SessionDetail(QWidget):
             partial=[not s.complete for s in steps],
         )
         self.step_table.set_steps(steps)
+
+    def show_random_read(
+        self,
+        header: RunHeader,
+        session: RRSession | None,
+        rows: Sequence[PointRow],
+        series: OpsSeries,
+    ) -> None:
+        """A random-read study's title, facts, and its own overview (ops/s by time and by
+        dataset size, the multiplier over raw IOPS, the points)."""
+        self.title.setText(f"#{header.id}  {header.name}")
+        self.info.setText(run_facts(header))
+        self.random_read.show_session(session, rows, series)
+        self.overview_stack.setCurrentIndex(1)
 
     def show_annotations(self, tags: Sequence[str], note: str) -> None:
         """The run's tags and note, ready to edit."""
@@ -191,6 +216,8 @@ class SessionDetail(QWidget):
         self.info.setText("")
         self.time_chart.clear()
         self.scaling_chart.clear()
+        self.random_read.clear()
+        self.overview_stack.setCurrentIndex(0)
         self._note_no_session()
         self._enable_notes(False)
         self.power_button.setEnabled(False)

@@ -29,7 +29,7 @@ from bench_gui.gui.pages.sessions.team_store import TeamBar
 from bench_gui.gui.tasks import Task
 from bench_gui.gui.widgets.page_parts import ErrorLine, PageHeader, page_layout, scrolled
 from bench_gui.gui.widgets.power_log_dialog import PowerLogDialog
-from bench_gui.services import session_view
+from bench_gui.services import random_read_view, session_view
 from bench_gui.services.session_view import RunHeader, RunRow
 from bench_gui.store import SessionNotFound, StoreError
 
@@ -222,15 +222,18 @@ class SessionsPage(Housekeeping):
         """Load one run's charts and steps; False (message shown) if it cannot be read."""
         try:
             header = session_view.run_header(self.store, run_id)
-            series = session_view.run_samples(self.store, run_id)
-            steps = session_view.run_steps(self.store, run_id)
+            if header.workload == "random_read":
+                self._show_random_read(header)
+            else:
+                series = session_view.run_samples(self.store, run_id)
+                steps = session_view.run_steps(self.store, run_id)
+                self.detail.show_run(header, series, steps)
         except READ_ERRORS as exc:
             self.error_label.show_error(f"Cannot open session {run_id}: {exc}")
             return False
         self.error_label.clear_error()
         self.current = header
         self.table.select_id(run_id)
-        self.detail.show_run(header, series, steps)
         try:
             self.log_view.set_lines(self.store.log(run_id), f"#{header.id} {header.name}")
         except READ_ERRORS as exc:
@@ -246,6 +249,15 @@ class SessionsPage(Housekeeping):
         self.power_import.arm(header.status != "running")
         self.run_opened.emit(run_id)
         return True
+
+    def _show_random_read(self, header: RunHeader) -> None:
+        """A random-read study's own overview (its points, ops/s and multipliers)."""
+        session = random_read_view.load_session(self.store, header.id)
+        memory = session.memory_bytes if session is not None else None
+        rows = random_read_view.point_rows(self.store, header.id, memory)
+        labels = {r.step: random_read_view.short_label(r.ram_ratio, r.label) for r in rows}
+        series = random_read_view.ops_series(self.store, header.id, labels)
+        self.detail.show_random_read(header, session, rows, series)
 
     def forget_current(self) -> None:
         """The opened session is gone (deleted): show none."""

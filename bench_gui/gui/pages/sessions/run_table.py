@@ -14,7 +14,7 @@ from bench_gui.gui.widgets.page_parts import FitTable
 from bench_gui.services.session_view import RunRow
 
 RUN_COLUMNS = (
-    "Name", "Date", "Status", "Engine", "Steps", "Best NOPM", "Virtual users", "Tags", "Author"
+    "Name", "Date", "Status", "Engine", "Steps", "Best result", "Swept", "Tags", "Author"
 )  # fmt: skip
 STATUS_LABELS = {
     "running": "● running",
@@ -77,8 +77,8 @@ class RunTable(FitTable):
                 (STATUS_LABELS.get(run.status, run.status), run.status),
                 (run.engine, run.engine),
                 (str(run.n_steps), run.n_steps),
-                ("" if run.best_nopm is None else f"{run.best_nopm:,.0f}", run.best_nopm or 0.0),
-                (run.vus, run.vus),
+                run.best_cell,
+                (run.swept_cell, run.swept_cell),
                 (tags, tags.lower()),
                 (run.author, run.author.lower()),
             ]

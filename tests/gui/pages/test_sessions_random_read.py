@@ -1,0 +1,108 @@
+"""The Sessions page with random-read sessions (seed 004: a 7.2k disk and a Crucial m4 SSD,
+tests/_fixtures/random_read_sessions.py): the list and the opened session show the study's own
+figures (points by dataset size, ops/s, the multiplier over raw IOPS), never TPROC-C's."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from PySide6.QtWidgets import QAbstractButton, QLabel, QTableWidget, QWidget
+from pytestqt.qtbot import QtBot
+
+from bench_gui.gui.pages.sessions import RUN_COLUMNS, SessionsPage
+from tests._fixtures.random_read_sessions import seed004
+from tests._fixtures.seed_sessions import build_seed000
+
+pytestmark = pytest.mark.gui
+
+TPROC_C_WORDS = re.compile(r"\b(NOPM|TPM|VU|virtual users?|warehouses?)\b", re.IGNORECASE)
+
+
+@pytest.fixture
+def filled(store: Any) -> tuple[Any, int, int, int]:
+    hdd, ssd = seed004(store)
+    tproc_hdd, _ = build_seed000(store)
+    return store, hdd, ssd, tproc_hdd
+
+
+@pytest.fixture
+def page(qtbot: QtBot, filled: tuple[Any, int, int, int]) -> SessionsPage:
+    widget = SessionsPage(filled[0])
+    qtbot.addWidget(widget)
+    widget.resize(1600, 1000)
+    widget.show()
+    widget.refresh()
+    return widget
+
+
+def visible_texts(root: QWidget) -> list[str]:
+    """What a user can read on the opened session's Overview tab."""
+    out: list[str] = []
+    for widget in [root, *root.findChildren(QWidget)]:
+        if not widget.isVisibleTo(root):
+            continue
+        if isinstance(widget, QLabel | QAbstractButton):
+            out.append(widget.text())
+        if isinstance(widget, QTableWidget):
+            out += [widget.horizontalHeaderItem(c).text() for c in range(widget.columnCount())]
+            out += [
+                item.text()
+                for r in range(widget.rowCount())
+                for c in range(widget.columnCount())
+                if (item := widget.item(r, c)) is not None
+            ]
+    return out
+
+
+def test_the_list_shows_a_random_read_session_by_its_own_figures(page: SessionsPage) -> None:
+    rows = {r[0]: r for r in page.row_texts()}
+    best = RUN_COLUMNS.index("Best result")
+    swept = RUN_COLUMNS.index("Swept")
+    ssd = rows["SSD Crucial m4 128GB"]
+    # The best multiplier beyond RAM: the seed's SSD serves 210,000 ops/s at 1.5x RAM from
+    # 33,000 raw IOPS.
+    assert ssd[best] == "6.36X raw IOPS at 1.5x RAM"
+    assert ssd[swept] == "0.5x to 4x RAM (5 sizes)"
+    assert rows["HDD 7.2k 3TB"][best] == "3.24X raw IOPS at 1.5x RAM"
+    # A TPROC-C session keeps NOPM and virtual users, now saying so.
+    tproc = rows["HDD RAID 10 (16 x 15K SAS)"]
+    assert tproc[best].endswith(" NOPM")
+    assert tproc[swept].endswith(" VU")
+
+
+def test_an_opened_random_read_session_shows_points_not_nopm(
+    page: SessionsPage, filled: tuple[Any, int, int, int]
+) -> None:
+    _store, _hdd, ssd, _tproc = filled
+    assert page.open_run(ssd)
+    overview = page.detail.random_read
+    assert overview.isVisibleTo(page)
+    assert not page.detail.time_chart.isVisibleTo(page)
+    texts = visible_texts(page.detail)
+    shown = "\n".join(texts)
+    assert not TPROC_C_WORDS.search(shown), TPROC_C_WORDS.search(shown)
+    assert "No samples were stored" not in shown
+    table = overview.table
+    assert table.rowCount() == 5
+    cells = [[table.item(r, c).text() for c in range(table.columnCount())] for r in range(5)]
+    assert [c[1] for c in cells] == ["0.5x", "1x", "1.5x", "2x", "4x"]
+    assert cells[3][2] == "146,850"
+    assert cells[3][6] == "4.45X"
+    assert cells[4][6] == "3.15X"
+    # ops/s by time: 15 stored samples, a marker where each dataset size began.
+    assert overview.time_chart.curves["ops_s"].getData()[1].tolist()[:1] == [3_100_000.0]
+    assert [p.ratio for p in overview.dataset_chart.points] == [0.5, 1.0, 1.5, 2.0, 4.0]
+    assert overview.dataset_chart.raw_iops == 33_000.0
+    assert "raw 33,000 IOPS" in overview.summary.text()
+
+
+def test_a_tproc_c_session_opened_after_shows_its_own_charts_again(
+    page: SessionsPage, filled: tuple[Any, int, int, int]
+) -> None:
+    _store, hdd, _ssd, tproc = filled
+    assert page.open_run(hdd)
+    assert page.open_run(tproc)
+    assert page.detail.time_chart.isVisibleTo(page)
+    assert not page.detail.random_read.isVisibleTo(page)
