@@ -104,10 +104,13 @@ REMOTE_ROOT_ENV: Final = "BENCH_GUI_REMOTE_ROOT"
 # reading it, or after this long whatever happens.
 ENV_FILE_LIMIT_S: Final = 60
 # The janitor: $1 the agent's pid, $2 the limit in tenths of a second; run in the run directory.
+# It asks whether the pid lives, not what its command line says: a process in the middle of its
+# exec chain (setsid, nohup, env, python) can show an empty one, and an agent whose env.json
+# went before it read it runs without its password and without the desktop's name in its lock.
 _ENV_JANITOR: Final = r"""
 i=0
 while [ -e env.json ] && [ "$i" -lt "$2" ]; do
-  grep -qa bench_gui.agent "/proc/$1/cmdline" 2>/dev/null || break
+  kill -0 "$1" 2>/dev/null || break
   sleep 0.1
   i=$((i + 1))
 done

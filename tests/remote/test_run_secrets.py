@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,7 @@ import pytest
 
 from bench_gui.agent.secrets import conninfo_with_password
 from bench_gui.core.plan import Plan, Target, Workload
-from bench_gui.remote.ssh_transport import SSHTransport
+from bench_gui.remote.ssh_transport import _ENV_JANITOR, SSHTransport
 from bench_gui.services.run import RunController
 from bench_gui.store import SessionStore
 from tests._fixtures.pg import Clone
@@ -53,6 +54,32 @@ def test_env_json_is_removed_when_the_agent_dies_before_reading_it(
         transport.close()
     for name in os.listdir(run.run_dir):
         assert SECRET not in Path(run.run_dir, name).read_text(errors="replace"), name
+
+
+def test_the_janitor_keeps_env_json_while_the_agent_lives(tmp_path: Path) -> None:
+    """Whatever the agent's command line shows meanwhile (empty, or setsid's, nohup's, env's
+    in its exec chain): while its pid lives, env.json waits for it to read it; once it is
+    gone, the file goes. (A janitor that judged by the command line removed it under an agent
+    that had not started reading yet: that agent ran with no password and no lock holder.)"""
+    env_file = tmp_path / "env.json"
+    env_file.write_text("{}")
+    agent = subprocess.Popen(["sleep", "30"])  # an agent whose command line names nothing
+    janitor = subprocess.Popen(
+        ["sh", "-c", _ENV_JANITOR, "sh", str(agent.pid), "600"], cwd=tmp_path
+    )
+    try:
+        with pytest.raises(subprocess.TimeoutExpired):
+            janitor.wait(1.5)  # still waiting for the agent
+        assert env_file.exists()
+        agent.kill()
+        agent.wait()
+        assert janitor.wait(30) == 0
+        assert not env_file.exists()
+    finally:
+        agent.kill()
+        janitor.kill()
+        agent.wait()
+        janitor.wait()
 
 
 def children_of(pid: int) -> list[int]:
