@@ -39,6 +39,7 @@ from bench_gui.agent.power import (
     make_meter,
     mw_per_nopm,
 )
+from bench_gui.agent.power_math import significant
 
 SECTOR_BYTES = 512
 # Devices never worth charting unless asked for by name.
@@ -712,8 +713,10 @@ class Monitor:
                     power_readings=window.readings,
                 )
                 if nopm:
-                    fields["mw_per_nopm"] = round(mw_per_nopm(window.watts, nopm), 4)
-                    fields["j_per_new_order"] = round(joules_per_new_order(window.watts, nopm), 4)
+                    fields["mw_per_nopm"] = significant(mw_per_nopm(window.watts, nopm))
+                    fields["j_per_new_order"] = significant(
+                        joules_per_new_order(window.watts, nopm)
+                    )
         return fields
 
     # -- the idle baseline ----------------------------------------------------------------------

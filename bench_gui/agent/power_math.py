@@ -98,6 +98,12 @@ def joules_per_new_order(watts: float, nopm: float) -> float:
     return 60.0 * watts / nopm
 
 
+def significant(value: float, digits: int = 6) -> float:
+    """A per-unit figure kept to ``digits`` significant digits, not decimal places: a fast
+    system's 0.0385 J per new order must not lose its third digit to rounding."""
+    return float(f"{value:.{digits}g}")
+
+
 # ---- CSV power logs ---------------------------------------------------------------------------
 
 TIME_COLUMNS = ("timestamp", "time", "datetime", "date_time", "epoch", "unix_time", "t", "ts")

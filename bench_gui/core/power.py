@@ -34,6 +34,7 @@ from bench_gui.agent.power_math import (
     guess_column,
     parse_power_csv,
     preview_power_csv,
+    significant,
 )
 from bench_gui.agent.power_math import joules_per_new_order as joules_per_new_order
 from bench_gui.agent.power_math import mw_per_nopm as mw_per_nopm
@@ -308,11 +309,13 @@ class PowerFigures:
         return {
             "power_w": round(self.watts, 3),
             "energy_j": round(self.energy_j, 1),
-            "mw_per_nopm": None if self.mw_per_nopm is None else round(self.mw_per_nopm, 4),
-            "j_per_new_order": (
-                None if self.j_per_new_order is None else round(self.j_per_new_order, 4)
-            ),
+            "mw_per_nopm": _significant(self.mw_per_nopm),
+            "j_per_new_order": _significant(self.j_per_new_order),
         }
+
+
+def _significant(value: float | None) -> float | None:
+    return None if value is None else significant(value)
 
 
 def window_figures(watts: float, seconds: float, nopm: float | None) -> PowerFigures:

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from bench_gui.core.power import PowerReading, average_power, joules_per_new_order, mw_per_nopm
+from bench_gui.agent.power_math import significant
+from bench_gui.core.power import (
+    PowerReading,
+    average_power,
+    joules_per_new_order,
+    mw_per_nopm,
+    window_figures,
+)
 
 
 def test_constant_power_is_itself() -> None:
@@ -32,3 +39,14 @@ def test_seed_003_style_figures() -> None:
     assert joules_per_new_order(600.0, 100_000.0) == pytest.approx(0.36)
     with pytest.raises(ValueError, match="positive"):
         mw_per_nopm(600.0, 0.0)
+
+
+def test_per_unit_figures_keep_their_significant_digits() -> None:
+    """A fast system's joules per new order (0.0385) kept to 4 decimal places lost a tenth of a
+    percent, which a run on a quiet machine showed; per-unit figures keep 6 significant digits,
+    in the agent's step summary and in an import's figures alike."""
+    nopm = 102_750.0  # 66 W: 0.038540 J per new order, 0.64234 mW per NOPM
+    figures = window_figures(66.0, 4.0, nopm).as_summary()
+    assert figures["j_per_new_order"] == pytest.approx(60 * 66.0 / nopm, rel=1e-5)
+    assert figures["mw_per_nopm"] == pytest.approx(1000 * 66.0 / nopm, rel=1e-5)
+    assert significant(0.000123456789) == 0.000123457
