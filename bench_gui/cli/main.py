@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
@@ -54,6 +55,17 @@ def _fmt(value: Any, digits: int = 0) -> str:
     return f"{value:,.{digits}f}"
 
 
+def _per_unit(value: Any, digits: int = 4) -> str:
+    """A per-unit power figure to ``digits`` significant digits in fixed notation: 0.0365 J per
+    new order is not printed as 0.036 (a 1% error) nor 112.4 mW/NOPM as 112.400."""
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return "-"
+    if value == 0 or not math.isfinite(value):
+        return f"{value:,.0f}" if math.isfinite(value) else "-"
+    places = max(0, digits - 1 - math.floor(math.log10(abs(value))))
+    return f"{value:,.{places}f}"
+
+
 def power_text(summary: dict[str, Any]) -> str:
     """The power part of a finished step's line: average W, mW/NOPM and J per new order when
     the step was measured with a meter (nothing without one; the reason when it failed)."""
@@ -62,9 +74,9 @@ def power_text(summary: dict[str, Any]) -> str:
         text = f"  power {watts:,.1f} W"
         mw, joules = summary.get("mw_per_nopm"), summary.get("j_per_new_order")
         if isinstance(mw, int | float):
-            text += f"  {mw:,.3f} mW/NOPM"
+            text += f"  {_per_unit(mw)} mW/NOPM"
         if isinstance(joules, int | float):
-            text += f"  {joules:,.3f} J/new order"
+            text += f"  {_per_unit(joules)} J/new order"
         if summary.get("power_scope") == "cpu":
             text += " (CPU power)"
         return text
@@ -398,8 +410,8 @@ def cmd_session_power_import(args: argparse.Namespace) -> int:
     for step in result.steps:
         f = step.figures
         print(
-            f"{step.step + 1:>4} {step.vus:>5} {f.watts:>9,.1f} {_fmt(f.mw_per_nopm, 3):>9}"
-            f" {_fmt(f.j_per_new_order, 3):>8} {f.energy_j / 1000:>10,.2f} {step.readings:>8}"
+            f"{step.step + 1:>4} {step.vus:>5} {f.watts:>9,.1f} {_per_unit(f.mw_per_nopm):>9}"
+            f" {_per_unit(f.j_per_new_order):>8} {f.energy_j / 1000:>10,.2f} {step.readings:>8}"
             f" {_fmt(result.previous_w.get(step.step), 1):>9}"
             + ("" if nopm.get(step.step) else "  (no NOPM)")
         )

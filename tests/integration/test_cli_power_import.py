@@ -81,6 +81,26 @@ def test_step_lines_without_a_meter_are_unchanged() -> None:
     assert out.getvalue().endswith("p99.9 9.25 ms  power - (BMC timed out)\n")
 
 
+def test_a_fast_systems_small_power_figures_keep_four_significant_digits() -> None:
+    """0.03645 J per new order printed to three decimal places read 0.036, 1.2% off the stored
+    figure: a quiet CI run on a fast machine failed the check above for that reason."""
+    out = io.StringIO()
+    summary = {
+        "step": 0, "vus": 8, "nopm": 98765.0, "tpm": 230000.0, "nopm_driver": 98770.0,
+        "complete": True, "latency_ms": {"all": {"avg": 1.5, "p999": 9.25}},
+        "power_meter": "rapl", "power_scope": "cpu", "power_w": 60.0,
+        "mw_per_nopm": 0.6075, "j_per_new_order": 0.03645457, "energy_j": 3600.0,
+    }  # fmt: skip
+    ProgressPrinter(out)(Event("step", 9, 0.0, {"phase": "end", "summary": summary}))
+    assert out.getvalue().endswith(
+        "  power 60.0 W  0.6075 mW/NOPM  0.03645 J/new order (CPU power)\n"
+    )
+    big = {**summary, "mw_per_nopm": 1234.5678, "j_per_new_order": 74.07407}
+    out = io.StringIO()
+    ProgressPrinter(out)(Event("step", 9, 0.0, {"phase": "end", "summary": big}))
+    assert "  1,235 mW/NOPM  74.07 J/new order" in out.getvalue()
+
+
 def test_power_import_prints_each_steps_figures(
     db: Path, session: PowerSession, tmp_path: Path
 ) -> None:
