@@ -16,6 +16,7 @@ import dataclasses
 import os
 import threading
 import time
+from collections.abc import Iterator
 from typing import Any
 
 from bench_gui.agent import AGENT_VERSION
@@ -25,7 +26,7 @@ from bench_gui.agent.fio.dataset import DatasetError, drop_caches, prepare
 from bench_gui.agent.fio.residency import cached_bytes
 from bench_gui.agent.fio.runner import FioError, FioProcess
 from bench_gui.agent.fio.sizes import RANDOM_READ_FIELDS, format_size
-from bench_gui.agent.fio.status import Reading, SecondTracker, reading, window_result
+from bench_gui.agent.fio.status import Reading, Second, SecondTracker, reading, window_result
 from bench_gui.agent.fio.study import Point, Study, StudyError
 from bench_gui.agent.fio.warmup import SteadyJudge
 from bench_gui.agent.hostinfo import os_knobs
@@ -49,6 +50,38 @@ def lock_key() -> tuple[str, list[str]]:
     import socket
 
     return f"random reads on {socket.gethostname()}", ["random-read"]
+
+
+class Seconds:
+    """fio's status objects of one run as whole seconds: each tick is ``(now, second)``, the
+    second None between them (fio's tick without an object, a short final interval); the
+    last reading stays in :attr:`last` for the run's result. One reader for the raw pass,
+    the warm-up and the measured window, so the three count a second the same way."""
+
+    def __init__(self, run: FioProcess, warmup_s: float = 0.0) -> None:
+        self.run = run
+        self.tracker = SecondTracker(warmup_s)
+        self.last: Reading | None = None
+
+    def ticks(
+        self, stop: threading.Event, deadline: float
+    ) -> Iterator[tuple[float, Second | None]]:
+        for obj in self.run.objects(stop, deadline):
+            now = time.monotonic()
+            found = reading(obj) if obj is not None else None
+            second = None
+            if found is not None:
+                self.last = found
+                second = self.tracker.push(found)
+                if second is not None and second.seconds < MIN_SAMPLE_S:
+                    second = None
+            yield now, second
+
+    def whole(self, stop: threading.Event, deadline: float) -> Iterator[tuple[float, Second]]:
+        """Only the whole seconds."""
+        for now, second in self.ticks(stop, deadline):
+            if second is not None:
+                yield now, second
 
 
 class Sweep:
@@ -121,16 +154,8 @@ class Sweep:
             )
             return None
         run = FioProcess(study.raw_argv())
-        tracker = SecondTracker(0.0)
-        last: Reading | None = None
-        for obj in run.objects(self.stop, run.started + total + 120):
-            found = reading(obj) if obj is not None else None
-            if found is None:
-                continue
-            last = found
-            second = tracker.push(found)
-            if second is None or second.seconds < MIN_SAMPLE_S:
-                continue
+        stream = Seconds(run)
+        for _, second in stream.whole(self.stop, run.started + total + 120):
             self.out.emit(
                 "progress",
                 task="raw_iops",
@@ -142,6 +167,7 @@ class Sweep:
             )
         if self.stop.is_set():
             return None
+        last = stream.last
         if run.proc.returncode != 0 or last is None:
             error = run.failure("the raw-IOPS pass failed")
             if any("direct" in line for line in run.stderr_lines):
@@ -222,13 +248,11 @@ class Sweep:
         window_open = t0
         window_close = window_open + cfg.measure_s
         deadline = window_close + max(60.0, 0.1 * cfg.measure_s)
-        tracker = SecondTracker(0.0)
-        last: Reading | None = None
+        stream = Seconds(run)
         opened: float | None = None
         closed: float | None = None
         monitor = self.monitor
-        for obj in run.objects(self.stop, deadline):
-            now = time.monotonic()
+        for now, second in stream.ticks(self.stop, deadline):
             if monitor is not None and opened is None and now >= window_open:
                 monitor.window_start()
                 opened = now
@@ -240,33 +264,18 @@ class Sweep:
             ):
                 monitor.window_end(now)
                 closed = now
-            found = reading(obj) if obj is not None else None
-            if found is None:
+            if second is None:
                 continue
-            last = found
-            second = tracker.push(found)
-            if second is None or second.seconds < MIN_SAMPLE_S:
-                continue
-            fields: dict[str, Any] = {
-                "step": index,
-                "vus": self.jobs,
-                "phase": second.phase,
-                "elapsed": round(taken + now - t0, 3),
-                "remaining": round(max(0.0, window_close - now), 3),
-                "workload": WORKLOAD,
-                "ops_s": round(second.ops_s, 1),
-                "mbs": round(second.mbs, 3),
-                "counts": {"read": second.ios},
-                "errors": {},
-                "latency_ms": {"read": second.latency_ms} if second.latency_ms else {},
-                "major_faults_s": round(second.major_faults / second.seconds, 1),
-                "dataset_bytes": point.bytes,
-            }
-            if group is not None:
-                fields["memory_used_bytes"] = group.usage_bytes()
-            if monitor is not None:
-                fields.update(monitor.sample_fields())
-            self.out.emit("sample", **fields)
+            self._sample(
+                index,
+                point,
+                group,
+                second,
+                second.phase,
+                elapsed=taken + now - t0,
+                remaining=max(0.0, window_close - now),
+            )
+        last = stream.last
         end = time.monotonic()
         if monitor is not None and opened is not None and closed is None:
             monitor.window_end(end)
@@ -279,7 +288,9 @@ class Sweep:
                 f"fio reported error {last.error} ({os.strerror(last.error)}) at dataset size"
                 f" {point.label}"
             )
-        summary = self._summary(index, point, ratio, last, tracker.measuring, run.interrupted)
+        summary = self._summary(
+            index, point, ratio, last, stream.tracker.measuring, run.interrupted
+        )
         summary.update(warmup_taken_s=round(taken, 1), warm=warm)
         if warm is False:
             self.out.emit(
@@ -308,48 +319,64 @@ class Sweep:
         run = FioProcess(group.wrap(argv) if group is not None else argv)
         t0 = run.started
         judge = SteadyJudge()
-        tracker = SecondTracker(0.0)
         steady_at: float | None = None
-        last: Reading | None = None
-        for obj in run.objects(self.stop, t0 + cfg.warmup_s + 60.0):
-            found = reading(obj) if obj is not None else None
-            if found is None:
-                continue
-            last = found
-            second = tracker.push(found)
-            if second is None or second.seconds < MIN_SAMPLE_S:
-                continue
-            now = time.monotonic()
+        stream = Seconds(run)
+        for now, second in stream.whole(self.stop, t0 + cfg.warmup_s + 60.0):
             faults_s = second.major_faults / second.seconds
             if judge.push(second.ops_s, faults_s) and steady_at is None:
                 steady_at = now - t0
                 run.interrupt()  # warm: on to the measured window
-            fields: dict[str, Any] = {
-                "step": index,
-                "vus": self.jobs,
-                "phase": "warmup",
-                "elapsed": round(now - t0, 3),
-                "remaining": round(max(0.0, cfg.warmup_s - (now - t0)) + cfg.measure_s, 3),
-                "workload": WORKLOAD,
-                "ops_s": round(second.ops_s, 1),
-                "mbs": round(second.mbs, 3),
-                "counts": {"read": second.ios},
-                "errors": {},
-                "latency_ms": {},
-                "major_faults_s": round(faults_s, 1),
-                "dataset_bytes": point.bytes,
-            }
-            if group is not None:
-                fields["memory_used_bytes"] = group.usage_bytes()
-            if self.monitor is not None:
-                fields.update(self.monitor.sample_fields())
-            self.out.emit("sample", **fields)
+            self._sample(
+                index,
+                point,
+                group,
+                second,
+                "warmup",
+                elapsed=now - t0,
+                remaining=max(0.0, cfg.warmup_s - (now - t0)) + cfg.measure_s,
+            )
+        last = stream.last
         taken = time.monotonic() - t0
         if self.stop.is_set():
             return taken, None
         if last is None or (run.proc.returncode != 0 and not run.interrupted):
             raise run.failure(f"fio failed warming dataset size {point.label}")
         return (steady_at, True) if steady_at is not None else (taken, False)
+
+    def _sample(
+        self,
+        index: int,
+        point: Point,
+        group: MemoryCgroup | None,
+        second: Second,
+        phase: str,
+        *,
+        elapsed: float,
+        remaining: float,
+    ) -> None:
+        """One second of a point as a ``sample`` event (the warm-up's carry no latency: fio
+        records none before its counters reset)."""
+        latency = second.latency_ms if phase != "warmup" else None
+        fields: dict[str, Any] = {
+            "step": index,
+            "vus": self.jobs,
+            "phase": phase,
+            "elapsed": round(elapsed, 3),
+            "remaining": round(remaining, 3),
+            "workload": WORKLOAD,
+            "ops_s": round(second.ops_s, 1),
+            "mbs": round(second.mbs, 3),
+            "counts": {"read": second.ios},
+            "errors": {},
+            "latency_ms": {"read": latency} if latency else {},
+            "major_faults_s": round(second.major_faults / second.seconds, 1),
+            "dataset_bytes": point.bytes,
+        }
+        if group is not None:
+            fields["memory_used_bytes"] = group.usage_bytes()
+        if self.monitor is not None:
+            fields.update(self.monitor.sample_fields())
+        self.out.emit("sample", **fields)
 
     def _stopped_in_warmup(
         self, index: int, point: Point, ratio: float, taken: float
