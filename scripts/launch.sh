@@ -120,9 +120,9 @@ install_desktop_entry() {
     fi
     local changed=0
     local svg png
-    # The icons are package data of the app (bench_gui/gui/_resources).
-    svg=$(first_file "$repo/bench_gui/gui/_resources/icon.svg")
-    png=$(first_file "$repo/bench_gui/gui/_resources/icon-256.png")
+    # The icons are package data of the app (bench_gui/resources/icons).
+    svg=$(first_file "$repo/bench_gui/resources/icons/icon.svg")
+    png=$(first_file "$repo/bench_gui/resources/icons/icon-256.png")
     if [ -n "$svg" ]; then
         mkdir -p "$icons/scalable/apps"
         if ! cmp -s "$svg" "$icons/scalable/apps/bench-gui.svg"; then

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-RESOURCES = REPO / "bench_gui/gui/_resources"
+RESOURCES = REPO / "bench_gui/resources"
 
 
 def tree_packages() -> set[str]:
@@ -87,9 +87,19 @@ def test_every_folder_of_modules_is_a_package() -> None:
     assert missing == [], f"folders of modules without __init__.py: {missing}"
 
 
-def test_no_resources_outside_the_package() -> None:
-    assert not (REPO / "resources").exists(), "run-time files belong in bench_gui/gui/_resources"
-    assert {p.name for p in RESOURCES.iterdir()} >= {"theme.qss", "icon.svg", "icon-256.png"}
+def test_the_run_time_files_have_one_home_inside_the_package() -> None:
+    """Theme, icons and report templates live in bench_gui/resources only: no second copy at
+    the top level, beside the GUI or beside the report code, that could drift."""
+    assert not (REPO / "resources").exists(), "run-time files belong in bench_gui/resources"
+    files = {p.relative_to(RESOURCES).as_posix() for p in RESOURCES.rglob("*") if p.is_file()}
+    assert {"theme/theme.qss", "icons/icon.svg", "icons/icon-256.png"} <= files
+    assert any(f.startswith("report/") and f.endswith(".j2") for f in files)
+    strays = [
+        p.relative_to(REPO).as_posix()
+        for p in (REPO / "bench_gui").rglob("*")
+        if p.suffix in {".qss", ".svg", ".png", ".j2"} and not p.is_relative_to(RESOURCES)
+    ]
+    assert strays == []
 
 
 def test_the_wheel_holds_every_package_the_templates_and_the_resources(wheel: Path) -> None:
@@ -99,8 +109,7 @@ def test_the_wheel_holds_every_package_the_templates_and_the_resources(wheel: Pa
     data = {n for n in names if n.startswith("bench_gui/") and not n.endswith((".py", ".pyc"))}
     assert data == tree_data_files()
     assert {n for n in names if n.endswith(".j2")} == {
-        f"bench_gui/report/templates/{p.name}"
-        for p in (REPO / "bench_gui/report/templates").glob("*.j2")
+        f"bench_gui/resources/report/{p.name}" for p in (RESOURCES / "report").glob("*.j2")
     }
 
 
@@ -181,7 +190,7 @@ def test_an_installed_wheel_finds_its_resources_and_degrades_without_one(
     assert cli.returncode == 0, cli.stderr[-3000:]
     assert "demo" in cli.stdout
 
-    (target / "bench_gui/gui/_resources/theme.qss").unlink()
+    (target / "bench_gui/resources/theme/theme.qss").unlink()
     degraded = run(_MISSING_THEME)
     assert degraded.returncode == 0, degraded.stderr[-3000:]
     assert "theme-length 0" in degraded.stdout

@@ -1,8 +1,9 @@
 """Find and load the GUI's resources (icon, theme).
 
-The resources ship inside the package, in ``bench_gui/gui/_resources`` (package data), and are
-found through :mod:`importlib.resources`, so an editable checkout, an installed wheel and the
-PyInstaller bundle all find them the same way. No other module needs to know where they are.
+The resources ship inside the package, in ``bench_gui/resources`` (package data, the one
+source of the theme, icons and report templates), and are found through
+:mod:`importlib.resources`, so an editable checkout, an installed wheel and the PyInstaller
+bundle all find them the same way. No other GUI module needs to know where they are.
 
 Every resource is optional at run time: a missing theme or icon is logged as a warning and the
 app starts without it (plain Qt look, no icon). Only :func:`resource_path`, for tools that need
@@ -13,10 +14,11 @@ from __future__ import annotations
 
 import logging
 import sys
-from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
+
+from bench_gui.resources import folder
 
 if TYPE_CHECKING:
     from PySide6.QtGui import QIcon
@@ -24,8 +26,8 @@ if TYPE_CHECKING:
 ICON_SVG: Final = "icon.svg"
 ICON_PNG: Final = "icon-256.png"
 THEME_QSS: Final = "theme.qss"
-# The folder of package data beside this module.
-RESOURCE_FOLDER: Final = "_resources"
+# Which folder of bench_gui/resources holds each file.
+FOLDER_OF: Final = {ICON_SVG: "icons", ICON_PNG: "icons", THEME_QSS: "theme"}
 
 log = logging.getLogger(__name__)
 
@@ -34,14 +36,14 @@ class ResourceError(FileNotFoundError):
     """A resource the caller asked for is missing from the package."""
 
 
-def resource_dir() -> Traversable:
-    """The package's folder of resources (it may be missing in a broken install)."""
-    return resources.files("bench_gui.gui").joinpath(RESOURCE_FOLDER)
+def _item(name: str) -> Traversable:
+    """Where one of the GUI's resources is (it may be missing in a broken install)."""
+    return folder(FOLDER_OF[name]).joinpath(name)
 
 
 def resource_path(name: str) -> Path:
     """The path of one resource file; raise :class:`ResourceError` if it is not there."""
-    item = resource_dir().joinpath(name)
+    item = _item(name)
     if not item.is_file():
         raise ResourceError(f"resource {name!r} is missing from the bench_gui package")
     # Package data of a wheel, a checkout or the bundle is a plain file; a zipped install
@@ -51,7 +53,7 @@ def resource_path(name: str) -> Path:
 
 def _read_text(name: str) -> str | None:
     try:
-        return resource_dir().joinpath(name).read_text(encoding="utf-8")
+        return _item(name).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         log.warning("resource %s is missing or unreadable (%s): going on without it", name, exc)
         return None

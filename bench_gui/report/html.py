@@ -11,7 +11,6 @@ from __future__ import annotations
 import base64
 import re
 from functools import cache
-from importlib import resources
 from pathlib import Path
 
 import jinja2
@@ -22,9 +21,10 @@ from bench_gui.report.charts import chart_png
 from bench_gui.report.model import Report
 from bench_gui.report.random_read_report import RandomReadReport
 from bench_gui.report.wide import report_parts
+from bench_gui.resources import folder
 
-# Package data, found through importlib.resources (a wheel, a checkout and the bundle alike).
-TEMPLATES = Path(str(resources.files("bench_gui.report").joinpath("templates")))
+# Package data in bench_gui/resources (a wheel, a checkout and the bundle alike).
+TEMPLATES = Path(str(folder("report")))
 LONG_TOKEN = 18  # characters from which a token gets break opportunities
 _BREAK_AFTER = re.compile(r"([,/=;:_|.-])(?=\S)")
 LOGO_TYPES = {

@@ -27,7 +27,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
-# ---- palette (matches gui/_resources/theme.qss) -----------------------------------------------
+# ---- palette (matches resources/theme/theme.qss) --------------------------------------------
 
 BACKGROUND = "#161a22"
 FOREGROUND = "#c9d1e0"
