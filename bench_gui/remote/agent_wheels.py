@@ -19,12 +19,10 @@ import zipfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 from bench_gui.remote.errors import DeployError
-
-if TYPE_CHECKING:
-    from bench_gui.remote.deploy import PythonInfo
+from bench_gui.remote.python_info import PythonInfo
 
 WHEELS_ENV: Final = "BENCH_GUI_AGENT_WHEELS"
 WHEELS_FOLDER: Final = "agent-wheels"  # in the bundle's _internal folder

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from bench_gui.remote.agent_wheels import WHEELS_ENV, Wheel, choose, wheel_deps, wheel_dir
-from bench_gui.remote.deploy import PythonInfo
 from bench_gui.remote.errors import DeployError
+from bench_gui.remote.python_info import PythonInfo
 
 NAMES = [
     "psycopg-3.3.9-py3-none-any.whl",

@@ -9,7 +9,8 @@ import zipfile
 from pathlib import Path
 
 from bench_gui.remote.agent_wheels import OPTIONAL, Wheel, choose
-from bench_gui.remote.deploy import PythonInfo, bundle_for, local_python
+from bench_gui.remote.deploy import bundle_for, local_python
+from bench_gui.remote.python_info import PythonInfo
 
 CORE = [
     "psycopg-3.3.9-py3-none-any.whl",

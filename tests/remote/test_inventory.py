@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from bench_gui.remote.deploy import PythonInfo, build_bundle, copy_problem, local_python
+from bench_gui.remote.deploy import build_bundle, copy_problem, local_python
 from bench_gui.remote.inventory import (
     collect_inventory,
     parse_cpuinfo,
@@ -16,6 +16,7 @@ from bench_gui.remote.inventory import (
     parse_os_release,
     parse_proc_mounts,
 )
+from bench_gui.remote.python_info import PythonInfo
 from bench_gui.remote.ssh_transport import connect
 
 LSCPU_NESTED = json.dumps(
