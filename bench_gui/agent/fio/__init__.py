@@ -38,7 +38,9 @@ Events of a random-read run (besides ``log``, ``error``, ``done`` as for TPROC-C
   ``major_faults_s``, ``fio_cpu`` {usr, sys}, ``raw_iops``, ``multiplier`` (ops_s /
   raw_iops), ``memory_peak_bytes`` (with a limit), ``data_cache_bytes`` (the data file's bytes
   in the page cache as the point ended: past the cache, the RAM the data really had; null
-  without util-linux ``fincore``), ``complete``, ``problems``; and the window's
+  without util-linux ``fincore``), ``warmup_taken_s``, ``warm`` (true when judged steady,
+  false at the cap, null when stopped), ``warm_cache_bytes`` (the data's resident bytes when
+  judged warm; null when not judged so or unreadable), ``complete``, ``problems``; and the window's
   host metrics and power (``window_t0``, ``window_t1``, ``host``, ``power_w``...).
 - ``summary``: ``steps``, ``status``, ``workload``, ``raw_iops`` (the record above or null).
 """

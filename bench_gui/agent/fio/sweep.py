@@ -96,6 +96,8 @@ class Sweep:
         self.monitor = monitor
         self.raw: dict[str, Any] | None = None
         self.steps: list[dict[str, Any]] = []
+        # The data's resident bytes when the current point's warm-up judged it warm.
+        self.warm_cache: int | None = None
 
     @property
     def jobs(self) -> int:
@@ -291,7 +293,7 @@ class Sweep:
         summary = self._summary(
             index, point, ratio, last, stream.tracker.measuring, run.interrupted
         )
-        summary.update(warmup_taken_s=round(taken, 1), warm=warm)
+        summary.update(warmup_taken_s=round(taken, 1), warm=warm, warm_cache_bytes=self.warm_cache)
         if warm is False:
             self.out.emit(
                 "log",
@@ -315,6 +317,7 @@ class Sweep:
         warm-up (``warmup_s``); samples of phase "warmup" meanwhile. (seconds taken, steady:
         True, False when the cap came first, None when stopped)."""
         study, cfg = self.study, self.study.cfg
+        self.warm_cache = None
         argv = study.point_argv(point, "warmup")
         run = FioProcess(group.wrap(argv) if group is not None else argv)
         t0 = run.started
@@ -323,8 +326,11 @@ class Sweep:
         stream = Seconds(run)
         for now, second in stream.whole(self.stop, t0 + cfg.warmup_s + 60.0):
             faults_s = second.major_faults / second.seconds
-            if judge.push(second.ops_s, faults_s) and steady_at is None:
+            # Read outside fio's cgroup, in the warm-up only: the measured window pays nothing.
+            cached = cached_bytes(study.file)
+            if judge.push(second.ops_s, faults_s, cached) and steady_at is None:
                 steady_at = now - t0
+                self.warm_cache = cached
                 run.interrupt()  # warm: on to the measured window
             self._sample(
                 index,

@@ -144,3 +144,9 @@ def test_every_point_is_warmed_until_steady(runs: dict[str, Any]) -> None:
     fast_small = _steps(runs, "fast")[0]
     assert fast_small["warm"] is True
     assert fast_small["warmup_taken_s"] < 20
+    # A point called warm had its data in the cache, not a quarter of it still filling at
+    # the device's flat fault rate (which once passed for steady on the slow device).
+    for which in ("fast", "slow"):
+        in_memory = _steps(runs, which)[0]
+        if in_memory["warm"] and in_memory["warm_cache_bytes"] is not None:
+            assert in_memory["warm_cache_bytes"] >= 0.75 * in_memory["dataset_bytes"], which

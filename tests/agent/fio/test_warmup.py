@@ -32,3 +32,26 @@ def test_ops_that_still_move_keep_it_warming() -> None:
     judge = SteadyJudge()
     rising = [(1000.0 * 2**i, 0.0) for i in range(2 * WINDOW)]
     assert not feed(judge, rising)[-1]
+
+
+def test_a_cache_that_still_grows_is_not_steady_however_flat_the_faults() -> None:
+    """A slow device faults at its own IOPS for as long as the cache fills: flat faults and
+    flat ops/s while the file's resident bytes climb 800 KiB a second are not warm (a
+    200-IOPS loop device was judged warm after 6 s with 17 of its 64 MiB cached)."""
+    judge = SteadyJudge()
+    said = [judge.push(700.0, 200.0, 17 * 2**20 + i * 800 * 1024) for i in range(6 * WINDOW)]
+    assert not any(said)
+    # Once it stops growing (full, or past RAM at its limit), the flat rates are the steady state.
+    full = [judge.push(700.0, 200.0, 64 * 2**20) for _ in range(2 * WINDOW)]
+    assert full[-1]
+
+
+def test_growth_of_a_few_stray_pages_is_none() -> None:
+    judge = SteadyJudge()
+    said = [judge.push(3e6, 0.0, 2**30 + i * 4096) for i in range(2 * WINDOW)]
+    assert said[-1]
+
+
+def test_an_unreadable_cache_leaves_it_to_the_rates() -> None:
+    judge = SteadyJudge()
+    assert [judge.push(5e4, 2000.0, None) for _ in range(2 * WINDOW)][-1]
