@@ -12,13 +12,17 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QObject, SignalInstance
+from PySide6.QtWidgets import QWidget
 
 from bench_gui.core.storage import Layout, LayoutError
 from bench_gui.gui.dialogs import HostKeyPrompt, not_accepted_text
+from bench_gui.gui.pages.storage.devices import DevicesPanel
+from bench_gui.gui.pages.storage.plan_view import PlanView, RunPanel
 from bench_gui.gui.tasks import Task, TaskRunner, TaskState
+from bench_gui.gui.widgets.page_parts import Banner
 from bench_gui.remote.db_placement import PlacementResult, place_database, restore_database
 from bench_gui.remote.errors import HostKeyError, SSHError, UnknownHostKey
 from bench_gui.remote.hostkeys import APP_KNOWN_HOSTS
@@ -26,6 +30,7 @@ from bench_gui.remote.storage import (
     ApplyResult,
     Discovery,
     Progress,
+    Refusal,
     Runner,
     StepFailed,
     StorageError,
@@ -37,9 +42,6 @@ from bench_gui.remote.storage import (
     teardown_layout,
 )
 from bench_gui.remote.targets import TARGETS_FILE
-
-if TYPE_CHECKING:
-    from bench_gui.gui.pages.storage.page import StoragePage
 
 # What the user can act on (a refused device, a failed step, an unreachable target, a file
 # that cannot be written...): shown on the page. Anything else is a bug, for the notifier.
@@ -142,6 +144,27 @@ def placement_work(
 # ---- starting it and showing the outcome (GUI thread) ------------------------------------------
 
 
+class StorageView(Protocol):
+    """What the jobs read and show on the Storage page (the page is one); written out so the
+    jobs need not import the page that owns them."""
+
+    folder: Path
+    state_dir: Path
+    status: SignalInstance
+    layout_applied: SignalInstance
+    current_layout: Layout | None
+    refusals: list[Refusal]
+    banner: Banner
+    devices: DevicesPanel
+    plan: PlanView
+    run: RunPanel
+
+    def target_name(self) -> str: ...
+    def confirmed(self) -> bool: ...
+    def update_buttons(self) -> None: ...
+    def show_devices(self, disc: Discovery | None) -> None: ...
+
+
 class StorageJobs(QObject):
     """Runs the page's work one task at a time and shows each outcome on the page.
 
@@ -149,14 +172,15 @@ class StorageJobs(QObject):
     current step (the outcome is still shown); :meth:`shutdown` also drops the outcome.
     """
 
-    def __init__(self, page: StoragePage) -> None:
-        super().__init__(page)
+    def __init__(self, page: StorageView, parent: QWidget) -> None:
+        """``parent``: the widget the jobs belong to and dialogs open over (the page)."""
+        super().__init__(parent)
         self.page = page
         self.runner = TaskRunner(self, expected=EXPECTED_ERRORS, where="the Storage page")
         self.runner.busy_changed.connect(self._on_busy)
         self.runner.progress.connect(lambda _what, f, text: page.run.show_progress(f, text))
         self.runner.partial.connect(lambda _what, line: page.run.append_log(str(line)))
-        self.host_keys = HostKeyPrompt(page, page.folder / APP_KNOWN_HOSTS)
+        self.host_keys = HostKeyPrompt(parent, page.folder / APP_KNOWN_HOSTS)
         self.cancel_event: threading.Event | None = None
         self.closing = False
         self._task: Task | None = None  # the task whose outcome comes next

@@ -87,7 +87,7 @@ class StoragePage(QWidget):
         self.plan = PlanView()
         self.run = RunPanel()
         self.database = DatabaseForm()
-        self.jobs = StorageJobs(self)
+        self.jobs = StorageJobs(self, self)
         self._build_ui()
         # The widgets a user drives, under the page's own names (tests and scripts use them).
         self.device_table = self.devices.table
