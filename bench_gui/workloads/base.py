@@ -61,6 +61,8 @@ class WorkloadKit:
     sessions: str  # several: "TPROC-C sweeps"
     words: tuple[str, ...]  # words only this workload's views use ("NOPM"): never another's
     uses_database: bool  # whether a run connects to a database (a demo target serves one)
+    # Why a run of it takes one driver host ("runs fio on one host"); "" when it takes several.
+    one_host_why: str = ""
     engine: str = ""  # the engine its sessions record when it has its own ("fio"), else ""
     # What the Compare page asks of its sessions: of COMPARE_INPUTS, the ones this workload's
     # comparison and report use (the others are hidden while its sessions are ticked).
@@ -116,6 +118,23 @@ def kit_for(name: str) -> WorkloadKit:
 
 
 DEFAULT_WORKLOAD: Final = "tproc_c"
+
+
+def uses_database(workload: str) -> bool:
+    """Whether a run of ``workload`` connects to a database (a demo target then serves one);
+    an unknown workload, which the plan's checks refuse by name, is taken to."""
+    try:
+        return kit_for(workload).uses_database
+    except UnknownWorkload:
+        return True
+
+
+def one_host_why(workload: str) -> str:
+    """Why a run of ``workload`` takes one driver host, or "" when it may take several."""
+    try:
+        return kit_for(workload).one_host_why
+    except UnknownWorkload:
+        return ""
 
 
 def _dict(value: Any) -> dict[str, Any]:

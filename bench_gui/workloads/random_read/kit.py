@@ -9,6 +9,7 @@ KIT = WorkloadKit(
     sessions="random-read studies",
     words=("raw IOPS", "ops/s"),
     uses_database=False,
+    one_host_why="runs fio on one host",
     engine="fio",
     compare_inputs=frozenset({"ram_price"}),
     faces={
