@@ -32,6 +32,10 @@ FACES: Final[Mapping[str, str]] = {
     "sessions_overview": "the Sessions detail's Overview tab",
     # gui: a QWidget class; the Compare page's results of its sessions
     "compare_view": "the Compare page's results",
+    # core: (workload: Workload) -> int; the steps (points) a plan runs
+    "step_count": "a plan's steps, for a study's progress",
+    # core: (workload: Workload, from_step: int = 0) -> float; their measured windows, s
+    "plan_seconds": "a plan's time, for a study's time left",
     # cli: (data: dict) -> None; prints `sessions show` of a session (run_to_json)
     "cli_session": "the CLI's `sessions show`",
     # cli: (steps: list[dict]) -> None; prints the steps `run` measured
