@@ -64,6 +64,8 @@ class WorkloadKit:
     one_session: str  # one of its sessions in a sentence: "a TPROC-C sweep"
     sessions: str  # several: "TPROC-C sweeps"
     words: tuple[str, ...]  # words only this workload's views use ("NOPM"): never another's
+    step_noun: str  # what one stored step of it is: "step", "dataset size"
+    search_words: tuple[str, ...]  # what a filter finds its sessions by: "tpcc", "fio"
     uses_database: bool  # whether a run connects to a database (a demo target serves one)
     # Why a run of it takes one driver host ("runs fio on one host"); "" when it takes several.
     one_host_why: str = ""
