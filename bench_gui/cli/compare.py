@@ -101,8 +101,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from bench_gui.report import ReportError, report_format, write_charts
     from bench_gui.report import write_report as write
     from bench_gui.report.options import default_paper
-    from bench_gui.report.random_read_report import random_read_json
     from bench_gui.report.workloads import build_any_report
+    from bench_gui.workloads.random_read.report import random_read_json
 
     ids: list[int] = args.ids
     baseline = args.baseline if args.baseline is not None else (ids[0] if ids else 0)

@@ -16,17 +16,13 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from bench_gui import __version__
 from bench_gui.agent.protocol import Event
-from bench_gui.cli.random_read import (
-    is_random_read,
-    is_random_read_session,
-    progress_line,
-)
-from bench_gui.cli.random_read import print_session as print_random_read_session
-from bench_gui.cli.random_read import print_steps as print_random_read_steps
-from bench_gui.cli.terminal import safe
+from bench_gui.cli.terminal import DOUBT_MARK, safe
+from bench_gui.cli.terminal import number as _fmt
 from bench_gui.core.crosscheck import nopm_doubt
 from bench_gui.core.echo import problem_lines
 from bench_gui.core.plan import Plan, PlanError, Target, Workload, load_plan
+from bench_gui.workloads.base import kit_for, kit_of_record
+from bench_gui.workloads.random_read.cli import is_random_read, progress_line
 
 if TYPE_CHECKING:
     from bench_gui.store import SessionStore
@@ -34,7 +30,6 @@ if TYPE_CHECKING:
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 # Marks a NOPM figure that is doubtful (see bench_gui.core.crosscheck); plain ASCII, so it
 # shows on any terminal.
-DOUBT_MARK = "(!)"
 
 
 def demo_plan() -> Plan:
@@ -46,13 +41,6 @@ def demo_plan() -> Plan:
             warehouses=2, virtual_users=[1, 2, 4], rampup_s=4.0, duration_s=12.0, build="if_missing"
         ),
     )
-
-
-def _fmt(value: Any, digits: int = 0) -> str:
-    """A number for a table or a progress line; "-" for anything that is not one."""
-    if not isinstance(value, int | float) or isinstance(value, bool):
-        return "-"
-    return f"{value:,.{digits}f}"
 
 
 def _per_unit(value: Any, digits: int = 4) -> str:
@@ -242,10 +230,8 @@ def _drive(plan: Plan, action: str, args: argparse.Namespace) -> int:
         print(f"bench-gui: {safe(failure)}", file=sys.stderr)
     if getattr(args, "json", False):
         print(json.dumps(result))
-    elif action == "run" and plan.workload.kind == "random_read":
-        print_random_read_steps(result.get("steps", []))
     elif action == "run":
-        _print_steps(result.get("steps", []))
+        kit_for(plan.workload.kind).face("cli_steps")(result.get("steps", []))
     elif action == "check":
         _print_checks(result.get("checks") or [], failure)
     ok = not failure and (controller.final is None or controller.final.get("status") == "ok")
@@ -268,35 +254,6 @@ def _print_checks(checks: list[dict[str, Any]], failure: str) -> None:
         if not failed
         else f"{failed} of {len(checks)} consistency checks failed"
     )
-
-
-def _print_steps(steps: list[dict[str, Any]]) -> None:
-    """The steps as a table; a NOPM the database and the driver disagree on (``nopm_flag``)
-    carries :data:`DOUBT_MARK`, a step that does not count ``*``, with the reasons below the
-    table."""
-    if not steps:
-        return
-    print(
-        f"{'VUs':>5} {'NOPM':>10}{'':4} {'TPM':>10} {'driver NOPM':>12} {'avg ms':>8}"
-        f" {'p99.9 ms':>9}"
-    )
-    doubts: list[str] = []
-    for s in steps:
-        lat = (s.get("latency_ms") or {}).get("all") or {}
-        mark = f" {DOUBT_MARK}" if s.get("nopm_flag") else ""
-        if s.get("nopm_flag"):
-            doubts.append(f"{DOUBT_MARK} {s['vus']} VU: {s['nopm_flag']}")
-        if not s.get("complete"):
-            mark = mark or " *"
-            reasons = "; ".join(str(p) for p in s.get("problems") or []) or "incomplete"
-            doubts.append(safe(f"*   {s['vus']} VU: not counted: {reasons}"))
-        print(
-            f"{s['vus']:>5} {_fmt(s['nopm']):>10}{mark:4} {_fmt(s['tpm']):>10}"
-            f" {_fmt(s['nopm_driver']):>12} {_fmt(lat.get('avg'), 2):>8}"
-            f" {_fmt(lat.get('p999'), 2):>9}"
-        )
-    for line in doubts:
-        print(line)
 
 
 def _plan_arg(args: argparse.Namespace) -> Plan:
@@ -359,28 +316,8 @@ def cmd_sessions(args: argparse.Namespace) -> int:
         return EXIT_FAILED
     if args.json:
         print(json.dumps(data, default=str))
-    elif is_random_read_session(data.get("run") or {}):
-        print_random_read_session(data)
     else:
-        run = data.get("run") or {}
-        print(f"session {run.get('id')}: {safe(run.get('name'))} ({safe(run.get('status'))})")
-        created, finished = safe(run.get("created_at")), safe(run.get("finished_at") or "-")
-        print(f"created: {created}  finished: {finished}")
-        print(f"target: {safe(run.get('target_summary'))}  engine: {safe(run.get('engine'))}")
-        print(f"server: {safe(run.get('server_version') or '-')}")
-        if run.get("message"):
-            print(f"message: {safe(run.get('message'))}")
-        _print_steps(
-            [
-                {
-                    **s,
-                    "nopm": s.get("nopm"),
-                    "tpm": s.get("tpm"),
-                    "nopm_driver": s.get("nopm_driver"),
-                }
-                for s in data.get("steps", [])
-            ]
-        )
+        kit_of_record(data.get("run") or {}).face("cli_session")(data)
     return EXIT_OK
 
 

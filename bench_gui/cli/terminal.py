@@ -10,7 +10,7 @@ a user-provided name goes through it.
 from __future__ import annotations
 
 import unicodedata
-from typing import Final
+from typing import Any, Final
 
 # Control (Cc), format (Cf: bidirectional overrides and isolates, zero-width characters),
 # surrogate (Cs), private use (Co) and line/paragraph separators (Zl, Zp).
@@ -35,3 +35,14 @@ def safe(value: object) -> str:
         _escape(char) if char != " " and unicodedata.category(char) in _ESCAPED else char
         for char in text
     )
+
+
+# What a figure the database and the driver disagree on carries in a table or a line.
+DOUBT_MARK = "(!)"
+
+
+def number(value: Any, digits: int = 0) -> str:
+    """A number for a table or a progress line; "-" for anything that is not one."""
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return "-"
+    return f"{value:,.{digits}f}"

@@ -73,6 +73,7 @@ from bench_gui.core.plan_model import (
     Target,
     Workload,
 )
+from bench_gui.workloads.base import uses_database
 
 __all__ = [
     "AUTHENTICATION_MODES",
@@ -219,7 +220,7 @@ def plan_from_dict(data: dict[str, Any]) -> Plan:
         if key not in Driver.__dataclass_fields__:
             problems.append((f"driver.{key}", "unknown field"))
     plan.driver.target = check_str(problems, "driver.target", driver_data.get("target", ""))
-    if plan.driver.target and target.kind == "demo" and wl.kind != "random_read":
+    if plan.driver.target and target.kind == "demo" and uses_database(wl.kind):
         problems.append(("driver.target", "the embedded demo runs on this machine only"))
     check_driver_hosts(problems, plan, driver_data)
 

@@ -21,6 +21,7 @@ from bench_gui.core.plan_model import (
     Plan,
     PlanError,
 )
+from bench_gui.workloads.base import one_host_why, uses_database
 
 
 def check_driver_hosts(problems: list[tuple[str, str]], plan: Plan, data: dict[str, Any]) -> None:
@@ -58,7 +59,7 @@ def check_driver_hosts(problems: list[tuple[str, str]], plan: Plan, data: dict[s
     if "target" in data:
         problems.append(("driver.target", "give target (one host) or targets (several), not both"))
         return
-    if plan.target.kind == "demo" and plan.workload.kind != "random_read":
+    if plan.target.kind == "demo" and uses_database(plan.workload.kind):
         problems.append(("driver.targets", "the embedded demo runs on this machine only"))
     if len(names) == 1:
         # One host, spelled as a list: the same as target = "name".
@@ -69,9 +70,9 @@ def check_driver_hosts(problems: list[tuple[str, str]], plan: Plan, data: dict[s
         return
     driver.targets = list(names)
     driver.target = names[0]
-    if plan.workload.kind == "random_read":
+    if why := one_host_why(plan.workload.kind):
         problems.append(
-            ("driver.targets", "a random_read workload runs fio on one host: use driver.target")
+            ("driver.targets", f"a {plan.workload.kind} workload {why}: use driver.target")
         )
     if plan.workload.reset_between_steps:
         problems.append(

@@ -16,6 +16,7 @@ from bench_gui.core.plan_checks import TARGET_NAME, check_bool, check_float, che
 from bench_gui.core.plan_model import Monitor, OsKnobs, Plan, Power
 from bench_gui.core.power import METER_KINDS, check_meter_options, installed_meter_names
 from bench_gui.core.tuning.presets import BUILTIN_OS_PRESETS
+from bench_gui.workloads.base import uses_database
 
 _DEVICE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:+-]*$")
 
@@ -161,7 +162,7 @@ def check_os(problems: list[tuple[str, str]], plan: Plan, data: Any) -> None:
     if section.host and section.host != "local":
         if not TARGET_NAME.match(section.host):
             problems.append(("os.host", f"{section.host!r} is not a saved SSH target's name"))
-        elif plan.target.kind == "demo" and plan.workload.kind != "random_read":
+        elif plan.target.kind == "demo" and uses_database(plan.workload.kind):
             problems.append(("os.host", "the embedded demo runs on this machine: leave it empty"))
     elif not section.host and section.enabled and len(plan.driver.targets) > 1:
         # One driver host is taken to be the database host; of several, none is.

@@ -40,6 +40,7 @@ from bench_gui.gui.errors import ErrorNotifier, notifier
 from bench_gui.gui.focus import focus_now, restore_focus
 from bench_gui.gui.nav_panel import NavPanel
 from bench_gui.gui.worker import Controller, RunWorker, describe_status
+from bench_gui.workloads.base import kit_for
 
 if TYPE_CHECKING:
     from bench_gui.gui.demo_ready import DemoReady
@@ -280,7 +281,7 @@ class MainWindow(QMainWindow):
     def _waits_for_demo(self, action: str, plan: Plan) -> bool:
         """While the demo target is being made ready, a task on it waits, then starts (a
         random-read study reads a file with fio and never uses the demo database)."""
-        on_demo = plan.target.kind == "demo" and plan.workload.kind != "random_read"
+        on_demo = plan.target.kind == "demo" and kit_for(plan.workload.kind).uses_database
         if not on_demo or self.demo is None or not self.demo.busy:
             return False
         self._pending = (action, plan)

@@ -2,7 +2,7 @@
 
 :func:`build_report` (in :mod:`bench_gui.report.model`) gathers the figures once; the writers
 render that one model. Random-read studies have a report of their own
-(:mod:`bench_gui.report.random_read_report`); :func:`build_any_report` picks by workload.
+(:mod:`bench_gui.workloads.random_read.report`); :func:`build_any_report` picks by workload.
 The writers that draw (HTML charts, PDF, PNG/SVG) use Qt's offscreen
 renderer and start an offscreen application when none runs.
 """
@@ -12,8 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from bench_gui.report.model import Report, build_report
-from bench_gui.report.random_read_report import RandomReadReport
 from bench_gui.report.workloads import AnyReport, build_any_report
+from bench_gui.workloads.random_read.report import RandomReadReport
 
 REPORT_FORMATS = (".html", ".pdf", ".csv", ".json")
 

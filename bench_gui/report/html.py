@@ -19,9 +19,9 @@ from markupsafe import Markup, escape
 from bench_gui import __version__
 from bench_gui.report.charts import chart_png
 from bench_gui.report.model import Report
-from bench_gui.report.random_read_report import RandomReadReport
 from bench_gui.report.wide import report_parts
 from bench_gui.resources import folder
+from bench_gui.workloads.random_read.report import RandomReadReport
 
 # Package data in bench_gui/resources (a wheel, a checkout and the bundle alike).
 TEMPLATES = Path(str(folder("report")))

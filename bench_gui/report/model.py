@@ -55,7 +55,6 @@ from bench_gui.report.notes import author_notes, busy_driver_notes, reader_notes
 from bench_gui.report.options import Cover, ReportOptions
 from bench_gui.report.parts import Block, Cell, ChartSpec, Fact, Section, SeriesSpec, Table
 from bench_gui.report.profiles import profile_notes
-from bench_gui.report.random_read_input import workload_of
 from bench_gui.store.compare_input import (
     Provenance,
     array_input,
@@ -65,6 +64,8 @@ from bench_gui.store.compare_input import (
     session_data,
 )
 from bench_gui.store.sessions import SessionStore
+from bench_gui.workloads.base import DEFAULT_WORKLOAD, kit_for
+from bench_gui.workloads.mix import workload_of
 
 # Re-exported: the GUI, the writers and the tests import them from here.
 __all__ = [
@@ -188,10 +189,11 @@ def build_report(
 ) -> Report:
     """Everything a report shows, from the store. ``arrays``, ``prices`` and ``power_price``
     override what the store holds (the GUI's unsaved edits); ``options`` are the author's."""
-    if workload_of(store, session_ids) == "random_read":
+    workload = kit_for(workload_of(store, session_ids))
+    if workload.name != DEFAULT_WORKLOAD:  # this is the TPROC-C sweep's report
         raise CompareError(
-            f"sessions {', '.join(map(str, session_ids))} are random-read studies: their report"
-            " is built by bench_gui.report.workloads.build_any_report"
+            f"sessions {', '.join(map(str, session_ids))} are {workload.sessions}: their"
+            " report is built by bench_gui.report.workloads.build_any_report"
         )
     opts = options or ReportOptions()
     latency = "new_order" if opts.latency == "new-order" else "all"

@@ -38,7 +38,7 @@ from bench_gui.report.charts import FONT_FAMILY, chart_image, ensure_app, font
 from bench_gui.report.html import environment
 from bench_gui.report.model import Report
 from bench_gui.report.options import check_paper, default_paper
-from bench_gui.report.random_read_report import RandomReadReport
+from bench_gui.workloads.random_read.report import RandomReadReport
 
 LAYOUT_DPI = 96.0  # the document is laid out in CSS pixels
 PDF_DPI = 300

@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 
 from bench_gui.report.model import Cell, Report, as_json
-from bench_gui.report.random_read_report import RandomReadReport, random_read_json
+from bench_gui.workloads.random_read.report import RandomReadReport, random_read_json
 
 
 def render_csv(report: Report | RandomReadReport) -> str:

@@ -1,8 +1,9 @@
-"""One entry for a report of either workload: the sessions' workload picks the builder.
+"""One entry for a report of any workload: the sessions' workload kit builds it.
 
-TPROC-C sweeps go to :func:`bench_gui.report.model.build_report`, random-read studies to
-:func:`bench_gui.report.random_read_report.build_random_read_report`; a mix is refused with an
-error naming a session of each (:func:`bench_gui.report.random_read_input.workload_of`).
+The kit's ``report`` face (TPROC-C's :func:`bench_gui.report.model.build_report`, random
+read's :func:`bench_gui.workloads.random_read.report.build_random_read_report`) is called with
+every option; a mix is refused with an error naming a session of each
+(:func:`bench_gui.workloads.mix.workload_of`).
 """
 
 from __future__ import annotations
@@ -11,11 +12,12 @@ from collections.abc import Sequence
 
 from bench_gui.core.economics import DevicePrice
 from bench_gui.core.saturation import StopConditions
-from bench_gui.report.model import Report, build_report
+from bench_gui.report.model import Report
 from bench_gui.report.options import ReportOptions
-from bench_gui.report.random_read_input import workload_of
-from bench_gui.report.random_read_report import RandomReadReport, build_random_read_report
 from bench_gui.store.sessions import SessionStore
+from bench_gui.workloads.base import kit_for
+from bench_gui.workloads.mix import workload_of
+from bench_gui.workloads.random_read.report import RandomReadReport
 
 AnyReport = Report | RandomReadReport
 
@@ -35,8 +37,16 @@ def build_any_report(
     ``target_ops_s`` and ``dataset_bytes`` the random-read RAM question (both ignored by the
     other workload); ``prices`` the random-read price list (default: the store's). Raises
     CompareError (a mix of workloads included) or SessionNotFound."""
-    if workload_of(store, session_ids) == "random_read":
-        return build_random_read_report(
-            store, session_ids, baseline_id, title, options, target_ops_s, dataset_bytes, prices
-        )
-    return build_report(store, session_ids, baseline_id, conditions, title=title, options=options)
+    build = kit_for(workload_of(store, session_ids)).face("report")
+    report: AnyReport = build(
+        store,
+        session_ids,
+        baseline_id,
+        conditions=conditions,
+        title=title,
+        options=options,
+        target_ops_s=target_ops_s,
+        dataset_bytes=dataset_bytes,
+        prices=prices,
+    )
+    return report

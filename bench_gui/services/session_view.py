@@ -16,8 +16,13 @@ from typing import Any
 import numpy as np
 
 from bench_gui.agent.protocol import LATENCY_FIELDS
-from bench_gui.core.random_read_session import WORKLOAD
-from bench_gui.services import random_read_view
+from bench_gui.workloads.base import (
+    DEFAULT_WORKLOAD,
+    kit_for,
+    kits,
+    run_record,
+    workload_of_record,
+)
 
 _MISSING = object()
 
@@ -103,9 +108,9 @@ class RunRow:
     sort_key: float = 0.0  # created time, for sorting newest first
     author: str = ""  # who recorded it ("" when not known)
     system: str = ""  # the tested system: the target's label (searched, as the CLI's --system)
-    # "random_read" for a random-read study: its best result and what it swept are then its
-    # own figures (best_text, swept), never NOPM and virtual users.
-    workload: str = "tproc_c"
+    # The row's workload, and its cells in that workload's words (its kit's ``list_row``
+    # fills them: "42,000 NOPM" and "8, 16 VU", or a random-read study's multiplier and sizes).
+    workload: str = DEFAULT_WORKLOAD
     best_text: str = ""
     best_key: float = 0.0
     swept: str = ""
@@ -113,18 +118,12 @@ class RunRow:
     @property
     def best_cell(self) -> tuple[str, float]:
         """The "Best result" cell: its text and its sort key."""
-        if self.workload == WORKLOAD:
-            return self.best_text, self.best_key
-        if self.best_nopm is None:
-            return "", 0.0
-        return f"{self.best_nopm:,.0f} NOPM", self.best_nopm
+        return self.best_text, self.best_key
 
     @property
     def swept_cell(self) -> str:
         """What the steps swept: virtual users, or dataset sizes of a random-read study."""
-        if self.workload == WORKLOAD:
-            return self.swept
-        return f"{self.vus} VU" if self.vus else ""
+        return self.swept
 
 
 @dataclass
@@ -140,7 +139,7 @@ class RunHeader:
     server_version: str
     settings: dict[str, Any] = field(default_factory=dict)
     plan: Any = None
-    workload: str = "tproc_c"  # "random_read": a random-read study (seed 004)
+    workload: str = DEFAULT_WORKLOAD  # its kit words its facts and draws its overview
 
 
 @dataclass
@@ -210,9 +209,18 @@ def run_row(store: Any, info: Any) -> RunRow:
         author=str(_get(info, "author", default="") or ""),
         system=str(_get(info, "target_summary", default="") or ""),
     )
-    if row.engine == random_read_view.ENGINE:
-        _random_read_row(store, row)
+    row.workload = _row_workload(store, row)
+    kit_for(row.workload).face("list_row")(store, row)
     return row
+
+
+def _row_workload(store: Any, row: RunRow) -> str:
+    """The row's workload: a kit's own engine names it, confirmed by the stored run (only
+    such rows are read further, so listing a thousand TPROC-C sweeps reads no run)."""
+    for kit in kits():
+        if kit.engine and kit.engine == row.engine:
+            return workload_of_record(run_record(store.get_run(row.id)))
+    return DEFAULT_WORKLOAD
 
 
 def run_rows(store: Any) -> list[RunRow]:
@@ -220,15 +228,6 @@ def run_rows(store: Any) -> list[RunRow]:
     rows = [run_row(store, info) for info in store.list_runs()]
     rows.sort(key=lambda r: (r.sort_key, r.id), reverse=True)
     return rows
-
-
-def _random_read_row(store: Any, row: RunRow) -> None:
-    """A random-read study's own cells (a run of another workload is left as it is)."""
-    if not random_read_view.is_random_read(store.get_run(row.id)):
-        return
-    best = random_read_view.best_result(random_read_view.load_session(store, row.id))
-    row.workload, row.best_text, row.best_key, row.swept = WORKLOAD, best.text, best.key, best.swept
-    row.best_nopm = None
 
 
 def run_header(store: Any, run_id: int) -> RunHeader:
@@ -244,7 +243,7 @@ def run_header(store: Any, run_id: int) -> RunHeader:
         server_version=str(_get(detail, "server_version", "server", default="") or ""),
         settings=dict(settings) if isinstance(settings, Mapping) else {},
         plan=_get(detail, "plan"),
-        workload=WORKLOAD if random_read_view.is_random_read(detail) else "tproc_c",
+        workload=workload_of_record(run_record(detail)),
     )
 
 

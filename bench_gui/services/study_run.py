@@ -27,6 +27,7 @@ from bench_gui.core.study_model import Study, StudyError, System, system_fingerp
 from bench_gui.services.run import RunController, RunError
 from bench_gui.store import SessionStore
 from bench_gui.store.annotations import raid_level
+from bench_gui.workloads.base import kit_for
 
 # (study, store, system key -> session id, the study file's folder) -> the files written and
 # the notes for the author.
@@ -98,12 +99,8 @@ def system_tag(system: System) -> str:
 
 def plan_seconds(plan: Plan, from_step: int = 0) -> float:
     """The windows of a plan's steps from ``from_step`` on (builds and loads not counted)."""
-    wl = plan.workload
-    if wl.kind == "random_read":
-        points = max(len(wl.dataset_sizes) - from_step, 0)
-        return points * (wl.warmup_s + wl.measure_s) + (wl.raw_iops_s if from_step == 0 else 0)
-    steps = max(len(wl.virtual_users) - from_step, 0)
-    return steps * (wl.rampup_s + wl.duration_s)
+    seconds: float = kit_for(plan.workload.kind).face("plan_seconds")(plan.workload, from_step)
+    return seconds
 
 
 def check_storage(study: Study) -> None:
@@ -213,11 +210,8 @@ class StudyRunner:
             self.controller = controller
             if self._stopped:
                 controller.stop()  # Stop pressed just now: the run ends at once, as stopped
-            steps = (
-                len(system.plan.workload.dataset_sizes)
-                if system.plan.workload.kind == "random_read"
-                else len(system.plan.workload.virtual_users)
-            )
+            workload = system.plan.workload
+            steps = kit_for(workload.kind).face("step_count")(workload)
             own = plan_seconds(system.plan)
             self._say(system, index, "running", step=0, steps=steps, remaining_s=left)
             events = controller.events()

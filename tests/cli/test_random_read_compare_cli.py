@@ -15,8 +15,8 @@ import pytest
 
 from bench_gui.cli.main import main
 from bench_gui.core.economics import DevicePrice
-from bench_gui.core.random_read_compare import multiple_text
 from bench_gui.store import SessionStore
+from bench_gui.workloads.random_read.compare import multiple_text
 from tests._fixtures.random_read_sessions import seed004, store_random_read
 from tests._fixtures.seed_sessions import build_seed000
 from tests.agent.fio.helpers import memory_cgroups_usable, need_fio, need_root

@@ -11,18 +11,18 @@ import pytest
 
 from bench_gui.agent.fio.sizes import GIB
 from bench_gui.core.compare import CompareError
-from bench_gui.core.random_read_compare import (
+from bench_gui.store import SessionStore
+from bench_gui.workloads.base import workload_of_record
+from bench_gui.workloads.mix import check_same_workload
+from bench_gui.workloads.random_read.compare import (
     RandomReadCompareError,
     RRSession,
-    check_same_workload,
     compare_random_read,
     multiple_text,
     multiplier_headline,
     multiplier_text,
     session_from_record,
-    workload_kind,
 )
-from bench_gui.store import SessionStore
 from tests._fixtures.random_read_sessions import HDD, SSD, seed004, store_random_read
 from tests._fixtures.seed_sessions import build_seed000
 
@@ -130,7 +130,7 @@ def test_a_mix_of_workloads_is_refused_naming_both(store: SessionStore) -> None:
     hdd_tpcc, _ = build_seed000(store)
     rr = store_random_read(store, "SSD m4", SSD["raw"], SSD["ops"])
     kinds = [
-        (sid, store.get_run(sid).name, workload_kind(asdict(store.get_run(sid))))
+        (sid, store.get_run(sid).name, workload_of_record(asdict(store.get_run(sid))))
         for sid in (rr, hdd_tpcc)
     ]
     with pytest.raises(CompareError) as caught:
@@ -200,8 +200,8 @@ def test_points_and_the_calculator_stand_on_the_data_cache_measured(
     """A 256 MiB limit of which fio's own memory took 57 MiB: the data had 199 MiB of cache
     (measured past the limit), so the "4x" point is 5.15x the data's RAM and the RAM the
     calculator finds is a share of what the data really had, not of the limit."""
-    from bench_gui.core.random_read_compare import compare_random_read
-    from bench_gui.core.random_read_economics import ram_economics
+    from bench_gui.workloads.random_read.compare import compare_random_read
+    from bench_gui.workloads.random_read.economics import ram_economics
 
     mib = 1 << 20
     sid = store_random_read(

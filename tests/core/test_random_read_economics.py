@@ -11,14 +11,18 @@ import pytest
 
 from bench_gui.agent.fio.sizes import GIB
 from bench_gui.core.economics import DevicePrice, ram_price
-from bench_gui.core.random_read_compare import (
+from bench_gui.store import SessionStore
+from bench_gui.workloads.random_read.compare import (
     RandomReadCompareError,
     RRComparison,
     compare_random_read,
     session_from_record,
 )
-from bench_gui.core.random_read_economics import default_target, ram_economics, ram_fraction_for
-from bench_gui.store import SessionStore
+from bench_gui.workloads.random_read.economics import (
+    default_target,
+    ram_economics,
+    ram_fraction_for,
+)
 from tests._fixtures.random_read_sessions import seed004
 
 TIB = 1024 * GIB

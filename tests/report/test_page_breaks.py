@@ -19,8 +19,8 @@ from bench_gui.core.economics import DevicePrice
 from bench_gui.report import build_any_report, build_report, write_report
 from bench_gui.report import pdf as pdf_writer
 from bench_gui.report.options import ReportOptions
-from bench_gui.report.random_read_report import RandomReadReport
 from bench_gui.store import SessionStore
+from bench_gui.workloads.random_read.report import RandomReadReport
 from tests._fixtures.random_read_sessions import seed004
 from tests.report.fleet import fleet
 from tests.report.page_fill import page_fills, sparse_pages

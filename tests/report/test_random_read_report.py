@@ -16,9 +16,9 @@ from bench_gui.core.compare import CompareError
 from bench_gui.core.economics import DevicePrice
 from bench_gui.report import build_report, write_charts, write_report
 from bench_gui.report.charts import log_ticks
-from bench_gui.report.random_read_report import RandomReadReport
 from bench_gui.report.workloads import build_any_report
 from bench_gui.store import SessionStore
+from bench_gui.workloads.random_read.report import RandomReadReport
 from tests._fixtures.random_read_sessions import seed004, store_random_read
 from tests._fixtures.seed_sessions import build_seed000
 

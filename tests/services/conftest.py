@@ -25,6 +25,14 @@ def _isolated(isolated: MemoryKeyring) -> MemoryKeyring:
     return isolated
 
 
+@pytest.fixture(autouse=True)
+def _qt_app(qapp: Any) -> Any:
+    """A study's brief draws its charts in-process through Qt: let pytest-qt make the one
+    QApplication of the test session first, so no bare QGuiApplication is left behind for the
+    widget tests that follow (tests/workloads' conformance suite runs after these)."""
+    return qapp
+
+
 @pytest.fixture
 def store(tmp_path: Path) -> Iterator[SessionStore]:
     with SessionStore(tmp_path / "sessions.sqlite3") as opened:

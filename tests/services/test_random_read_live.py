@@ -12,7 +12,9 @@ import numpy as np
 import pytest
 
 from bench_gui.agent.protocol import Event
-from bench_gui.services.random_read_live import (
+from bench_gui.services.reattach import stored_events
+from bench_gui.store import SessionStore
+from bench_gui.workloads.random_read.live_model import (
     SMOOTHING,
     RandomReadLive,
     dataset_text,
@@ -20,8 +22,6 @@ from bench_gui.services.random_read_live import (
     ram_multiple_text,
     short_size,
 )
-from bench_gui.services.reattach import stored_events
-from bench_gui.store import SessionStore
 from tests.services.random_read_recording import LIMIT_MIB, MULTIPLES, WARMUP_S, recorded
 
 

@@ -77,9 +77,9 @@ def test_an_opened_random_read_session_shows_points_not_nopm(
 ) -> None:
     _store, _hdd, ssd, _tproc = filled
     assert page.open_run(ssd)
-    overview = page.detail.random_read
+    overview = page.detail.overviews["random_read"]
     assert overview.isVisibleTo(page)
-    assert not page.detail.time_chart.isVisibleTo(page)
+    assert not page.time_chart.isVisibleTo(page)
     texts = visible_texts(page.detail)
     shown = "\n".join(texts)
     assert not TPROC_C_WORDS.search(shown), TPROC_C_WORDS.search(shown)
@@ -104,5 +104,5 @@ def test_a_tproc_c_session_opened_after_shows_its_own_charts_again(
     _store, hdd, _ssd, tproc = filled
     assert page.open_run(hdd)
     assert page.open_run(tproc)
-    assert page.detail.time_chart.isVisibleTo(page)
-    assert not page.detail.random_read.isVisibleTo(page)
+    assert page.time_chart.isVisibleTo(page)
+    assert not page.detail.overviews["random_read"].isVisibleTo(page)

@@ -30,7 +30,8 @@ from bench_gui.gui.widgets.page_parts import muted_label
 from bench_gui.report.model import Report
 from bench_gui.report.names import parse_short_names
 from bench_gui.report.options import LOGO_SUFFIXES, ReportOptions, check_cover, default_paper
-from bench_gui.report.random_read_report import RandomReadReport
+from bench_gui.workloads.base import WorkloadKit
+from bench_gui.workloads.random_read.report import RandomReadReport
 
 AnyReport = TypeVar("AnyReport", bound=Report | RandomReadReport)
 
@@ -45,7 +46,7 @@ COVER_HINT = (
     " times apply at once; the paper and the rest apply when you export."
 )
 
-COVER_HINT_RANDOM_READ = (
+COVER_HINT_NO_SCOPE = (
     "Company, logo and date make a cover line under the title; each is optional. They and"
     " the paper apply when you export."
 )
@@ -154,11 +155,12 @@ class ExportOptionsBox(QGroupBox):
         line.addWidget(button)
         return row
 
-    def set_workload(self, kind: str) -> None:
-        """The response-time scope is a transaction workload's choice: hidden for the
-        random-read study (``kind`` "random_read"), whose report has none."""
-        self.form.setRowVisible(self.latency_combo, kind != "random_read")
-        self.hint.setText(COVER_HINT if kind != "random_read" else COVER_HINT_RANDOM_READ)
+    def set_workload(self, kit: WorkloadKit) -> None:
+        """The response-time scope is a transaction workload's choice: hidden for a workload
+        whose report has none (a random-read study)."""
+        scope = "response_scope" in kit.compare_inputs
+        self.form.setRowVisible(self.latency_combo, scope)
+        self.hint.setText(COVER_HINT if scope else COVER_HINT_NO_SCOPE)
 
     # ---- the choices ---------------------------------------------------------------------
 

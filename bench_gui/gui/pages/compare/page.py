@@ -9,7 +9,8 @@ a :class:`~bench_gui.report.model.Report`, built by the same code as ``bench-gui
 Price edits apply to the comparison at once; "Save prices" keeps them in the session store
 (the price list, the power price, each session's array).
 
-Random-read studies (seed 004) have a view of their own (:mod:`.random_read_results`): when
+Random-read studies (seed 004) have a view of their own
+(:mod:`bench_gui.workloads.random_read.compare_results`): when
 the ticked sessions are of that workload the page shows it, with the "SSDs replace RAM"
 question and the RAM price, and hides what only the transaction workload uses. Both reports
 come from :func:`bench_gui.report.build_any_report`'s choice of workload; a mix of the two
@@ -19,7 +20,7 @@ workloads is refused, naming a session of each.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QGuiApplication, QShowEvent
@@ -38,15 +39,18 @@ from bench_gui.core.saturation import DEFAULT_MIN_GAIN_PCT, StopConditions
 from bench_gui.gui.pages.compare.export_menu import ExportButton
 from bench_gui.gui.pages.compare.export_options import ExportOptionsBox
 from bench_gui.gui.pages.compare.prices import PAGE_NOTE, PriceBox, PriceInputs
-from bench_gui.gui.pages.compare.random_read_results import RandomReadView
 from bench_gui.gui.pages.compare.report_notes import ExportGate
 from bench_gui.gui.pages.compare.results import ComparisonView
 from bench_gui.gui.pages.compare.session_picker import SessionPicker
 from bench_gui.gui.widgets.page_parts import ErrorLine, PageHeader, page_layout
 from bench_gui.report import ReportError
 from bench_gui.report.model import Report
-from bench_gui.report.random_read_report import RandomReadReport
 from bench_gui.store import SessionNotFound, StoreError
+from bench_gui.workloads.base import DEFAULT_WORKLOAD, kit_for, kits
+from bench_gui.workloads.random_read.report import RandomReadReport
+
+if TYPE_CHECKING:
+    from bench_gui.workloads.random_read.compare_results import RandomReadView
 
 RANDOM_READ = "random_read"
 SUBTITLE = (
@@ -81,7 +85,7 @@ class ComparePage(QWidget):
         self.report: Report | RandomReadReport | None = None
         self._kinds: dict[int, str] = {}  # session id -> its workload, as read once
         self._created: dict[int, str] = {}  # session id -> when it was made (a reused id)
-        self._mode = "tproc_c"
+        self._mode = DEFAULT_WORKLOAD
         self._mix_shown = False
         # The random-read question asked of these sessions and baseline (None: defaults).
         self._rr_key: tuple[tuple[int, ...], int] | None = None
@@ -107,13 +111,17 @@ class ComparePage(QWidget):
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.setChildrenCollapsible(False)
         splitter.addWidget(self._build_inputs())
-        self.results = ComparisonView()
-        self.rr_view = RandomReadView()
+        # Each workload's results view (its kit's), the one of the ticked sessions shown.
+        self.compare_views: dict[str, QWidget] = {
+            kit.name: kit.face("compare_view")() for kit in kits()
+        }
+        self.results = cast(ComparisonView, self.compare_views[DEFAULT_WORKLOAD])
+        self.rr_view = cast("RandomReadView", self.compare_views[RANDOM_READ])
         self.rr_view.ram_question.changed.connect(self._ram_question_changed)
         self.rr_view.ram_question.defaults_requested.connect(self._ram_defaults)
         self.views = QStackedWidget()
-        self.views.addWidget(self.results)
-        self.views.addWidget(self.rr_view)
+        for view in self.compare_views.values():
+            self.views.addWidget(view)
         splitter.addWidget(self.views)
         splitter.setStretchFactor(0, 0)
         splitter.setStretchFactor(1, 1)
@@ -239,11 +247,11 @@ class ComparePage(QWidget):
         ``""`` when it cannot be read."""
         from dataclasses import asdict
 
-        from bench_gui.core.random_read_session import workload_kind
+        from bench_gui.workloads.base import workload_of_record
 
         if run_id not in self._kinds:
             try:
-                self._kinds[run_id] = workload_kind(asdict(self.store.get_run(run_id)))
+                self._kinds[run_id] = workload_of_record(asdict(self.store.get_run(run_id)))
             except (StoreError, SessionNotFound):
                 return ""
         return self._kinds[run_id]
@@ -258,20 +266,21 @@ class ComparePage(QWidget):
         elif self._mix_shown:
             self._mix_shown = False
             self.error_label.clear_error()
-        mode = RANDOM_READ if kind == RANDOM_READ else "tproc_c"
+        known = {kit.name for kit in kits()}
+        mode = kind if kind in known else DEFAULT_WORKLOAD  # none ticked, or a mix
         if mode == self._mode:
             return
         self._mode = mode
         if self.report is not None:
             self.clear_results()
-        random_read = mode == RANDOM_READ
-        self.views.setCurrentWidget(self.rr_view if random_read else self.results)
-        self.stop_box.setVisible(not random_read)
-        self.report_box.set_workload(mode)
-        self.prices.set_workload(mode)
+        kit = kit_for(mode)
+        self.views.setCurrentWidget(self.compare_views[mode])
+        self.stop_box.setVisible("stop_conditions" in kit.compare_inputs)
+        self.report_box.set_workload(kit)
+        self.prices.set_workload(kit)
 
     def _mix_message(self, ids: list[int]) -> str:
-        from bench_gui.report.random_read_input import workload_of
+        from bench_gui.workloads.mix import workload_of
 
         try:
             workload_of(self.store, ids)
@@ -331,7 +340,7 @@ class ComparePage(QWidget):
     def compare(self) -> bool:
         """Compare the ticked sessions; False (and a clear message) when they cannot be."""
         from bench_gui.report.model import build_report
-        from bench_gui.report.random_read_input import workload_of
+        from bench_gui.workloads.mix import workload_of
 
         ids = self.checked_ids()
         baseline = self.baseline_id()

@@ -36,6 +36,7 @@ from bench_gui.core.economics import (
 )
 from bench_gui.core.price_checks import doubts
 from bench_gui.store import SessionNotFound, StoreError
+from bench_gui.workloads.base import WorkloadKit
 
 CURRENCIES = ("USD", "EUR", "GBP", "JPY", "CHF")
 ARRAY_COLUMNS = ("", "Device model", "Qty", "Unit price", "Cost by\nhand")
@@ -131,13 +132,12 @@ class PriceBox(QGroupBox):
             self.ram_spin.blockSignals(False)
             self.currency_combo.setCurrentText(price.currency)
 
-    def set_workload(self, kind: str) -> None:
-        """Show what the comparison of ``kind`` prices: each array, power (TPROC-C), or the
-        RAM the storages need (random reads)."""
-        random_read = kind == "random_read"
-        self.array_table.setVisible(not random_read)
-        self.form.setRowVisible(self.power_spin, not random_read)
-        self.form.setRowVisible(self.ram_spin, random_read)
+    def set_workload(self, kit: WorkloadKit) -> None:
+        """Show what the comparison of ``kit``'s sessions prices: each array, power
+        (TPROC-C), or the RAM the storages need (random reads)."""
+        self.array_table.setVisible("array_prices" in kit.compare_inputs)
+        self.form.setRowVisible(self.power_spin, "power_price" in kit.compare_inputs)
+        self.form.setRowVisible(self.ram_spin, "ram_price" in kit.compare_inputs)
 
     def fill_arrays(self, store: Any, ids: Sequence[int], names: Mapping[int, str]) -> None:
         """One row a session: what was typed for it is kept, a new one starts from its

@@ -32,7 +32,7 @@ from bench_gui.gui.pages.compare.export_options import ExportOptionsBox
 from bench_gui.gui.widgets.page_parts import ScrollColumn, scrolled
 from bench_gui.report.model import Report
 from bench_gui.report.notes import author_warnings
-from bench_gui.report.random_read_report import RandomReadReport
+from bench_gui.workloads.random_read.report import RandomReadReport
 
 AnyReport = Report | RandomReadReport
 

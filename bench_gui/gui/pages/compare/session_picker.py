@@ -22,23 +22,32 @@ from PySide6.QtWidgets import (
 
 from bench_gui.services.session_view import format_time
 from bench_gui.store import RunInfo
+from bench_gui.workloads.base import UnknownWorkload, WorkloadKit, kit_for
 
 ID_ROLE = Qt.ItemDataRole.UserRole + 1
 SEARCH_ROLE = Qt.ItemDataRole.UserRole + 2
 STATUS_MARK = {"running": "● running", "incomplete": "◐ incomplete", "failed": "✘ failed"}
-# Words a filter finds a workload's sessions by.
-SEARCH_WORDS = {
-    "tproc_c": ("tproc-c", "tpcc", "oltp"),
-    "random_read": ("random read", "random-read", "fio"),
-}
-# A workload's name in the list, and what one of its stored steps is.
-WORKLOAD_WORDS = {"tproc_c": ("TPROC-C", "step"), "random_read": ("Random read", "dataset size")}
+
+
+def _kit(kind: str) -> WorkloadKit | None:
+    """The workload's kit; None when ``kind`` is empty (the session could not be read) or no
+    kit provides it."""
+    try:
+        return kit_for(kind) if kind else None
+    except UnknownWorkload:
+        return None
+
+
+def _search_words(kind: str) -> tuple[str, ...]:
+    kit = _kit(kind)
+    return kit.search_words if kit is not None else ()
 
 
 def workload_line(kind: str, steps: int) -> str:
     """``TPROC-C · 8 steps``, ``Random read · 1 dataset size``; only the count when the
     workload is not known (``kind`` empty: the session could not be read)."""
-    name, unit = WORKLOAD_WORDS.get(kind, ("", "step"))
+    kit = _kit(kind)
+    name, unit = (kit.label, kit.step_noun) if kit is not None else ("", "step")
     size = f"{steps} {unit}{'' if steps == 1 else 's'}"
     return f"{name}  ·  {size}" if name else size
 
@@ -106,7 +115,14 @@ class SessionPicker(QGroupBox):
             item.setData(
                 SEARCH_ROLE,
                 " ".join(
-                    [f"#{run.id}", run.name, run.engine, *SEARCH_WORDS.get(kind, ()), note, *tags]
+                    [
+                        f"#{run.id}",
+                        run.name,
+                        run.engine,
+                        *(k.search_words if (k := _kit(kind)) else ()),
+                        note,
+                        *tags,
+                    ]
                 ).lower(),
             )
             if note:

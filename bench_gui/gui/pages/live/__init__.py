@@ -2,7 +2,8 @@
 run's phase and the Stop button (:mod:`.header`), the big numbers (:mod:`.tile_row`), the
 charts and their layout (:mod:`.chart_board`), what the page says when a run ends
 (:mod:`.outcome`) and how it writes its figures (:mod:`.numbers`); a random-read run's own view
-(:mod:`.random_read_board`, its charts in :mod:`.random_read_charts`)."""
+(:mod:`bench_gui.workloads.random_read.live_board`, its charts in
+:mod:`bench_gui.workloads.random_read.live_charts`)."""
 
 from bench_gui.gui.pages.live.outcome import (
     NO_HOST_MESSAGE,

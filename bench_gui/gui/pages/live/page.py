@@ -17,9 +17,9 @@ users, driver rates and CPU, flagged past 80%, and its link when a notice names 
 
 A random-read run (seed 004: the plan's workload kind, or a replayed or re-attached session whose
 agent says so) gets its own view instead of the sweep's tiles and charts
-(:mod:`.random_read_board`, fed by a
-:class:`~bench_gui.services.random_read_live.RandomReadLive`): ops/s, latency, the dataset size
-and the point, in that workload's words.
+(:mod:`bench_gui.workloads.random_read.live_board`, fed by a
+:class:`~bench_gui.workloads.random_read.live_model.RandomReadLive`): ops/s, latency, the
+dataset size and the point, in that workload's words.
 
 A frame never paints much (``benchmarks/gui_stream.py`` holds the page to no event-loop stall
 over 50 ms and redraws under 16 ms while an hour of samples is fed as fast as it takes them):
@@ -56,14 +56,6 @@ from bench_gui.gui.pages.live.outcome import (
     WAITING_FOR_POWER,
     banner_text,
 )
-from bench_gui.gui.pages.live.random_read_board import (
-    RandomReadBoard,
-    header_state,
-    plan_detail,
-    study_detail,
-)
-from bench_gui.gui.pages.live.random_read_board import banner_text as random_read_banner
-from bench_gui.gui.pages.live.random_read_board import status_text as random_read_status
 from bench_gui.gui.pages.live.tile_row import TileRow
 from bench_gui.gui.widgets.chart_catalogue import DEVICE_CHARTS
 from bench_gui.gui.widgets.chart_layout import ChartLayoutDialog, LiveLayout, live_settings
@@ -71,8 +63,16 @@ from bench_gui.gui.widgets.charts import ChartCard
 from bench_gui.gui.widgets.page_parts import Banner, page_layout
 from bench_gui.services.live_hosts import LiveHosts
 from bench_gui.services.live_model import LiveModel
-from bench_gui.services.random_read_live import RandomReadLive, is_random_read
 from bench_gui.services.session_view import user_count
+from bench_gui.workloads.random_read.live_board import (
+    RandomReadBoard,
+    header_state,
+    plan_detail,
+    study_detail,
+)
+from bench_gui.workloads.random_read.live_board import banner_text as random_read_banner
+from bench_gui.workloads.random_read.live_board import status_text as random_read_status
+from bench_gui.workloads.random_read.live_model import RandomReadLive, is_random_read
 
 REDRAW_HZ = 30
 # Charts redrawn per timer tick at most, and the time after which a tick stops starting new

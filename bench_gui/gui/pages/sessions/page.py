@@ -29,9 +29,10 @@ from bench_gui.gui.pages.sessions.team_store import TeamBar
 from bench_gui.gui.tasks import Task
 from bench_gui.gui.widgets.page_parts import ErrorLine, PageHeader, page_layout, scrolled
 from bench_gui.gui.widgets.power_log_dialog import PowerLogDialog
-from bench_gui.services import random_read_view, session_view
+from bench_gui.services import session_view
 from bench_gui.services.session_view import RunHeader, RunRow
 from bench_gui.store import SessionNotFound, StoreError
+from bench_gui.workloads.base import DEFAULT_WORKLOAD
 
 READ_ERRORS = (StoreError, SessionNotFound)
 
@@ -107,10 +108,11 @@ class SessionsPage(Housekeeping):
         d = self.detail
         self.detail_title, self.detail_info, self.power_button = d.title, d.info, d.power_button
         self.tags_edit, self.note_edit, self.tabs = d.tags_edit, d.note_edit, d.tabs
+        sweep = d.overviews[DEFAULT_WORKLOAD]
         self.time_chart, self.scaling_chart, self.step_table = (
-            d.time_chart,
-            d.scaling_chart,
-            d.step_table,
+            sweep.time_chart,  # type: ignore[attr-defined]
+            sweep.scaling_chart,  # type: ignore[attr-defined]
+            sweep.step_table,  # type: ignore[attr-defined]
         )
         self.metrics_view, self.log_view = d.metrics_view, d.log_view
 
@@ -222,12 +224,7 @@ class SessionsPage(Housekeeping):
         """Load one run's charts and steps; False (message shown) if it cannot be read."""
         try:
             header = session_view.run_header(self.store, run_id)
-            if header.workload == "random_read":
-                self._show_random_read(header)
-            else:
-                series = session_view.run_samples(self.store, run_id)
-                steps = session_view.run_steps(self.store, run_id)
-                self.detail.show_run(header, series, steps)
+            self.detail.show_session(self.store, header)
         except READ_ERRORS as exc:
             self.error_label.show_error(f"Cannot open session {run_id}: {exc}")
             return False
@@ -249,15 +246,6 @@ class SessionsPage(Housekeeping):
         self.power_import.arm(header.status != "running")
         self.run_opened.emit(run_id)
         return True
-
-    def _show_random_read(self, header: RunHeader) -> None:
-        """A random-read study's own overview (its points, ops/s and multipliers)."""
-        session = random_read_view.load_session(self.store, header.id)
-        memory = session.memory_bytes if session is not None else None
-        rows = random_read_view.point_rows(self.store, header.id, memory)
-        labels = {r.step: random_read_view.short_label(r.ram_ratio, r.label) for r in rows}
-        series = random_read_view.ops_series(self.store, header.id, labels)
-        self.detail.show_random_read(header, session, rows, series)
 
     def forget_current(self) -> None:
         """The opened session is gone (deleted): show none."""

@@ -38,13 +38,13 @@ from bench_gui.core.plan import (
     plan_from_dict,
 )
 from bench_gui.gui.pages.workload.os_section import OsSection
-from bench_gui.gui.pages.workload.random_read_section import RandomReadSection
 from bench_gui.gui.pages.workload.schema_box import SchemaBox
 from bench_gui.gui.pages.workload.sections import OptionsSection, SweepSection
 from bench_gui.gui.pages.workload.target_section import TargetSection
 from bench_gui.gui.widgets.page_parts import ErrorLine, PageHeader, page_layout
 from bench_gui.gui.widgets.plan_fields import PlanFields
 from bench_gui.gui.widgets.power_options import PowerOptions
+from bench_gui.workloads.random_read.plan_form import RandomReadSection
 
 
 class WorkloadPage(QWidget):

@@ -1,5 +1,6 @@
 """The Workload page's plan sections: the workload's kind and TPROC-C's sweep, and its options
-(the target is :mod:`.target_section`, the random-read study :mod:`.random_read_section`).
+(the target is :mod:`.target_section`, the random-read study
+:mod:`bench_gui.workloads.random_read.plan_form`).
 
 Each section shows its part of a :class:`Plan` (``set_plan``) and writes it back into the
 plan's dictionary (``fill``); ``fields`` holds its inputs and error lines by plan field name.

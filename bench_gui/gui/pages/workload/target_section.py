@@ -47,6 +47,7 @@ from bench_gui.gui.widgets.page_parts import compact_combo
 from bench_gui.gui.widgets.plan_fields import PlanFields, add_row, styled_form
 from bench_gui.remote.errors import SecretStoreError
 from bench_gui.remote.secrets import database_password, set_db_password
+from bench_gui.workloads.base import uses_database
 
 THIS_MACHINE = "This machine"
 SEVERAL_SUFFIX = " (several hosts)"
@@ -308,7 +309,7 @@ class TargetSection(QGroupBox):
         driver = data.setdefault("driver", {})
         self.hosts.fill(driver)
         several = self.hosts.several
-        if self.workload_kind == "random_read":
+        if not uses_database(self.workload_kind):
             data.pop("target", None)
             if not several:
                 driver["target"] = str(self.driver_combo.currentData() or "")
@@ -331,9 +332,10 @@ class TargetSection(QGroupBox):
             driver["target"] = str(self.driver_combo.currentData() or "") if kind != "demo" else ""
 
     def set_workload_kind(self, kind: str) -> None:
-        """TPROC-C needs a database; a random-read study only the host fio runs on."""
+        """TPROC-C needs a database; a random-read study only the host fio runs on (the
+        workload's kit says which)."""
         self.workload_kind = kind
-        database = kind != "random_read"
+        database = uses_database(kind)
         self.setTitle("Target" if database else "Host")
         self.fields.hints["driver.target"].setText(DRIVER_HINT if database else FIO_DRIVER_HINT)
         for row in self.kind_rows:
@@ -440,13 +442,13 @@ class TargetSection(QGroupBox):
 
     def _driver_free(self) -> bool:
         """Whether the one driver host may be other than this machine (not for the demo)."""
-        return self.kind != "demo" or self.workload_kind == "random_read"
+        return self.kind != "demo" or not uses_database(self.workload_kind)
 
     def update_enabled(self) -> None:
         """The fields of the chosen kind shown (and enabled: the demo's are shown disabled);
         the engine's notes under the choice."""
         kind = self.kind
-        database = self.workload_kind != "random_read"
+        database = uses_database(self.workload_kind)
         server = kind != "demo"
         for cell in self.server_cells:
             self.form.setRowVisible(cell, database)

@@ -10,20 +10,22 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QTableWidgetItem, QVBoxLayout, QWidget
 
-from bench_gui.core.random_read_compare import RRSession, multiple_text, multiplier_text
-from bench_gui.gui.pages.live.random_read_charts import (
+from bench_gui.gui.widgets.charts import SeriesSpec, TimeSeriesChart
+from bench_gui.gui.widgets.page_parts import FitTable
+from bench_gui.workloads.random_read import session_view
+from bench_gui.workloads.random_read.compare import RRSession, multiple_text, multiplier_text
+from bench_gui.workloads.random_read.live_charts import (
     OPS_COLOR,
     DatasetPoint,
     DatasetSizeChart,
 )
-from bench_gui.gui.widgets.charts import SeriesSpec, TimeSeriesChart
-from bench_gui.gui.widgets.page_parts import FitTable
-from bench_gui.services.random_read_view import OpsSeries, PointRow
+from bench_gui.workloads.random_read.session_view import OpsSeries, PointRow
 
 POINT_COLUMNS = (
     "Dataset", "x RAM", "ops/s", "MB/s", "p99 ms", "p99.9 ms", "x raw IOPS", "Warm-up", "Note"
@@ -95,7 +97,15 @@ class RandomReadOverview(QWidget):
         self.table.setMinimumHeight(120)
         column.addWidget(self.table, 2)
 
-    def show_session(
+    def show_session(self, store: Any, header: Any) -> None:
+        """The stored session ``header`` names (a ``RunHeader``): read, then shown."""
+        session = session_view.load_session(store, header.id)
+        memory = session.memory_bytes if session is not None else None
+        rows = session_view.point_rows(store, header.id, memory)
+        labels = {r.step: session_view.short_label(r.ram_ratio, r.label) for r in rows}
+        self.show_points(session, rows, session_view.ops_series(store, header.id, labels))
+
+    def show_points(
         self, session: RRSession | None, rows: Sequence[PointRow], series: OpsSeries
     ) -> None:
         """A stored random-read session's samples, points and summary line."""

@@ -3,8 +3,8 @@
 A random-read session is one fio sweep over dataset sizes: each stored step is a point (a
 prefix of one file read at random under a fixed RAM for the study), with its ops/s, latency
 and the multiplier over the device's raw IOPS. :func:`session_from_record` reads the store's
-plain records; :func:`workload_kind` and :func:`check_same_workload` keep random-read studies
-and TPROC-C sweeps from being compared with one another. Pure: no I/O.
+plain records; :func:`bench_gui.workloads.mix.check_same_workload`
+keeps random-read studies and TPROC-C sweeps from being compared with one another. Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from typing import Any
 
 from bench_gui.agent.fio.sizes import format_size
 from bench_gui.core.compare import CompareError
+from bench_gui.workloads.base import workload_of_record
 
 WORKLOAD = "random_read"
 # Two points match when their dataset/RAM multiples differ by at most this fraction.
@@ -39,40 +40,6 @@ def _num(value: Any) -> float | None:
         return None
     number = float(value)
     return number if math.isfinite(number) else None
-
-
-def workload_kind(run: Mapping[str, Any]) -> str:
-    """``random_read`` for a session of the random-read workload, else ``tproc_c``.
-
-    ``run``: the store's run record (``RunDetail`` as a dict, or ``run_to_json()["run"]``).
-    """
-    if _dict(run.get("target")).get("kind") == WORKLOAD:
-        return WORKLOAD
-    if _dict(run.get("agent")).get("workload") == WORKLOAD:
-        return WORKLOAD
-    if _dict(_dict(run.get("plan")).get("workload")).get("kind") == WORKLOAD:
-        return WORKLOAD
-    return "tproc_c"
-
-
-KIND_WORDS = {WORKLOAD: "a random-read study", "tproc_c": "a TPROC-C sweep"}
-
-
-def check_same_workload(sessions: Sequence[tuple[int, str, str]]) -> str:
-    """The one workload of ``(id, name, kind)`` sessions; raise RandomReadCompareError naming
-    the first two sessions of different workloads (their figures measure different things)."""
-    if not sessions:
-        raise RandomReadCompareError("a comparison needs at least one session (got none)")
-    first_id, first_name, first_kind = sessions[0]
-    for sid, name, kind in sessions[1:]:
-        if kind != first_kind:
-            raise RandomReadCompareError(
-                f"session {first_id} ({first_name}) is {KIND_WORDS.get(first_kind, first_kind)}"
-                f" and session {sid} ({name}) is {KIND_WORDS.get(kind, kind)}: their figures"
-                " measure different things and are not compared; compare sessions of one"
-                " workload"
-            )
-    return first_kind
 
 
 # ---- input ------------------------------------------------------------------------------------
@@ -221,7 +188,7 @@ def session_from_record(run: Mapping[str, Any], steps: Sequence[Mapping[str, Any
     RandomReadCompareError naming the session when it is not one, or measured nothing."""
     sid = int(_num(run.get("id")) or 0)
     name = str(run.get("name") or f"session {sid}")
-    if workload_kind(run) != WORKLOAD:
+    if workload_of_record(run) != WORKLOAD:
         raise RandomReadCompareError(f"session {sid} ({name}) is not a random-read study")
     agent = _dict(run.get("agent"))
     record = _dict(agent.get("random_read"))

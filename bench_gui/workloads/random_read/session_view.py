@@ -15,35 +15,25 @@ from typing import Any
 
 import numpy as np
 
-from bench_gui.core.random_read_compare import (
+from bench_gui.workloads.base import run_record, workload_of_record
+from bench_gui.workloads.random_read.compare import (
     RRSession,
     multiple_text,
     multiplier_text,
     ops_text,
     session_from_record,
-    workload_kind,
 )
-from bench_gui.core.random_read_session import WORKLOAD, RandomReadCompareError
+from bench_gui.workloads.random_read.session import WORKLOAD, RandomReadCompareError
 
 # The engine a random-read run records (the agent's hello): only such rows are read further.
 ENGINE = "fio"
-
-
-def run_record(detail: Any) -> dict[str, Any]:
-    """A stored run (``RunDetail``) as the plain record the random-read reader takes."""
-    return asdict(detail) if not isinstance(detail, Mapping) else dict(detail)
-
-
-def is_random_read(detail: Any) -> bool:
-    """Whether a stored run (``RunDetail`` or its record) is a random-read study."""
-    return workload_kind(run_record(detail)) == WORKLOAD
 
 
 def load_session(store: Any, run_id: int) -> RRSession | None:
     """The stored random-read session, or None when it is not one (or measured nothing the
     reader can use: its steps are then still listed by :func:`point_rows`)."""
     detail = store.get_run(run_id)
-    if not is_random_read(detail):
+    if workload_of_record(run_record(detail)) != WORKLOAD:
         return None
     steps = [asdict(step) for step in store.steps(run_id)]
     try:
@@ -182,6 +172,19 @@ def ops_series(store: Any, run_id: int, labels: Mapping[int, str]) -> OpsSeries:
     return OpsSeries(t, ops, faults, starts)
 
 
+def list_row(store: Any, row: Any) -> None:
+    """The Sessions list's cells of a random-read study (a ``RunRow``): its best multiplier
+    over raw IOPS (or ops/s) and the dataset sizes it swept, never NOPM or virtual users."""
+    best = best_result(load_session(store, row.id))
+    row.best_text, row.best_key, row.swept = best.text, best.key, best.swept
+    row.best_nopm = None
+
+
+def facts(header: Any) -> list[str]:
+    """What the Sessions detail's line of facts says of a random-read study after its engine."""
+    return ["random reads by dataset size"]
+
+
 def short_label(ram_ratio: float | None, label: str) -> str:
     """A point's marker text: ``2x RAM`` (or the size it was named by)."""
     return multiple_text(ram_ratio) if ram_ratio else label
@@ -193,10 +196,10 @@ __all__ = [
     "OpsSeries",
     "PointRow",
     "best_result",
-    "is_random_read",
+    "facts",
+    "list_row",
     "load_session",
     "ops_series",
     "point_rows",
-    "run_record",
     "short_label",
 ]

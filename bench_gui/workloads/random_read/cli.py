@@ -9,7 +9,7 @@ from typing import Any
 from bench_gui.agent.fio.sizes import format_size
 from bench_gui.agent.protocol import Event
 from bench_gui.cli.terminal import safe
-from bench_gui.core.random_read_compare import multiplier_text
+from bench_gui.workloads.random_read.compare import multiplier_text
 
 WORKLOAD = "random_read"
 
@@ -147,12 +147,6 @@ def print_steps(steps: list[dict[str, Any]]) -> None:
             f" {_ms(lat.get('p50')):>10} {_ms(lat.get('p99')):>10} {_ms(lat.get('p999')):>10}"
             f" {_multiplier(s.get('multiplier')):>10}{mark}"
         )
-
-
-def is_random_read_session(run: dict[str, Any]) -> bool:
-    target = run.get("target") or {}
-    agent = run.get("agent") or {}
-    return target.get("kind") == WORKLOAD or agent.get("workload") == WORKLOAD
 
 
 def print_session(data: dict[str, Any]) -> None:

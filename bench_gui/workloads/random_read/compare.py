@@ -24,15 +24,13 @@ from dataclasses import dataclass, field
 
 from bench_gui.agent.fio.sizes import format_size
 from bench_gui.core.compare import Ratio, throughput_ratio
-from bench_gui.core.random_read_session import (
+from bench_gui.workloads.random_read.session import (
     MATCH_TOLERANCE,
     WORKLOAD,
     RandomReadCompareError,
     RRPoint,
     RRSession,
-    check_same_workload,
     session_from_record,
-    workload_kind,
 )
 
 _EPS = 1e-9
@@ -340,7 +338,6 @@ __all__ = [
     "RRPoint",
     "RRSession",
     "RandomReadCompareError",
-    "check_same_workload",
     "compare_random_read",
     "multiple_text",
     "multiplier_headline",
@@ -348,5 +345,4 @@ __all__ = [
     "ops_text",
     "ratio_headline",
     "session_from_record",
-    "workload_kind",
 ]

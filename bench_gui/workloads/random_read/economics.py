@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from bench_gui.agent.fio.sizes import GIB, format_size
 from bench_gui.core.economics import RAM_PRICE_HELP, DevicePrice, RamPrice, format_money, ram_price
-from bench_gui.core.random_read_compare import (
+from bench_gui.workloads.random_read.compare import (
     RandomReadCompareError,
     RRComparison,
     RRPoint,

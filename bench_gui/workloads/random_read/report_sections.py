@@ -11,15 +11,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from bench_gui.agent.fio.sizes import format_size
-from bench_gui.core.random_read_compare import (
+from bench_gui.report.parts import Cell, ChartSpec, Fact, Section, SeriesSpec, Table
+from bench_gui.workloads.random_read.compare import (
     MatchedRow,
     RRComparison,
     multiple_text,
     multiplier_text,
     ops_text,
 )
-from bench_gui.core.random_read_economics import RamEconomics
-from bench_gui.report.parts import Cell, ChartSpec, Fact, Section, SeriesSpec, Table
+from bench_gui.workloads.random_read.economics import RamEconomics
 
 
 def _ms(value: float | None) -> Cell:
@@ -120,7 +120,7 @@ class RandomReadBuilder:
         self.multiplier()
         self.latency()
         if self.e is not None:
-            from bench_gui.report.random_read_econ_section import ram_section
+            from bench_gui.workloads.random_read.report_economics import ram_section
 
             ram_section(self)
 

@@ -1,17 +1,17 @@
 """The "SSDs replace RAM" section of a random-read report (seed 004): the RAM each storage
 configuration needs to serve a target rate of random reads from a dataset, read from the
-measured curves (:mod:`bench_gui.core.random_read_economics`), with its cost from the price
+measured curves (:mod:`bench_gui.workloads.random_read.economics`), with its cost from the price
 list where the list holds RAM."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from bench_gui.core.random_read_economics import describe_target, gib_number
 from bench_gui.report.parts import Cell, Fact, Section, Table
+from bench_gui.workloads.random_read.economics import describe_target, gib_number
 
 if TYPE_CHECKING:
-    from bench_gui.report.random_read_sections import RandomReadBuilder
+    from bench_gui.workloads.random_read.report_sections import RandomReadBuilder
 
 
 def ram_section(builder: RandomReadBuilder) -> None:

@@ -1,6 +1,6 @@
 """A random-read comparison on show (seed 004, "it's RAM, not disk"): the study's own view.
 
-It shows a :class:`~bench_gui.report.random_read_report.RandomReadReport`, the one the
+It shows a :class:`~bench_gui.workloads.random_read.report.RandomReadReport`, the one the
 exported report prints: fast facts, the notes, then a tab a part of the study - ops/s by
 dataset size for each storage (one chart switched between log and linear scale) with the
 ratio per dataset size, the multiplier over raw device IOPS, read latency, "SSDs replace
@@ -44,7 +44,7 @@ from bench_gui.gui.widgets.compare_charts import session_color
 from bench_gui.gui.widgets.dataset_chart import DatasetChart
 from bench_gui.gui.widgets.report_table import ReportTableView, titled_table
 from bench_gui.report.parts import ChartSpec, Section
-from bench_gui.report.random_read_report import RandomReadReport
+from bench_gui.workloads.random_read.report import RandomReadReport
 
 # Report sections -> the tab that shows them; "how" is the study as recorded.
 TABS = (

@@ -21,7 +21,6 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont
 
-from bench_gui.core.random_read_compare import multiplier_text
 from bench_gui.gui.widgets.charts import (
     AXIS_COLOR,
     BACKGROUND,
@@ -37,6 +36,7 @@ from bench_gui.gui.widgets.charts import (
     TimeSeriesChart,
     format_count,
 )
+from bench_gui.workloads.random_read.compare import multiplier_text
 
 OPS_COLOR = NOPM_COLOR
 RAW_COLOR = "#f1c21b"

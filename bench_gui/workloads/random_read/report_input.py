@@ -10,24 +10,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import asdict, replace
 
-from bench_gui.core.random_read_compare import (
-    RRSession,
-    check_same_workload,
-    session_from_record,
-    workload_kind,
-)
 from bench_gui.store.compare_input import storage_description
 from bench_gui.store.sessions import SessionStore
-
-
-def workload_of(store: SessionStore, session_ids: Sequence[int]) -> str:
-    """``random_read`` or ``tproc_c``; RandomReadCompareError names two sessions of different
-    workloads, SessionNotFound an unknown id."""
-    kinds = []
-    for sid in session_ids:
-        detail = store.get_run(sid)
-        kinds.append((sid, detail.name, workload_kind(asdict(detail))))
-    return check_same_workload(kinds)
+from bench_gui.workloads.random_read.compare import (
+    RRSession,
+    session_from_record,
+)
 
 
 def load_random_read(store: SessionStore, session_ids: Sequence[int]) -> list[RRSession]:

@@ -1,8 +1,8 @@
 """The content of a random-read report (seed 004), independent of its format.
 
 :func:`build_random_read_report` reads the sessions, compares them
-(:mod:`bench_gui.core.random_read_compare`), works out the RAM each storage needs
-(:mod:`bench_gui.core.random_read_economics`) and turns it into the same parts as every report
+(:mod:`bench_gui.workloads.random_read.compare`), works out the RAM each storage needs
+(:mod:`bench_gui.workloads.random_read.economics`) and turns it into the same parts as every report
 (sections, numbered tables and figures, fast facts), rendered by the same writers through
 templates of its own: none of the transaction workload's words can reach it.
 """
@@ -16,20 +16,21 @@ from typing import Any
 
 from bench_gui.agent.fio.sizes import format_size
 from bench_gui.core.economics import DevicePrice
-from bench_gui.core.random_read_compare import (
+from bench_gui.core.saturation import StopConditions
+from bench_gui.report.how import HowSection
+from bench_gui.report.names import Naming, check_short_names, naming
+from bench_gui.report.options import Cover, ReportOptions
+from bench_gui.report.parts import ChartSpec, Fact, Section, Table
+from bench_gui.store.sessions import SessionStore
+from bench_gui.workloads.random_read.compare import (
     RRComparison,
     RRSession,
     compare_random_read,
     multiple_text,
 )
-from bench_gui.core.random_read_economics import RamEconomics, default_target, ram_economics
-from bench_gui.report.how import HowSection
-from bench_gui.report.names import Naming, check_short_names, naming
-from bench_gui.report.options import Cover, ReportOptions
-from bench_gui.report.parts import ChartSpec, Fact, Section, Table
-from bench_gui.report.random_read_input import load_random_read
-from bench_gui.report.random_read_sections import RandomReadBuilder
-from bench_gui.store.sessions import SessionStore
+from bench_gui.workloads.random_read.economics import RamEconomics, default_target, ram_economics
+from bench_gui.workloads.random_read.report_input import load_random_read
+from bench_gui.workloads.random_read.report_sections import RandomReadBuilder
 
 PRINT_COLORS = ("#3b6fb6", "#4c9a2a", "#d9730d", "#7b4fc9", "#c23b6b", "#16878c")
 DISCLAIMER = (
@@ -363,3 +364,22 @@ def random_read_json(report: RandomReadReport) -> dict[str, Any]:
         "notes": report.notes,
         "reader_notes": report.reader_notes,
     }
+
+
+def build(
+    store: SessionStore,
+    session_ids: Sequence[int],
+    baseline_id: int,
+    *,
+    conditions: StopConditions | None = None,
+    title: str | None = None,
+    options: ReportOptions | None = None,
+    target_ops_s: float | None = None,
+    dataset_bytes: int | None = None,
+    prices: Sequence[DevicePrice] | None = None,
+) -> RandomReadReport:
+    """The studies' report as the kit contract calls it (a sweep's stop ``conditions`` are
+    not a study's)."""
+    return build_random_read_report(
+        store, session_ids, baseline_id, title, options, target_ops_s, dataset_bytes, prices
+    )

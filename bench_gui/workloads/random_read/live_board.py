@@ -9,8 +9,8 @@ point and the phase: one row of tiles leaves the charts their height.
 Charts: the current point's ops/s and latency percentiles by second (its measured window
 shaded, as the sweep charts do), the device's reads a second from the host sampler, and the
 dataset-size axis filling in point by point with the raw IOPS of the direct-I/O pre-pass
-(:mod:`.random_read_charts`). The figures come from a
-:class:`~bench_gui.services.random_read_live.RandomReadLive`; like the sweep's board, a chart
+(:mod:`.live_charts`). The figures come from a
+:class:`~bench_gui.workloads.random_read.live_model.RandomReadLive`; like the sweep's board, a chart
 that needs drawing is queued and the page draws one per timer tick.
 """
 
@@ -22,17 +22,9 @@ from PySide6.QtWidgets import QGridLayout, QVBoxLayout, QWidget
 from bench_gui.agent.fio.sizes import format_size, parse_size
 from bench_gui.agent.protocol import Event
 from bench_gui.core.plan import Plan
-from bench_gui.core.random_read_compare import multiplier_text
 from bench_gui.gui.pages.live.chart_board import _Cell as ChartCell
 from bench_gui.gui.pages.live.numbers import fmt_int, fmt_ms
 from bench_gui.gui.pages.live.outcome import ENDED_EARLY, NO_HOST_MESSAGE
-from bench_gui.gui.pages.live.random_read_charts import (
-    OPS_COLOR,
-    RAW_COLOR,
-    DatasetPoint,
-    DatasetSizeChart,
-    LatencyChart,
-)
 from bench_gui.gui.widgets.charts import (
     DEVICE_COLORS,
     LATENCY_COLORS,
@@ -44,7 +36,15 @@ from bench_gui.gui.widgets.charts import (
     format_duration,
 )
 from bench_gui.gui.widgets.tiles import Tile, TileFlow
-from bench_gui.services.random_read_live import (
+from bench_gui.workloads.random_read.compare import multiplier_text
+from bench_gui.workloads.random_read.live_charts import (
+    OPS_COLOR,
+    RAW_COLOR,
+    DatasetPoint,
+    DatasetSizeChart,
+    LatencyChart,
+)
+from bench_gui.workloads.random_read.live_model import (
     RandomReadLive,
     RRTiles,
     dataset_text,

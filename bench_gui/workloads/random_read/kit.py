@@ -1,0 +1,28 @@
+"""The random-read workload's kit entry (seed 004): fio's random reads by dataset size."""
+
+from bench_gui.workloads.base import WorkloadKit
+
+KIT = WorkloadKit(
+    name="random_read",
+    label="Random read",
+    one_session="a random-read study",
+    sessions="random-read studies",
+    step_noun="dataset size",
+    search_words=("random read", "random-read", "fio"),
+    words=("raw IOPS", "ops/s"),
+    uses_database=False,
+    one_host_why="runs fio on one host",
+    engine="fio",
+    compare_inputs=frozenset({"ram_price"}),
+    faces={
+        "list_row": "bench_gui.workloads.random_read.session_view:list_row",
+        "facts": "bench_gui.workloads.random_read.session_view:facts",
+        "sessions_overview": "bench_gui.workloads.random_read.sessions_overview:RandomReadOverview",
+        "compare_view": "bench_gui.workloads.random_read.compare_results:RandomReadView",
+        "step_count": "bench_gui.workloads.random_read.plan_time:step_count",
+        "plan_seconds": "bench_gui.workloads.random_read.plan_time:plan_seconds",
+        "cli_session": "bench_gui.workloads.random_read.cli:print_session",
+        "cli_steps": "bench_gui.workloads.random_read.cli:print_steps",
+        "report": "bench_gui.workloads.random_read.report:build",
+    },
+)

@@ -1,0 +1,26 @@
+"""The TPROC-C workload's kit entry: HammerDB's order-entry sweep over virtual users."""
+
+from bench_gui.workloads.base import WorkloadKit
+
+KIT = WorkloadKit(
+    name="tproc_c",
+    label="TPROC-C",
+    one_session="a TPROC-C sweep",
+    sessions="TPROC-C sweeps",
+    step_noun="step",
+    search_words=("tproc-c", "tpcc", "oltp"),
+    words=("NOPM", "virtual users"),
+    uses_database=True,
+    compare_inputs=frozenset({"stop_conditions", "response_scope", "array_prices", "power_price"}),
+    faces={
+        "list_row": "bench_gui.workloads.tproc_c.session_view:list_row",
+        "facts": "bench_gui.workloads.tproc_c.session_view:facts",
+        "sessions_overview": "bench_gui.workloads.tproc_c.sessions_overview:TprocCOverview",
+        "compare_view": "bench_gui.gui.pages.compare.results:ComparisonView",
+        "step_count": "bench_gui.workloads.tproc_c.plan_time:step_count",
+        "plan_seconds": "bench_gui.workloads.tproc_c.plan_time:plan_seconds",
+        "cli_session": "bench_gui.workloads.tproc_c.cli:print_session",
+        "cli_steps": "bench_gui.workloads.tproc_c.cli:print_steps",
+        "report": "bench_gui.workloads.tproc_c.report:build",
+    },
+)

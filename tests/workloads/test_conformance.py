@@ -1,0 +1,183 @@
+"""The conformance suite every registered workload kit passes (a third-party kit too: add a
+maker of one of its stored sessions to :data:`SESSION_MAKERS`).
+
+A kit provides every face of :data:`bench_gui.workloads.base.FACES`, and a real stored session
+of its workload shows on every page and in every format: the Sessions list and detail, the
+Compare page, the CLI's ``sessions list`` and ``sessions show``, the HTML and PDF report. None
+of them speaks another workload's words (a random-read study shows no "NOPM", a TPROC-C sweep
+no "raw IOPS").
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtWidgets import QAbstractButton, QLabel, QTableWidget, QWidget
+from pytestqt.qtbot import QtBot
+
+from bench_gui.cli.main import main
+from bench_gui.gui.pages.compare import ComparePage
+from bench_gui.gui.pages.sessions import SessionsPage
+from bench_gui.report import write_report
+from bench_gui.report.workloads import build_any_report
+from bench_gui.store import SessionStore
+from bench_gui.workloads.base import (
+    FACES,
+    UnknownWorkload,
+    WorkloadKit,
+    kit_for,
+    kit_of_record,
+    kits,
+    run_record,
+)
+from tests._fixtures.random_read_sessions import seed004
+from tests._fixtures.seed_sessions import build_seed000
+
+pytestmark = pytest.mark.gui
+
+# One stored session of each workload, by the fixtures the pages' own tests use.
+SESSION_MAKERS: dict[str, Callable[[SessionStore], int]] = {
+    "tproc_c": lambda store: build_seed000(store)[0],
+    "random_read": lambda store: seed004(store)[1],
+}
+
+KITS = kits()
+
+
+def others_words(kit: WorkloadKit) -> re.Pattern[str]:
+    """Every other kit's own words, as whole words."""
+    words = [w for other in KITS if other.name != kit.name for w in other.words]
+    return re.compile(r"\b(" + "|".join(re.escape(w) for w in words) + r")\b")
+
+
+def no_foreign_words(kit: WorkloadKit, text: str, where: str) -> None:
+    found = others_words(kit).search(text)
+    assert found is None, f"{kit.label} session: {where} says {found.group(0)!r}"
+
+
+@pytest.fixture(params=KITS, ids=[k.name for k in KITS])
+def kit(request: pytest.FixtureRequest) -> WorkloadKit:
+    kit: WorkloadKit = request.param
+    return kit
+
+
+@pytest.fixture
+def session(kit: WorkloadKit, store: SessionStore) -> int:
+    assert kit.name in SESSION_MAKERS, f"no stored session of {kit.label} to run the suite on"
+    return SESSION_MAKERS[kit.name](store)
+
+
+def visible_texts(root: QWidget) -> str:
+    """What a user can read on ``root``: labels, buttons and table cells that are shown."""
+    out: list[str] = []
+    for widget in [root, *root.findChildren(QWidget)]:
+        if not widget.isVisibleTo(root):
+            continue
+        if isinstance(widget, QLabel | QAbstractButton):
+            out.append(widget.text())
+        if isinstance(widget, QTableWidget):
+            for c in range(widget.columnCount()):
+                head = widget.horizontalHeaderItem(c)
+                out.append(head.text() if head is not None else "")
+                for r in range(widget.rowCount()):
+                    item = widget.item(r, c)
+                    out.append(item.text() if item is not None else "")
+    return "\n".join(out)
+
+
+def test_every_face_is_present_and_loads(kit: WorkloadKit) -> None:
+    assert kit.label
+    assert kit.one_session
+    assert kit.sessions
+    assert kit.words
+    for face in FACES:
+        assert callable(kit.face(face)), face
+    assert kit_for(kit.name) is kit
+
+
+def test_an_unknown_workload_is_named_with_the_known_ones() -> None:
+    with pytest.raises(UnknownWorkload, match="'tpc_h'.*random_read, tproc_c"):
+        kit_for("tpc_h")
+
+
+def test_a_stored_session_is_its_kit_s(kit: WorkloadKit, store: SessionStore, session: int) -> None:
+    assert kit_of_record(run_record(store.get_run(session))) is kit
+
+
+def test_the_sessions_list_and_detail_speak_its_words(
+    kit: WorkloadKit, store: SessionStore, session: int, qtbot: QtBot
+) -> None:
+    page = SessionsPage(store)
+    qtbot.addWidget(page)
+    page.resize(1600, 1000)
+    page.show()
+    page.refresh()
+    row = next(r for r in page.row_texts() if r[0] == store.get_run(session).name)
+    assert any(cell for cell in row[1:]), row
+    no_foreign_words(kit, " ".join(row), "the Sessions list")
+    assert page.open_run(session), page.error_label.text()
+    overview = page.detail.overviews[kit.name]
+    assert overview.isVisibleTo(page)
+    assert all(
+        not other.isVisibleTo(page)
+        for name, other in page.detail.overviews.items()
+        if other is not overview
+    )
+    shown = visible_texts(page.detail)
+    assert "No samples were stored" not in shown
+    no_foreign_words(kit, shown, "the Sessions detail")
+
+
+def test_the_compare_page_shows_its_view(
+    kit: WorkloadKit, store: SessionStore, session: int, qtbot: QtBot
+) -> None:
+    page = ComparePage(store)
+    qtbot.addWidget(page)
+    page.resize(1700, 1000)
+    page.show()
+    page.refresh()
+    page.set_checked([session])
+    assert page.set_baseline(session)
+    assert page.compare(), page.error_label.text()
+    view = page.compare_views[kit.name]
+    assert page.views.currentWidget() is view
+    no_foreign_words(kit, visible_texts(view), "the Compare page")
+
+
+def test_the_cli_lists_and_shows_it(
+    kit: WorkloadKit, store: SessionStore, session: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The store's data directory is the environment's (DATA_DIR_ENV): the CLI opens the same.
+    assert main(["sessions", "list"]) == 0
+    listed = capsys.readouterr().out
+    line = next(x for x in listed.splitlines() if x.split()[:1] == [str(session)])
+    no_foreign_words(kit, line, "sessions list")
+    assert main(["sessions", "show", str(session)]) == 0
+    shown = capsys.readouterr().out
+    assert store.get_run(session).name in shown
+    no_foreign_words(kit, shown, "sessions show")
+
+
+def _pdf_text(path: Path) -> str:
+    done = subprocess.run(
+        ["pdftotext", "-layout", str(path), "-"], check=True, capture_output=True, text=True
+    )
+    return done.stdout
+
+
+def test_its_report_renders_as_html_and_pdf(
+    kit: WorkloadKit, store: SessionStore, session: int, tmp_path: Path
+) -> None:
+    report: Any = build_any_report(store, [session], session)
+    html = write_report(report, tmp_path / "report.html").read_text(encoding="utf-8")
+    html = re.sub(r"data:image/png;base64,[A-Za-z0-9+/=]+", "", html)
+    assert store.get_run(session).name in html
+    no_foreign_words(kit, html, "the HTML report")
+    pdf = " ".join(_pdf_text(write_report(report, tmp_path / "report.pdf")).split())
+    assert pdf.strip()
+    no_foreign_words(kit, pdf, "the PDF report")
