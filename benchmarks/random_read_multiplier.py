@@ -67,6 +67,16 @@ def _num(value: Any, digits: int = 0) -> str:
     return "-" if value is None else f"{value:,.{digits}f}"
 
 
+def _cache(step: dict[str, Any]) -> str:
+    cached = step.get("data_cache_bytes")
+    return "-" if cached is None else _num(cached / MIB)
+
+
+def _warm(step: dict[str, Any]) -> str:
+    taken = _num(step.get("warmup_taken_s"))
+    return taken if step.get("warm") else f"{taken} cap"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--iops", type=int, default=200, help="the slow device's read IOPS")
@@ -112,17 +122,18 @@ def main() -> int:
     )
     fast_raw, slow_raw = fast["steps"][0]["raw_iops"], slow["steps"][0]["raw_iops"]
     print(f"raw IOPS (4 KiB direct random reads): fast {_num(fast_raw)}, slow {_num(slow_raw)}")
-    # The cgroup's peak: how far the cache filled (fio itself takes about 60 MiB of it).
+    # The data's own page cache as each point ended (fio takes ~60 MiB of the limit itself),
+    # and its warm-up: seconds until judged warm, "cap" where it never was (measured cold).
     print(
-        f"{'dataset':>22} {'fast ops/s':>13} {'x raw':>8} {'peak MiB':>9}"
-        f" {'slow ops/s':>13} {'x raw':>8} {'peak MiB':>9}"
+        f"{'dataset':>22} {'fast ops/s':>13} {'x raw':>8} {'cache MiB':>9} {'warm s':>7}"
+        f" {'slow ops/s':>13} {'x raw':>9} {'cache MiB':>9} {'warm s':>7}"
     )
     for f, s in zip(fast["steps"], slow["steps"], strict=True):
         print(
             f"{f['dataset_label']:>22} {_num(f['ops_s']):>13} {_num(f['multiplier'], 2):>8}"
-            f" {_num(f['memory_peak_bytes'] / MIB):>9}"
-            f" {_num(s['ops_s']):>13} {_num(s['multiplier'], 2):>8}"
-            f" {_num(s['memory_peak_bytes'] / MIB):>9}"
+            f" {_cache(f):>9} {_warm(f):>7}"
+            f" {_num(s['ops_s']):>13} {_num(s['multiplier'], 2):>9}"
+            f" {_cache(s):>9} {_warm(s):>7}"
         )
     print(SEED)
     if args.json:
