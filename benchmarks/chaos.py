@@ -54,7 +54,7 @@ WAIT_S = 300.0
 
 def spool_samples(run_dir: Path) -> list[int]:
     """The seqs of the samples the agent wrote to its spool (the ground truth)."""
-    from bench_gui.agent.protocol import ProtocolError, decode_line
+    from bench_gui.wire.protocol import ProtocolError, decode_line
 
     seqs = []
     for line in (run_dir / "events.jsonl").read_text(errors="replace").splitlines():

@@ -39,7 +39,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))  # chaos
 
 from chaos import compare, spool_samples  # noqa: E402
 
-from bench_gui.agent.protocol import Event  # noqa: E402
+from bench_gui.wire.protocol import Event  # noqa: E402
 from bench_gui.core.plan import Plan, Target, Workload  # noqa: E402
 from bench_gui.services.run import RunController, RunError  # noqa: E402
 from bench_gui.store import SessionStore  # noqa: E402

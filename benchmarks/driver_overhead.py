@@ -36,7 +36,7 @@ from pathlib import Path
 
 from bench_gui.agent.driver import RunConfig, Step
 from bench_gui.agent.engines import open_engine
-from bench_gui.agent.protocol import TX_KEYS, EventWriter
+from bench_gui.wire.protocol import TX_KEYS, EventWriter
 
 
 class NullSink:

@@ -53,9 +53,7 @@ from bench_gui.agent.driver import (
     sweep_message,
 )
 from bench_gui.agent.engines import AgentEngine, EngineError, open_engine
-from bench_gui.agent.hostinfo import os_knobs
 from bench_gui.agent.profiles import ProfileError, check_profile
-from bench_gui.agent.protocol import EventWriter
 from bench_gui.agent.runlock import (
     HeldLock,
     LockError,
@@ -65,6 +63,8 @@ from bench_gui.agent.runlock import (
     take_lock,
 )
 from bench_gui.agent.signals import stop_on_signals
+from bench_gui.wire.hostinfo import os_knobs
+from bench_gui.wire.protocol import EventWriter
 
 
 def _public_config(cfg: RunConfig) -> dict[str, Any]:

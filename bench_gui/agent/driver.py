@@ -24,7 +24,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from bench_gui.agent import hist
 from bench_gui.agent.barrier import BarrierTimeout, Coordination, NoCounters, wait_until
 from bench_gui.agent.between_steps import DatabaseAway, watched
 from bench_gui.agent.counters import CounterReader
@@ -32,7 +31,6 @@ from bench_gui.agent.engines import AgentEngine, EngineError, Snapshot
 from bench_gui.agent.hostmetrics import Monitor
 from bench_gui.agent.outages import Outages
 from bench_gui.agent.power import MeterError
-from bench_gui.agent.protocol import TX_KEYS, EventWriter
 from bench_gui.agent.users import (
     FLAG_HOLD,
     FLAG_MEASURING,
@@ -43,6 +41,8 @@ from bench_gui.agent.users import (
     SLOTS,
     WorkerSpec,
 )
+from bench_gui.wire import hist
+from bench_gui.wire.protocol import TX_KEYS, EventWriter
 
 READY_TIMEOUT_S = 60.0
 # With a start barrier, no per-second sample this close to the window's planned end.

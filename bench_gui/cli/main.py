@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from bench_gui import __version__
-from bench_gui.agent.protocol import Event
 from bench_gui.cli.random_read import (
     is_random_read,
     is_random_read_session,
@@ -27,6 +26,7 @@ from bench_gui.cli.terminal import safe
 from bench_gui.core.crosscheck import nopm_doubt
 from bench_gui.core.echo import problem_lines
 from bench_gui.core.plan import Plan, PlanError, Target, Workload, load_plan
+from bench_gui.wire.protocol import Event
 
 if TYPE_CHECKING:
     from bench_gui.store import SessionStore

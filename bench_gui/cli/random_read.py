@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from bench_gui.agent.fio.sizes import format_size
-from bench_gui.agent.protocol import Event
 from bench_gui.cli.terminal import safe
 from bench_gui.core.random_read_compare import multiplier_text
+from bench_gui.wire.fio_sizes import format_size
+from bench_gui.wire.protocol import Event
 
 WORKLOAD = "random_read"
 

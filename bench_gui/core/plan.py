@@ -14,7 +14,6 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from bench_gui.agent.fio.sizes import RANDOM_READ_FIELDS
 from bench_gui.core.plan_checks import (
     check_int,
     check_odbc_target,
@@ -73,6 +72,7 @@ from bench_gui.core.plan_model import (
     Target,
     Workload,
 )
+from bench_gui.wire.fio_sizes import RANDOM_READ_FIELDS
 
 __all__ = [
     "AUTHENTICATION_MODES",

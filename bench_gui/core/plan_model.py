@@ -17,10 +17,10 @@ from typing import Any, Final
 
 import tomli_w
 
-from bench_gui.agent.fio.sizes import RANDOM_READ_FIELDS
 from bench_gui.core.echo import problems_text
 from bench_gui.core.multi_driver import step_splits
 from bench_gui.core.tuning.presets import BUILTIN_OS_PRESETS
+from bench_gui.wire.fio_sizes import RANDOM_READ_FIELDS
 
 TARGET_KINDS = ("demo", "postgresql", "mariadb", "mysql", "mssql")
 # The engines reached through ODBC (pyodbc on the driver host) and what each target field

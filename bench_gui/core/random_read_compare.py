@@ -22,7 +22,6 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from bench_gui.agent.fio.sizes import format_size
 from bench_gui.core.compare import Ratio, throughput_ratio
 from bench_gui.core.random_read_session import (
     MATCH_TOLERANCE,
@@ -34,6 +33,7 @@ from bench_gui.core.random_read_session import (
     session_from_record,
     workload_kind,
 )
+from bench_gui.wire.fio_sizes import format_size
 
 _EPS = 1e-9
 

@@ -24,7 +24,6 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bench_gui.agent.fio.sizes import GIB, format_size
 from bench_gui.core.economics import RAM_PRICE_HELP, DevicePrice, RamPrice, format_money, ram_price
 from bench_gui.core.random_read_compare import (
     RandomReadCompareError,
@@ -34,6 +33,7 @@ from bench_gui.core.random_read_compare import (
     multiple_text,
     ops_text,
 )
+from bench_gui.wire.fio_sizes import GIB, format_size
 
 METHOD = (
     "RAM needed = (fraction of the dataset in RAM at which the measured ops/s reach the"

@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from bench_gui.agent.fio.sizes import format_size
 from bench_gui.core.economics import DevicePrice
 from bench_gui.core.random_read_compare import (
     RRComparison,
@@ -30,6 +29,7 @@ from bench_gui.report.parts import ChartSpec, Fact, Section, Table
 from bench_gui.report.random_read_input import load_random_read
 from bench_gui.report.random_read_sections import RandomReadBuilder
 from bench_gui.store.sessions import SessionStore
+from bench_gui.wire.fio_sizes import format_size
 
 PRINT_COLORS = ("#3b6fb6", "#4c9a2a", "#d9730d", "#7b4fc9", "#c23b6b", "#16878c")
 DISCLAIMER = (

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from bench_gui.agent.fio.sizes import format_size
 from bench_gui.core.random_read_compare import (
     MatchedRow,
     RRComparison,
@@ -20,6 +19,7 @@ from bench_gui.core.random_read_compare import (
 )
 from bench_gui.core.random_read_economics import RamEconomics
 from bench_gui.report.parts import Cell, ChartSpec, Fact, Section, SeriesSpec, Table
+from bench_gui.wire.fio_sizes import format_size
 
 
 def _ms(value: float | None) -> Cell:

@@ -15,9 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from bench_gui.agent.protocol import LATENCY_FIELDS
 from bench_gui.core.random_read_session import WORKLOAD
 from bench_gui.services import random_read_view
+from bench_gui.wire.protocol import LATENCY_FIELDS
 
 _MISSING = object()
 

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from bench_gui.agent.fio.sizes import GIB
 from bench_gui.core.compare import CompareError
 from bench_gui.core.random_read_compare import (
     RandomReadCompareError,
@@ -23,6 +22,7 @@ from bench_gui.core.random_read_compare import (
     workload_kind,
 )
 from bench_gui.store import SessionStore
+from bench_gui.wire.fio_sizes import GIB
 from tests._fixtures.random_read_sessions import HDD, SSD, seed004, store_random_read
 from tests._fixtures.seed_sessions import build_seed000
 
@@ -176,7 +176,7 @@ def test_wording_helpers_truncate() -> None:
 
 
 def test_a_point_stopped_early_is_left_out_and_said(store: SessionStore) -> None:
-    from bench_gui.agent.protocol import Event
+    from bench_gui.wire.protocol import Event
 
     sid = store_random_read(store, "cut short", SSD["raw"], (3e6, 146_850.0), (0.5, 2.0))
     summary = {"step": 2, "vus": 8, "workload": "random_read", "dataset_bytes": 64 * GIB,

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from bench_gui.agent.fio.sizes import GIB
 from bench_gui.core.economics import DevicePrice, ram_price
 from bench_gui.core.random_read_compare import (
     RandomReadCompareError,
@@ -19,6 +18,7 @@ from bench_gui.core.random_read_compare import (
 )
 from bench_gui.core.random_read_economics import default_target, ram_economics, ram_fraction_for
 from bench_gui.store import SessionStore
+from bench_gui.wire.fio_sizes import GIB
 from tests._fixtures.random_read_sessions import seed004
 
 TIB = 1024 * GIB

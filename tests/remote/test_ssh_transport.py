@@ -18,11 +18,11 @@ from typing import Any
 
 import pytest
 
-from bench_gui.agent.protocol import Event, decode_line
 from bench_gui.core.plan import Plan, Target, Workload
 from bench_gui.remote.ssh_transport import SSHAgentRun, SSHTransport
 from bench_gui.services.run import RunController, RunError, agent_config
 from bench_gui.store import SessionStore
+from bench_gui.wire.protocol import Event, decode_line
 from tests._fixtures.wait import wait_until
 
 pytestmark = pytest.mark.integration

@@ -11,7 +11,6 @@ from typing import Any
 import numpy as np
 import pytest
 
-from bench_gui.agent.protocol import Event
 from bench_gui.services.random_read_live import (
     SMOOTHING,
     RandomReadLive,
@@ -22,6 +21,7 @@ from bench_gui.services.random_read_live import (
 )
 from bench_gui.services.reattach import stored_events
 from bench_gui.store import SessionStore
+from bench_gui.wire.protocol import Event
 from tests.services.random_read_recording import LIMIT_MIB, MULTIPLES, WARMUP_S, recorded
 
 

@@ -23,12 +23,12 @@ from PySide6.QtWidgets import (
 )
 from pytestqt.qtbot import QtBot
 
-from bench_gui.agent.fio.sizes import GIB
 from bench_gui.core.economics import DevicePrice, ram_price
 from bench_gui.core.random_read_compare import compare_random_read, multiplier_text
 from bench_gui.core.random_read_economics import default_target, gib_number, ram_economics
 from bench_gui.gui.pages.compare import ComparePage
 from bench_gui.report.random_read_input import load_random_read
+from bench_gui.wire.fio_sizes import GIB
 from tests._fixtures.random_read_sessions import HDD, SSD, seed004
 from tests._fixtures.seed_sessions import build_seed000
 

@@ -12,13 +12,13 @@ import pytest
 from PySide6.QtWidgets import QLabel
 from pytestqt.qtbot import QtBot
 
-from bench_gui.agent.protocol import Event
 from bench_gui.core.plan import Plan
 from bench_gui.core.random_read_compare import multiplier_text
 from bench_gui.gui.main_window import MainWindow
 from bench_gui.gui.pages.live import LivePage
 from bench_gui.gui.pages.live.random_read_board import fmt_ops, latency_tile_text
 from bench_gui.services.random_read_live import SMOOTHING
+from bench_gui.wire.protocol import Event
 from tests._fixtures.loop import LoopDevices
 from tests.agent.fio.helpers import make_filesystem, memory_cgroups_usable, need_fio, need_root
 from tests.services.random_read_recording import LIMIT_MIB, MEASURE_S, MULTIPLES, WARMUP_S, recorded

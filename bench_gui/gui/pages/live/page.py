@@ -43,7 +43,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from bench_gui.agent.protocol import Event
 from bench_gui.core.plan import Plan
 from bench_gui.core.power import METER_LABELS, SCOPE_CPU
 from bench_gui.gui.focus import focus_now, restore_focus_later
@@ -73,6 +72,7 @@ from bench_gui.services.live_hosts import LiveHosts
 from bench_gui.services.live_model import LiveModel
 from bench_gui.services.random_read_live import RandomReadLive, is_random_read
 from bench_gui.services.session_view import user_count
+from bench_gui.wire.protocol import Event
 
 REDRAW_HZ = 30
 # Charts redrawn per timer tick at most, and the time after which a tick stops starting new

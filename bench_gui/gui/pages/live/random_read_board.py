@@ -19,8 +19,6 @@ from __future__ import annotations
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QGridLayout, QVBoxLayout, QWidget
 
-from bench_gui.agent.fio.sizes import format_size, parse_size
-from bench_gui.agent.protocol import Event
 from bench_gui.core.plan import Plan
 from bench_gui.core.random_read_compare import multiplier_text
 from bench_gui.gui.pages.live.chart_board import _Cell as ChartCell
@@ -51,6 +49,8 @@ from bench_gui.services.random_read_live import (
     ram_multiple_text,
     short_size,
 )
+from bench_gui.wire.fio_sizes import format_size, parse_size
+from bench_gui.wire.protocol import Event
 
 CHART_KEYS = ("ops", "dataset", "latency", "device")
 POINT_AXIS = "Time in this point (m:ss)"
