@@ -25,8 +25,9 @@ from bench_gui.cli.random_read import print_steps as print_random_read_steps
 from bench_gui.cli.terminal import safe
 from bench_gui.core.crosscheck import nopm_doubt
 from bench_gui.core.echo import problem_lines
-from bench_gui.core.plan import Plan, PlanError, Target, Workload, load_plan
+from bench_gui.core.plan import Plan, PlanError, Target, load_plan
 from bench_gui.wire.protocol import Event
+from bench_gui.wire.run_config import Workload
 
 if TYPE_CHECKING:
     from bench_gui.store import SessionStore

@@ -29,9 +29,9 @@ from bench_gui.core.plan_model import (
     TARGET_KINDS,
     TLS_MODES,
     Target,
-    Workload,
 )
 from bench_gui.wire.fio_sizes import MIB, format_size, is_power_of_two, parse_size
+from bench_gui.wire.run_config import Workload
 
 # A saved SSH target's name (the driver hosts, os.host).
 TARGET_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
