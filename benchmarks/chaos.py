@@ -54,7 +54,7 @@ WAIT_S = 300.0
 
 def spool_samples(run_dir: Path) -> list[int]:
     """The seqs of the samples the agent wrote to its spool (the ground truth)."""
-    from bench_gui.agent.protocol import ProtocolError, decode_line
+    from bench_gui.wire.protocol import ProtocolError, decode_line
 
     seqs = []
     for line in (run_dir / "events.jsonl").read_text(errors="replace").splitlines():
@@ -89,7 +89,8 @@ def compare(spool: list[int], stored: list[int], delivered: list[int] | None) ->
 
 
 def plan_for(database: str, socket_dir: str, vus: list[int], duration_s: float) -> Any:
-    from bench_gui.core.plan import Driver, Plan, Target, Workload
+    from bench_gui.core.plan import Driver, Plan, Target
+    from bench_gui.wire.run_config import Workload
 
     workload = Workload(
         warehouses=1, virtual_users=vus, rampup_s=2, duration_s=duration_s, processes=1

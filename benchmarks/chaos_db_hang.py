@@ -31,9 +31,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests._fixtures
 
-from bench_gui.core.plan import Plan, Target, Workload
+from bench_gui.core.plan import Plan, Target
 from bench_gui.services.run import RunController, RunError
 from bench_gui.store import SessionStore
+from bench_gui.wire.run_config import Workload
 from tests._fixtures.pg import PgServer
 from tests._fixtures.pg_hang import frozen, private_server
 

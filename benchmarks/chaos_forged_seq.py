@@ -31,9 +31,9 @@ def forged_seq_scenario(
     spool_samples: Callable[[Path], list[int]],
 ) -> dict[str, Any]:
     """One two-step sweep over SSH with a forged seq pair written into its spool."""
-    from bench_gui.agent.protocol import encode_event
     from bench_gui.services.run import RunController
     from bench_gui.store import SessionStore
+    from bench_gui.wire.protocol import encode_event
 
     server.clone_tpcc("chaos_forged", 1)
     plan = plan_for("chaos_forged", server.socket_dir, [1, 2], duration_s)

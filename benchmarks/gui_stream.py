@@ -55,7 +55,7 @@ def rss_mb() -> float:
 
 def build_events(hours: float, seed: int = 7) -> list[Any]:
     """The run's events, decoded as the runner receives them."""
-    from bench_gui.agent.protocol import TX_KEYS, decode_line, encode_event
+    from bench_gui.wire.protocol import TX_KEYS, decode_line, encode_event
 
     rng = random.Random(seed)
     seq = 0

@@ -84,9 +84,10 @@ def main() -> int:
         os.environ["PYTHON_KEYRING_BACKEND"] = "keyring.backends.fail.Keyring"
         from stream_latency import PrivateSshd
 
-        from bench_gui.core.plan import Driver, Plan, Target, Workload
+        from bench_gui.core.plan import Driver, Plan, Target
         from bench_gui.remote.targets import TARGETS_FILE, SSHTarget, add_target
         from bench_gui.store.paths import data_dir
+        from bench_gui.wire.run_config import Workload
         from tests._fixtures.pg_hang import private_server
 
         sshd = PrivateSshd(workdir)

@@ -30,8 +30,8 @@ sys.path.insert(0, str(ROOT))  # tests._fixtures, tests.agent.fio.helpers
 
 from bench_gui.agent.fio.cgroup import MemoryCgroup  # noqa: E402
 from bench_gui.agent.fio.dataset import drop_caches  # noqa: E402
-from bench_gui.agent.fio.sizes import parse_size  # noqa: E402
 from bench_gui.agent.fio.status import reading, window_result  # noqa: E402
+from bench_gui.wire.fio_sizes import parse_size  # noqa: E402
 from tests._fixtures.loop import LoopDevices  # noqa: E402
 from tests.agent.fio.helpers import (  # noqa: E402
     agent_config,

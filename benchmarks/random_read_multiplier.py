@@ -29,7 +29,7 @@ from _pytest.outcomes import Skipped
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # tests._fixtures, tests.agent.fio.helpers
 
-from bench_gui.agent.fio.sizes import MIB, format_size, parse_size  # noqa: E402
+from bench_gui.wire.fio_sizes import MIB, format_size, parse_size  # noqa: E402
 from tests._fixtures.loop import LoopDevices  # noqa: E402
 from tests.agent.fio.helpers import (  # noqa: E402
     agent_config,

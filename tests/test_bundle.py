@@ -240,9 +240,10 @@ def test_install_refuses_a_system_without_egl_and_fonts(installed: Installed) ->
     assert not other.exists()
 
 
-def test_the_bundle_carries_the_desktops_own_agent(installed: Installed) -> None:
-    shipped = installed.prefix / "_internal/bench_gui/agent"
-    tree = REPO / "bench_gui/agent"
+@pytest.mark.parametrize("package", ["agent", "wire"])
+def test_the_bundle_carries_the_desktops_own_agent(installed: Installed, package: str) -> None:
+    shipped = installed.prefix / "_internal/bench_gui" / package
+    tree = REPO / "bench_gui" / package
     sources = sorted(p.relative_to(tree) for p in tree.rglob("*.py"))
     assert sources
     for rel in sources:

@@ -45,17 +45,9 @@ from bench_gui.agent.barrier import (
     Coordination,
     coordination_from_args,
 )
-from bench_gui.agent.driver import (
-    RunConfig,
-    RunCut,
-    StepFailed,
-    run_sweep,
-    sweep_message,
-)
+from bench_gui.agent.driver import RunCut, StepFailed, run_sweep, sweep_message
 from bench_gui.agent.engines import AgentEngine, EngineError, open_engine
-from bench_gui.agent.hostinfo import os_knobs
 from bench_gui.agent.profiles import ProfileError, check_profile
-from bench_gui.agent.protocol import EventWriter
 from bench_gui.agent.runlock import (
     HeldLock,
     LockError,
@@ -65,6 +57,9 @@ from bench_gui.agent.runlock import (
     take_lock,
 )
 from bench_gui.agent.signals import stop_on_signals
+from bench_gui.wire.hostinfo import os_knobs
+from bench_gui.wire.protocol import EventWriter
+from bench_gui.wire.run_config import ConfigError, RunConfig
 
 
 def _public_config(cfg: RunConfig) -> dict[str, Any]:
@@ -72,6 +67,8 @@ def _public_config(cfg: RunConfig) -> dict[str, Any]:
     for key in RunConfig.MULTI_HOST_FIELDS:
         if not data[key]:
             del data[key]  # one host: the configuration echoed as it always was
+    for key in RunConfig.LOCK_FIELDS:
+        del data[key]  # the lock's holder says them
     for key in ("conninfo", "admin_conninfo"):
         data[key] = _redact(data[key])
     return data
@@ -399,12 +396,17 @@ def main(argv: list[str] | None = None) -> int:
     else:
         raw = sys.stdin.read()
     config = json.loads(raw)
-    cfg = RunConfig.from_dict(config)
 
     sinks: list[TextIO] = [sys.stdout]
     if args.spool:
         sinks.append(open(args.spool, "a", encoding="utf-8"))  # noqa: SIM115 - lives with the run
     out = EventWriter(*sinks)
+    try:
+        cfg = RunConfig.from_dict(config)
+    except ConfigError as exc:
+        out.emit("error", message=str(exc), fatal=True)
+        out.emit("done", status="failed", message=str(exc))
+        return 2
     try:
         locks, hello_extra = _hold_lock(args, cfg, config)
         hello_extra.update(coord.hello_fields())

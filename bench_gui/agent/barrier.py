@@ -21,13 +21,12 @@ part of each step's users. Two things differ from a run on one host:
   its driver's own counts (its samples carry no ``nopm_db``/``tpm_db``, its step summaries
   null ``nopm``/``tpm``), and leaves the schema to the primary (no build, no facts).
 
-Without either option the agent runs exactly as on one host. Stdlib only: the desktop writes
-go files with :func:`go_text`.
+Without either option the agent runs exactly as on one host. Stdlib only: the go file's format
+is the contract's (:mod:`bench_gui.wire.go_file`).
 """
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 import time
@@ -36,54 +35,12 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from bench_gui.agent.engines import EngineError, Snapshot
+from bench_gui.wire.go_file import go_path, read_go
 
 ROLES: Final = ("primary", "secondary")
 DEFAULT_TIMEOUT_S: Final = 600.0
 # How often the go file is looked for (the start instant itself is waited for exactly).
 POLL_S: Final = 0.05
-GO_SUFFIX: Final = ".go"
-# A go file is one small JSON object; a bigger file is not one.
-_MAX_GO_BYTES: Final = 4096
-
-
-def go_path(spool: str) -> str:
-    """The go file of the agent whose spool is ``spool`` (beside it, in its folder)."""
-    return spool + GO_SUFFIX
-
-
-def go_text(step: int, start_at: float) -> str:
-    """What a go file holds: start step ``step`` (from 0) at ``start_at`` (the host's epoch s).
-    Write it to a temporary name and rename it over the go file, so it is never read half."""
-    return json.dumps({"step": step, "start_at": start_at}) + "\n"
-
-
-def read_go(path: str, step: int) -> tuple[float | None, str]:
-    """The start instant a go file gives this step: (instant, "") when it is there; (None, why)
-    when it is not, or not this step's, or not readable yet ("" when there is no file)."""
-    try:
-        with open(path, "rb") as fh:
-            raw = fh.read(_MAX_GO_BYTES + 1)
-    except FileNotFoundError:
-        return None, ""
-    except OSError as exc:
-        return None, f"cannot read it: {exc.strerror}"
-    try:
-        data = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError):
-        return None, f"it holds {raw[:60]!r}, not a start signal"
-    if not isinstance(data, dict):
-        return None, "it holds no start signal"
-    got, start_at = data.get("step"), data.get("start_at")
-    if (
-        type(got) is not int
-        or isinstance(start_at, bool)
-        or not isinstance(start_at, int | float)
-        or not 0 < start_at < float("inf")
-    ):
-        return None, f"it holds {json.dumps(data)[:80]}, not a step and its start time"
-    if got != step:
-        return None, f"it is the start signal of step {got + 1}, not of step {step + 1}"
-    return float(start_at), ""
 
 
 class BarrierTimeout(EngineError):

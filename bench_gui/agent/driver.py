@@ -21,10 +21,9 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from bench_gui.agent import hist
 from bench_gui.agent.barrier import BarrierTimeout, Coordination, NoCounters, wait_until
 from bench_gui.agent.between_steps import DatabaseAway, watched
 from bench_gui.agent.counters import CounterReader
@@ -32,7 +31,6 @@ from bench_gui.agent.engines import AgentEngine, EngineError, Snapshot
 from bench_gui.agent.hostmetrics import Monitor
 from bench_gui.agent.outages import Outages
 from bench_gui.agent.power import MeterError
-from bench_gui.agent.protocol import TX_KEYS, EventWriter
 from bench_gui.agent.users import (
     FLAG_HOLD,
     FLAG_MEASURING,
@@ -43,77 +41,20 @@ from bench_gui.agent.users import (
     SLOTS,
     WorkerSpec,
 )
+from bench_gui.wire import hist
+from bench_gui.wire.protocol import TX_KEYS, EventWriter
+from bench_gui.wire.run_config import RunConfig
 
 READY_TIMEOUT_S = 60.0
 # With a start barrier, no per-second sample this close to the window's planned end.
 END_SLACK_S = 0.25
 TPM_WINDOW_S = 5
-# How long the database may go without answering before the run ends (the plan's
-# workload.db_stall_limit_s; a server that never comes back must not mean a run that never ends).
-DB_STALL_LIMIT_S = 120.0
 
 
 def window_tolerance_s(duration_s: float) -> float:
     """How much longer than planned a measured window may last (and how long the database may
     stay silent inside it) and still count: 2 s and 1% of the window."""
     return 2.0 + 0.01 * duration_s
-
-
-@dataclass
-class RunConfig:
-    """What the desktop side asks the agent to do (sent as JSON; no secrets in it)."""
-
-    action: str = "run"  # run | build | check | status
-    engine: str = "postgresql"
-    conninfo: str = ""
-    admin_conninfo: str = ""
-    database: str = "tpcc"
-    warehouses: int = 4
-    virtual_users: list[int] = field(default_factory=lambda: [4])
-    rampup_s: float = 10.0
-    duration_s: float = 20.0
-    all_warehouses: bool = False
-    keying_thinking: bool = False
-    reset_between_steps: bool = False
-    build: str = "if_missing"
-    build_workers: int = 0
-    drop_ends_sessions: bool = False  # SQL Server: see MssqlEngine.drop_database
-    processes: int = 0
-    db_stall_limit_s: float = DB_STALL_LIMIT_S
-    seed: int | None = None
-    # Whose transaction logic the users run: "spec" (ours) or "hammerdb" (HammerDB 6.0's,
-    # routines of their own names: bench_gui.agent.profiles).
-    profile: str = "spec"
-    # Host metrics and the power meter (the plan's [monitor] and [power] sections).
-    monitor: dict[str, Any] = field(default_factory=dict)
-    power: dict[str, Any] = field(default_factory=dict)
-    # The workload: "tproc_c" (the fields above) or "random_read" (fio, the fields below:
-    # bench_gui.agent.fio.sweep reads them).
-    kind: str = "tproc_c"
-    dataset_sizes: list[Any] = field(default_factory=list)
-    block_size: str = "1k"
-    jobs: int = 8
-    ioengine: str = "mmap"
-    direct: bool = False
-    zipf_theta: float = 0.99
-    warmup_s: float = 600.0
-    measure_s: float = 600.0
-    file: str = ""
-    drop_caches: bool = True
-    memory_limit: str = ""
-    raw_iops_s: float = 30.0
-    # Several driver hosts (bench_gui.agent.barrier): per step, the global index of this host's
-    # first user and the step's users over every host; empty on one host.
-    first_user: list[int] = field(default_factory=list)
-    total_users: list[int] = field(default_factory=list)
-
-    # Fields a configuration of one host does not show (the hello's config stays as it was).
-    MULTI_HOST_FIELDS = ("first_user", "total_users")
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> RunConfig:
-        known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
-        return cls(**known)
 
 
 @dataclass

@@ -21,7 +21,8 @@ Adding an engine (SQL Server is next) means one package ``bench_gui/agent/<name>
    ``Engine(conninfo, admin_conninfo, database)``. ``conninfo`` is whatever the engine's
    desktop plugin (``bench_gui.engines`` entry point) made of the plan's target, with no
    password in it: secrets arrive in the environment (PostgreSQL's ``PGPASSWORD``, the ODBC
-   engines' :data:`DB_PASSWORD_ENV`), and conninfo strings are echoed in events.
+   engines' :data:`~bench_gui.wire.names.DB_PASSWORD_ENV`), and conninfo strings are echoed
+   in events.
 2. a module-level ``worker_main(spec, counters, flags, pipe)`` the engine names in
    :attr:`AgentEngine.worker_main`: the body of one virtual-user process, speaking the pipe
    protocol of :func:`bench_gui.agent.pg.vu.worker_main` and counting into the shared slots
@@ -32,9 +33,10 @@ Adding an engine (SQL Server is next) means one package ``bench_gui/agent/<name>
 4. the line ``"<name>": "bench_gui.agent.<name>.engine:<Class>"`` in :data:`AGENT_ENGINES`.
 
 A third-party engine does the same in a package of its own and declares, instead of step 4, an
-entry point ``<name> = "<module>:<Class>"`` in the group :data:`AGENT_ENGINE_GROUP`;
-:func:`open_engine` finds it there, and the deployment (:mod:`bench_gui.remote.deploy`) ships
-the plugin's distribution to the driver host with the agent.
+entry point ``<name> = "<module>:<Class>"`` in the group
+:data:`~bench_gui.wire.names.AGENT_ENGINE_GROUP`; :func:`open_engine` finds it there, and the
+deployment (:mod:`bench_gui.remote.deploy`) ships the plugin's distribution to the driver host
+with the agent.
 
 An engine that cannot keep a template (``supports_template`` False) runs every step on the
 same data; the sweep says so in the run's log when the plan asks for a reset between steps.
@@ -48,18 +50,12 @@ from dataclasses import dataclass
 from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
+from bench_gui.wire.names import AGENT_ENGINE_GROUP
+
 if TYPE_CHECKING:
     import threading
 
     from bench_gui.agent.counters import CounterReader
-
-# Entry-point group of third-party engines' agent sides: name -> "module:Class", the class
-# built as the first-party ones are. Looked up after AGENT_ENGINES (which a plugin cannot
-# override); the deployment ships every installed distribution that declares one.
-AGENT_ENGINE_GROUP: Final = "bench_gui.agent_engines"
-
-# The ODBC engines' password, from the environment (never in a conninfo string).
-DB_PASSWORD_ENV: Final = "BENCH_GUI_DB_PASSWORD"
 
 # Engine name -> "module:Class" of its agent side; imported only when a run asks for it.
 AGENT_ENGINES: Final[dict[str, str]] = {
@@ -227,8 +223,6 @@ def open_engine(name: str, conninfo: str, admin_conninfo: str, database: str) ->
 
 __all__ = [
     "AGENT_ENGINES",
-    "AGENT_ENGINE_GROUP",
-    "DB_PASSWORD_ENV",
     "AgentEngine",
     "CheckResult",
     "EngineError",

@@ -39,7 +39,7 @@ from bench_gui.agent.power import (
     make_meter,
     mw_per_nopm,
 )
-from bench_gui.agent.power_math import significant
+from bench_gui.wire.power_math import significant
 
 SECTOR_BYTES = 512
 # Devices never worth charting unless asked for by name.

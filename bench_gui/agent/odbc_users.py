@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from bench_gui.agent import outages, users
-from bench_gui.agent.protocol import TX_KEYS
 from bench_gui.agent.users import HIST_MAX_US, TX_INDEX, WorkerSpec
+from bench_gui.wire.protocol import TX_KEYS
 
 
 class Counts:

@@ -24,7 +24,7 @@ runs detached), and needs nothing the agent does not already have (Redfish is HT
 which the standard library speaks).
 
 The arithmetic (window averages, mW per NOPM, CSV power logs) is pure and lives in
-:mod:`bench_gui.agent.power_math`, which the desktop side imports without the meters.
+:mod:`bench_gui.wire.power_math`, which the desktop side imports without the meters.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from bench_gui.agent.power_math import (
+from bench_gui.wire.power_math import (
     IPMI_PASSWORD_ENV,
     METER_KINDS,
     REDFISH_PASSWORD_ENV,

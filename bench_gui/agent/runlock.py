@@ -38,6 +38,8 @@ import time
 from dataclasses import dataclass
 from typing import Any, Final
 
+from bench_gui.wire.names import LOCK_DIR_ENV
+
 LOCK_DIR_NAME: Final = "bench-gui-locks"
 # Shared lock folders, in order of preference: the first whose parent is open to everyone.
 LOCK_PARENTS: Final = ("/run/lock", "/tmp")
@@ -72,9 +74,6 @@ def _open_to_everyone(path: str) -> bool:
     except OSError:
         return False
     return stat.S_ISDIR(st.st_mode) and st.st_mode & 0o1777 == 0o1777
-
-
-LOCK_DIR_ENV: Final = "BENCH_GUI_LOCK_DIR"
 
 
 def default_lock_dir() -> str:

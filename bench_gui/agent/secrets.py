@@ -18,7 +18,7 @@ import json
 import os
 from typing import IO, Any, Final
 
-from bench_gui.agent.engines import DB_PASSWORD_ENV
+from bench_gui.wire.names import DB_PASSWORD_ENV
 
 PG_PASSWORD_ENV: Final = "PGPASSWORD"
 # The engines whose password goes into the connection string here, and the variable it is in.

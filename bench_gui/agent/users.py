@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bench_gui.agent.pg.tpcc_rand import C_ID, C_LAST_RUN, last_name
-from bench_gui.agent.protocol import TX_KEYS, TX_TYPES
+from bench_gui.wire.protocol import TX_KEYS, TX_TYPES
 
 # Shared counter slots per worker: committed per tx type, then rollbacks, then errors.
 SLOT_ROLLBACK = len(TX_KEYS)

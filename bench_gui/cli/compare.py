@@ -85,7 +85,7 @@ def _report_options(args: argparse.Namespace) -> Any:
 def _ram_question(args: argparse.Namespace) -> tuple[float | None, int | None]:
     """``--target-ops`` and ``--dataset`` of a random-read comparison (ValueError names a
     bad one)."""
-    from bench_gui.agent.fio.sizes import parse_size
+    from bench_gui.wire.fio_sizes import parse_size
 
     target = args.target_ops
     if target is not None and not target > 0:

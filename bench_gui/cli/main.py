@@ -15,12 +15,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from bench_gui import __version__
-from bench_gui.agent.protocol import Event
 from bench_gui.cli.terminal import DOUBT_MARK, safe
 from bench_gui.cli.terminal import number as _fmt
 from bench_gui.core.crosscheck import nopm_doubt
 from bench_gui.core.echo import problem_lines
-from bench_gui.core.plan import Plan, PlanError, Target, Workload, load_plan
+from bench_gui.core.plan import Plan, PlanError, Target, load_plan
+from bench_gui.wire.protocol import Event
+from bench_gui.wire.run_config import Workload
 from bench_gui.workloads.base import kit_for, kit_of_record
 from bench_gui.workloads.random_read.cli import is_random_read, progress_line
 

@@ -16,7 +16,6 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any, TextIO
 
-from bench_gui.agent.protocol import Event
 from bench_gui.cli.team_store import open_store
 from bench_gui.cli.terminal import safe
 from bench_gui.core.plan import PlanError, Target, load_plan, plan_from_dict
@@ -48,6 +47,7 @@ from bench_gui.services.run import (
     ssh_transport,
 )
 from bench_gui.store.paths import data_dir
+from bench_gui.wire.protocol import Event
 
 EXIT_OK, EXIT_FAILED, EXIT_HOSTKEY = 0, 1, 3
 

@@ -1,7 +1,7 @@
 """Agent events entering the desktop: checked here, once, before anything stores, prints or
-charts them. Pure: no I/O, nothing but :mod:`bench_gui.agent.protocol`.
+charts them. Pure: no I/O, nothing but :mod:`bench_gui.wire.protocol`.
 
-A line that parses (:func:`~bench_gui.agent.protocol.decode_line` checks the header: kind,
+A line that parses (:func:`~bench_gui.wire.protocol.decode_line` checks the header: kind,
 ``seq``, ``t``) can still be wrong in two ways, and each has its rule here:
 
 **Its place in the stream** (:class:`SeqGuard`, used by the transports' followers). The agent
@@ -42,7 +42,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from bench_gui.agent.protocol import (
+from bench_gui.core.echo import echoed, listed
+from bench_gui.wire.protocol import (
     CPU_FIELDS,
     DISK_FIELDS,
     EVENT_KINDS,
@@ -56,7 +57,6 @@ from bench_gui.agent.protocol import (
     decode_line,
     show_value,
 )
-from bench_gui.core.echo import echoed, listed
 
 # Deepest nesting a payload may have (the deepest the agent writes is about 6: a summary's
 # steps[i].host.disks.<device>.<field>).

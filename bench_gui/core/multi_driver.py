@@ -17,7 +17,7 @@ step's one summary, by the rules of issue 18:
   the figures back, and the database is not what was measured.
 
 Pure: no I/O. The histograms are decoded with the agent's own encoding
-(:mod:`bench_gui.agent.hist`).
+(:mod:`bench_gui.wire.hist`).
 """
 
 from __future__ import annotations
@@ -32,9 +32,9 @@ from typing import Any, Final
 from hdrh.codec import HdrCookieException, HdrHistogramSettingsException, HdrLengthException
 from hdrh.histogram import HdrHistogram
 
-from bench_gui.agent import hist
-from bench_gui.agent.protocol import TX_KEYS
 from bench_gui.core.crosscheck import nopm_doubt
+from bench_gui.wire import hist
+from bench_gui.wire.protocol import TX_KEYS
 
 # A driver host busier than this (percent of its CPU, over the measured window) is flagged.
 CPU_WARN_PCT: Final = 80.0

@@ -14,7 +14,6 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from bench_gui.agent.fio.sizes import RANDOM_READ_FIELDS
 from bench_gui.core.plan_checks import (
     check_int,
     check_odbc_target,
@@ -41,7 +40,6 @@ from bench_gui.core.plan_host_checks import (
 from bench_gui.core.plan_model import (
     AUTHENTICATION_MODES,
     BUILD_MODES,
-    DEFAULT_DATASET_SIZES,
     DEFAULT_MAX_CLOCK_OFFSET_MS,
     DEFAULT_MAX_OUTAGE_S,
     DEFAULT_VUS,
@@ -71,14 +69,14 @@ from bench_gui.core.plan_model import (
     PlanError,
     Power,
     Target,
-    Workload,
 )
+from bench_gui.wire.fio_sizes import RANDOM_READ_FIELDS
+from bench_gui.wire.run_config import Workload
 from bench_gui.workloads.base import uses_database
 
 __all__ = [
     "AUTHENTICATION_MODES",
     "BUILD_MODES",
-    "DEFAULT_DATASET_SIZES",
     "DEFAULT_MAX_CLOCK_OFFSET_MS",
     "DEFAULT_MAX_OUTAGE_S",
     "DEFAULT_VUS",
@@ -110,7 +108,6 @@ __all__ = [
     "TPROC_C_FIELDS",
     "Target",
     "WORKLOAD_KINDS",
-    "Workload",
     "check_driver_hosts_saved",
     "load_plan",
     "os_knob_problem",

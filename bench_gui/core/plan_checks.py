@@ -14,7 +14,6 @@ import re
 import reprlib
 from typing import Any
 
-from bench_gui.agent.fio.sizes import MIB, format_size, is_power_of_two, parse_size
 from bench_gui.core.plan_model import (
     AUTHENTICATION_MODES,
     BUILD_MODES,
@@ -30,8 +29,9 @@ from bench_gui.core.plan_model import (
     TARGET_KINDS,
     TLS_MODES,
     Target,
-    Workload,
 )
+from bench_gui.wire.fio_sizes import MIB, format_size, is_power_of_two, parse_size
+from bench_gui.wire.run_config import Workload
 
 # A saved SSH target's name (the driver hosts, os.host).
 TARGET_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")

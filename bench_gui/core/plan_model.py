@@ -17,10 +17,11 @@ from typing import Any, Final
 
 import tomli_w
 
-from bench_gui.agent.fio.sizes import RANDOM_READ_FIELDS
 from bench_gui.core.echo import problems_text
 from bench_gui.core.multi_driver import step_splits
 from bench_gui.core.tuning.presets import BUILTIN_OS_PRESETS
+from bench_gui.wire.fio_sizes import RANDOM_READ_FIELDS
+from bench_gui.wire.run_config import Workload
 
 TARGET_KINDS = ("demo", "postgresql", "mariadb", "mysql", "mssql")
 # The engines reached through ODBC (pyodbc on the driver host) and what each target field
@@ -46,7 +47,6 @@ WORKLOAD_KINDS = ("tproc_c", "random_read")
 PROFILES: Final = ("spec", "hammerdb")
 # The engines whose agent has HammerDB's logic ("demo" is PostgreSQL).
 HAMMERDB_PROFILE_KINDS: Final = ("demo", "postgresql", "mariadb", "mysql", "mssql")
-DEFAULT_DATASET_SIZES: Final = (0.25, 0.5, 1, 1.5, 2, 4)
 RANDOM_READ_ENGINES: Final = ("mmap", "psync", "libaio")
 # A RAM multiple past this is a typo (the seed goes to 4x).
 MAX_RAM_MULTIPLE: Final = 1024
@@ -160,55 +160,6 @@ class Driver:
         return step_splits(
             virtual_users, len(self.targets), users, self.share or None, self.targets
         )
-
-
-@dataclass
-class Workload:
-    """The workload and its sweep: TPROC-C (virtual-user steps) by default, or with
-    ``kind = "random_read"`` seed 004's random reads by fio (dataset-size steps). A plan sets
-    only its kind's fields; :meth:`Plan.to_dict` writes only those."""
-
-    warehouses: int = 4
-    virtual_users: list[int] = field(default_factory=lambda: [2, 4, 8])
-    rampup_s: float = 10.0
-    duration_s: float = 20.0
-    all_warehouses: bool = False
-    keying_thinking: bool = False
-    # Re-create the database from a template copy before every step (CREATE DATABASE ...
-    # TEMPLATE ...), so every step starts from the same data.
-    reset_between_steps: bool = False
-    build: str = "if_missing"
-    build_workers: int = 0  # 0: one per CPU
-    # SQL Server: a rebuild may drop a database other sessions use, ending them (ROLLBACK
-    # IMMEDIATE) only when this confirms it; otherwise the drop is refused, naming them.
-    drop_ends_sessions: bool = False
-    # Worker processes for the virtual users; 0: one per CPU (capped at the user count).
-    processes: int = 0
-    # Seconds the database may go without answering (hung, not down) before the run ends
-    # with the steps it finished; a step it stayed silent in never counts as complete.
-    db_stall_limit_s: float = 120.0
-    # Whose transaction logic runs: "spec" (the default) or "hammerdb" (PROFILES).
-    profile: str = "spec"
-    # "tproc_c" (the fields above) or "random_read" (seed 004 with fio: the fields below).
-    kind: str = "tproc_c"
-    # RAM multiples (0.25, 4) and/or absolute sizes ("512MiB"): one sweep point each.
-    dataset_sizes: list[float | int | str] = field(
-        default_factory=lambda: list(DEFAULT_DATASET_SIZES)
-    )
-    block_size: str = "1k"
-    jobs: int = 8
-    ioengine: str = "mmap"  # mmap (the seed's), psync, or libaio (with direct = true)
-    direct: bool = False
-    zipf_theta: float = 0.99
-    warmup_s: float = 600.0
-    measure_s: float = 600.0
-    # The data file on the target host; "" puts it on the storage prepared there (Storage page).
-    file: str = ""
-    drop_caches: bool = True
-    # A cgroup memory limit for fio ("256MiB"); "" studies the machine's RAM.
-    memory_limit: str = ""
-    # Seconds of the raw-IOPS pass (direct 4 KiB random reads); 0 skips it (no multipliers).
-    raw_iops_s: float = 30.0
 
 
 @dataclass

@@ -25,10 +25,10 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from bench_gui.agent.power_math import METER_KINDS as METER_KINDS
-from bench_gui.agent.power_math import SCOPE_CPU as SCOPE_CPU
-from bench_gui.agent.power_math import SCOPE_WALL as SCOPE_WALL
-from bench_gui.agent.power_math import (
+from bench_gui.wire.power_math import METER_KINDS as METER_KINDS
+from bench_gui.wire.power_math import SCOPE_CPU as SCOPE_CPU
+from bench_gui.wire.power_math import SCOPE_WALL as SCOPE_WALL
+from bench_gui.wire.power_math import (
     MeterError,
     average_watts,
     guess_column,
@@ -36,8 +36,8 @@ from bench_gui.agent.power_math import (
     preview_power_csv,
     significant,
 )
-from bench_gui.agent.power_math import joules_per_new_order as joules_per_new_order
-from bench_gui.agent.power_math import mw_per_nopm as mw_per_nopm
+from bench_gui.wire.power_math import joules_per_new_order as joules_per_new_order
+from bench_gui.wire.power_math import mw_per_nopm as mw_per_nopm
 
 log = logging.getLogger(__name__)
 

@@ -285,7 +285,7 @@ def _report(problems: Problems, value: Any, kind: str) -> ReportChoices:
         out.target_ops = _number(problems, "report.target_ops", data["target_ops"], 0, above=True)
     if "dataset" in data:
         out.dataset = check_str(problems, "report.dataset", data["dataset"]).strip()
-        from bench_gui.agent.fio.sizes import parse_size
+        from bench_gui.wire.fio_sizes import parse_size
 
         try:
             parse_size(out.dataset)

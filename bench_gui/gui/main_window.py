@@ -33,13 +33,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from bench_gui.agent.protocol import Event
 from bench_gui.core.plan import Plan, PlanError, plan_from_dict
 from bench_gui.gui import tasks, window_fit, window_keys, window_pages
 from bench_gui.gui.errors import ErrorNotifier, notifier
 from bench_gui.gui.focus import focus_now, restore_focus
 from bench_gui.gui.nav_panel import NavPanel
 from bench_gui.gui.worker import Controller, RunWorker, describe_status
+from bench_gui.wire.protocol import Event
 from bench_gui.workloads.base import kit_for
 
 if TYPE_CHECKING:

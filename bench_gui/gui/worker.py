@@ -19,8 +19,8 @@ from typing import Protocol
 
 from PySide6.QtCore import QObject, Signal
 
-from bench_gui.agent.protocol import Event
 from bench_gui.gui.tasks import TaskThread
+from bench_gui.wire.protocol import Event
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +66,7 @@ class RunWorker(QObject):
     (starting the embedded server, connecting) never blocks the GUI.
 
     Signals:
-        event(object): one :class:`~bench_gui.agent.protocol.Event`, in stream order.
+        event(object): one :class:`~bench_gui.wire.protocol.Event`, in stream order.
         notice(str, str): a driver host's link dropped or came back (state, sentence).
         finished(str): the run ended; the agent's final status (``ok``, ``stopped``, ...).
         failed(str): the run could not start or failed; a message for the user.

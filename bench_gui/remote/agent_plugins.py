@@ -2,7 +2,7 @@
 third-party engines whose agent side the agent loads there.
 
 A third-party engine is a distribution declaring an entry point in the group
-:data:`~bench_gui.agent.engines.AGENT_ENGINE_GROUP` (``name = "module:Class"``). The deployment
+:data:`~bench_gui.wire.names.AGENT_ENGINE_GROUP` (``name = "module:Class"``). The deployment
 (:mod:`bench_gui.remote.deploy`) ships every such distribution installed on this desktop into
 the agent's ``deps/`` folder, on the agent's ``PYTHONPATH`` there: its files and its
 ``.dist-info`` (so ``importlib.metadata`` finds the entry point on the host too), and the
@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
-from bench_gui.agent.engines import AGENT_ENGINE_GROUP
 from bench_gui.remote.errors import DeployError
+from bench_gui.wire.names import AGENT_ENGINE_GROUP
 
 # What the agent ships (or finds on the host) already, as normalised distribution names; a
 # plugin requiring bench-gui gets the agent, not the desktop app.

@@ -71,7 +71,7 @@ class ClockReading:
 
     def to_host(self, instant: float) -> float:
         """An instant of this machine's clock (epoch s) in the host's clock: what a go file of
-        the agents' start barrier holds (:func:`bench_gui.agent.barrier.go_text`)."""
+        the agents' start barrier holds (:func:`bench_gui.wire.go_file.go_text`)."""
         return instant + self.offset_ms / 1000.0
 
     def describe(self) -> str:

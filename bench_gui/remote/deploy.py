@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import Final
 
 import bench_gui.agent
+import bench_gui.wire
 from bench_gui.agent import AGENT_VERSION
 from bench_gui.remote import agent_plugins, agent_wheels
 from bench_gui.remote.connection import SSHConnection
@@ -196,12 +197,15 @@ class Bundle:
 
 
 def _agent_files() -> dict[str, bytes]:
-    root = Path(bench_gui.agent.__file__).parent
+    """The agent's package and the contract it imports (bench_gui.wire), as the host gets them."""
     files = {"bench_gui/__init__.py": _BUNDLE_STUB.encode()}
-    for path in sorted(root.rglob("*")):
-        if not path.is_file() or "__pycache__" in path.parts or path.suffix == ".pyc":
-            continue
-        files["bench_gui/agent/" + path.relative_to(root).as_posix()] = path.read_bytes()
+    for package in (bench_gui.agent, bench_gui.wire):
+        root = Path(package.__file__ or "").parent
+        prefix = "bench_gui/" + root.name + "/"
+        for path in sorted(root.rglob("*")):
+            if not path.is_file() or "__pycache__" in path.parts or path.suffix == ".pyc":
+                continue
+            files[prefix + path.relative_to(root).as_posix()] = path.read_bytes()
     return files
 
 

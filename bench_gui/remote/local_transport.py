@@ -17,7 +17,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from bench_gui.agent.protocol import MAX_LINE_BYTES, Event, ProtocolError, decode_line
 from bench_gui.core.events import SeqGuard, Verdict
 from bench_gui.remote.transport import (
     LOCK_HOLDER_ENV,
@@ -26,6 +25,7 @@ from bench_gui.remote.transport import (
     Transport,
     desktop_identity,
 )
+from bench_gui.wire.protocol import MAX_LINE_BYTES, Event, ProtocolError, decode_line
 
 
 def _lines(stream: IO[bytes], limit: int) -> Iterator[tuple[bytes, int]]:

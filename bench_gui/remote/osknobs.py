@@ -1,6 +1,6 @@
 """OS knobs for a run: read them, apply them for the run, roll them back afterwards.
 
-The knobs are the agent's list (:mod:`bench_gui.agent.hostinfo`): sysctls (dirty ratios,
+The knobs are the agent's list (:mod:`bench_gui.wire.hostinfo`): sysctls (dirty ratios,
 swappiness, NUMA balancing, max_map_count, the scheduler's granularity where the kernel has
 it), ``read_ahead_kb`` and the I/O ``scheduler`` of the data devices, transparent huge pages.
 They are written through a :class:`~bench_gui.remote.host_access.HostIO` (this machine or an SSH
@@ -22,7 +22,8 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Final
 
-from bench_gui.agent.hostinfo import (
+from bench_gui.remote.host_access import HostIO
+from bench_gui.wire.hostinfo import (
     BLOCK_KNOBS,
     SYS_BLOCK,
     SYSCTLS,
@@ -32,7 +33,6 @@ from bench_gui.agent.hostinfo import (
     is_data_candidate,
     selected,
 )
-from bench_gui.remote.host_access import HostIO
 
 SYSCTL_FILE: Final = "/etc/sysctl.d/90-bench-gui.conf"
 DEVICE_KNOBS: Final = ("read_ahead_kb", "scheduler")  # the writable ones of BLOCK_KNOBS

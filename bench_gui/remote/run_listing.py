@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from bench_gui.agent.protocol import INT64_MAX
 from bench_gui.core.events import scrubbed
+from bench_gui.wire.protocol import INT64_MAX
 
 _LIST_SCRIPT: Final = r"""
 import json, os, sys

@@ -23,12 +23,12 @@ from typing import Final, Protocol
 
 import paramiko
 
-from bench_gui.agent.protocol import MAX_LINE_BYTES, Event, ProtocolError, decode_line
 from bench_gui.core.events import SeqGuard, Verdict
 from bench_gui.remote.connection import SSHConnection
 from bench_gui.remote.errors import ConnectError, HostKeyError, SSHError
 from bench_gui.remote.targets import SSHTarget
 from bench_gui.remote.transport import AgentRun, BadLine
+from bench_gui.wire.protocol import MAX_LINE_BYTES, Event, ProtocolError, decode_line
 
 log = logging.getLogger(__name__)
 

@@ -31,7 +31,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Final
 
-from bench_gui.agent.runlock import LOCK_DIR_ENV
 from bench_gui.remote.connection import (
     DEFAULT_TIMEOUT,
     CommandLogEntry,
@@ -62,6 +61,7 @@ from bench_gui.remote.ssh_agent_run import LINK_LOST, LINK_RESTORED, SSHAgentRun
 from bench_gui.remote.target_check import TargetReport, check_database, check_target, test_target
 from bench_gui.remote.targets import SSHTarget
 from bench_gui.remote.transport import LOCK_HOLDER_ENV, Transport, desktop_identity
+from bench_gui.wire.names import LOCK_DIR_ENV
 
 __all__ = [
     "LINK_LOST",

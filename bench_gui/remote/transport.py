@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Final
 
-from bench_gui.agent.protocol import Event, ProtocolError
+from bench_gui.wire.protocol import Event, ProtocolError
 
 # The environment variable that tells the agent who started it, for its run lock's "held by".
 LOCK_HOLDER_ENV: Final = "BENCH_GUI_LOCK_HOLDER"

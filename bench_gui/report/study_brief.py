@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bench_gui.agent.fio.sizes import parse_size
 from bench_gui.core.study_model import Study, StudyError
 from bench_gui.report import write_report
 from bench_gui.report.how import HowSection
 from bench_gui.report.options import ReportOptions, check_cover, default_paper
 from bench_gui.report.workloads import build_any_report
 from bench_gui.store import SessionStore
+from bench_gui.wire.fio_sizes import parse_size
 
 
 def reproduce_section(study: Study) -> HowSection:

@@ -20,8 +20,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Final
 
-from bench_gui.agent.protocol import Event
 from bench_gui.core.multi_driver import CPU_WARN_PCT
+from bench_gui.wire.protocol import Event
 
 # How the run names a host in its messages: ``driver host {name!r}``.
 _NAMED: Final = re.compile(r"driver host ('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")")

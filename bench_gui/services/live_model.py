@@ -21,8 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from bench_gui.agent.protocol import Event
 from bench_gui.core.crosscheck import nopm_doubt
+from bench_gui.wire.protocol import Event
 
 # Columns of the live sample buffer. ``t`` is seconds since the run's first event; ``nopm`` and
 # ``tpm`` are the best available rate (the database's counters, else the driver's count).

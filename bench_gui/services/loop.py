@@ -23,10 +23,10 @@ from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 from typing import Protocol
 
-from bench_gui.agent.protocol import Event
 from bench_gui.remote.demo import restart_demo_if_down
 from bench_gui.services.pacing import Clock, RealClock
 from bench_gui.services.result_figures import ResultFigures
+from bench_gui.wire.protocol import Event
 
 log = logging.getLogger(__name__)
 

@@ -59,8 +59,6 @@ from typing import Any, Final, TypeVar
 
 import paramiko
 
-from bench_gui.agent.barrier import go_text
-from bench_gui.agent.protocol import Event, decode_line, encode_event
 from bench_gui.core.events import BadEvent, check_event, scrubbed
 from bench_gui.core.multi_driver import MergeError, first_users, merge_step
 from bench_gui.core.plan import Plan, PlanError, check_driver_hosts_saved
@@ -86,6 +84,8 @@ from bench_gui.services.tuning import (
 from bench_gui.store import SessionStore
 from bench_gui.store.merged_stream import discard_stream
 from bench_gui.store.paths import data_dir
+from bench_gui.wire.go_file import go_text
+from bench_gui.wire.protocol import Event, decode_line, encode_event
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")

@@ -39,7 +39,6 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 
-from bench_gui.agent.protocol import Event
 from bench_gui.core.plan import PlanError, plan_from_dict
 from bench_gui.remote.errors import SSHError, UnknownHostKey
 from bench_gui.remote.ssh_transport import RemoteRun, SSHTransport, desktop_identity
@@ -47,6 +46,7 @@ from bench_gui.services.run import RunController, RunError, ssh_transport
 from bench_gui.services.run_dirs import session_run, utc
 from bench_gui.store import SessionStore
 from bench_gui.store.sessions import STALE_MESSAGE
+from bench_gui.wire.protocol import Event
 
 log = logging.getLogger(__name__)
 

@@ -17,10 +17,11 @@ import math
 import threading
 from collections.abc import Iterator
 
-from bench_gui.agent.protocol import Event
-from bench_gui.core.plan import Plan, PlanError, Workload, plan_from_dict
+from bench_gui.core.plan import Plan, PlanError, plan_from_dict
 from bench_gui.services.pacing import Clock, RealClock
 from bench_gui.store.sessions import SessionNotFound, SessionStore
+from bench_gui.wire.protocol import Event
+from bench_gui.wire.run_config import Workload
 
 # Speeds a booth would use; any positive speed up to MAX_SPEED is accepted.
 MAX_SPEED = 10_000.0

@@ -17,8 +17,6 @@ from collections.abc import Callable, Iterator
 from dataclasses import asdict
 from typing import Any
 
-from bench_gui.agent.fio.sizes import RANDOM_READ_FIELDS
-from bench_gui.agent.protocol import Event, decode_line, encode_event
 from bench_gui.core.crosscheck import nopm_doubt
 from bench_gui.core.engine import EngineNotFound, get_engine
 from bench_gui.core.events import BadEvent, check_event, scrubbed
@@ -48,6 +46,8 @@ from bench_gui.services.tuning import (
 )
 from bench_gui.store import SessionStore
 from bench_gui.store.paths import data_dir
+from bench_gui.wire.fio_sizes import RANDOM_READ_FIELDS
+from bench_gui.wire.protocol import Event, decode_line, encode_event
 
 ACTIONS = ("run", "build", "check", "status")
 # How a run's final agent status maps onto a stored session's status.

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from bench_gui.agent.protocol import LATENCY_FIELDS
+from bench_gui.wire.protocol import LATENCY_FIELDS
 from bench_gui.workloads.base import (
     DEFAULT_WORKLOAD,
     kit_for,

@@ -20,13 +20,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench_gui.agent.protocol import Event
 from bench_gui.core.economics import ArrayInput
 from bench_gui.core.plan import Plan
 from bench_gui.core.study_model import Study, StudyError, System, system_fingerprint
 from bench_gui.services.run import RunController, RunError
 from bench_gui.store import SessionStore
 from bench_gui.store.annotations import raid_level
+from bench_gui.wire.protocol import Event
 from bench_gui.workloads.base import kit_for
 
 # (study, store, system key -> session id, the study file's folder) -> the files written and

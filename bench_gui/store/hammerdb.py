@@ -28,10 +28,11 @@ from pathlib import Path
 from typing import Any, Final
 
 from bench_gui import __version__
-from bench_gui.agent.protocol import Event
-from bench_gui.core.plan import Plan, Target, Workload
+from bench_gui.core.plan import Plan, Target
 from bench_gui.store.hammerdb_jobs import HammerJob, read_hammerdb
 from bench_gui.store.sessions import SessionStore
+from bench_gui.wire.protocol import Event
+from bench_gui.wire.run_config import Workload
 
 SOURCE: Final = "hammerdb"
 MAX_LOG_LINES_PER_JOB: Final = 200

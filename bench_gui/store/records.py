@@ -52,7 +52,7 @@ class RunDetail(RunInfo):
     target: dict[str, Any]
     server_version: str | None
     # name -> record (setting, unit, value, value_unit, display, source, boot_val, vartype:
-    # bench_gui.agent.pg.setting_units); text only in sessions imported from old files.
+    # bench_gui.wire.setting_units); text only in sessions imported from old files.
     settings: dict[str, Any]
     inventory: dict[str, Any] | None
     agent: dict[str, Any]  # the agent's hello: agent_version, engine, config, pid

@@ -105,7 +105,7 @@ class RunRows(StoreCore):
     ) -> None:
         """Record the server's version and settings; an inventory of None keeps the stored one.
 
-        Settings are records (:mod:`bench_gui.agent.pg.setting_units`); text is kept as given.
+        Settings are records (:mod:`bench_gui.wire.setting_units`); text is kept as given.
         """
         with self.transaction() as conn:
             if inventory is None:

@@ -12,13 +12,13 @@ import json
 from datetime import UTC, datetime
 from typing import Any, Final
 
-from bench_gui.agent.protocol import Event
 from bench_gui.core.crosscheck import nopm_doubt
 from bench_gui.store.dialect import DbConnection
 from bench_gui.store.errors import StoreError
 from bench_gui.store.records import LogLine, Sample, StepResult
 from bench_gui.store.row_values import _dict, _dumps, _int, _iso, _loads, _num
 from bench_gui.store.store_core import StoreCore
+from bench_gui.wire.protocol import Event
 
 # The agent's ``done`` status -> the session status. Anything else: "incomplete" (never claim a
 # success the agent did not report, never throw away what was measured).

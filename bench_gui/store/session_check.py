@@ -21,12 +21,12 @@ import uuid
 from datetime import datetime
 from typing import Any, Final
 
-from bench_gui.agent.protocol import EVENT_KINDS, Event
 from bench_gui.core.events import BadEvent, check_event
 from bench_gui.core.plan import PlanError, plan_from_dict, plan_from_toml
 from bench_gui.core.plan_model import MAX_PLAN_BYTES
 from bench_gui.store.annotations import clean_tags
 from bench_gui.store.schema import RUN_STATUSES
+from bench_gui.wire.protocol import EVENT_KINDS, Event
 
 # Records nest a few levels (an inventory's storage layout the deepest): more is not a session.
 MAX_DEPTH: Final = 32

@@ -13,12 +13,12 @@ import json
 import uuid
 from typing import Any
 
-from bench_gui.agent.pg.setting_units import upgrade_settings
 from bench_gui.core.economics import ArrayInput
 from bench_gui.store.dialect import DbConnection
 from bench_gui.store.session_check import is_int
 from bench_gui.store.sessions import SessionStore
 from bench_gui.store.team_edits import add_note_history
+from bench_gui.wire.setting_units import upgrade_settings
 
 
 def _dumps(value: Any) -> str:

@@ -43,7 +43,6 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from bench_gui.agent.protocol import Event
 from bench_gui.store.annotations import SessionExtras
 from bench_gui.store.dialect import POSTGRES, SQLITE, DbConnection, Dialect
 from bench_gui.store.errors import SessionNotFound, StoreError, _reason, db_errors
@@ -62,6 +61,7 @@ from bench_gui.store.schema import (
     MigrationStep,
     fill_run_uuids,
 )
+from bench_gui.wire.protocol import Event
 
 if TYPE_CHECKING:  # psycopg is loaded only by a team store: a local file never needs it
     from bench_gui.store.team_store import TeamStoreConfig

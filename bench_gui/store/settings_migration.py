@@ -3,7 +3,7 @@
 Sessions stored before it keep each database setting as text with its unit appended to the
 number (shared_buffers of 16384 x 8kB was stored "163848kB"). The migration rewrites every such
 text as a record with the value in real units and PostgreSQL's own text (``128MB``), keeping the
-old text in ``migrated_from`` (:mod:`bench_gui.agent.pg.setting_units`). The ``hello`` events
+old text in ``migrated_from`` (:mod:`bench_gui.wire.setting_units`). The ``hello`` events
 keep what the agent sent, as it sent it.
 """
 
@@ -13,9 +13,9 @@ import json
 from collections.abc import Callable
 from typing import Final
 
-from bench_gui.agent.pg.setting_units import upgrade_settings
 from bench_gui.store.annotations import STORAGE_DESCRIPTION_DDL
 from bench_gui.store.dialect import DbConnection
+from bench_gui.wire.setting_units import upgrade_settings
 
 
 def _version_num(agent: str | None) -> object:

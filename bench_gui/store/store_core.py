@@ -15,10 +15,10 @@ from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from bench_gui.agent.protocol import Event
     from bench_gui.store.dialect import DbConnection
     from bench_gui.store.run_claims import RunClaims
     from bench_gui.store.team_store import TeamStoreConfig
+    from bench_gui.wire.protocol import Event
 
 
 class StoreCore:

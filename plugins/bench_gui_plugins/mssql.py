@@ -8,15 +8,16 @@ build_connection_string`); with it empty, the string is neutral (``SERVER``, ``P
 agent finishes it for the driver host's own SQL Server driver
 (:func:`bench_gui.agent.mssql.engine.resolve_conninfo`). With ``target.dsn`` the DSN in the
 driver host's odbc.ini holds driver, server and port. Never a password: it reaches the agent
-in :data:`~bench_gui.agent.engines.DB_PASSWORD_ENV`.
+in :data:`~bench_gui.wire.names.DB_PASSWORD_ENV`.
 """
 
 from __future__ import annotations
 
-from bench_gui.agent.engines import DB_PASSWORD_ENV, EngineError
+from bench_gui.agent.engines import EngineError
 from bench_gui.agent.mssql.engine import DRIVER_PREFERENCE, resolve_conninfo
 from bench_gui.agent.mysql.odbc import build
 from bench_gui.core.plan import Target
+from bench_gui.wire.names import DB_PASSWORD_ENV
 
 # target.tls -> (Encrypt, TrustServerCertificate); "" keeps the driver's default (Driver 18:
 # encrypted, certificate validated).

@@ -8,8 +8,8 @@ deactivated state are rejected.
 
 from __future__ import annotations
 
-from bench_gui.agent.power_math import IPMI_PASSWORD_ENV
 from bench_gui.core.power import SCOPE_WALL
+from bench_gui.wire.power_math import IPMI_PASSWORD_ENV
 from bench_gui_plugins.power_base import BuiltinMeterKind
 
 

@@ -11,8 +11,8 @@ The reader runs agent-side, on the same clock as the measured windows (see
 
 from __future__ import annotations
 
-from bench_gui.agent.power_math import REDFISH_PASSWORD_ENV
 from bench_gui.core.power import SCOPE_WALL
+from bench_gui.wire.power_math import REDFISH_PASSWORD_ENV
 from bench_gui_plugins.power_base import BuiltinMeterKind
 
 

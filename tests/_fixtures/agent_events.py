@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from bench_gui.agent.protocol import LATENCY_FIELDS, TX_KEYS, encode_event
+from bench_gui.wire.protocol import LATENCY_FIELDS, TX_KEYS, encode_event
 
 T0 = 1_760_000_000.0
 

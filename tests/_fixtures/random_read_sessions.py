@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from bench_gui.agent.fio.sizes import GIB, format_multiple, format_size
-from bench_gui.agent.protocol import Event
+from bench_gui.wire.fio_sizes import GIB, format_multiple, format_size
+from bench_gui.wire.protocol import Event
 
 RAM = 16 * GIB
 MULTIPLES = (0.5, 1.0, 1.5, 2.0, 4.0)

@@ -17,7 +17,7 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from bench_gui.agent.protocol import Event
+from bench_gui.wire.protocol import Event
 from tests._fixtures.scripted import EventScript, sweep_events
 
 IDLE_W = 180.0

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from bench_gui.agent.protocol import Event, decode_line, encode_event
 from bench_gui.core.economics import ArrayInput, DevicePrice, PowerPrice
+from bench_gui.wire.protocol import Event, decode_line, encode_event
 
 T0 = 1_420_000_000.0
 USERS = (8, 16, 24, 32, 40, 48, 56, 64)

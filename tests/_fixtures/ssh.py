@@ -34,9 +34,9 @@ from pathlib import Path
 
 import pytest
 
-from bench_gui.agent.runlock import LOCK_DIR_ENV
 from bench_gui.remote.hostkeys import fingerprint_sha256
 from bench_gui.remote.targets import SSHTarget
+from bench_gui.wire.names import LOCK_DIR_ENV
 
 from .wait import wait_until
 

@@ -26,16 +26,15 @@ from bench_gui.agent.__main__ import _public_config
 from bench_gui.agent.barrier import (
     Coordination,
     coordination_from_args,
-    go_path,
-    go_text,
-    read_go,
     wait_until,
 )
-from bench_gui.agent.driver import RunConfig, worker_specs
+from bench_gui.agent.driver import worker_specs
 from bench_gui.agent.pg.vu import STATEMENTS
-from bench_gui.agent.protocol import Event, decode_line
 from bench_gui.core.events import check_event
 from bench_gui.core.multi_driver import merge_step
+from bench_gui.wire.go_file import go_path, go_text, read_go
+from bench_gui.wire.protocol import Event, decode_line
+from bench_gui.wire.run_config import RunConfig
 from tests._fixtures.pg import Clone, PgServer
 from tests._fixtures.wait import wait_until as wait_for
 

@@ -19,11 +19,11 @@ from pathlib import Path
 
 import pytest
 
-from bench_gui.agent.protocol import Event
 from bench_gui.cli.main import ProgressPrinter
 from bench_gui.core.plan import plan_from_toml
 from bench_gui.services.run import RunController, RunError, step_results
 from bench_gui.store import SessionStore
+from bench_gui.wire.protocol import Event
 from tests._fixtures.isolation import MemoryKeyring
 from tests._fixtures.mariadb import PASSWORD, PASSWORD_ENV, MariaDbServer
 from tests._fixtures.pg import PgServer

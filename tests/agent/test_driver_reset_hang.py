@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from bench_gui.agent.protocol import Event
 from bench_gui.services.run import RunController, RunError
 from bench_gui.store import SessionStore
+from bench_gui.wire.protocol import Event
 from tests._fixtures.isolation import MemoryKeyring
 from tests._fixtures.pg import PgServer
 from tests._fixtures.pg_hang import frozen, hang_plan, template_locked

@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 
 from bench_gui.agent.__main__ import _public_config
-from bench_gui.agent.driver import RunConfig
 from bench_gui.agent.engines import AgentEngine, EngineError, open_engine
 from bench_gui.agent.mysql import odbc
 from bench_gui.agent.pg.engine import PgEngine
+from bench_gui.wire.run_config import RunConfig
 
 
 def test_postgresql_is_the_pg_engine_and_satisfies_the_interface() -> None:

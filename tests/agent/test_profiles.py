@@ -10,10 +10,11 @@ import threading
 import pytest
 
 from bench_gui.agent.__main__ import run
-from bench_gui.agent.driver import RunConfig, worker_specs
+from bench_gui.agent.driver import worker_specs
 from bench_gui.agent.profiles import HammerDbParams, ProfileError, check_profile, params_for
-from bench_gui.agent.protocol import EventWriter
 from bench_gui.agent.users import Params
+from bench_gui.wire.protocol import EventWriter
+from bench_gui.wire.run_config import RunConfig
 
 
 def test_an_unknown_profile_ends_the_run_with_its_name() -> None:

@@ -14,10 +14,11 @@ from typing import Any
 
 import pytest
 
-from bench_gui.agent.protocol import encode_event
-from bench_gui.core.plan import Driver, Plan, Target, Workload
+from bench_gui.core.plan import Driver, Plan, Target
 from bench_gui.remote.transport import desktop_identity
 from bench_gui.store import SessionStore
+from bench_gui.wire.protocol import encode_event
+from bench_gui.wire.run_config import Workload
 from tests._fixtures.cli import bench
 
 pytestmark = pytest.mark.integration

@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from bench_gui.agent.protocol import Event
 from bench_gui.cli.main import ProgressPrinter, _print_checks
 from bench_gui.store import SessionStore
+from bench_gui.wire.protocol import Event
 from tests._fixtures.pg import Clone
 from tests._fixtures.wait import wait_until
 

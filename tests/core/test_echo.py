@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 import tomli_w
 
-from bench_gui.agent.protocol import Event
 from bench_gui.core.echo import echoed, listed
 from bench_gui.core.events import BadEvent, check_event
 from bench_gui.core.plan import PlanError, plan_from_dict
 from bench_gui.core.storage import LayoutError, layout_from_dict
+from bench_gui.wire.protocol import Event
 
 HUGE = "k" * 100_000
 

@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 
-from bench_gui.agent.protocol import Event, decode_line
 from bench_gui.core.events import (
     MAX_DEPTH,
     BadEvent,
@@ -20,6 +19,7 @@ from bench_gui.core.events import (
     check_event,
     read_line,
 )
+from bench_gui.wire.protocol import Event, decode_line
 from tests._fixtures.agent_events import agent_stream, sample, step_summary
 
 

@@ -22,14 +22,15 @@ from typing import Any
 
 import pytest
 
-from bench_gui.agent.protocol import ProtocolError
 from bench_gui.cli.main import ProgressPrinter
 from bench_gui.core.events import read_line
-from bench_gui.core.plan import Driver, Plan, Target, Workload
+from bench_gui.core.plan import Driver, Plan, Target
 from bench_gui.remote.ssh_transport import SSHAgentRun, SSHTransport
 from bench_gui.services.live_model import LiveModel
 from bench_gui.services.run import RunController
 from bench_gui.store import SessionStore
+from bench_gui.wire.protocol import ProtocolError
+from bench_gui.wire.run_config import Workload
 from tests._fixtures.agent_events import agent_stream, ended_run_dir
 
 SEED = 15

@@ -10,8 +10,6 @@ from typing import Any
 
 import pytest
 
-from bench_gui.agent import hist
-from bench_gui.agent.protocol import TX_KEYS, Event
 from bench_gui.core.crosscheck import nopm_doubt
 from bench_gui.core.events import check_event
 from bench_gui.core.multi_driver import (
@@ -24,6 +22,8 @@ from bench_gui.core.multi_driver import (
     share_split,
     step_splits,
 )
+from bench_gui.wire import hist
+from bench_gui.wire.protocol import TX_KEYS, Event
 
 # -- splits -----------------------------------------------------------------------------------
 

@@ -142,7 +142,7 @@ def test_step_and_user_limits_are_said_with_their_reason() -> None:
 
 def test_drop_ends_sessions_is_a_confirmation_that_reaches_the_agent() -> None:
     """Issue 26: ending other sessions to drop a SQL Server database is asked for by name."""
-    from bench_gui.agent.driver import RunConfig
+    from bench_gui.wire.run_config import RunConfig
 
     plan = plan_from_dict({"workload": {"drop_ends_sessions": True}})
     assert plan.workload.drop_ends_sessions is True

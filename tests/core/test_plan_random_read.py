@@ -8,14 +8,8 @@ import tomllib
 
 import pytest
 
-from bench_gui.core.plan import (
-    DEFAULT_DATASET_SIZES,
-    Plan,
-    PlanError,
-    parse_dataset_sizes,
-    plan_from_dict,
-    plan_from_toml,
-)
+from bench_gui.core.plan import Plan, PlanError, parse_dataset_sizes, plan_from_dict, plan_from_toml
+from bench_gui.wire.run_config import DEFAULT_DATASET_SIZES
 
 SEED_004 = """
 name = "SSD vs disk, seed 004"

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from bench_gui.agent.power_math import significant
 from bench_gui.core.power import (
     PowerReading,
     average_power,
@@ -12,6 +11,7 @@ from bench_gui.core.power import (
     mw_per_nopm,
     window_figures,
 )
+from bench_gui.wire.power_math import significant
 
 
 def test_constant_power_is_itself() -> None:

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from bench_gui.agent.fio.sizes import GIB
 from bench_gui.core.compare import CompareError
 from bench_gui.store import SessionStore
+from bench_gui.wire.fio_sizes import GIB
 from bench_gui.workloads.base import workload_of_record
 from bench_gui.workloads.mix import check_same_workload
 from bench_gui.workloads.random_read.compare import (
@@ -176,7 +176,7 @@ def test_wording_helpers_truncate() -> None:
 
 
 def test_a_point_stopped_early_is_left_out_and_said(store: SessionStore) -> None:
-    from bench_gui.agent.protocol import Event
+    from bench_gui.wire.protocol import Event
 
     sid = store_random_read(store, "cut short", SSD["raw"], (3e6, 146_850.0), (0.5, 2.0))
     summary = {"step": 2, "vus": 8, "workload": "random_read", "dataset_bytes": 64 * GIB,

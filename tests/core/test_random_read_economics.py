@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from bench_gui.agent.fio.sizes import GIB
 from bench_gui.core.economics import DevicePrice, ram_price
 from bench_gui.store import SessionStore
+from bench_gui.wire.fio_sizes import GIB
 from bench_gui.workloads.random_read.compare import (
     RandomReadCompareError,
     RRComparison,

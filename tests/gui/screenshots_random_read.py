@@ -18,7 +18,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from bench_gui.agent.protocol import Event, decode_line
+from bench_gui.wire.protocol import Event, decode_line
 
 
 def _settle(app: Any) -> None:

@@ -17,8 +17,7 @@ import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
-from bench_gui.agent.protocol import Event
-from bench_gui.core.plan import Driver, Plan, Target, Workload
+from bench_gui.core.plan import Driver, Plan, Target
 from bench_gui.gui.app import start_up
 from bench_gui.gui.main_window import MainWindow
 from bench_gui.gui.reattach import ReattachDialog
@@ -36,6 +35,8 @@ from bench_gui.services.run import RunController, ssh_transport
 from bench_gui.store import SessionStore
 from bench_gui.store.paths import data_dir
 from bench_gui.store.sessions import STALE_MESSAGE
+from bench_gui.wire.protocol import Event
+from bench_gui.wire.run_config import Workload
 
 pytestmark = [pytest.mark.gui, pytest.mark.integration]
 

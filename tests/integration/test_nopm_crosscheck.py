@@ -17,13 +17,13 @@ from typing import Any
 
 import pytest
 
-from bench_gui.agent.protocol import decode_line
 from bench_gui.core.crosscheck import ANOTHER_LOAD
 from bench_gui.gui.pages.live.outcome import banner_text
 from bench_gui.report.model import DOUBT_MARK, DOUBT_NOTE, build_report
 from bench_gui.services.live_model import LiveModel
 from bench_gui.store import SessionStore
 from bench_gui.store.paths import data_dir
+from bench_gui.wire.protocol import decode_line
 from tests._fixtures.cli import bench
 from tests._fixtures.pg import PgServer
 

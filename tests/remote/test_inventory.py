@@ -274,3 +274,6 @@ def test_copy_problem_says_what_the_host_runs() -> None:
     assert any(n.startswith("deps/pyhdrh") for n in names)
     assert any(n.startswith("deps/psycopg_binary/") for n in names)
     assert not any(n.startswith(("deps/pbr", "deps/setuptools")) for n in names)
+    # The agent's contract package goes with it: the agent imports it on the host.
+    assert "bench_gui/agent/__main__.py" in names
+    assert "bench_gui/wire/protocol.py" in names

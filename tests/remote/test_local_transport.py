@@ -7,9 +7,9 @@ import json
 import subprocess
 from pathlib import Path
 
-from bench_gui.agent.protocol import Event, encode_event
 from bench_gui.remote.local_transport import LocalAgentRun
 from bench_gui.remote.transport import BadLine
+from bench_gui.wire.protocol import Event, encode_event
 from tests._fixtures.agent_events import agent_stream
 
 

@@ -16,11 +16,11 @@ from typing import Any
 
 import pytest
 
-from bench_gui.agent import hostinfo
 from bench_gui.cli.main import main as cli_main
 from bench_gui.remote import osknobs
 from bench_gui.remote.host_access import LocalHost, SSHHost
 from bench_gui.services.tuning import host_side_facts
+from bench_gui.wire import hostinfo
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="changing kernel knobs needs root")
 

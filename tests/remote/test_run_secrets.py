@@ -14,10 +14,11 @@ from typing import Any
 import pytest
 
 from bench_gui.agent.secrets import conninfo_with_password
-from bench_gui.core.plan import Plan, Target, Workload
+from bench_gui.core.plan import Plan, Target
 from bench_gui.remote.ssh_transport import _ENV_JANITOR, SSHTransport
 from bench_gui.services.run import RunController
 from bench_gui.store import SessionStore
+from bench_gui.wire.run_config import Workload
 from tests._fixtures.pg import Clone
 from tests._fixtures.wait import wait_until
 

@@ -18,11 +18,12 @@ from typing import Any
 
 import pytest
 
-from bench_gui.agent.protocol import Event, decode_line
-from bench_gui.core.plan import Plan, Target, Workload
+from bench_gui.core.plan import Plan, Target
 from bench_gui.remote.ssh_transport import SSHAgentRun, SSHTransport
 from bench_gui.services.run import RunController, RunError, agent_config
 from bench_gui.store import SessionStore
+from bench_gui.wire.protocol import Event, decode_line
+from bench_gui.wire.run_config import Workload
 from tests._fixtures.wait import wait_until
 
 pytestmark = pytest.mark.integration
@@ -297,7 +298,8 @@ DESKTOP_SCRIPT = textwrap.dedent(
     """
     import json, sys
     from pathlib import Path
-    from bench_gui.core.plan import Plan, Target, Workload
+    from bench_gui.core.plan import Plan, Target
+    from bench_gui.wire.run_config import Workload
     from bench_gui.remote.ssh_transport import SSHTransport
     from bench_gui.remote.targets import SSHTarget
     from bench_gui.services.run import RunController

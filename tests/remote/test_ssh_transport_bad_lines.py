@@ -18,10 +18,10 @@ from typing import Any
 
 import pytest
 
-from bench_gui.agent.protocol import Event, encode_event
 from bench_gui.remote.ssh_transport import SSHTransport, desktop_identity
 from bench_gui.remote.transport import BadLine
 from bench_gui.services.reattach import Candidate, scan
+from bench_gui.wire.protocol import Event, encode_event
 from tests._fixtures.agent_events import agent_stream
 from tests._fixtures.wait import wait_until
 

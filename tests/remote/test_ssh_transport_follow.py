@@ -21,9 +21,9 @@ from typing import Any
 
 import pytest
 
-from bench_gui.agent.protocol import Event
 from bench_gui.remote.ssh_transport import ConnectError, SSHTransport
 from bench_gui.remote.transport import BadLine
+from bench_gui.wire.protocol import Event
 from tests._fixtures.wait import wait_until
 
 WRITER = r"""

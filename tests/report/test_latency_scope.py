@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 
-from bench_gui.agent.protocol import Event
 from bench_gui.report import build_report
 from bench_gui.report.options import ReportOptions
 from bench_gui.store import SessionStore
 from bench_gui.store.compare_input import has_latency_of, latency_key
+from bench_gui.wire.protocol import Event
 from tests._fixtures.seed_sessions import store_session, sweep
 from tests.report.fleet import PG16, points
 

@@ -9,11 +9,11 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from bench_gui.agent.pg.setting_units import upgrade_settings
 from bench_gui.report import build_report, write_report
 from bench_gui.report.model import Report
 from bench_gui.store import SessionStore
 from bench_gui.store.compare_input import settings_say_defaults, settings_text
+from bench_gui.wire.setting_units import upgrade_settings
 from tests._fixtures.mariadb import MariaDbServer
 from tests._fixtures.seed_sessions import INVENTORY, store_session, sweep
 from tests.report.fleet import NEVER_SATURATES, PG16, points

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from bench_gui.core.plan import Driver, Plan, Target, Workload
+from bench_gui.core.plan import Driver, Plan, Target
+from bench_gui.wire.run_config import Workload
 
 # The database every run on two driver hosts uses (cloned once: ``multi_database``).
 DATABASE = "multi_runner"

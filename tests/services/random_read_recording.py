@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from bench_gui.agent.protocol import Event, decode_line
+from bench_gui.wire.protocol import Event, decode_line
 from tests._fixtures.loop import LoopDevices
 from tests.agent.fio.helpers import (
     agent_config,

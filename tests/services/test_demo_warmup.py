@@ -22,7 +22,7 @@ import pytest
 
 from bench_gui.agent.pg.identity import server_identity
 from bench_gui.agent.runlock import default_lock_dir, holder_info, lock_path, take_lock
-from bench_gui.core.plan import Plan, Target, Workload
+from bench_gui.core.plan import Plan, Target
 from bench_gui.remote.demo import (
     HANDLES_FILE,
     DemoTarget,
@@ -40,6 +40,7 @@ from bench_gui.services.demo_warmup import (
     WarmupError,
 )
 from bench_gui.store.paths import data_dir
+from bench_gui.wire.run_config import Workload
 
 pytestmark = pytest.mark.integration
 

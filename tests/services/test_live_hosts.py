@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 
 from bench_gui.agent.hostmetrics import CpuTimes, cpu_percent
-from bench_gui.agent.protocol import Event
 from bench_gui.core.multi_driver import merge_step
 from bench_gui.remote.ssh_transport import LINK_LOST, LINK_RESTORED
 from bench_gui.remote.targets import TARGETS_FILE, add_target
@@ -21,6 +20,7 @@ from bench_gui.services.multi_samples import SampleMerger
 from bench_gui.services.run import RunController
 from bench_gui.store import SessionStore
 from bench_gui.store.paths import data_dir
+from bench_gui.wire.protocol import Event
 from tests._fixtures.scripted import EventScript, sweep_events
 from tests.services.plans import two_host_plan
 

@@ -8,8 +8,8 @@ from collections.abc import Callable, Iterator
 import numpy as np
 import pytest
 
-from bench_gui.agent.protocol import Event
 from bench_gui.services.live_model import SAMPLE_COLUMNS, LiveModel, RingBuffer
+from bench_gui.wire.protocol import Event
 from tests._fixtures.scripted import (
     DRIVER_RATIO,
     TPM_RATIO,

@@ -15,7 +15,6 @@ from typing import Any
 
 import pytest
 
-from bench_gui.agent.protocol import Event
 from bench_gui.services.live_model import LiveModel
 from bench_gui.services.loop import (
     LoopController,
@@ -35,6 +34,7 @@ from bench_gui.services.replay import ReplayController
 from bench_gui.services.result_figures import result_figures
 from bench_gui.services.run import RunController, RunError
 from bench_gui.store import SessionStore
+from bench_gui.wire.protocol import Event
 from tests._fixtures.pg import Clone
 from tests._fixtures.scripted import sweep_events
 from tests._fixtures.seed_sessions import build_seed000, store_session

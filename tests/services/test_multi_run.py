@@ -22,15 +22,16 @@ from typing import Any
 
 import pytest
 
-from bench_gui.agent.protocol import Event
-from bench_gui.agent.runlock import LOCK_DIR_ENV
 from bench_gui.core.crosscheck import nopm_doubt
-from bench_gui.core.plan import Driver, Plan, Target, Workload
+from bench_gui.core.plan import Driver, Plan, Target
 from bench_gui.remote.inventory import collect_inventory
 from bench_gui.remote.local_shell import LocalShell
 from bench_gui.services.multi_run import MultiRun, host_inventory, start_spread, unreadable
 from bench_gui.services.run import RunController, RunError
 from bench_gui.store import SessionStore
+from bench_gui.wire.names import LOCK_DIR_ENV
+from bench_gui.wire.protocol import Event
+from bench_gui.wire.run_config import Workload
 from tests._fixtures.ssh import Sshd
 from tests.services.plans import DATABASE, two_host_plan
 from tests.services.test_run_lock import refused

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from bench_gui.agent.protocol import Event
 from bench_gui.cli import main as cli
+from bench_gui.wire.protocol import Event
 from tests._fixtures.ssh import Sshd
 from tests.services.plans import two_host_plan
 

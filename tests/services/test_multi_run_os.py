@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from bench_gui.agent.protocol import Event
 from bench_gui.core.plan import OsKnobs
 from bench_gui.services.run import RunController, RunError
 from bench_gui.store import SessionStore
+from bench_gui.wire.protocol import Event
 from tests.services.kernel_knob import EXPIRE, read_knob
 from tests.services.plans import two_host_plan
 from tests.services.test_run_os_knobs import log_of

@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from bench_gui.agent.protocol import Event
 from bench_gui.core.compare import format_ratio
 from bench_gui.services.live_model import LiveModel
 from bench_gui.services.race import (
@@ -32,6 +31,7 @@ from bench_gui.services.race import (
 )
 from bench_gui.services.replay import stored_stream
 from bench_gui.store import SessionStore
+from bench_gui.wire.protocol import Event
 from tests._fixtures.scripted import capacity, sweep_events
 from tests._fixtures.seed_sessions import (
     SEED003_BASELINE,

@@ -11,9 +11,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from bench_gui.agent.protocol import Event
 from bench_gui.services.reattach import stored_events
 from bench_gui.store import SessionStore
+from bench_gui.wire.protocol import Event
 from bench_gui.workloads.random_read.live_model import (
     SMOOTHING,
     RandomReadLive,

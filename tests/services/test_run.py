@@ -9,10 +9,11 @@ from typing import Any
 import psycopg
 import pytest
 
-from bench_gui.agent.protocol import Event
-from bench_gui.core.plan import Plan, Target, Workload, plan_from_dict
+from bench_gui.core.plan import Plan, Target, plan_from_dict
 from bench_gui.services.run import RunController, RunError
 from bench_gui.store import SessionStore
+from bench_gui.wire.protocol import Event
+from bench_gui.wire.run_config import Workload
 from tests._fixtures.pg import Clone
 
 pytestmark = pytest.mark.integration

@@ -11,11 +11,12 @@ from typing import Any
 
 import pytest
 
-from bench_gui.agent.protocol import decode_line
-from bench_gui.core.plan import Driver, Plan, Target, Workload
+from bench_gui.core.plan import Driver, Plan, Target
 from bench_gui.remote.ssh_transport import SSHTransport
 from bench_gui.services.run import RunController
 from bench_gui.store import SessionStore
+from bench_gui.wire.protocol import decode_line
+from bench_gui.wire.run_config import Workload
 from tests._fixtures.agent_events import agent_stream, ended_run_dir
 
 FORGED = 10**9

@@ -11,9 +11,10 @@ import psycopg
 import pytest
 
 from bench_gui.agent.pg import template
-from bench_gui.core.plan import Plan, Target, Workload
+from bench_gui.core.plan import Plan, Target
 from bench_gui.services.run import RunController, RunError
 from bench_gui.store import SessionStore
+from bench_gui.wire.run_config import Workload
 from tests._fixtures.pg import Clone
 
 pytestmark = pytest.mark.integration

@@ -13,11 +13,12 @@ import psycopg
 import pytest
 
 from bench_gui.agent.pg.schema import TABLES
-from bench_gui.core.plan import Plan, Target, Workload
+from bench_gui.core.plan import Plan, Target
 from bench_gui.report import build_report
 from bench_gui.report.html import render_html
 from bench_gui.services.run import RunController
 from bench_gui.store import SessionStore
+from bench_gui.wire.run_config import Workload
 from tests._fixtures.pg import Clone, PgServer
 
 pytestmark = pytest.mark.integration

@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 
 from bench_gui import __version__
-from bench_gui.agent.protocol import Event, decode_line, encode_event
 from bench_gui.core.plan import Plan
 from bench_gui.store import (
     SCHEMA_VERSION,
@@ -21,6 +20,7 @@ from bench_gui.store import (
     StoreError,
     sessions,
 )
+from bench_gui.wire.protocol import Event, decode_line, encode_event
 
 T0 = 1_700_000_000.0
 

@@ -135,9 +135,9 @@ def test_built_in_presets_cannot_be_overwritten(data_dir: Path) -> None:
 def test_os_knobs_sent_with_hello_are_stored_with_the_run(store: SessionStore) -> None:
     """The agent's hello carries ``os_knobs=hostinfo.os_knobs()``; the run keeps them, and
     two runs' configurations can be compared setting by setting."""
-    from bench_gui.agent.hostinfo import os_knobs
-    from bench_gui.agent.protocol import decode_line, encode_event
     from bench_gui.core.tuning.pgtune import settings_differences
+    from bench_gui.wire.hostinfo import os_knobs
+    from bench_gui.wire.protocol import decode_line, encode_event
 
     knobs = os_knobs()
     run_id = store.create_run(name="r", plan={}, plan_toml="", target={}, engine="postgresql")

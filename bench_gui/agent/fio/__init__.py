@@ -4,10 +4,10 @@
 written once at the largest dataset size, through mmap by 8 jobs (all configurable), one point
 per dataset size (RAM multiples or absolute sizes), warm-up then measured window, the page
 cache dropped between points, fio optionally held to a memory limit by a cgroup. Modules:
-``sizes`` (byte sizes, shared with the plan reader), ``status`` (fio's JSON stream: objects,
-readings, per-second deltas), ``runner`` (one fio process), ``cgroup`` (the memory limit),
-``dataset`` (the data file, dropping caches), ``study`` (what a run will do, checked first),
-``sweep`` (the run and its events).
+``status`` (fio's JSON stream: objects, readings, per-second deltas), ``runner`` (one fio
+process), ``cgroup`` (the memory limit), ``dataset`` (the data file, dropping caches),
+``study`` (what a run will do, checked first), ``sweep`` (the run and its events); byte sizes,
+shared with the plan reader, are :mod:`bench_gui.wire.fio_sizes`.
 
 Events of a random-read run (besides ``log``, ``error``, ``done`` as for TPROC-C):
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from bench_gui.agent.fio.runner import FioProcess
-from bench_gui.agent.fio.sizes import MIB, format_size
+from bench_gui.wire.fio_sizes import MIB, format_size
 
 MARKER_SUFFIX: Final = ".bench-gui.json"
 DROP_CACHES: Final = "/proc/sys/vm/drop_caches"

@@ -13,7 +13,6 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from bench_gui.agent.driver import RunConfig
 from bench_gui.agent.fio.cgroup import (
     CgroupError,
     Hierarchy,
@@ -24,7 +23,8 @@ from bench_gui.agent.fio.cgroup import (
 )
 from bench_gui.agent.fio.dataset import can_drop_caches, file_size_for
 from bench_gui.agent.fio.runner import fio_engines, fio_path, fio_version
-from bench_gui.agent.fio.sizes import MIB, format_multiple, format_size, parse_size
+from bench_gui.wire.fio_sizes import MIB, format_multiple, format_size, parse_size
+from bench_gui.wire.run_config import RunConfig
 
 IOENGINES: Final = ("mmap", "psync", "libaio")
 # The raw-IOPS pass: 4 KiB direct random reads, queue depth 32 (libaio), or 32 jobs (psync).

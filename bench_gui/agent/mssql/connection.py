@@ -22,9 +22,10 @@ import re
 from dataclasses import dataclass
 from typing import Any, Final
 
-from bench_gui.agent.engines import DB_PASSWORD_ENV, EngineError
+from bench_gui.agent.engines import EngineError
 from bench_gui.agent.mysql.odbc import driver_problem, message, pyodbc_module
 from bench_gui.agent.odbc_drivers import is_driver_missing
+from bench_gui.wire.names import DB_PASSWORD_ENV
 
 # The agent's environment variable holding the SQL login's password (all ODBC engines').
 PASSWORD_ENV: Final = DB_PASSWORD_ENV

@@ -46,7 +46,7 @@ from bench_gui.agent.mysql.odbc import parse, pyodbc_module
 from bench_gui.agent.odbc_engine import OdbcEngine
 from bench_gui.agent.pg import tpcc_rand
 from bench_gui.agent.pg.schema import ROWS_PER_WAREHOUSE
-from bench_gui.agent.pg.setting_units import setting_record
+from bench_gui.wire.setting_units import setting_record
 
 # Driver names searched for, in order of preference (pyodbc.drivers()).
 DRIVER_PREFERENCE: Final = (

@@ -21,7 +21,7 @@ from typing import Any, Final
 
 from bench_gui.agent.mssql import procedures
 from bench_gui.agent.pg import tpcc_rand
-from bench_gui.agent.protocol import TX_KEYS
+from bench_gui.wire.protocol import TX_KEYS
 
 # The protocol's transaction keys and the procedures behind them.
 PROCEDURE_OF: Final[dict[str, str]] = {

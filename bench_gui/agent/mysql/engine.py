@@ -24,7 +24,7 @@ from bench_gui.agent.engines import CheckResult, EngineError, ServerIdentity, Sn
 from bench_gui.agent.mysql import odbc
 from bench_gui.agent.odbc_engine import OdbcEngine
 from bench_gui.agent.pg.schema import TABLES
-from bench_gui.agent.pg.setting_units import setting_record
+from bench_gui.wire.setting_units import setting_record
 
 # Variables kept with every run: (name, unit) with "B" for sizes in bytes.
 SETTINGS: Final[tuple[tuple[str, str | None], ...]] = (

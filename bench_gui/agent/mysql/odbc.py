@@ -2,7 +2,7 @@
 
 The desktop's engine plugin writes an ODBC connection string without a password
 (``DRIVER={MariaDB Unicode};SERVER=...;PORT=...;UID=...;DATABASE=...``, or ``DSN=...``); the
-password comes from :data:`~bench_gui.agent.engines.DB_PASSWORD_ENV` and is added here, at
+password comes from :data:`~bench_gui.wire.names.DB_PASSWORD_ENV` and is added here, at
 connect time, so no string that is echoed or stored ever holds it. A string with neither
 DRIVER nor DSN gets the first Connector/ODBC installed on this host.
 """
@@ -15,7 +15,8 @@ import sys
 from typing import Any, Final
 
 from bench_gui.agent import odbc_drivers
-from bench_gui.agent.engines import DB_PASSWORD_ENV, EngineError
+from bench_gui.agent.engines import EngineError
+from bench_gui.wire.names import DB_PASSWORD_ENV
 
 # Words the installed drivers' names are searched for, per flavour, in order of preference.
 DRIVER_WORDS: Final[dict[str, tuple[str, ...]]] = {

@@ -23,14 +23,14 @@ from psycopg import sql
 from bench_gui.agent.engines import CheckResult, EngineError, ServerIdentity, Snapshot
 from bench_gui.agent.pg import template
 from bench_gui.agent.pg.liveness import server_away, with_liveness
-from bench_gui.agent.pg.setting_units import setting_record
+from bench_gui.wire.setting_units import setting_record
 
 COUNTERS_SQL = (
     "SELECT (SELECT sum(d_next_o_id) FROM district),"
     " (SELECT sum(xact_commit + xact_rollback) FROM pg_stat_database)"
 )
 # The raw setting with its unit (16384 of 8kB), the text SHOW prints (128MB), where it was set
-# and the engine's own default (boot_val): see bench_gui.agent.pg.setting_units.
+# and the engine's own default (boot_val): see bench_gui.wire.setting_units.
 # How long a reset or a template copy goes on trying a server that refused or lost its
 # connection (a restart, a failover).
 RECONNECT_S = 600.0
@@ -89,7 +89,7 @@ class PgEngine:
         """Version and non-default settings: stored with every run for provenance.
 
         Each setting is a record with its value in real units and PostgreSQL's own text
-        (:func:`~bench_gui.agent.pg.setting_units.setting_record`), never the number and the
+        (:func:`~bench_gui.wire.setting_units.setting_record`), never the number and the
         unit joined ("163848kB" was 16384 x 8kB).
         """
         with connect(self.admin_conninfo, what="server") as conn:

@@ -26,7 +26,6 @@ from typing import Any, Protocol
 from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QWidget
 
-from bench_gui.agent.protocol import Event
 from bench_gui.core.plan import Plan
 from bench_gui.gui.present.result_card import ResultCard as ResultCardWidget
 from bench_gui.gui.tasks import TaskRunner, TaskState
@@ -42,6 +41,7 @@ from bench_gui.services.loop import (
     RunStarted,
 )
 from bench_gui.services.race import Headline, Race
+from bench_gui.wire.protocol import Event
 
 log = logging.getLogger(__name__)
 

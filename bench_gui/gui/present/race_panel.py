@@ -26,7 +26,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from bench_gui.agent.protocol import Event
 from bench_gui.core.plan import Plan
 from bench_gui.gui.present.headline import HeadlineLabel, tone_rules
 from bench_gui.gui.present.phase_line import COUNTDOWN_DONE_S
@@ -40,6 +39,7 @@ from bench_gui.gui.widgets.charts import (
 from bench_gui.services.live_model import LiveModel
 from bench_gui.services.race import Headline, headline_of
 from bench_gui.services.session_view import COLLECTING, user_count
+from bench_gui.wire.protocol import Event
 
 REDRAW_MS = 250
 CORNER_ERROR_S = 12.0  # how long a corner error stays before it fades

@@ -13,10 +13,10 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
-from bench_gui.agent.protocol import Event
 from bench_gui.core.plan import Plan
 from bench_gui.gui.present.view import PresentView
 from bench_gui.gui.worker import Controller, RunWorker
+from bench_gui.wire.protocol import Event
 
 ControllerFactory = Callable[[Plan, Any, str], Controller]
 

@@ -25,7 +25,6 @@ from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QHideEvent, QKeyEvent, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLayout, QVBoxLayout, QWidget
 
-from bench_gui.agent.protocol import Event
 from bench_gui.core.plan import Plan
 from bench_gui.gui.present.chart import PresentChart
 from bench_gui.gui.present.corner import CornerMessage
@@ -37,6 +36,7 @@ from bench_gui.gui.widgets.elided import ElidedLabel
 from bench_gui.services.live_model import LiveModel
 from bench_gui.services.race import Headline, headline_of
 from bench_gui.services.session_view import short_server
+from bench_gui.wire.protocol import Event
 
 REDRAW_HZ = 4
 # The view takes the size of its screen and fits its text to it: it asks for no more than this

@@ -22,8 +22,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from bench_gui.agent.power_math import parse_timestamp
 from bench_gui.core.power import PowerLogPreview
+from bench_gui.wire.power_math import parse_timestamp
 
 
 class PowerLogDialog(QDialog):

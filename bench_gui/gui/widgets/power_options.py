@@ -29,7 +29,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from bench_gui.agent.power_math import MeterError
 from bench_gui.core.plan import Monitor, Plan, Power
 from bench_gui.core.power import (
     METER_KINDS,
@@ -42,6 +41,7 @@ from bench_gui.core.power import (
 )
 from bench_gui.gui.tasks import TaskRunner
 from bench_gui.gui.widgets.plan_fields import PlanFields, add_row, style_form
+from bench_gui.wire.power_math import MeterError
 
 # What a meter that cannot be read raises (anything else is a bug, for the error notifier).
 READING_ERRORS = (MeterError, LookupError, ValueError, OSError)

@@ -27,7 +27,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from bench_gui.agent.protocol import Event
 from bench_gui.core.power import IMPORT_LABEL_PREFIX, METER_LABELS
 from bench_gui.gui.widgets.chart_catalogue import DEVICE_CHARTS, THIN, time_chart
 from bench_gui.gui.widgets.chart_layout import CHART_INFO
@@ -40,6 +39,7 @@ from bench_gui.gui.widgets.charts import (
     TimeSeriesChart,
 )
 from bench_gui.services.live_model import LiveModel
+from bench_gui.wire.protocol import Event
 
 ALL_DEVICES: Final = "All devices"
 # The charts of the Metrics tab, in grid order (keys of the Live page's chart catalogue).

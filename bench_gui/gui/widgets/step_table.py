@@ -13,8 +13,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from bench_gui.agent.protocol import LATENCY_FIELDS
 from bench_gui.services.session_view import StepRow
+from bench_gui.wire.protocol import LATENCY_FIELDS
 
 LATENCY_HEADERS = {
     "avg": "Avg ms",

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from bench_gui.agent.fio.sizes import format_size
-from bench_gui.agent.protocol import Event
 from bench_gui.cli.terminal import safe
+from bench_gui.wire.fio_sizes import format_size
+from bench_gui.wire.protocol import Event
 from bench_gui.workloads.random_read.compare import multiplier_text
 
 WORKLOAD = "random_read"

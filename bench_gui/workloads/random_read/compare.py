@@ -22,8 +22,8 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from bench_gui.agent.fio.sizes import format_size
 from bench_gui.core.compare import Ratio, throughput_ratio
+from bench_gui.wire.fio_sizes import format_size
 from bench_gui.workloads.random_read.session import (
     MATCH_TOLERANCE,
     WORKLOAD,

@@ -29,7 +29,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from bench_gui.agent.fio.sizes import format_size, parse_size
 from bench_gui.gui.pages.compare.report_notes import ReportNotes
 from bench_gui.gui.pages.compare.results import (
     BLOCK_STYLES,
@@ -44,6 +43,7 @@ from bench_gui.gui.widgets.compare_charts import session_color
 from bench_gui.gui.widgets.dataset_chart import DatasetChart
 from bench_gui.gui.widgets.report_table import ReportTableView, titled_table
 from bench_gui.report.parts import ChartSpec, Section
+from bench_gui.wire.fio_sizes import format_size, parse_size
 from bench_gui.workloads.random_read.report import RandomReadReport
 
 # Report sections -> the tab that shows them; "how" is the study as recorded.

@@ -24,8 +24,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bench_gui.agent.fio.sizes import GIB, format_size
 from bench_gui.core.economics import RAM_PRICE_HELP, DevicePrice, RamPrice, format_money, ram_price
+from bench_gui.wire.fio_sizes import GIB, format_size
 from bench_gui.workloads.random_read.compare import (
     RandomReadCompareError,
     RRComparison,

@@ -19,8 +19,6 @@ from __future__ import annotations
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QGridLayout, QVBoxLayout, QWidget
 
-from bench_gui.agent.fio.sizes import format_size, parse_size
-from bench_gui.agent.protocol import Event
 from bench_gui.core.plan import Plan
 from bench_gui.gui.pages.live.chart_board import _Cell as ChartCell
 from bench_gui.gui.pages.live.numbers import fmt_int, fmt_ms
@@ -36,6 +34,8 @@ from bench_gui.gui.widgets.charts import (
     format_duration,
 )
 from bench_gui.gui.widgets.tiles import Tile, TileFlow
+from bench_gui.wire.fio_sizes import format_size, parse_size
+from bench_gui.wire.protocol import Event
 from bench_gui.workloads.random_read.compare import multiplier_text
 from bench_gui.workloads.random_read.live_charts import (
     OPS_COLOR,

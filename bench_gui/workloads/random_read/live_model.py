@@ -23,9 +23,9 @@ from typing import Any
 
 import numpy as np
 
-from bench_gui.agent.fio.sizes import GIB, KIB, MIB, TIB
-from bench_gui.agent.protocol import Event
 from bench_gui.services.live_model import DEFAULT_CAPACITY, RingBuffer
+from bench_gui.wire.fio_sizes import GIB, KIB, MIB, TIB
+from bench_gui.wire.protocol import Event
 
 WORKLOAD = "random_read"
 # Columns of the per-second buffer. ``t`` is run time (s since the first event); ``elapsed``

@@ -3,7 +3,7 @@ each a warm-up and a measured window of random reads, with the page cache droppe
 points, and the device's raw IOPS measured before the sweep.
 
 Every field is a ``[workload]`` field of a ``kind = "random_read"`` plan
-(:data:`bench_gui.agent.fio.sizes.RANDOM_READ_FIELDS`), checked by the plan model; the hint
+(:data:`bench_gui.wire.fio_sizes.RANDOM_READ_FIELDS`), checked by the plan model; the hint
 under the sizes says how many points they make and how long the study takes.
 """
 
@@ -23,11 +23,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from bench_gui.agent.fio.sizes import format_multiple
 from bench_gui.core.plan import RANDOM_READ_ENGINES, Plan, parse_dataset_sizes
 from bench_gui.gui.pages.workload.sections import duration_words, seconds_spin
 from bench_gui.gui.widgets.page_parts import compact_combo
 from bench_gui.gui.widgets.plan_fields import PlanFields, add_row, style_form
+from bench_gui.wire.fio_sizes import format_multiple
 
 SIZES_HINT = "RAM multiples (1 = the RAM below) and/or sizes like 512MiB: one point each."
 IOENGINE_LABELS = {

@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from bench_gui.agent.fio.sizes import format_size
 from bench_gui.core.economics import DevicePrice
 from bench_gui.core.saturation import StopConditions
 from bench_gui.report.how import HowSection
@@ -22,6 +21,7 @@ from bench_gui.report.names import Naming, check_short_names, naming
 from bench_gui.report.options import Cover, ReportOptions
 from bench_gui.report.parts import ChartSpec, Fact, Section, Table
 from bench_gui.store.sessions import SessionStore
+from bench_gui.wire.fio_sizes import format_size
 from bench_gui.workloads.random_read.compare import (
     RRComparison,
     RRSession,

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from bench_gui.agent.fio.sizes import format_size
 from bench_gui.report.parts import Cell, ChartSpec, Fact, Section, SeriesSpec, Table
+from bench_gui.wire.fio_sizes import format_size
 from bench_gui.workloads.random_read.compare import (
     MatchedRow,
     RRComparison,

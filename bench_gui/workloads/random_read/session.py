@@ -14,8 +14,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from bench_gui.agent.fio.sizes import format_size
 from bench_gui.core.compare import CompareError
+from bench_gui.wire.fio_sizes import format_size
 from bench_gui.workloads.base import workload_of_record
 
 WORKLOAD = "random_read"

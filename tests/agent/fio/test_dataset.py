@@ -20,7 +20,7 @@ from bench_gui.agent.fio.dataset import (
     prepare,
     reusable,
 )
-from bench_gui.agent.fio.sizes import MIB
+from bench_gui.wire.fio_sizes import MIB
 from tests.agent.fio.helpers import need_fio
 
 

@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
-from bench_gui.agent.driver import RunConfig
 from bench_gui.agent.fio.cgroup import machine_ram
 from bench_gui.agent.fio.runner import FioError
-from bench_gui.agent.fio.sizes import GIB, KIB, MIB, format_size, parse_size
 from bench_gui.agent.fio.study import Study, StudyError
+from bench_gui.wire.fio_sizes import GIB, KIB, MIB, format_size, parse_size
+from bench_gui.wire.run_config import RunConfig
 from tests.agent.fio.helpers import (
     agent_config,
     cgroup_filesystem_mounted,

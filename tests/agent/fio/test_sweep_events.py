@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from bench_gui.agent.protocol import decode_line
 from bench_gui.core.events import check_event
+from bench_gui.wire.protocol import decode_line
 from tests.agent.fio.helpers import (
     REPO,
     agent_config,

@@ -12,8 +12,8 @@ from bench_gui.agent.mssql import hammerdb, procedures, transactions, vu
 from bench_gui.agent.mssql.vu import _failure, _values
 from bench_gui.agent.odbc_users import Counts
 from bench_gui.agent.profiles import HammerDbParams
-from bench_gui.agent.protocol import TX_KEYS
 from bench_gui.agent.users import SLOT_ERRORS, SLOTS, TX_INDEX, WorkerSpec
+from bench_gui.wire.protocol import TX_KEYS
 from tests.agent.mssql.recording import Log, RecordingConnection, ResultSets
 from tests.agent.mssql.sent_check import check_sent
 from tests.agent.mssql.tsql_check import TsqlError, check_procedure, check_statement

@@ -19,9 +19,10 @@ from typing import Any
 
 import pytest
 
-from bench_gui.agent.engines import DB_PASSWORD_ENV, open_engine
+from bench_gui.agent.engines import open_engine
 from bench_gui.agent.mssql.engine import MssqlEngine
 from bench_gui.core.crosscheck import nopm_doubt
+from bench_gui.wire.names import DB_PASSWORD_ENV
 from tests.agent.mssql.live_server import SKIP_REASON, LiveServer, live_server
 
 SERVER = live_server()

@@ -19,8 +19,8 @@ import pytest
 from bench_gui.agent.mssql import vu
 from bench_gui.agent.mssql.transactions import CALLS, PROCEDURE_OF
 from bench_gui.agent.odbc_users import Counts
-from bench_gui.agent.protocol import TX_KEYS, TX_TYPES
 from bench_gui.agent.users import SLOT_ERRORS, SLOT_ROLLBACK, SLOTS, TX_INDEX, WorkerSpec
+from bench_gui.wire.protocol import TX_KEYS, TX_TYPES
 from tests.agent.mssql.recording import Log, RecordingConnection, ResultSets
 from tests.agent.mssql.sent_check import answer_call, check_sent
 

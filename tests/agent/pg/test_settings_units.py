@@ -9,7 +9,7 @@ import psycopg
 import pytest
 
 from bench_gui.agent.pg.engine import PgEngine
-from bench_gui.agent.pg.setting_units import (
+from bench_gui.wire.setting_units import (
     BLOCK_SETTINGS,
     setting_record,
     show_text,

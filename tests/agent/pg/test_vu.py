@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from bench_gui.agent.pg.vu import TX_BY_DRAW, _Params, owned_warehouses
-from bench_gui.agent.protocol import TX_TYPES
+from bench_gui.wire.protocol import TX_TYPES
 
 
 def test_mix_follows_the_transaction_table() -> None:

@@ -23,9 +23,9 @@ from PySide6.QtWidgets import (
 )
 from pytestqt.qtbot import QtBot
 
-from bench_gui.agent.fio.sizes import GIB
 from bench_gui.core.economics import DevicePrice, ram_price
 from bench_gui.gui.pages.compare import ComparePage
+from bench_gui.wire.fio_sizes import GIB
 from bench_gui.workloads.random_read.compare import compare_random_read, multiplier_text
 from bench_gui.workloads.random_read.economics import default_target, gib_number, ram_economics
 from bench_gui.workloads.random_read.report_input import load_random_read

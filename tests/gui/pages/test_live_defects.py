@@ -11,7 +11,6 @@ from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QApplication, QScrollArea
 from pytestqt.qtbot import QtBot
 
-from bench_gui.agent.protocol import Event
 from bench_gui.core.plan import Plan
 from bench_gui.gui.app import apply_theme
 from bench_gui.gui.pages.live import LivePage
@@ -20,6 +19,7 @@ from bench_gui.gui.pages.live.tile_row import RAMPUP_NOTE
 from bench_gui.gui.widgets.chart_layout import LiveLayout
 from bench_gui.gui.widgets.charts import SeriesSpec, TimeSeriesChart
 from bench_gui.gui.widgets.tiles import Tile
+from bench_gui.wire.protocol import Event
 from tests._fixtures.scripted import capacity, sample_index, scripted_plan, sweep_events
 from tests._fixtures.scripted_power import power_sweep_events
 from tests.gui.shown import shown_themed

@@ -7,10 +7,10 @@ from typing import Any
 import pytest
 from pytestqt.qtbot import QtBot
 
-from bench_gui.agent.protocol import Event
 from bench_gui.core.plan import Plan
 from bench_gui.gui.pages.sessions import SessionsPage
 from bench_gui.services.session_view import run_rows
+from bench_gui.wire.protocol import Event
 from tests._fixtures.scripted import capacity, latency_avg, sweep_events
 
 pytestmark = pytest.mark.gui

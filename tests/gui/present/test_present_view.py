@@ -11,13 +11,13 @@ from PySide6.QtCore import QPoint, QRect, Qt
 from PySide6.QtWidgets import QApplication, QLabel, QWidget
 from pytestqt.qtbot import QtBot
 
-from bench_gui.agent.protocol import Event
 from bench_gui.core.plan import Plan
 from bench_gui.gui.present.style import HERO_MIN_PX
 from bench_gui.gui.present.tiles import RAMPUP_CAPTION
 from bench_gui.gui.present.view import PresentView
 from bench_gui.gui.present.window import follow_main_window
 from bench_gui.services.live_model import LiveModel
+from bench_gui.wire.protocol import Event
 from tests._fixtures.scripted import (
     capacity,
     latency_stats,

@@ -43,7 +43,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from bench_gui.agent.protocol import Event
 from bench_gui.core.plan import Plan
 from bench_gui.core.power import METER_LABELS, SCOPE_CPU
 from bench_gui.gui.focus import focus_now, restore_focus_later
@@ -64,6 +63,7 @@ from bench_gui.gui.widgets.page_parts import Banner, page_layout
 from bench_gui.services.live_hosts import LiveHosts
 from bench_gui.services.live_model import LiveModel
 from bench_gui.services.session_view import user_count
+from bench_gui.wire.protocol import Event
 from bench_gui.workloads.random_read.live_board import (
     RandomReadBoard,
     header_state,

@@ -25,8 +25,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from bench_gui.agent.fio.sizes import RANDOM_READ_FIELDS
-from bench_gui.agent.protocol import Event
 from bench_gui.core.echo import problem_lines
 from bench_gui.core.engine import EngineCatalog
 from bench_gui.core.plan import (
@@ -44,6 +42,8 @@ from bench_gui.gui.pages.workload.target_section import TargetSection
 from bench_gui.gui.widgets.page_parts import ErrorLine, PageHeader, page_layout
 from bench_gui.gui.widgets.plan_fields import PlanFields
 from bench_gui.gui.widgets.power_options import PowerOptions
+from bench_gui.wire.fio_sizes import RANDOM_READ_FIELDS
+from bench_gui.wire.protocol import Event
 from bench_gui.workloads.random_read.plan_form import RandomReadSection
 
 

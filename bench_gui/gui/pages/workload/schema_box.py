@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
-from bench_gui.agent.protocol import Event
+from bench_gui.wire.protocol import Event
 
 TASK_LABELS = {"build": "Building schema", "check": "Checking consistency"}
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from hdrh.histogram import HdrHistogram
 
-from bench_gui.agent.protocol import PERCENTILES
+from bench_gui.wire.protocol import PERCENTILES
 
 HIST_MAX_US = 3_600_000_000  # one hour
 

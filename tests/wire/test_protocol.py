@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from bench_gui.agent.protocol import (
+from bench_gui.wire.protocol import (
     MAX_LINE_BYTES,
     PROTOCOL_VERSION,
     TX_KEYS,
