@@ -22,7 +22,9 @@ import pytest
 from bench_gui.agent.protocol import Event
 from bench_gui.cli.main import ProgressPrinter
 from bench_gui.core.plan import plan_from_toml
-from bench_gui.services.run import RunController, RunError, step_results
+from bench_gui.services.run import RunController
+from bench_gui.services.run_errors import RunError
+from bench_gui.services.run_results import step_results
 from bench_gui.store import SessionStore
 from tests._fixtures.isolation import MemoryKeyring
 from tests._fixtures.mariadb import PASSWORD, PASSWORD_ENV, MariaDbServer

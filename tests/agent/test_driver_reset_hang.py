@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 
 from bench_gui.agent.protocol import Event
-from bench_gui.services.run import RunController, RunError
+from bench_gui.services.run import RunController
+from bench_gui.services.run_errors import RunError
 from bench_gui.store import SessionStore
 from tests._fixtures.isolation import MemoryKeyring
 from tests._fixtures.pg import PgServer

@@ -13,7 +13,8 @@ import pytest
 
 from bench_gui.agent.protocol import Event
 from bench_gui.core.plan import OsKnobs
-from bench_gui.services.run import RunController, RunError
+from bench_gui.services.run import RunController
+from bench_gui.services.run_errors import RunError
 from bench_gui.store import SessionStore
 from tests.services.kernel_knob import EXPIRE, read_knob
 from tests.services.plans import two_host_plan

@@ -11,7 +11,8 @@ import pytest
 
 from bench_gui.agent.protocol import Event
 from bench_gui.core.plan import Plan, Target, Workload, plan_from_dict
-from bench_gui.services.run import RunController, RunError
+from bench_gui.services.run import RunController
+from bench_gui.services.run_errors import RunError
 from bench_gui.store import SessionStore
 from tests._fixtures.pg import Clone
 

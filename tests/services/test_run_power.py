@@ -11,7 +11,8 @@ import pytest
 
 from bench_gui.agent.hostmetrics import BlockTopology
 from bench_gui.core.plan import Monitor, Plan, Power, Target, Workload
-from bench_gui.services.run import RunController, RunError
+from bench_gui.services.run import RunController
+from bench_gui.services.run_errors import RunError
 from bench_gui.store import SessionStore
 from tests._fixtures.pg import Clone
 from tests._fixtures.powercap_tree import EnergyClock, PowercapTree

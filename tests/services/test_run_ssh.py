@@ -9,7 +9,8 @@ import pytest
 
 from bench_gui.core.plan import Driver, Plan
 from bench_gui.remote.targets import TARGETS_FILE, add_target
-from bench_gui.services.run import HostKeyUnknown, RunController
+from bench_gui.services.run import RunController
+from bench_gui.services.run_errors import HostKeyUnknown
 from bench_gui.store import SessionStore
 from bench_gui.store.paths import data_dir
 from tests.services.plans import tpcc_plan
