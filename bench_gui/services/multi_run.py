@@ -57,24 +57,25 @@ from typing import Any, Final, TypeVar
 
 from bench_gui.agent.protocol import Event, decode_line, encode_event
 from bench_gui.core.events import BadEvent, check_event
-from bench_gui.core.multi_driver import MergeError, first_users, merge_step
+from bench_gui.core.multi_driver import first_users
 from bench_gui.core.plan import Plan, PlanError, check_driver_hosts_saved
 from bench_gui.remote.clock import ClockReading, ClockRefused, check_clocks, measure_clock
-from bench_gui.remote.connection import CommandLogEntry
 from bench_gui.remote.errors import SSHError, UnknownHostKey
 from bench_gui.remote.host_access import SSHHost
 from bench_gui.remote.hostkeys import APP_KNOWN_HOSTS
 from bench_gui.remote.ssh_transport import SSHAgentRun, desktop_identity
 from bench_gui.remote.targets import TARGETS_FILE, load_targets
 from bench_gui.remote.transport import BadLine
-from bench_gui.services.host_links import Host, HostTransport, host_inventory
+from bench_gui.services.host_links import Host, HostTransport
 from bench_gui.services.multi_samples import SampleMerger
 from bench_gui.services.run_dirs import session_run
 from bench_gui.services.run_errors import RunError
 from bench_gui.services.run_events import shown, stored_status, vetted
+from bench_gui.services.run_inventory import RunInventory, database_record
 from bench_gui.services.run_knobs import RunKnobs
+from bench_gui.services.run_session import RunSession
 from bench_gui.services.step_barrier import BARRIER_TIMEOUT_S, LEAD_S, StepBarrier
-from bench_gui.store import SessionStore
+from bench_gui.services.step_merge import StepMerge
 from bench_gui.store.merged_stream import discard_stream
 from bench_gui.store.paths import data_dir
 
@@ -97,7 +98,7 @@ class MultiRun:
     def __init__(
         self,
         plan: Plan,
-        store: SessionStore,
+        session: RunSession,
         config: dict[str, Any],
         env: dict[str, str],
         accept_fingerprint: str | None = None,
@@ -107,20 +108,17 @@ class MultiRun:
         transport_options: dict[str, Any] | None = None,
     ) -> None:
         self.plan = plan
-        self.store = store
+        self.session = session  # the controller's: one session, however many hosts
+        self.store = session.store
         self.env = env
         self.on_notice = on_notice
-        self.session_id: int | None = None
         self.final: Event | None = None
         self.summary: Event | None = None
         self.errors: list[str] = []
-        self.steps: list[dict[str, Any]] = []
         self._seq = 0
         self._stop = threading.Event()
         self._lock = threading.Lock()
         self._queue: queue.Queue[tuple[Host, Event | BadLine | None, str]] = queue.Queue()
-        self._step_ends: dict[int, dict[str, dict[str, Any]]] = {}
-        self._step_starts: dict[int, dict[str, Event]] = {}
         self._stopping_since = 0.0
         self.clock_warnings: list[str] = []
         self._reattached = False
@@ -151,7 +149,7 @@ class MultiRun:
                 accept_fingerprint=accept_fingerprint,
                 known_hosts=data_dir() / APP_KNOWN_HOSTS,
                 on_link_state=self._link_state(name),
-                on_command=self._command,
+                on_command=self.session.command,
                 **options,
             )
             if index == 0:
@@ -165,14 +163,11 @@ class MultiRun:
             self.hosts.append(Host(name, index, role, transport, host_config))
         self.merger = SampleMerger(names, self.primary)
         self.barrier = StepBarrier(self.hosts, lead_s)
+        self._inventory = RunInventory(self.store, plan)
+        self.step_merge = StepMerge(self.hosts, self.merger, self.barrier, self.errors)
         # os.host may be the primary: then over its own link (os_run_for_plan's choice).
         primary = self.hosts[0]
-        self._knobs = RunKnobs(store, plan, lambda: SSHHost(primary.transport.session()))
-
-    @property
-    def host_summaries(self) -> dict[int, dict[str, dict[str, Any]]]:
-        """Each step's summaries as each host gave them (step -> host -> summary)."""
-        return self._step_ends
+        self._knobs = RunKnobs(self.store, plan, lambda: SSHHost(primary.transport.session()))
 
     # -- control ---------------------------------------------------------------------------
     def stop(self) -> None:
@@ -185,16 +180,11 @@ class MultiRun:
     def _link_state(self, name: str) -> Callable[[str, str], None]:
         def report(state: str, detail: str) -> None:
             text = f"driver host {name!r}: {detail}"
-            if self.session_id is not None:
-                self.store.add_log(self.session_id, "link", f"{state}: {text}")
+            self.session.link(state, text)
             if self.on_notice is not None:
                 self.on_notice(state, text)
 
         return report
-
-    def _command(self, entry: CommandLogEntry) -> None:
-        if self.session_id is not None:
-            self.store.add_log(self.session_id, "command", entry.format())
 
     # -- the stream --------------------------------------------------------------------------
     def _emit(self, kind: str, t: float | None = None, **data: Any) -> Event:
@@ -208,23 +198,21 @@ class MultiRun:
         try:
             checked = check_event(event)
         except BadEvent as exc:
-            return self._log("warning", f"unusable merged event, skipped: {exc}")
+            return self.session.log("warning", f"unusable merged event, skipped: {exc}")
         if checked.dropped:
-            self._log("warning", checked.warning())
+            self.session.log("warning", checked.warning())
         event = checked.event
         if self.session_id is not None:
             self.store.add_event(self.session_id, event)
         return event
 
-    def _log(self, level: str, message: str) -> Event:
-        """A line of the runner's own: kept in the session log, and shown (not numbered)."""
-        if self.session_id is not None:
-            self.store.add_log(self.session_id, level, message)
-        return decode_line(encode_event("log", 0, level=level, message=message))
+    @property
+    def session_id(self) -> int | None:
+        return self.session.id
 
-    def _finish(self, status: str, message: str) -> None:
-        if self.session_id is not None:
-            self.store.finish_run(self.session_id, status, message)
+    @session_id.setter
+    def session_id(self, value: int | None) -> None:
+        self.session.id = value
 
     # -- starting ----------------------------------------------------------------------------
     def events(self, target_record: dict[str, Any], name: str) -> Iterator[Event]:
@@ -254,12 +242,12 @@ class MultiRun:
         yield from self._guarded(self._first_start())
 
     def _first_start(self) -> Iterator[Event]:
-        for line in self._knobs.apply(self._sid):
+        for line in self._knobs.apply(self.session.sid):
             yield shown(*line)
         for host in self.hosts:
             self._named(host, host.transport.deploy)
         self._start(self.hosts[0])
-        self._inventory()
+        self._inventory.take_hosts(self.session.sid, self.hosts, self._knobs.record())
         yield from self._loop()
 
     def reattach(self, session_id: int) -> Iterator[Event]:
@@ -374,7 +362,9 @@ class MultiRun:
                 host, attach or (lambda: host.transport.start_agent(host.config, self.env))
             )
         self.store.add_log(
-            self._sid, "info", f"driver host {host.name!r} ({host.role}): {host.agent.run_dir}"
+            self.session.sid,
+            "info",
+            f"driver host {host.name!r} ({host.role}): {host.agent.run_dir}",
         )
         thread = threading.Thread(
             target=self._follow, args=(host,), name=f"multi-run-{host.name}", daemon=True
@@ -391,35 +381,6 @@ class MultiRun:
             raise
         except SSHError as exc:
             raise RunError(f"driver host {host.name!r}: {exc}") from exc
-
-    @property
-    def _sid(self) -> int:
-        assert self.session_id is not None
-        return self.session_id
-
-    def _inventory(self) -> None:
-        """Every host's inventory, each over its own SSH connection, as on one host: the
-        primary's is the session's inventory, and every host's is kept in it under
-        ``driver_hosts`` (host name -> inventory). A host whose inventory cannot be read is
-        named in a warning of the session log; the run goes on without it."""
-        per_host: dict[str, dict[str, Any]] = {}
-        for host in self.hosts:
-            try:
-                inventory, warning = host_inventory(host.transport.session(), host.name, host.role)
-            except (SSHError, OSError) as exc:
-                inventory, warning = None, f"driver host {host.name!r}: no inventory: {exc}"
-            if inventory is None:
-                self.store.add_log(self._sid, "warning", warning)
-            else:
-                per_host[host.name] = inventory
-        primary = per_host.get(self.primary)
-        if primary is not None:
-            self.store.set_server_info(self._sid, "", {}, {**primary, "driver_hosts": per_host})
-        elif per_host:
-            self.store.update_inventory(self._sid, {"driver_hosts": per_host})
-        knobs = self._knobs.record()
-        if knobs is not None:  # the knobs the hosts' hellos reflect
-            self.store.update_inventory(self._sid, {"os_tuning": knobs})
 
     def _follow(self, host: Host) -> None:
         """A host's events into the run's queue (its own thread); None at the end."""
@@ -462,7 +423,7 @@ class MultiRun:
                 continue
             event, warnings = vetted(item, prefix=f"driver host {host.name!r}: ")
             for warning in warnings:
-                yield self._log("warning", warning)
+                yield self.session.log("warning", warning)
             if event is None:
                 continue
             offset = host.clock.offset_ms / 1000.0 if host.clock is not None else 0.0
@@ -503,10 +464,10 @@ class MultiRun:
         if kind == "hello":
             if primary:
                 yield self._emit("hello", event.t, **data)
-                yield from self._primary_hello(event)
+                self.store.update_inventory(self.session.sid, {"database": database_record(event)})
             else:
                 self.store.add_log(
-                    self._sid,
+                    self.session.sid,
                     "info",
                     f"driver host {host.name!r}: agent {data.get('agent_version')} started",
                 )
@@ -519,7 +480,8 @@ class MultiRun:
             for sample in self.merger.add(host.name, data):
                 yield self._emit("sample", **sample)
         elif kind == "step":
-            yield from self._step(host, event)
+            for merged_kind, merged in self.step_merge.add(host, event):
+                yield self._emit(merged_kind, **merged)
         elif kind in ("log", "error"):
             text = str(data.get("message", ""))
             named = f"driver host {host.name!r}: {text}"
@@ -532,17 +494,6 @@ class MultiRun:
             host.final = event
         else:
             yield self._emit(kind, event.t, **data)
-
-    def _primary_hello(self, hello: Event) -> Iterator[Event]:
-        record = {
-            "engine": hello.get("engine"),
-            "version": hello.get("server"),
-            "version_num": hello.get("server_version_num"),
-            "data_directory": hello.get("data_directory"),
-        }
-        self.store.update_inventory(self._sid, {"database": record})
-        # The primary is ready for its schema: the others may start now.
-        return iter(())
 
     def _barrier(self, host: Host, event: Event) -> Iterator[Event]:
         step = event.get("step")
@@ -562,49 +513,7 @@ class MultiRun:
                 if other.agent is None and not self._stop.is_set():
                     self._start(other)
         if every:
-            yield self._log("info", self.barrier.go(step))
-
-    def _step(self, host: Host, event: Event) -> Iterator[Event]:
-        step = event.get("step")
-        if not isinstance(step, int):
-            return
-        if event.get("phase") == "start":
-            starts = self._step_starts.setdefault(step, {})
-            starts[host.name] = event
-            if len(starts) == len(self.hosts):
-                data = dict(self._step_starts[step][self.primary].data)
-                data["vus"] = sum(int(e.get("vus") or 0) for e in starts.values())
-                # In the run's host order (primary first), not the order the starts came in.
-                data["driver_hosts"] = {h.name: starts[h.name].get("vus") for h in self.hosts}
-                yield self._emit("step", **data)
-            return
-        summary = event.get("summary")
-        if not isinstance(summary, dict):
-            return
-        ends = self._step_ends.setdefault(step, {})
-        ends[host.name] = summary
-        if len(ends) < len(self.hosts):
-            return
-        for sample in self.merger.step_ended(step):
-            yield self._emit("sample", **sample)
-        try:
-            merged = merge_step([(h.name, ends[h.name]) for h in self.hosts], self.primary)
-        except MergeError as exc:
-            self.errors.append(str(exc))
-            yield self._emit("error", message=f"step {step + 1}: {exc}", fatal=False)
-            return
-        for warning in merged.warnings:
-            yield self._emit("log", level="warning", message=warning)
-        start = self.barrier.spread(step)
-        if start is not None:
-            merged.summary["start"] = start
-            if start.get("flag"):
-                merged.summary["start_flag"] = start["flag"]
-                yield self._emit("log", level="warning", message=start["flag"])
-        self.steps.append(merged.summary)
-        yield self._emit(
-            "step", phase="end", step=step, vus=merged.summary["vus"], summary=merged.summary
-        )
+            yield self.session.log("info", self.barrier.go(step))
 
     def _end(self, failure: str) -> Iterator[Event]:
         statuses = [str(h.final.get("status", "failed")) for h in self.hosts if h.final is not None]
@@ -625,12 +534,12 @@ class MultiRun:
                     for h in failed
                     if h.final
                 )
-        self.summary = self._emit("summary", steps=self.steps, status=status)
+        self.summary = self._emit("summary", steps=self.step_merge.steps, status=status)
         yield self.summary
         self.final = self._emit("done", status=status, message=message)
         yield self.final
         # The finished steps stay visible as a partial result.
-        self._finish(stored_status(status, bool(self.steps)), message)
+        self.session.finish(stored_status(status, bool(self.step_merge.steps)), message)
         if status == "failed":
             raise RunError(
                 failure or (self.errors[-1] if self.errors else message or "the run failed")
@@ -644,13 +553,10 @@ class MultiRun:
                 for host in self.hosts:
                     if host.agent is not None and not host.ended:
                         host.agent.stop()
-            if (
-                self.session_id is not None
-                and self.store.get_run(self.session_id).status == "running"
-            ):
-                if status == "failed" and self.steps:
+            if self.session_id is not None and self.session.status() == "running":
+                if status == "failed" and self.step_merge.steps:
                     status = "incomplete"  # the finished steps stay visible, as in _end
-                self._finish(status, message)
+                self.session.finish(status, message)
         except Exception:  # on the way out of another error
             log.exception("stopping the driver hosts")
 

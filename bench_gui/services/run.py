@@ -18,23 +18,22 @@ from typing import Any
 
 from bench_gui.agent.protocol import Event
 from bench_gui.core.plan import Plan
-from bench_gui.remote.connection import CommandLogEntry
 from bench_gui.remote.errors import SSHError, UnknownHostKey
 from bench_gui.remote.host_access import HostIO, SSHHost
-from bench_gui.remote.inventory import Shell, collect_inventory, data_directory_storage
 from bench_gui.remote.link_retry import over_cuts
 from bench_gui.remote.local_shell import LocalShell
 from bench_gui.remote.local_transport import LocalTransport
 from bench_gui.remote.secrets import DbPassword
 from bench_gui.remote.ssh_transport import SSHTransport, desktop_identity
-from bench_gui.remote.storage import session_layout
 from bench_gui.remote.transport import AgentRun, Transport
 from bench_gui.services.agent_config import ACTIONS, agent_config, plan_password, session_target
 from bench_gui.services.host_links import ssh_transport
 from bench_gui.services.multi_run import MultiRun
 from bench_gui.services.run_errors import HostKeyUnknown, RunError
 from bench_gui.services.run_events import shown, stored_status, vetted
+from bench_gui.services.run_inventory import RunInventory
 from bench_gui.services.run_knobs import RunKnobs
+from bench_gui.services.run_session import RunSession
 from bench_gui.services.tuning import LogLine
 from bench_gui.store import SessionStore
 from bench_gui.store.paths import data_dir
@@ -68,6 +67,7 @@ class RunController:
         self.plan = plan
         self.store = store
         self.action = action
+        self.session = RunSession(store)
         # Called (from the run's thread) with a short state and a sentence whenever the link
         # to a remote driver host drops or comes back; the GUI shows it as it happens.
         self.on_notice: Callable[[str, str], None] | None = None
@@ -76,11 +76,10 @@ class RunController:
                 plan.driver.target,
                 accept_fingerprint,
                 on_link_state=self._link_state,
-                on_command=self._command,
+                on_command=self.session.command,
             )
         self.transport = transport or LocalTransport(data_dir() / "runs")
         self._knobs = RunKnobs(store, plan, self._driver_host())
-        self.session_id: int | None = None
         self.final: Event | None = None
         self.summary: Event | None = None
         self.errors: list[str] = []
@@ -89,10 +88,7 @@ class RunController:
         self._lock = threading.Lock()
         self._reattached = False
         self._password: DbPassword | None = None
-        # Where the inventory was taken (this machine or the SSH driver host), and its host
-        # name: the database's placement is looked up there once the agent names its folder.
-        self._inventory_shell: Shell | None = None
-        self._inventory_host: str | None = None
+        self._inventory = RunInventory(store, plan)
 
     def stop(self) -> None:
         self._stop.set()
@@ -112,16 +108,19 @@ class RunController:
         return self._stop.is_set()
 
     # -- callbacks from the transport --------------------------------------------------------
+    @property
+    def session_id(self) -> int | None:
+        """The run's stored session, once created (or re-attached)."""
+        return self.session.id
+
+    @session_id.setter
+    def session_id(self, value: int | None) -> None:
+        self.session.id = value
+
     def _link_state(self, state: str, detail: str) -> None:
-        if self.session_id is not None:
-            self.store.add_log(self.session_id, "link", f"{state}: {detail}")
+        self.session.link(state, detail)
         if self.on_notice is not None:
             self.on_notice(state, detail)
-
-    def _command(self, entry: CommandLogEntry) -> None:
-        """Every command run on a target is kept with the session (secrets redacted)."""
-        if self.session_id is not None:
-            self.store.add_log(self.session_id, "command", entry.format())
 
     @property
     def random_read(self) -> bool:
@@ -131,63 +130,8 @@ class RunController:
         if self.session_id is not None:
             self.store.add_event(self.session_id, event)
             if event.kind == "hello":
-                if self.random_read:
-                    self._record_data_file(event)
-                else:
-                    self._record_database(event)
+                self._inventory.hello(self.session_id, event)
         return event
-
-    def _record_data_file(self, hello: Event) -> None:
-        """Add the random-read data file's storage to the inventory (its mount, filesystem,
-        device and disks, as for a database's data directory). Never fails the run."""
-        assert self.session_id is not None
-        record = hello.get("random_read")
-        path = str(record.get("file") or "") if isinstance(record, dict) else ""
-        if not path or self._inventory_shell is None:
-            return
-        folder = path.rsplit("/", 1)[0] or "/"
-        try:
-            storage = data_directory_storage(self._inventory_shell, folder)
-            storage["directory"] = storage.pop("data_directory", folder)
-            storage["file"] = path
-            self.store.update_inventory(self.session_id, {"data_file": storage})
-        except (SSHError, OSError) as exc:
-            self.store.add_log(self.session_id, "warning", f"no data file placement: {exc}")
-
-    def _database_here(self) -> bool:
-        """Whether the database runs on the inventoried host (its host as the driver sees it:
-        a socket folder, localhost, or the host's own name)."""
-        if self.plan.target.kind == "demo":
-            return True
-        host = (self.plan.target.host or "").split(",")[0].strip()
-        names = {"localhost", "127.0.0.1", "::1", self._inventory_host or ""}
-        return not host or host.startswith(("/", "@")) or host in names - {""}
-
-    def _record_database(self, hello: Event) -> None:
-        """Add the database to the session's inventory: engine, version, data directory, and
-        the mount, filesystem, device and disks under it when it is on the inventoried host.
-        Never fails the run: a problem is a warning in the session's log."""
-        assert self.session_id is not None
-        data_dir = hello.get("data_directory")
-        record: dict[str, Any] = {
-            "engine": hello.get("engine"),
-            "version": hello.get("server"),
-            "version_num": hello.get("server_version_num"),
-            "data_directory": data_dir,
-        }
-        try:
-            if not isinstance(data_dir, str) or not data_dir:
-                record["notes"] = ["the server did not say where its data directory is"]
-            elif self._inventory_shell is None or not self._database_here():
-                record["notes"] = [
-                    "the database server is not on the inventoried host: the storage under its"
-                    " data directory is not known"
-                ]
-            else:
-                record.update(data_directory_storage(self._inventory_shell, data_dir))
-            self.store.update_inventory(self.session_id, {"database": record})
-        except (SSHError, OSError) as exc:
-            self.store.add_log(self.session_id, "warning", f"no database placement: {exc}")
 
     # -- running ---------------------------------------------------------------------------
     @property
@@ -230,7 +174,7 @@ class RunController:
                 yield shown(*line)
             with self._lock:
                 if self._stop.is_set():
-                    self._finish("incomplete", "stopped before it started")
+                    self.session.finish("incomplete", "stopped before it started")
                     self._end_os(None)
                     return
                 self._agent = self._start(config, env)
@@ -254,7 +198,7 @@ class RunController:
             if self._stop.is_set():
                 return
             self._multi = MultiRun(
-                self.plan, self.store, config, env, self._accept, on_notice=notice
+                self.plan, self.session, config, env, self._accept, on_notice=notice
             )
         multi = self._multi
         if reattach is not None:
@@ -264,13 +208,10 @@ class RunController:
         else:
             stream = multi.events(session_target(self.plan, config), self.plan.name)
         try:
-            for event in stream:
-                self.session_id = multi.session_id
-                yield event
+            yield from stream
         except UnknownHostKey as exc:
             raise HostKeyUnknown(exc) from exc
         finally:
-            self.session_id = multi.session_id
             self.final, self.summary, self.errors = multi.final, multi.summary, multi.errors
 
     def reattach(self, session_id: int, run_dir: str | None = None) -> Iterator[Event]:
@@ -357,7 +298,7 @@ class RunController:
                 password=env.get("PGPASSWORD"),
             )
         except RunError as exc:
-            self._finish("failed", str(exc))
+            self.session.finish("failed", str(exc))
             raise
 
     def _end_os(self, error: BaseException | None) -> list[LogLine]:
@@ -372,47 +313,28 @@ class RunController:
         keep = "the run may still be going on the driver host" if lost_link else ""
         return self._knobs.end(self.session_id, keep=keep)
 
-    def _warn(self, message: str) -> Event:
-        """A warning about the agent's output: kept in the session log, and shown."""
-        if self.session_id is not None:
-            self.store.add_log(self.session_id, "warning", message)
-        return shown("warning", message)
-
     def _start(self, config: dict[str, Any], env: dict[str, str]) -> AgentRun:
         """Start the agent; a failure to start closes the session as failed, with the reason."""
         assert self.session_id is not None
         try:
             agent = self.transport.start_agent(config, env)
         except UnknownHostKey as exc:
-            self._finish("failed", str(exc))
+            self.session.finish("failed", str(exc))
             raise HostKeyUnknown(exc) from exc
         except (SSHError, OSError) as exc:
-            self._finish("failed", str(exc))
+            self.session.finish("failed", str(exc))
             raise RunError(str(exc)) from exc
-        inventory: dict[str, Any] = {}
         # The host the agent runs on, whatever the driver: the SSH driver host or this machine.
-        try:
-            shell: Shell = (
-                self.transport.session()
-                if isinstance(self.transport, SSHTransport)
-                else LocalShell(on_command=self._command)
-            )
-            inventory = collect_inventory(shell)
-            inventory["collected_on"] = self.plan.driver.target or "local"
-            self._inventory_shell = shell
-            self._inventory_host = inventory.get("hostname")
-        except (SSHError, OSError) as exc:
-            self.store.add_log(self.session_id, "warning", f"no inventory: {exc}")
-        # The storage layout bench-gui prepared on the database host (the driver host, or this
-        # machine), so comparisons and reports can say what the run measured.
-        layout = session_layout(data_dir() / "storage", self.plan.driver.target or "local")
-        if layout:
-            inventory["storage_layout"] = layout
-        knobs = self._knobs.record()
-        if knobs is not None:
-            inventory["os_tuning"] = knobs  # the knobs the hello's values reflect
-        if inventory:
-            self.store.set_server_info(self.session_id, "", {}, inventory)
+        transport = self.transport
+        self._inventory.take(
+            self.session_id,
+            lambda: (
+                transport.session()
+                if isinstance(transport, SSHTransport)
+                else LocalShell(on_command=self.session.command)
+            ),
+            self._knobs.record(),
+        )
         return agent
 
     def _follow(self, agent: AgentRun) -> Iterator[Event]:
@@ -422,7 +344,7 @@ class RunController:
                 # what it says is kept in the session log and shown, never fatal, not numbered.
                 item, warnings = vetted(raw)
                 for warning in warnings:
-                    yield self._warn(warning)
+                    yield self.session.log("warning", warning)
                 if item is None:
                     continue
                 if item.kind == "error":
@@ -436,44 +358,32 @@ class RunController:
             # The consumer went away: do not leave the agent running unsupervised.
             agent.stop()
             agent.wait(30) if agent.wait(0) is None else None
-            if self.session_id is not None and self._stored_status() == "running":
-                self._finish("incomplete", "the reader stopped following the run")
+            if self.session_id is not None and self.session.status() == "running":
+                self.session.finish("incomplete", "the reader stopped following the run")
             raise
         except SSHError as exc:
             # The link could not be restored in time: the run goes on on the driver host and
             # can be re-attached later, so it is not killed.
             message = f"{exc}; the run may still be going on the driver host: re-attach later"
-            self._finish("incomplete", message)
+            self.session.finish("incomplete", message)
             raise RunError(message) from exc
         except BaseException:
             agent.kill()
-            self._finish("incomplete", "the run was interrupted")
+            self.session.finish("incomplete", "the run was interrupted")
             raise
         code = agent.wait(30)
-        if self.final is None and self._reattached and self._stored_status() != "running":
+        if self.final is None and self._reattached and self.session.status() != "running":
             return  # re-attached to a run whose end the store already has: nothing was missing
         if self.final is None:
             detail = agent.diagnostics().strip().splitlines()
             reason = detail[-1] if detail else f"exit status {code}"
             message = f"the agent ended without finishing the run: {reason}"
-            self._finish("incomplete", message)
+            self.session.finish("incomplete", message)
             raise RunError(message)
         status = str(self.final.get("status", "failed"))
         message = str(self.final.get("message", ""))
         # A failed run keeps its measured steps visible as a partial result.
-        has_steps = self.action == "run" and self._has_steps()
-        self._finish(stored_status(status, has_steps), message)
+        has_steps = self.action == "run" and self.session.has_steps()
+        self.session.finish(stored_status(status, has_steps), message)
         if status == "failed":
             raise RunError(self.errors[-1] if self.errors else message or "the run failed")
-
-    def _stored_status(self) -> str:
-        assert self.session_id is not None
-        return self.store.get_run(self.session_id).status
-
-    def _has_steps(self) -> bool:
-        assert self.session_id is not None
-        return bool(self.store.steps(self.session_id))
-
-    def _finish(self, status: str, message: str) -> None:
-        if self.session_id is not None:
-            self.store.finish_run(self.session_id, status, message)

@@ -86,7 +86,7 @@ def test_two_hosts_one_session(pg_server: Any, two_hosts: list[str], store: Sess
     steps = store.steps(controller.session_id)
     assert [s.vus for s in steps] == [2, 4]
     for index, step in enumerate(steps):
-        per_host = run.host_summaries[index]
+        per_host = run.step_merge.host_summaries[index]
         primary, secondary = per_host["alpha"], per_host["beta"]
         # Each host ran its part of the users; the secondary read no database counters.
         assert [primary["vus"], secondary["vus"]] == run.splits[index] == [index + 1] * 2
