@@ -29,6 +29,7 @@ from bench_gui.remote.transport import AgentRun, Transport
 from bench_gui.services.agent_config import ACTIONS, agent_config, plan_password, session_target
 from bench_gui.services.host_links import ssh_transport
 from bench_gui.services.multi_run import MultiRun
+from bench_gui.services.run_dirs import session_run
 from bench_gui.services.run_errors import HostKeyUnknown, RunError
 from bench_gui.services.run_events import shown, stored_status, vetted
 from bench_gui.services.run_inventory import RunInventory
@@ -233,19 +234,15 @@ class RunController:
         self.session_id = session_id
         if run_dir is None:
             try:
-                # Another desktop sharing the host has its own session ids: never take its run.
-                me = desktop_identity()
                 listed = over_cuts(self.transport, self.transport.list_runs, cancel=self._stop)
-                runs = [
-                    r
-                    for r in listed
-                    if r.meta.get("session_id") == session_id and r.meta.get("desktop", me) == me
-                ]
             except SSHError as exc:
                 raise RunError(str(exc)) from exc
-            if not runs:
+            # As on several hosts: this desktop's newest run of the session, started after it.
+            created = self.store.get_run(session_id).created_at
+            found = session_run(listed, session_id, created, desktop_identity())
+            if found is None:
                 raise RunError(f"no run of session {session_id} on {self.plan.driver.target}")
-            run_dir = runs[-1].run_dir
+            run_dir = found.run_dir
         with self._lock:
             try:
                 # Exactly the seqs stored, not a high-water mark: a stored stream whose top a
