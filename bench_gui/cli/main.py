@@ -186,7 +186,9 @@ def _open_store(args: argparse.Namespace) -> SessionStore:
 
 def _drive(plan: Plan, action: str, args: argparse.Namespace) -> int:
     from bench_gui.cli.targets import EXIT_HOSTKEY
-    from bench_gui.services.run import HostKeyUnknown, RunController, RunError, step_results
+    from bench_gui.services.run import RunController
+    from bench_gui.services.run_errors import HostKeyUnknown, RunError
+    from bench_gui.services.run_results import step_results
 
     store = _open_store(args)
     controller = RunController(
@@ -924,7 +926,7 @@ def main(argv: list[str] | None = None) -> int:
     given = sys.argv[1:] if argv is None else argv
     if not given or given == ["gui"]:
         return cmd_gui(argparse.Namespace())  # before the commands' modules are imported
-    from bench_gui.services.run import RunError
+    from bench_gui.services.run_errors import RunError
     from bench_gui.store import StoreError
 
     parser = build_parser()

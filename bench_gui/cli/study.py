@@ -90,7 +90,7 @@ def cmd_study_run(args: argparse.Namespace) -> int:
     from bench_gui.core.compare import CompareError
     from bench_gui.core.study_model import StudyError
     from bench_gui.report.study_brief import write_brief
-    from bench_gui.services.run import RunError
+    from bench_gui.services.run_errors import RunError
     from bench_gui.services.study_run import StudyRunner, progress_text
 
     try:

@@ -39,13 +39,10 @@ from bench_gui.remote.targets import (
     load_targets,
     remove_target,
 )
-from bench_gui.services.run import (
-    RunController,
-    RunError,
-    agent_config,
-    plan_password,
-    ssh_transport,
-)
+from bench_gui.services.agent_config import agent_config, plan_password
+from bench_gui.services.host_links import ssh_transport
+from bench_gui.services.run import RunController
+from bench_gui.services.run_errors import RunError
 from bench_gui.store.paths import data_dir
 from bench_gui.wire.protocol import Event
 

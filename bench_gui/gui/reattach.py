@@ -44,7 +44,7 @@ from bench_gui.services.reattach import (
     local_time,
     scan,
 )
-from bench_gui.services.run import RunError
+from bench_gui.services.run_errors import RunError
 from bench_gui.store import SessionNotFound, SessionStore, StoreError
 from bench_gui.store.sessions import STALE_MESSAGE
 

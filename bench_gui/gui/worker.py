@@ -47,7 +47,7 @@ def live_workers() -> list[RunWorker]:
 
 def _is_expected(exc: BaseException) -> bool:
     """A failure the user can act on (the runner's RunError), as opposed to a bug."""
-    from bench_gui.services.run import RunError
+    from bench_gui.services.run_errors import RunError
 
     return isinstance(exc, RunError)
 

@@ -150,7 +150,8 @@ class DemoWarmup:
             return None
         # Here, not at the top: the GUI imports this module as the window opens, and the run
         # module brings the SSH and database libraries (loaded by this worker thread instead).
-        from bench_gui.services.run import RunError, agent_config
+        from bench_gui.services.agent_config import agent_config
+        from bench_gui.services.run_errors import RunError
 
         try:
             config, env = agent_config(self.plan, action)

@@ -46,168 +46,45 @@ here.
 
 from __future__ import annotations
 
-import json
 import logging
 import queue
 import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field, fields
 from functools import partial
 from typing import Any, Final, TypeVar
 
-import paramiko
-
-from bench_gui.core.events import BadEvent, check_event, scrubbed
-from bench_gui.core.multi_driver import MergeError, first_users, merge_step
+from bench_gui.core.events import BadEvent, check_event
+from bench_gui.core.multi_driver import first_users
 from bench_gui.core.plan import Plan, PlanError, check_driver_hosts_saved
 from bench_gui.remote.clock import ClockReading, ClockRefused, check_clocks, measure_clock
-from bench_gui.remote.connection import CommandLogEntry, SSHConnection
-from bench_gui.remote.deploy import Deployment
 from bench_gui.remote.errors import SSHError, UnknownHostKey
 from bench_gui.remote.host_access import SSHHost
 from bench_gui.remote.hostkeys import APP_KNOWN_HOSTS
-from bench_gui.remote.inventory import Shell, collect_inventory
-from bench_gui.remote.ssh_transport import SSHAgentRun, SSHTransport, desktop_identity
+from bench_gui.remote.ssh_transport import SSHAgentRun, desktop_identity
 from bench_gui.remote.targets import TARGETS_FILE, load_targets
 from bench_gui.remote.transport import BadLine
+from bench_gui.services.host_links import Host, HostTransport
 from bench_gui.services.multi_samples import SampleMerger
 from bench_gui.services.run_dirs import session_run
-from bench_gui.services.tuning import (
-    LogLine,
-    OsRun,
-    OsRunError,
-    os_run_for_plan,
-    resumed_os_run,
-)
-from bench_gui.store import SessionStore
+from bench_gui.services.run_errors import RunError
+from bench_gui.services.run_events import shown, stored_status, vetted
+from bench_gui.services.run_inventory import RunInventory, database_record
+from bench_gui.services.run_knobs import RunKnobs
+from bench_gui.services.run_session import RunSession
+from bench_gui.services.step_barrier import BARRIER_TIMEOUT_S, LEAD_S, StepBarrier
+from bench_gui.services.step_merge import StepMerge
 from bench_gui.store.merged_stream import discard_stream
 from bench_gui.store.paths import data_dir
-from bench_gui.wire.go_file import go_text
 from bench_gui.wire.protocol import Event, decode_line, encode_event
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
 
-# The start instant of a step: this far ahead of the moment every host was ready (their users
-# are connected by then: the lead covers writing the go files and the hosts reading them).
-LEAD_S: Final = 1.5
-# A step whose hosts began further apart than this (measured: each agent's actual start, in
-# this machine's clock) is flagged: its hosts' windows did not cover one span.
-START_SPREAD_LIMIT_S: Final = 0.2
-# How long a host may wait at a step's barrier: its other hosts' step and ramp-up, at most.
-BARRIER_TIMEOUT_S: Final = 600.0
 # After a host was lost, how long the others get to stop and say so.
 STOP_WAIT_S: Final = 60.0
 _STATUS_RANK: Final = {"ok": 0, "stopped": 1, "failed": 2}
-FINAL_STATUS: Final = {"ok": "complete", "stopped": "incomplete", "failed": "failed"}
-
-
-class MultiRunError(RuntimeError):
-    """A run on several hosts that could not start or failed; the message is for the user."""
-
-
-@dataclass(frozen=True)
-class _RoleDeployment(Deployment):
-    """The deployed agent, started with this host's role and barrier options."""
-
-    extra: tuple[str, ...] = ()
-
-    def command(self, *args: str) -> list[str]:
-        return super().command(*args, *self.extra)
-
-
-class HostTransport(SSHTransport):
-    """The SSH transport of one of several driver hosts: its agent gets ``agent_args`` (role,
-    barrier) after the usual ones."""
-
-    def __init__(self, *args: Any, agent_args: tuple[str, ...] = (), **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.agent_args = tuple(agent_args)
-
-    def deploy(self) -> Deployment:
-        base = super().deploy()
-        values = {f.name: getattr(base, f.name) for f in fields(base)}
-        self.deployment = _RoleDeployment(**values, extra=self.agent_args)
-        return self.deployment
-
-
-def write_go(session: SSHConnection, go_file: str, step: int, start_at: float) -> None:
-    """Write a step's go file on a host: a temporary name, renamed over it (never read half)."""
-    temporary = f"{go_file}.tmp"
-    session.put_bytes(go_text(step, start_at).encode(), temporary, 0o600)
-    try:
-        session.sftp().posix_rename(temporary, go_file)
-    except (OSError, paramiko.SSHException, EOFError) as exc:
-        raise SSHError(f"cannot write the go file {go_file} on {session.label}: {exc}") from None
-
-
-def start_spread(step: int, starts: dict[str, tuple[float, float]]) -> dict[str, Any]:
-    """How far apart the hosts really began ``step``: ``starts`` is each host's (measured start
-    in this machine's clock, through its measured offset; how late past the barrier's instant),
-    from its agent's ``go`` event. A ``flag`` when past :data:`START_SPREAD_LIMIT_S`."""
-    times = [t for t, _ in starts.values()]
-    spread = max(times) - min(times)
-    record: dict[str, Any] = {
-        "spread_s": round(spread, 4),
-        "late_s": {name: round(late, 4) for name, (_, late) in starts.items()},
-        "limit_s": START_SPREAD_LIMIT_S,
-    }
-    if spread > START_SPREAD_LIMIT_S:
-        last = max(starts, key=lambda n: starts[n][0])
-        record["flag"] = (
-            f"step {step + 1}: the driver hosts began {spread:.3f} s apart (more than"
-            f" {START_SPREAD_LIMIT_S:g} s; {last!r} last): their windows did not cover one span"
-        )
-    return record
-
-
-def unreadable(inventory: dict[str, Any]) -> str:
-    """Why an inventory tells nothing of its host ("" when it does): none of the CPU, the
-    memory or the kernel could be read (each command failed; its notes say why)."""
-    if any(inventory.get(part) for part in ("cpu", "memory", "kernel")):
-        return ""
-    notes = [str(n) for n in inventory.get("notes") or []]
-    return "; ".join(notes[:3]) or "no CPU, memory or kernel could be read"
-
-
-def host_inventory(shell: Shell, name: str, role: str) -> tuple[dict[str, Any] | None, str]:
-    """A driver host's inventory over its own ``shell`` (the single-host collector), marked
-    with the host's name and role: ``(inventory, "")``, or ``(None, a warning naming the
-    host)`` when it cannot be read (an SSH failure, or nothing of the host readable)."""
-    try:
-        inventory = collect_inventory(shell)
-    except (SSHError, OSError) as exc:
-        return None, f"driver host {name!r}: no inventory: {exc}"
-    why = unreadable(inventory)
-    if why:
-        return None, f"driver host {name!r}: no inventory: {why}"
-    inventory["collected_on"] = name
-    inventory["role"] = role
-    return inventory, ""
-
-
-@dataclass
-class Host:
-    """One driver host of the run, as the run follows it."""
-
-    name: str
-    index: int
-    role: str
-    transport: HostTransport
-    config: dict[str, Any]
-    clock: ClockReading | None = None
-    agent: SSHAgentRun | None = None
-    thread: threading.Thread | None = None
-    ended: bool = False
-    final: Event | None = None
-    lost: str = ""  # why the host was lost ("" while it is not)
-    go_file: str = ""
-    ready: set[int] = field(default_factory=set)
-    go: dict[int, float] = field(default_factory=dict)  # step -> start_at, the host's clock
-    # step -> (when the host's users really began, this machine's clock; how late, s)
-    started: dict[int, tuple[float, float]] = field(default_factory=dict)
 
 
 class MultiRun:
@@ -221,7 +98,7 @@ class MultiRun:
     def __init__(
         self,
         plan: Plan,
-        store: SessionStore,
+        session: RunSession,
         config: dict[str, Any],
         env: dict[str, str],
         accept_fingerprint: str | None = None,
@@ -231,37 +108,31 @@ class MultiRun:
         transport_options: dict[str, Any] | None = None,
     ) -> None:
         self.plan = plan
-        self.store = store
+        self.session = session  # the controller's: one session, however many hosts
+        self.store = session.store
         self.env = env
-        self.lead_s = lead_s
         self.on_notice = on_notice
-        self.session_id: int | None = None
         self.final: Event | None = None
         self.summary: Event | None = None
         self.errors: list[str] = []
-        self.go_instants: dict[int, float] = {}  # step -> this machine's start instant
-        self.steps: list[dict[str, Any]] = []
         self._seq = 0
         self._stop = threading.Event()
         self._lock = threading.Lock()
         self._queue: queue.Queue[tuple[Host, Event | BadLine | None, str]] = queue.Queue()
-        self._step_ends: dict[int, dict[str, dict[str, Any]]] = {}
-        self._step_starts: dict[int, dict[str, Event]] = {}
         self._stopping_since = 0.0
         self.clock_warnings: list[str] = []
         self._reattached = False
         self._source_t: float | None = None  # the newest host event's time, this machine's clock
         names = list(plan.driver.targets)
-        self._os: OsRun | None = None
         try:
             saved = load_targets(data_dir() / TARGETS_FILE)
             check_driver_hosts_saved(plan, list(saved))
         except (PlanError, SSHError) as exc:
-            raise MultiRunError(str(exc)) from exc
+            raise RunError(str(exc)) from exc
         try:
             splits = plan.driver.step_splits(list(plan.workload.virtual_users))
         except ValueError as exc:
-            raise MultiRunError(str(exc)) from exc
+            raise RunError(str(exc)) from exc
         self.splits = splits
         self.primary = names[0]
         self.hosts: list[Host] = []
@@ -278,7 +149,7 @@ class MultiRun:
                 accept_fingerprint=accept_fingerprint,
                 known_hosts=data_dir() / APP_KNOWN_HOSTS,
                 on_link_state=self._link_state(name),
-                on_command=self._command,
+                on_command=self.session.command,
                 **options,
             )
             if index == 0:
@@ -291,11 +162,12 @@ class MultiRun:
             host_config["total_users"] = list(plan.workload.virtual_users)
             self.hosts.append(Host(name, index, role, transport, host_config))
         self.merger = SampleMerger(names, self.primary)
-
-    @property
-    def host_summaries(self) -> dict[int, dict[str, dict[str, Any]]]:
-        """Each step's summaries as each host gave them (step -> host -> summary)."""
-        return self._step_ends
+        self.barrier = StepBarrier(self.hosts, lead_s)
+        self._inventory = RunInventory(self.store, plan)
+        self.step_merge = StepMerge(self.hosts, self.merger, self.barrier, self.errors)
+        # os.host may be the primary: then over its own link (os_run_for_plan's choice).
+        primary = self.hosts[0]
+        self._knobs = RunKnobs(self.store, plan, lambda: SSHHost(primary.transport.session()))
 
     # -- control ---------------------------------------------------------------------------
     def stop(self) -> None:
@@ -308,16 +180,11 @@ class MultiRun:
     def _link_state(self, name: str) -> Callable[[str, str], None]:
         def report(state: str, detail: str) -> None:
             text = f"driver host {name!r}: {detail}"
-            if self.session_id is not None:
-                self.store.add_log(self.session_id, "link", f"{state}: {text}")
+            self.session.link(state, text)
             if self.on_notice is not None:
                 self.on_notice(state, text)
 
         return report
-
-    def _command(self, entry: CommandLogEntry) -> None:
-        if self.session_id is not None:
-            self.store.add_log(self.session_id, "command", entry.format())
 
     # -- the stream --------------------------------------------------------------------------
     def _emit(self, kind: str, t: float | None = None, **data: Any) -> Event:
@@ -331,23 +198,21 @@ class MultiRun:
         try:
             checked = check_event(event)
         except BadEvent as exc:
-            return self._log("warning", f"unusable merged event, skipped: {exc}")
+            return self.session.log("warning", f"unusable merged event, skipped: {exc}")
         if checked.dropped:
-            self._log("warning", checked.warning())
+            self.session.log("warning", checked.warning())
         event = checked.event
         if self.session_id is not None:
             self.store.add_event(self.session_id, event)
         return event
 
-    def _log(self, level: str, message: str) -> Event:
-        """A line of the runner's own: kept in the session log, and shown (not numbered)."""
-        if self.session_id is not None:
-            self.store.add_log(self.session_id, level, message)
-        return decode_line(encode_event("log", 0, level=level, message=message))
+    @property
+    def session_id(self) -> int | None:
+        return self.session.id
 
-    def _finish(self, status: str, message: str) -> None:
-        if self.session_id is not None:
-            self.store.finish_run(self.session_id, status, message)
+    @session_id.setter
+    def session_id(self, value: int | None) -> None:
+        self.session.id = value
 
     # -- starting ----------------------------------------------------------------------------
     def events(self, target_record: dict[str, Any], name: str) -> Iterator[Event]:
@@ -377,12 +242,12 @@ class MultiRun:
         yield from self._guarded(self._first_start())
 
     def _first_start(self) -> Iterator[Event]:
-        for line in self._apply_os():
-            yield self._shown(line)
+        for line in self._knobs.apply(self.session.sid):
+            yield shown(*line)
         for host in self.hosts:
             self._named(host, host.transport.deploy)
         self._start(self.hosts[0])
-        self._inventory()
+        self._inventory.take_hosts(self.session.sid, self.hosts, self._knobs.record())
         yield from self._loop()
 
     def reattach(self, session_id: int) -> Iterator[Event]:
@@ -391,12 +256,12 @@ class MultiRun:
         start (the stored stream is replaced: which of each host's events it holds cannot be
         told, and the spools hold them all); the steps still to come are started as usual.
 
-        A host without the session's run, or out of reach, is a :class:`MultiRunError` naming
+        A host without the session's run, or out of reach, is a :class:`RunError` naming
         it, before anything stored changes.
         """
         run = self.store.get_run(session_id)
         if not self.store.claims.claim(session_id):  # one writer per run
-            raise MultiRunError(f"session {session_id} is followed already, by another bench-gui")
+            raise RunError(f"session {session_id} is followed already, by another bench-gui")
         self.session_id = session_id
         self._reattached = True
         try:
@@ -416,12 +281,8 @@ class MultiRun:
             f"re-attached to the run on {len(self.hosts)} driver hosts; their spools are merged"
             f" again from the start ({replaced:,} stored rows replaced)",
         )
-        self._os = resumed_os_run(
-            self.store,
-            self.plan,
-            session_id,
-            lambda: SSHHost(self.hosts[0].transport.session()),
-        )
+        self.barrier.reattached = True
+        self._knobs.resume(session_id)
         yield from self._guarded(self._follow_again(run_dirs))
 
     def _run_dirs(self, session_id: int, created_at: str) -> dict[str, str]:
@@ -432,7 +293,7 @@ class MultiRun:
             runs = self._named(host, host.transport.list_runs)
             match = session_run(runs, session_id, created_at, me, target=host.name)
             if match is None:
-                raise MultiRunError(
+                raise RunError(
                     f"driver host {host.name!r}: no run of session {session_id} there (its run"
                     " directory is gone): the run cannot be followed again"
                 )
@@ -454,12 +315,12 @@ class MultiRun:
         except UnknownHostKey:
             self._abort("failed", "a driver host's key is not known")
             raise
-        except (SSHError, OSError, MultiRunError) as exc:
+        except (SSHError, OSError, RunError) as exc:
             message = str(exc)
             self._abort("failed", message)
-            if isinstance(exc, MultiRunError):
+            if isinstance(exc, RunError):
                 raise
-            raise MultiRunError(message) from exc
+            raise RunError(message) from exc
         except GeneratorExit:
             self._abort("incomplete", "the reader stopped following the run")
             raise
@@ -469,51 +330,9 @@ class MultiRun:
         finally:
             self._close()
             if not ended:  # the lines are in the session log
-                self._restore_os()
-        for line in self._restore_os():
-            yield self._shown(line)
-
-    # -- OS knobs ----------------------------------------------------------------------------
-    def _apply_os(self) -> list[LogLine]:
-        """The plan's ``[os]`` knobs, on ``os.host`` (a plan with several driver hosts names
-        it), before any agent starts; a refusal fails the run with the host as it was."""
-        primary = self.hosts[0]
-        self._os = os_run_for_plan(
-            self.store,
-            self.plan,
-            self._sid,
-            # os.host may be the primary: then over its own link (os_run_for_plan's choice).
-            driver_host=lambda: SSHHost(primary.transport.session()),
-        )
-        if self._os is None:
-            return []
-        try:
-            lines = self._os.apply()
-        except OsRunError as exc:
-            self._os.close()
-            self._os = None
-            raise MultiRunError(str(exc)) from exc
-        for level, message in lines:
-            self.store.add_log(self._sid, level, message)
-        return lines
-
-    def _restore_os(self) -> list[LogLine]:
-        """Roll the knobs back however the run ended (every host is stopped by then, so none
-        still runs under them); stored in the log; never raises."""
-        run, self._os = self._os, None
-        if run is None:
-            return []
-        lines = run.end()
-        for level, message in lines:
-            if self.session_id is not None:
-                self.store.add_log(self.session_id, level, message)
-        return lines
-
-    @staticmethod
-    def _shown(line: LogLine) -> Event:
-        """A log line already stored, as the event the reader sees (not numbered)."""
-        level, message = line
-        return decode_line(encode_event("log", 0, level=level, message=message))
+                self._knobs.end(self.session_id)
+        for line in self._knobs.end(self.session_id):
+            yield shown(*line)
 
     def _clocks(self) -> list[ClockReading]:
         """Every host's clock against this machine's; refused past the plan's limit."""
@@ -526,12 +345,12 @@ class MultiRun:
             except UnknownHostKey:
                 raise
             except SSHError as exc:
-                raise MultiRunError(f"driver host {host.name!r}: {exc}") from exc
+                raise RunError(f"driver host {host.name!r}: {exc}") from exc
             readings.append(host.clock)
         try:
             self.clock_warnings = check_clocks(readings, self.plan.driver.max_clock_offset_ms)
         except ClockRefused as exc:
-            raise MultiRunError(str(exc)) from exc
+            raise RunError(str(exc)) from exc
         return readings
 
     def _start(self, host: Host, attach: Callable[[], SSHAgentRun] | None = None) -> None:
@@ -543,7 +362,9 @@ class MultiRun:
                 host, attach or (lambda: host.transport.start_agent(host.config, self.env))
             )
         self.store.add_log(
-            self._sid, "info", f"driver host {host.name!r} ({host.role}): {host.agent.run_dir}"
+            self.session.sid,
+            "info",
+            f"driver host {host.name!r} ({host.role}): {host.agent.run_dir}",
         )
         thread = threading.Thread(
             target=self._follow, args=(host,), name=f"multi-run-{host.name}", daemon=True
@@ -559,36 +380,7 @@ class MultiRun:
         except UnknownHostKey:
             raise
         except SSHError as exc:
-            raise MultiRunError(f"driver host {host.name!r}: {exc}") from exc
-
-    @property
-    def _sid(self) -> int:
-        assert self.session_id is not None
-        return self.session_id
-
-    def _inventory(self) -> None:
-        """Every host's inventory, each over its own SSH connection, as on one host: the
-        primary's is the session's inventory, and every host's is kept in it under
-        ``driver_hosts`` (host name -> inventory). A host whose inventory cannot be read is
-        named in a warning of the session log; the run goes on without it."""
-        per_host: dict[str, dict[str, Any]] = {}
-        for host in self.hosts:
-            try:
-                inventory, warning = host_inventory(host.transport.session(), host.name, host.role)
-            except (SSHError, OSError) as exc:
-                inventory, warning = None, f"driver host {host.name!r}: no inventory: {exc}"
-            if inventory is None:
-                self.store.add_log(self._sid, "warning", warning)
-            else:
-                per_host[host.name] = inventory
-        primary = per_host.get(self.primary)
-        if primary is not None:
-            self.store.set_server_info(self._sid, "", {}, {**primary, "driver_hosts": per_host})
-        elif per_host:
-            self.store.update_inventory(self._sid, {"driver_hosts": per_host})
-        if self._os is not None and self._os.result is not None:
-            # The knobs the hosts' hellos reflect.
-            self.store.update_inventory(self._sid, {"os_tuning": self._os.record()})
+            raise RunError(f"driver host {host.name!r}: {exc}") from exc
 
     def _follow(self, host: Host) -> None:
         """A host's events into the run's queue (its own thread); None at the end."""
@@ -629,25 +421,14 @@ class MultiRun:
                     self._stop_others(host)
                     self._stopping_since = time.monotonic()
                 continue
-            if isinstance(item, BadLine):
-                text = scrubbed(item.text[:200])
-                yield self._log(
-                    "warning",
-                    f"driver host {host.name!r}: unreadable agent output ({item.error}): {text}",
-                )
+            event, warnings = vetted(item, prefix=f"driver host {host.name!r}: ")
+            for warning in warnings:
+                yield self.session.log("warning", warning)
+            if event is None:
                 continue
-            try:
-                checked = check_event(item)
-            except BadEvent as exc:
-                yield self._log(
-                    "warning", f"driver host {host.name!r}: unusable agent event, skipped: {exc}"
-                )
-                continue
-            if checked.dropped:
-                yield self._log("warning", f"driver host {host.name!r}: {checked.warning()}")
             offset = host.clock.offset_ms / 1000.0 if host.clock is not None else 0.0
-            self._source_t = checked.event.t - offset
-            yield from self._handle(host, checked.event)
+            self._source_t = event.t - offset
+            yield from self._handle(host, event)
         yield from self._end(failure)
 
     def _stopping_too_long(self) -> bool:
@@ -683,10 +464,10 @@ class MultiRun:
         if kind == "hello":
             if primary:
                 yield self._emit("hello", event.t, **data)
-                yield from self._primary_hello(event)
+                self.store.update_inventory(self.session.sid, {"database": database_record(event)})
             else:
                 self.store.add_log(
-                    self._sid,
+                    self.session.sid,
                     "info",
                     f"driver host {host.name!r}: agent {data.get('agent_version')} started",
                 )
@@ -699,7 +480,8 @@ class MultiRun:
             for sample in self.merger.add(host.name, data):
                 yield self._emit("sample", **sample)
         elif kind == "step":
-            yield from self._step(host, event)
+            for merged_kind, merged in self.step_merge.add(host, event):
+                yield self._emit(merged_kind, **merged)
         elif kind in ("log", "error"):
             text = str(data.get("message", ""))
             named = f"driver host {host.name!r}: {text}"
@@ -713,166 +495,25 @@ class MultiRun:
         else:
             yield self._emit(kind, event.t, **data)
 
-    def _primary_hello(self, hello: Event) -> Iterator[Event]:
-        record = {
-            "engine": hello.get("engine"),
-            "version": hello.get("server"),
-            "version_num": hello.get("server_version_num"),
-            "data_directory": hello.get("data_directory"),
-        }
-        self.store.update_inventory(self._sid, {"database": record})
-        # The primary is ready for its schema: the others may start now.
-        return iter(())
-
     def _barrier(self, host: Host, event: Event) -> Iterator[Event]:
         step = event.get("step")
         if not isinstance(step, int):
             return
         stage = event.get("stage")
         if stage == "go":
-            start_at = event.get("start_at")
-            if isinstance(start_at, int | float):
-                host.go[step] = float(start_at)
-            started, late = event.get("started_at"), event.get("late_s")
-            if isinstance(started, int | float) and isinstance(late, int | float):
-                offset = host.clock.offset_ms / 1000.0 if host.clock is not None else 0.0
-                host.started[step] = (float(started) - offset, float(late))
+            self.barrier.went(host, event)
             yield self._emit("progress", event.t, **{**event.data, "driver_host": host.name})
             return
         if stage != "ready":
             return
-        host.ready.add(step)
-        host.go_file = str(event.get("go_file") or host.go_file)
+        every = self.barrier.ready(host, step, str(event.get("go_file") or ""))
         if step == 0 and host.role == "primary":
             # The schema is prepared: start the secondaries (each deployed already).
             for other in self.hosts[1:]:
                 if other.agent is None and not self._stop.is_set():
                     self._start(other)
-        if all(step in h.ready for h in self.hosts):
-            yield self._go(step)
-
-    def _go(self, step: int) -> Event:
-        if self._reattached:
-            given = self._given(step)
-            if given is not None:
-                return given
-        instant = time.time() + self.lead_s
-        self.go_instants[step] = instant
-        for host in self.hosts:
-            assert host.clock is not None
-            self._write_go(host, step, host.clock.to_host(instant))
-        return self._log(
-            "info",
-            f"step {step + 1}: every driver host ready, start at {instant:.3f}"
-            f" ({', '.join(f'{h.name}: {h.clock.describe()}' for h in self.hosts if h.clock)})",
-        )
-
-    def _given(self, step: int) -> Event | None:
-        """On a re-attached run, the start of ``step`` if the lost desktop gave it already (read
-        back from the hosts' go files): it is not given again. A host it had not reached yet
-        gets the same instant."""
-        # Each host's go file: (the step it gives, its start instant in the host's clock).
-        read = {h.name: self._read_go(h) or (-1, 0.0) for h in self.hosts}
-        have = [h for h in self.hosts if read[h.name][0] >= step]
-        if not have:
-            return None
-        exact = [h for h in have if read[h.name][0] == step]
-        if exact:
-            first = exact[0]
-            assert first.clock is not None
-            instant = read[first.name][1] - first.clock.offset_ms / 1000.0
-            self.go_instants[step] = instant
-        else:  # every host that has one is past it: the others cannot still wait for it
-            instant = time.time() + self.lead_s
-        late = [h for h in self.hosts if h not in have]
-        for host in late:
-            assert host.clock is not None
-            self._write_go(host, step, host.clock.to_host(instant))
-        sent = f"; sent now to {', '.join(repr(h.name) for h in late)}" if late else ""
-        return self._log("info", f"step {step + 1}: started before the re-attach{sent}")
-
-    def _read_go(self, host: Host) -> tuple[int, float] | None:
-        """The step and start instant (the host's clock) in a host's go file; None if none."""
-        if not host.go_file:
-            return None
-        try:
-            raw = host.transport.session().read_bytes(host.go_file)
-            data = json.loads(raw.decode("utf-8"))
-        except FileNotFoundError:
-            return None
-        except (ValueError, UnicodeDecodeError):
-            return None  # never half a file (it is renamed over), so not a go file at all
-        if not isinstance(data, dict):
-            return None
-        step, start_at = data.get("step"), data.get("start_at")
-        if isinstance(step, int) and isinstance(start_at, int | float):
-            return step, float(start_at)
-        return None
-
-    def _write_go(self, host: Host, step: int, start_at: float) -> None:
-        """The go file on one host; a link that was cut is reopened once (a host whose link
-        cannot be had is lost: a :class:`MultiRunError` naming it, out of the loop)."""
-        try:
-            write_go(host.transport.session(), host.go_file, step, start_at)
-        except SSHError:
-            host.transport.close()  # a session the cut left for dead: a new one
-            try:
-                write_go(host.transport.session(), host.go_file, step, start_at)
-            except SSHError as exc:
-                raise MultiRunError(
-                    f"driver host {host.name!r} was lost at the start of step {step + 1}: its"
-                    f" start signal could not be written: {exc}"
-                ) from exc
-
-    def _step(self, host: Host, event: Event) -> Iterator[Event]:
-        step = event.get("step")
-        if not isinstance(step, int):
-            return
-        if event.get("phase") == "start":
-            starts = self._step_starts.setdefault(step, {})
-            starts[host.name] = event
-            if len(starts) == len(self.hosts):
-                data = dict(self._step_starts[step][self.primary].data)
-                data["vus"] = sum(int(e.get("vus") or 0) for e in starts.values())
-                # In the run's host order (primary first), not the order the starts came in.
-                data["driver_hosts"] = {h.name: starts[h.name].get("vus") for h in self.hosts}
-                yield self._emit("step", **data)
-            return
-        summary = event.get("summary")
-        if not isinstance(summary, dict):
-            return
-        ends = self._step_ends.setdefault(step, {})
-        ends[host.name] = summary
-        if len(ends) < len(self.hosts):
-            return
-        for sample in self.merger.step_ended(step):
-            yield self._emit("sample", **sample)
-        try:
-            merged = merge_step([(h.name, ends[h.name]) for h in self.hosts], self.primary)
-        except MergeError as exc:
-            self.errors.append(str(exc))
-            yield self._emit("error", message=f"step {step + 1}: {exc}", fatal=False)
-            return
-        for warning in merged.warnings:
-            yield self._emit("log", level="warning", message=warning)
-        start = self.start_spread(step)
-        if start is not None:
-            merged.summary["start"] = start
-            if start.get("flag"):
-                merged.summary["start_flag"] = start["flag"]
-                yield self._emit("log", level="warning", message=start["flag"])
-        self.steps.append(merged.summary)
-        yield self._emit(
-            "step", phase="end", step=step, vus=merged.summary["vus"], summary=merged.summary
-        )
-
-    def start_spread(self, step: int) -> dict[str, Any] | None:
-        """How the hosts really began ``step`` (:func:`start_spread`); None unless every host
-        said."""
-        starts = {h.name: h.started[step] for h in self.hosts if step in h.started}
-        if len(starts) < len(self.hosts):
-            return None
-        return start_spread(step, starts)
+        if every:
+            yield self.session.log("info", self.barrier.go(step))
 
     def _end(self, failure: str) -> Iterator[Event]:
         statuses = [str(h.final.get("status", "failed")) for h in self.hosts if h.final is not None]
@@ -893,16 +534,14 @@ class MultiRun:
                     for h in failed
                     if h.final
                 )
-        self.summary = self._emit("summary", steps=self.steps, status=status)
+        self.summary = self._emit("summary", steps=self.step_merge.steps, status=status)
         yield self.summary
         self.final = self._emit("done", status=status, message=message)
         yield self.final
-        stored = FINAL_STATUS.get(status, "failed")
-        if stored == "failed" and self.steps:
-            stored = "incomplete"  # the finished steps stay visible as a partial result
-        self._finish(stored, message)
+        # The finished steps stay visible as a partial result.
+        self.session.finish(stored_status(status, bool(self.step_merge.steps)), message)
         if status == "failed":
-            raise MultiRunError(
+            raise RunError(
                 failure or (self.errors[-1] if self.errors else message or "the run failed")
             )
 
@@ -914,13 +553,10 @@ class MultiRun:
                 for host in self.hosts:
                     if host.agent is not None and not host.ended:
                         host.agent.stop()
-            if (
-                self.session_id is not None
-                and self.store.get_run(self.session_id).status == "running"
-            ):
-                if status == "failed" and self.steps:
+            if self.session_id is not None and self.session.status() == "running":
+                if status == "failed" and self.step_merge.steps:
                     status = "incomplete"  # the finished steps stay visible, as in _end
-                self._finish(status, message)
+                self.session.finish(status, message)
         except Exception:  # on the way out of another error
             log.exception("stopping the driver hosts")
 

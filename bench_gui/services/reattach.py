@@ -42,8 +42,10 @@ from typing import Any, Final
 from bench_gui.core.plan import PlanError, plan_from_dict
 from bench_gui.remote.errors import SSHError, UnknownHostKey
 from bench_gui.remote.ssh_transport import RemoteRun, SSHTransport, desktop_identity
-from bench_gui.services.run import RunController, RunError, ssh_transport
+from bench_gui.services.host_links import ssh_transport
+from bench_gui.services.run import RunController
 from bench_gui.services.run_dirs import session_run, utc
+from bench_gui.services.run_errors import RunError
 from bench_gui.store import SessionStore
 from bench_gui.store.sessions import STALE_MESSAGE
 from bench_gui.wire.protocol import Event

@@ -1,7 +1,8 @@
 """Which run directory on a driver host belongs to a stored session (for re-attaching).
 
-Both re-attach paths need it: one driver host (:mod:`bench_gui.services.reattach`) and every
-host of a run on several (:mod:`bench_gui.services.multi_run`).
+Every re-attach path needs it: one driver host (:meth:`bench_gui.services.run.RunController.
+reattach`, :mod:`bench_gui.services.reattach`) and every host of a run on several
+(:mod:`bench_gui.services.multi_run`).
 """
 
 from __future__ import annotations

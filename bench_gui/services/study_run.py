@@ -23,7 +23,8 @@ from typing import Any
 from bench_gui.core.economics import ArrayInput
 from bench_gui.core.plan import Plan
 from bench_gui.core.study_model import Study, StudyError, System, system_fingerprint
-from bench_gui.services.run import RunController, RunError
+from bench_gui.services.run import RunController
+from bench_gui.services.run_errors import RunError
 from bench_gui.store import SessionStore
 from bench_gui.store.annotations import raid_level
 from bench_gui.wire.protocol import Event

@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from bench_gui.services.run import RunController, RunError
+from bench_gui.services.run import RunController
+from bench_gui.services.run_errors import RunError
 from bench_gui.store import SessionStore
 from bench_gui.wire.protocol import Event
 from tests._fixtures.isolation import MemoryKeyring

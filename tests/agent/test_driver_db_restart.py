@@ -13,6 +13,7 @@ break every other test). The disruptions are driven by the event stream, never b
 from __future__ import annotations
 
 import io
+import time
 from collections.abc import Iterator
 from contextlib import ExitStack
 from pathlib import Path
@@ -21,7 +22,9 @@ import pytest
 
 from bench_gui.cli.main import ProgressPrinter
 from bench_gui.core.plan import plan_from_toml
-from bench_gui.services.run import RunController, RunError, step_results
+from bench_gui.services.run import RunController
+from bench_gui.services.run_errors import RunError
+from bench_gui.services.run_results import step_results
 from bench_gui.store import SessionStore
 from bench_gui.wire.protocol import Event
 from tests._fixtures.isolation import MemoryKeyring
@@ -184,6 +187,17 @@ def kill_one_user(server: MariaDbServer) -> str:
     raise AssertionError("no virtual user was seen in a CALL")
 
 
+def wait_for_a_lock_wait(server: PgServer) -> None:
+    """Until a backend of the server waits on a lock (the reset's copy of the template the test
+    holds): its connection is made then."""
+    import psycopg
+
+    with psycopg.connect(server.uri(), autocommit=True) as conn:
+        query = "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+        while not (conn.execute(query).fetchone() or (0,))[0]:
+            time.sleep(0.05)
+
+
 def test_users_that_find_the_server_away_as_their_step_starts_connect_later(
     hang_pg: PgServer, store: SessionStore
 ) -> None:
@@ -199,6 +213,8 @@ def test_users_that_find_the_server_away_as_their_step_starts_connect_later(
             if event.kind == "step" and event.get("phase") == "start" and event.get("step") == 0:
                 lock.enter_context(template_locked(hang_pg, f"{database}_template"))
             elif event.kind == "log" and str(event.get("message")).startswith("step 2: resetting"):
+                # The agent says so before it connects: the socket goes once its copy waits.
+                wait_for_a_lock_wait(hang_pg)
                 hide.enter_context(socket_hidden(hang_pg))
                 lock.close()  # the reset (connected already) goes on; new connections fail
             elif event.kind == "sample" and event.get("step") == 1 and event.get("vus_down"):

@@ -23,6 +23,7 @@ from bench_gui.gui.main_window import MainWindow
 from bench_gui.gui.reattach import ReattachDialog
 from bench_gui.remote.hostkeys import APP_KNOWN_HOSTS
 from bench_gui.remote.targets import TARGETS_FILE, add_target
+from bench_gui.services.host_links import ssh_transport
 from bench_gui.services.reattach import (
     DECLINED_MESSAGE,
     REATTACH_LATER,
@@ -31,7 +32,7 @@ from bench_gui.services.reattach import (
     find_candidates,
     stored_events,
 )
-from bench_gui.services.run import RunController, ssh_transport
+from bench_gui.services.run import RunController
 from bench_gui.store import SessionStore
 from bench_gui.store.paths import data_dir
 from bench_gui.store.sessions import STALE_MESSAGE

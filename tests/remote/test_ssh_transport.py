@@ -20,7 +20,9 @@ import pytest
 
 from bench_gui.core.plan import Plan, Target
 from bench_gui.remote.ssh_transport import SSHAgentRun, SSHTransport
-from bench_gui.services.run import RunController, RunError, agent_config
+from bench_gui.services.agent_config import agent_config
+from bench_gui.services.run import RunController
+from bench_gui.services.run_errors import RunError
 from bench_gui.store import SessionStore
 from bench_gui.wire.protocol import Event, decode_line
 from bench_gui.wire.run_config import Workload

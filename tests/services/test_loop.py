@@ -32,7 +32,8 @@ from bench_gui.services.pacing import VirtualClock
 from bench_gui.services.race import load_rival
 from bench_gui.services.replay import ReplayController
 from bench_gui.services.result_figures import result_figures
-from bench_gui.services.run import RunController, RunError
+from bench_gui.services.run import RunController
+from bench_gui.services.run_errors import RunError
 from bench_gui.store import SessionStore
 from bench_gui.wire.protocol import Event
 from tests._fixtures.pg import Clone

@@ -26,8 +26,11 @@ from bench_gui.core.crosscheck import nopm_doubt
 from bench_gui.core.plan import Driver, Plan, Target
 from bench_gui.remote.inventory import collect_inventory
 from bench_gui.remote.local_shell import LocalShell
-from bench_gui.services.multi_run import MultiRun, host_inventory, start_spread, unreadable
-from bench_gui.services.run import RunController, RunError
+from bench_gui.services.host_links import host_inventory, unreadable
+from bench_gui.services.multi_run import MultiRun
+from bench_gui.services.run import RunController
+from bench_gui.services.run_errors import RunError
+from bench_gui.services.step_barrier import start_spread
 from bench_gui.store import SessionStore
 from bench_gui.wire.names import LOCK_DIR_ENV
 from bench_gui.wire.protocol import Event
@@ -84,7 +87,7 @@ def test_two_hosts_one_session(pg_server: Any, two_hosts: list[str], store: Sess
     steps = store.steps(controller.session_id)
     assert [s.vus for s in steps] == [2, 4]
     for index, step in enumerate(steps):
-        per_host = run.host_summaries[index]
+        per_host = run.step_merge.host_summaries[index]
         primary, secondary = per_host["alpha"], per_host["beta"]
         # Each host ran its part of the users; the secondary read no database counters.
         assert [primary["vus"], secondary["vus"]] == run.splits[index] == [index + 1] * 2
@@ -100,13 +103,13 @@ def test_two_hosts_one_session(pg_server: Any, two_hosts: list[str], store: Sess
         # Each host's measured start is kept with the step: the spread across the hosts and
         # how late each began past the instant.
         start = step.summary["start"]
-        assert start == run.start_spread(index)
+        assert start == run.barrier.spread(index)
         assert start["spread_s"] >= 0
         assert sorted(start["late_s"]) == sorted(two_hosts)
         assert all(late >= 0 for late in start["late_s"].values())
         # Both hosts started the step at one instant of this machine's clock: the go file each
         # agent read named it in its own clock (the measured offset apart).
-        instant = run.go_instants[index]
+        instant = run.barrier.go_instants[index]
         for host in run.hosts:
             assert host.clock is not None
             back = host.go[index] - host.clock.offset_ms / 1000.0

@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from bench_gui.core.plan import OsKnobs
-from bench_gui.services.run import RunController, RunError
+from bench_gui.services.run import RunController
+from bench_gui.services.run_errors import RunError
 from bench_gui.store import SessionStore
 from bench_gui.wire.protocol import Event
 from tests.services.kernel_knob import EXPIRE, read_knob

@@ -18,7 +18,8 @@ from typing import Any
 import pytest
 
 from bench_gui.services.reattach import ReattachController, find_candidates, scan
-from bench_gui.services.run import RunController, RunError
+from bench_gui.services.run import RunController
+from bench_gui.services.run_errors import RunError
 from bench_gui.store import SessionStore
 from tests.services.plans import two_host_plan
 

@@ -10,7 +10,8 @@ import psycopg
 import pytest
 
 from bench_gui.core.plan import Plan, Target, plan_from_dict
-from bench_gui.services.run import RunController, RunError
+from bench_gui.services.run import RunController
+from bench_gui.services.run_errors import RunError
 from bench_gui.store import SessionStore
 from bench_gui.wire.protocol import Event
 from bench_gui.wire.run_config import Workload

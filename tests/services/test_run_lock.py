@@ -16,7 +16,8 @@ import pytest
 from bench_gui.core.plan import Driver, Plan, Target
 from bench_gui.remote.targets import TARGETS_FILE, add_target
 from bench_gui.remote.transport import desktop_identity
-from bench_gui.services.run import RunController, RunError
+from bench_gui.services.run import RunController
+from bench_gui.services.run_errors import RunError
 from bench_gui.store import SessionStore
 from bench_gui.store.paths import data_dir
 from bench_gui.wire.protocol import Event

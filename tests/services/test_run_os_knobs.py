@@ -17,7 +17,8 @@ import pytest
 from bench_gui.core.plan import OsKnobs, Plan, Target
 from bench_gui.remote.host_access import LocalHost
 from bench_gui.remote.local_transport import LocalTransport
-from bench_gui.services.run import RunController, RunError
+from bench_gui.services.run import RunController
+from bench_gui.services.run_errors import RunError
 from bench_gui.services.tuning import os_run_for_plan, os_target_key, rollback_os
 from bench_gui.store import SessionStore
 from bench_gui.store.tuning_history import TuningHistory

@@ -12,7 +12,8 @@ import pytest
 
 from bench_gui.core.plan import Plan, Target
 from bench_gui.remote.secrets import set_db_password
-from bench_gui.services.run import RunController, RunError
+from bench_gui.services.run import RunController
+from bench_gui.services.run_errors import RunError
 from bench_gui.store import SessionStore
 
 pytestmark = pytest.mark.integration

@@ -12,7 +12,8 @@ import pytest
 
 from bench_gui.agent.pg import template
 from bench_gui.core.plan import Plan, Target
-from bench_gui.services.run import RunController, RunError
+from bench_gui.services.run import RunController
+from bench_gui.services.run_errors import RunError
 from bench_gui.store import SessionStore
 from bench_gui.wire.run_config import Workload
 from tests._fixtures.pg import Clone

@@ -9,7 +9,8 @@ import pytest
 
 from bench_gui.core.plan import Driver, Plan
 from bench_gui.remote.targets import TARGETS_FILE, add_target
-from bench_gui.services.run import HostKeyUnknown, RunController
+from bench_gui.services.run import RunController
+from bench_gui.services.run_errors import HostKeyUnknown, RunError
 from bench_gui.store import SessionStore
 from bench_gui.store.paths import data_dir
 from tests.services.plans import tpcc_plan
@@ -80,3 +81,26 @@ def test_reattach_resumes_without_gaps_or_duplicates(
     assert store.get_run(session_id).status == "complete"
     events.close()  # the first follower, long gone, must not rewrite the outcome
     assert store.get_run(session_id).status == "complete"
+
+
+def test_reattach_never_takes_the_run_of_an_older_store(
+    sshd: Any, pg_server: Any, store: SessionStore, tmp_path: Any
+) -> None:
+    """A store started afresh numbers its sessions from 1 again: its session 1 is not the run
+    the old store's session 1 left on the driver host (that run began before it existed)."""
+    sshd.trust()
+    add_target(sshd.target("lab"), data_dir() / TARGETS_FILE)
+    plan = driver_plan(pg_server, "lab", virtual_users=[1], duration_s=1)
+    old = RunController(plan, store)
+    list(old.events())
+    with SessionStore(tmp_path / "fresh.sqlite3") as fresh:
+        session_id = fresh.create_run(
+            name=plan.name,
+            plan=plan.to_dict(),
+            plan_toml=plan.to_toml(),
+            target={},
+            engine="postgresql",
+        )
+        assert session_id == old.session_id
+        with pytest.raises(RunError, match="no run of session"):
+            list(RunController(plan, fresh).reattach(session_id))

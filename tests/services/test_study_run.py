@@ -12,7 +12,7 @@ import pytest
 
 from bench_gui.core.study import load_study
 from bench_gui.report.study_brief import write_brief
-from bench_gui.services.run import RunError
+from bench_gui.services.run_errors import RunError
 from bench_gui.services.study_run import StudyProgress, StudyRunner, system_tag, valid_session
 from bench_gui.store import SessionStore
 

@@ -151,7 +151,7 @@ def test_dropping_caches_without_the_right_is_refused_clearly(tmp_path: Path) ->
 
     code = (
         "import os, sys\n"
-        "from bench_gui.agent.driver import RunConfig\n"
+        "from bench_gui.wire.run_config import RunConfig\n"
         "from bench_gui.agent.fio.study import Study, StudyError\n"
         "os.setgid(65534); os.setuid(65534)\n"
         "try:\n"

@@ -74,7 +74,7 @@ def main(out_dir: str) -> int:
     from bench_gui.gui.present.race_panel import RacePanel
     from bench_gui.gui.present.view import PresentView
     from bench_gui.services.booth import BoothOptions, booth_setup
-    from bench_gui.services.run import RunError
+    from bench_gui.services.run_errors import RunError
     from bench_gui.store import SessionStore
     from tests._fixtures.scripted import sweep_events
     from tests._fixtures.seed_sessions import store_session

@@ -25,7 +25,7 @@ from bench_gui.gui.present.view import PresentView
 from bench_gui.services.booth import BoothOptions, BoothSetup, booth_setup
 from bench_gui.services.loop import LoopFinished, RunLike
 from bench_gui.services.pacing import VirtualClock
-from bench_gui.services.run import RunError
+from bench_gui.services.run_errors import RunError
 from tests._fixtures.scripted import capacity, sweep_events
 from tests._fixtures.seed_sessions import build_seed000, store_session
 
