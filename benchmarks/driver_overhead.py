@@ -43,7 +43,7 @@ from bench_gui.agent.engines import open_engine
 from bench_gui.agent.protocol import TX_KEYS, EventWriter
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from roundtrip_floor import ServerCpu, WindowCpu, measure
+from roundtrip_floor import FloorAlongside, ServerCpu, WindowCpu, measure
 
 
 class NullSink:
@@ -159,7 +159,13 @@ def main() -> int:
         self0, children0 = cpu_self_children()
         busy0 = busy_cpu_seconds()
         server0 = server_cpu.seconds()
-        window = WindowCpu(step, server_cpu)
+        alongside = None
+        if args.floor_seconds > 0:
+
+            def alongside() -> FloorAlongside:
+                return FloorAlongside(args.engine, conninfo)
+
+        window = WindowCpu(step, server_cpu, alongside)
         summary = step.run()
         server1 = server_cpu.seconds()
         busy1 = busy_cpu_seconds()
@@ -192,7 +198,14 @@ def main() -> int:
                 f"     whole step: server {server_us:.1f} µs/tx; driver/server"
                 f" {driver_cpu / (server1 - server0):.1%}"
             )
-        results.append((profile, vus, driver_us))
+        busy_floor = window.alongside.result() if window.alongside is not None else None
+        if busy_floor is not None:
+            print(
+                f"     floor alongside, in the window: {busy_floor.cpu_us_per_call:.1f} µs per"
+                f" call ({busy_floor.calls:,} calls); driver = "
+                f"{driver_us / busy_floor.cpu_us_per_call:.2f}x this floor"
+            )
+        results.append((profile, vus, driver_us, busy_floor))
         errors = summary.get("errors") or {}
         if errors:
             print(f"     errors: {errors}")
@@ -202,11 +215,17 @@ def main() -> int:
         floors.append(measure(args.engine, conninfo, args.floor_seconds))
         print(f"floor after: {floors[-1].cpu_us_per_call:.1f} µs of client CPU per call")
         floor_us = sum(f.cpu_s for f in floors) / sum(f.calls for f in floors) * 1e6
-        print(f"floor ({args.engine}, same run): {floor_us:.1f} µs of client CPU per call")
-        for profile, vus, driver_us in results:
+        print(f"idle floor ({args.engine}): {floor_us:.1f} µs of client CPU per call")
+        for profile, vus, driver_us, busy in results:
+            along = (
+                f", {driver_us / busy.cpu_us_per_call:.2f}x the floor alongside"
+                f" ({busy.cpu_us_per_call:.1f} µs)"
+                if busy is not None
+                else ""
+            )
             print(
                 f"{profile:>8} {vus:>4} VUs: driver {driver_us:.1f} µs/tx in the window ="
-                f" {driver_us / floor_us:.2f}x the floor"
+                f" {driver_us / floor_us:.2f}x the idle floor{along}"
             )
     load = Path("/proc/loadavg").read_text().split()[:3]
     print(f"load average at the end: {' '.join(load)}")

@@ -32,23 +32,31 @@ class Floor:
         return self.cpu_s / self.calls * 1e6 if self.calls else float("nan")
 
 
-def _loop(call: Any, seconds: float) -> Floor:
-    """Call ``call`` repeatedly for ``seconds`` of wall time (after a short warm-up)."""
+def _loop(call: Any, done: Any, pace: float = 0.0) -> Floor:
+    """Call ``call`` repeatedly until ``done()`` (after a short warm-up), sleeping ``pace``
+    seconds after each call when given."""
     for _ in range(200):
         call()
     calls = 0
     wall0, cpu0 = time.monotonic(), time.thread_time()
-    end = wall0 + seconds
+    batch = 1 if pace else 20
     while True:
-        for _ in range(100):
+        for _ in range(batch):
             call()
-        calls += 100
-        if time.monotonic() >= end:
+        calls += batch
+        if pace:
+            time.sleep(pace)
+        if done():
             break
     return Floor(calls, time.thread_time() - cpu0, time.monotonic() - wall0)
 
 
-def pg_floor(conninfo: str, seconds: float) -> Floor:
+def _for(seconds: float) -> Any:
+    end = time.monotonic() + seconds
+    return lambda: time.monotonic() >= end
+
+
+def pg_floor(conninfo: str, done: Any, pace: float = 0.0) -> Floor:
     """Prepared ``SELECT $1::int`` round trips over libpq (psycopg.pq), as the users call."""
     from psycopg import pq
 
@@ -67,12 +75,12 @@ def pg_floor(conninfo: str, seconds: float) -> Floor:
             if result.status != ok:
                 raise RuntimeError(result.error_message.decode(errors="replace"))
 
-        return _loop(call, seconds)
+        return _loop(call, done, pace)
     finally:
         conn.finish()
 
 
-def odbc_floor(conninfo: str, flavour: str, seconds: float) -> Floor:
+def odbc_floor(conninfo: str, flavour: str, done: Any, pace: float = 0.0) -> Floor:
     """Prepared ``SELECT ?`` round trips through pyodbc and the engine's ODBC driver (pyodbc
     prepares a statement once and re-executes it while the SQL text stays the same)."""
     from bench_gui.agent.mysql import odbc
@@ -85,16 +93,60 @@ def odbc_floor(conninfo: str, flavour: str, seconds: float) -> Floor:
             cursor.execute("SELECT ?", 1)
             cursor.fetchone()
 
-        return _loop(call, seconds)
+        return _loop(call, done, pace)
     finally:
         conn.close()
 
 
-def measure(engine: str, conninfo: str, seconds: float) -> Floor:
-    """The floor of ``engine`` (``postgresql``, ``mariadb`` or ``mysql``)."""
+def measure(
+    engine: str, conninfo: str, seconds: float | None, stop: Any = None, pace: float = 0.0
+) -> Floor:
+    """The floor of ``engine`` (``postgresql``, ``mariadb`` or ``mysql``), for ``seconds`` or
+    until the event ``stop`` is set."""
+    done = _for(seconds) if seconds is not None else stop.is_set
     if engine == "postgresql":
-        return pg_floor(conninfo, seconds)
-    return odbc_floor(conninfo, engine, seconds)
+        return pg_floor(conninfo, done, pace)
+    return odbc_floor(conninfo, engine, done, pace)
+
+
+def _floor_process(engine: str, conninfo: str, stop: Any, out: Any) -> None:
+    floor = measure(engine, conninfo, None, stop, PACE_S)
+    out.send((floor.calls, floor.cpu_s, floor.wall_s))
+
+
+# The floor alongside sleeps this long after each call, as a user waits on its transaction.
+PACE_S = 0.001
+
+
+class FloorAlongside:
+    """The floor measured in a process of its own while the driver runs (started and stopped
+    with the measured window), one call per millisecond: its round trips then meet the same
+    loaded CPUs and the caches the server's transactions keep cold, and each begins from a
+    sleep as a user's does. The idle floor (a tight loop on an idle server) is the lower
+    bound: it keeps its own code and data in the caches, which no driver sharing the CPUs with
+    a busy server can. (The calls count in the database's TPM, not in NOPM.)"""
+
+    def __init__(self, engine: str, conninfo: str) -> None:
+        import multiprocessing as mp
+
+        ctx = mp.get_context("spawn")
+        self.stop = ctx.Event()
+        self.reader, writer = ctx.Pipe(duplex=False)
+        self.proc = ctx.Process(
+            target=_floor_process, args=(engine, conninfo, self.stop, writer), daemon=True
+        )
+        self.proc.start()
+        writer.close()
+
+    def result(self) -> Floor | None:
+        self.stop.set()
+        try:
+            calls, cpu_s, wall_s = self.reader.recv() if self.reader.poll(30) else (0, 0, 0)
+        except EOFError:
+            return None
+        finally:
+            self.proc.join(timeout=5)
+        return Floor(calls, cpu_s, wall_s) if calls else None
 
 
 def _proc_cpu(pid: int, *, with_children: bool) -> float:
@@ -179,11 +231,13 @@ class WindowCpu:
     whole step's figure spreads over its transactions, the window's steady state is what a
     transaction costs."""
 
-    def __init__(self, step: Any, server: ServerCpu) -> None:
+    def __init__(self, step: Any, server: ServerCpu, floor: Any = None) -> None:
         import threading
 
         self.step = step
         self.server = server
+        self.floor = floor  # what starts a FloorAlongside at the window's start, or None
+        self.alongside: FloorAlongside | None = None
         self.samples: list[tuple[float, float, float | None, int]] = []
         self._thread = threading.Thread(target=self._watch, daemon=True)
         self._thread.start()
@@ -210,12 +264,15 @@ class WindowCpu:
 
         flags = self.step.flags
         while not flags[FLAG_MEASURING] and not flags[FLAG_STOP]:
-            time.sleep(0.002)
+            time.sleep(0.02)
         if flags[FLAG_STOP]:
             return
         self.samples.append(self._sample())
+        if self.floor is not None:
+            self.alongside = self.floor()
+        # (a coarse poll: this thread's CPU counts as the supervising process')
         while flags[FLAG_MEASURING] and not flags[FLAG_STOP]:
-            time.sleep(0.002)
+            time.sleep(0.05)
         self.samples.append(self._sample())
 
     def result(self) -> dict[str, float] | None:
