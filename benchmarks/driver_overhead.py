@@ -38,12 +38,16 @@ import time
 import warnings
 from pathlib import Path
 
-from bench_gui.agent.driver import RunConfig, Step
-from bench_gui.agent.engines import open_engine
-from bench_gui.agent.protocol import TX_KEYS, EventWriter
+# This checkout's bench_gui (not the one installed in the environment, which may be another
+# checkout's: the spawned workers inherit this path), and roundtrip_floor beside this file.
+HERE = Path(__file__).resolve().parent
+sys.path[:0] = [str(HERE.parent), str(HERE)]
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from roundtrip_floor import FloorAlongside, ServerCpu, WindowCpu, measure
+from roundtrip_floor import FloorAlongside, ServerCpu, WindowCpu, measure  # noqa: E402
+
+from bench_gui.agent.driver import RunConfig, Step  # noqa: E402
+from bench_gui.agent.engines import open_engine  # noqa: E402
+from bench_gui.agent.protocol import TX_KEYS, EventWriter  # noqa: E402
 
 
 class NullSink:
