@@ -6,10 +6,14 @@ fixed time and prints, per user count:
 - NOPM and TPM measured from the database (HammerDB's way) and the driver's own NOPM;
 - the driver's CPU time per transaction in microseconds (the worker processes, from
   getrusage(RUSAGE_CHILDREN) after they are joined, plus the supervising process);
-- the rest of the machine's busy CPU over the same time (the server, mostly), per transaction.
+- the rest of the machine's busy CPU over the same time (the server, mostly), per transaction;
+- the round-trip floor measured in the same run (roundtrip_floor.py: one prepared
+  ``SELECT $1::int`` through libpq, or ``SELECT ?`` through pyodbc and the same ODBC driver),
+  the driver's CPU per transaction as a multiple of it, and the driver's CPU as a share of the
+  server's (the server's own processes, when it runs on this machine).
 
-Goal (issue 2): at most 60 µs of driver CPU per transaction, so that on a 2-core machine the
-server, not the driver, is the limit. HammerDB 6.0 spent about 70-78 µs here.
+Goal (issue 30): the PostgreSQL driver at most 1.3x its floor, MariaDB/MySQL at most 1.5x, so
+that on a 2-core machine the server, not the driver, is the limit.
 
     python benchmarks/driver_overhead.py                      # embedded server, short
     python benchmarks/driver_overhead.py --conninfo "host=127.0.0.1 user=postgres" \
@@ -34,10 +38,17 @@ import time
 import warnings
 from pathlib import Path
 
-from bench_gui.agent.driver import Step
-from bench_gui.agent.engines import open_engine
-from bench_gui.wire.protocol import TX_KEYS, EventWriter
-from bench_gui.wire.run_config import RunConfig
+# This checkout's bench_gui (not the one installed in the environment, which may be another
+# checkout's: the spawned workers inherit this path), and roundtrip_floor beside this file.
+HERE = Path(__file__).resolve().parent
+sys.path[:0] = [str(HERE.parent), str(HERE)]
+
+from roundtrip_floor import FloorAlongside, ServerCpu, WindowCpu, measure  # noqa: E402
+
+from bench_gui.agent.driver import Step  # noqa: E402
+from bench_gui.agent.engines import open_engine  # noqa: E402
+from bench_gui.wire.protocol import TX_KEYS, EventWriter  # noqa: E402
+from bench_gui.wire.run_config import RunConfig  # noqa: E402
 
 
 class NullSink:
@@ -82,6 +93,12 @@ def main() -> int:
     parser.add_argument(
         "--profiles", default="spec", help="transaction profiles, comma-separated: spec, hammerdb"
     )
+    parser.add_argument(
+        "--floor-seconds",
+        type=float,
+        default=5,
+        help="how long the floor's loop runs, before and after the steps (0: no floor)",
+    )
     args = parser.parse_args()
 
     server = None
@@ -118,7 +135,13 @@ def main() -> int:
         engine.build(args.warehouses, os.cpu_count() or 1, lambda _p: None, None)
         print(f"built {args.warehouses} warehouses in {time.monotonic() - t:.1f} s")
 
+    floors = []
+    if args.floor_seconds > 0:
+        floors.append(measure(args.engine, conninfo, args.floor_seconds))
+        print(f"floor before: {floors[-1].cpu_us_per_call:.1f} µs of client CPU per call")
+    server_cpu = ServerCpu(args.engine, conninfo)
     out = EventWriter(NullSink())
+    results = []
     print(
         f"{'profile':>8} {'VUs':>4} {'NOPM':>9} {'TPM':>9} {'drv NOPM':>9} {'tx/s':>8}"
         f" {'driver µs/tx':>13} {'other µs/tx':>12}"
@@ -140,7 +163,16 @@ def main() -> int:
         step = Step(cfg, engine, out, threading.Event(), 0, vus)
         self0, children0 = cpu_self_children()
         busy0 = busy_cpu_seconds()
+        server0 = server_cpu.seconds()
+        alongside = None
+        if args.floor_seconds > 0:
+
+            def alongside() -> FloorAlongside:
+                return FloorAlongside(args.engine, conninfo)
+
+        window = WindowCpu(step, server_cpu, alongside)
         summary = step.run()
+        server1 = server_cpu.seconds()
         busy1 = busy_cpu_seconds()
         self1, children1 = cpu_self_children()
         counts = step.driver_counts()
@@ -155,11 +187,53 @@ def main() -> int:
             f" {driver_cpu / transactions * 1e6:>13.1f} {other_cpu / transactions * 1e6:>12.1f}"
         )
         print(f"     of which the supervising process: {supervisor_us:.1f} µs/tx")
+        driver_us = driver_cpu / transactions * 1e6
+        steady = window.result()
+        if steady is not None:
+            driver_us = steady["workers"] + steady["supervisor"]
+            print(
+                f"     measured window alone ({steady['transactions']:,.0f} tx): driver"
+                f" {driver_us:.1f} µs/tx (workers {steady['workers']:.1f}, supervisor"
+                f" {steady['supervisor']:.1f}), server {steady['server']:.1f} µs/tx,"
+                f" driver/server {driver_us / steady['server']:.1%}"
+            )
+        if server0 is not None and server1 is not None and server1 > server0:
+            server_us = (server1 - server0) / transactions * 1e6
+            print(
+                f"     whole step: server {server_us:.1f} µs/tx; driver/server"
+                f" {driver_cpu / (server1 - server0):.1%}"
+            )
+        busy_floor = window.alongside.result() if window.alongside is not None else None
+        if busy_floor is not None:
+            print(
+                f"     floor alongside, in the window: {busy_floor.cpu_us_per_call:.1f} µs per"
+                f" call ({busy_floor.calls:,} calls); driver = "
+                f"{driver_us / busy_floor.cpu_us_per_call:.2f}x this floor"
+            )
+        results.append((profile, vus, driver_us, busy_floor))
         errors = summary.get("errors") or {}
         if errors:
             print(f"     errors: {errors}")
         mix = {k: counts[i] for i, k in enumerate(TX_KEYS)}
         print(f"     mix: {mix}, rollbacks {counts[len(TX_KEYS)]}")
+    if args.floor_seconds > 0:
+        floors.append(measure(args.engine, conninfo, args.floor_seconds))
+        print(f"floor after: {floors[-1].cpu_us_per_call:.1f} µs of client CPU per call")
+        floor_us = sum(f.cpu_s for f in floors) / sum(f.calls for f in floors) * 1e6
+        print(f"idle floor ({args.engine}): {floor_us:.1f} µs of client CPU per call")
+        for profile, vus, driver_us, busy in results:
+            along = (
+                f", {driver_us / busy.cpu_us_per_call:.2f}x the floor alongside"
+                f" ({busy.cpu_us_per_call:.1f} µs)"
+                if busy is not None
+                else ""
+            )
+            print(
+                f"{profile:>8} {vus:>4} VUs: driver {driver_us:.1f} µs/tx in the window ="
+                f" {driver_us / floor_us:.2f}x the idle floor{along}"
+            )
+    load = Path("/proc/loadavg").read_text().split()[:3]
+    print(f"load average at the end: {' '.join(load)}")
     engine.close_monitor()
     if server is not None:
         server.cleanup()

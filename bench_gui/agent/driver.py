@@ -14,6 +14,7 @@ power baseline is measured before the first step.
 
 from __future__ import annotations
 
+import math
 import multiprocessing as mp
 import os
 import random
@@ -97,6 +98,14 @@ def _per_minute(delta: float, seconds: float) -> float:
     return round(delta * 60.0 / seconds, 1) if seconds > 0 else 0.0
 
 
+def worker_processes(processes: int, cpus: int, vus: int, users_per_process: int) -> int:
+    """How many worker processes drive ``vus`` users: the plan's ``processes`` when it names
+    them, else one per CPU but no fewer than ``users_per_process`` users in each."""
+    if processes:
+        return max(1, min(processes, vus))
+    return max(1, min(cpus, math.ceil(vus / max(1, users_per_process)), vus))
+
+
 def worker_specs(
     cfg: RunConfig, conninfo: str, index: int, vus: int, nproc: int, seed: int
 ) -> list[WorkerSpec]:
@@ -156,7 +165,7 @@ class Step:
         self.index = index
         self.vus = vus
         cpus = os.cpu_count() or 1
-        self.nproc = max(1, min(cfg.processes or cpus, vus))
+        self.nproc = worker_processes(cfg.processes, cpus, vus, engine.users_per_process)
         ctx = mp.get_context("spawn")
         self.counters: Any = ctx.RawArray("q", self.nproc * SLOTS)
         self.flags: Any = ctx.RawArray("b", FLAGS)  # [stop, measuring, hold]

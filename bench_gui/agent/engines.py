@@ -113,6 +113,10 @@ class AgentEngine(Protocol):
     database: str
     template: str  # the template database's name ('' when not supported)
     supports_template: bool
+    # How many of a step's users share one worker process at least (while there are more
+    # users than CPUs): users multiplexed on one process share its wake-ups, so each
+    # transaction costs the driver less CPU (issue 30); 1 where each user needs a thread.
+    users_per_process: int
     # What the users connect with (passed to worker_main in the WorkerSpec).
     conninfo: str
 

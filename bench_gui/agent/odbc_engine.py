@@ -48,6 +48,7 @@ class OdbcEngine:
     """The parts of :class:`bench_gui.agent.engines.AgentEngine` the ODBC engines share."""
 
     supports_template = False
+    users_per_process = 1  # a thread per user: more processes spread the GIL's load
     template = ""
     # Said when a template is asked for ("<engine> keeps no template...").
     no_template = "this engine keeps no template: steps run on the same data"

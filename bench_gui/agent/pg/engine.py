@@ -69,6 +69,10 @@ class PgEngine:
 
     name = "postgresql"
     supports_template = True
+    # One non-blocking process multiplexes its users (pg.vu): with 4 users on a 2-CPU machine
+    # one process instead of two spent 50 instead of 65 µs of CPU per transaction, since one
+    # wake-up then often serves several finished transactions.
+    users_per_process = 8
 
     def __init__(self, conninfo: str, admin_conninfo: str, database: str) -> None:
         # Every connection of the run (loader, templates, the users) is opened from these.

@@ -205,6 +205,7 @@ def worker_main(spec: WorkerSpec, counters: Any, flags: Any, pipe: Any) -> None:
         user.alive = False
         user.fd = -1
         user.due = -1.0
+        down[0] += 1
         backoffs[pos].failed(now())
         pipe.send(outages.lost(user.index))
 
@@ -244,6 +245,8 @@ def worker_main(spec: WorkerSpec, counters: Any, flags: Any, pipe: Any) -> None:
     def reconnect(t: float) -> None:
         """Users whose back-off is over try again (a failure doubles their delay, and puts
         off the others due now: one wait on a server that is away is enough)."""
+        if not down[0]:
+            return  # every user connected: nothing to walk through after each wake-up
         failed = False
         for pos, user in enumerate(users):
             if user.alive or backoffs[pos].due > t:
@@ -258,12 +261,14 @@ def worker_main(spec: WorkerSpec, counters: Any, flags: Any, pipe: Any) -> None:
                 failed = True
                 continue
             user.alive = True
+            down[0] -= 1
             backoffs[pos].reset()
             pipe.send(outages.back(user.index))
             attach(pos)
             schedule(pos, "")
 
     backoffs = [outages.Backoff(random.Random(spec.seed + pos)) for pos in range(len(users))]
+    down = [sum(1 for user in users if not user.alive)]  # users without a connection now
     for pos, user in enumerate(users):
         if user.alive:
             attach(pos)
