@@ -165,7 +165,9 @@ class Step:
         self.index = index
         self.vus = vus
         cpus = os.cpu_count() or 1
-        self.nproc = worker_processes(cfg.processes, cpus, vus, engine.users_per_process)
+        # An engine written before the setting existed gets one process per CPU.
+        per_process = getattr(engine, "users_per_process", 1)
+        self.nproc = worker_processes(cfg.processes, cpus, vus, per_process)
         ctx = mp.get_context("spawn")
         self.counters: Any = ctx.RawArray("q", self.nproc * SLOTS)
         self.flags: Any = ctx.RawArray("b", FLAGS)  # [stop, measuring, hold]
