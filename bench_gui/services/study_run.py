@@ -3,11 +3,14 @@
 For every system the runner first looks for a stored session of the study that is still
 valid: complete, tagged with the study and with the system's fingerprint (its plan, storage
 and tuning as the study file says them: :func:`bench_gui.core.study_model.system_fingerprint`),
-and run with the very plan the study makes now. Such a system is skipped, so an interrupted
-study resumes where it stopped. Otherwise its tuning preset is applied (and rolled back however
-the run ends), the plan runs through :class:`bench_gui.services.run.RunController` (which also
-applies and rolls back the plan's ``[os]`` knobs), and the session is tagged and given the
-storage description and array of the study file. When every system is measured, the study's
+and run with the very plan the study makes now, against the server it measured (read now and
+compared with what the session recorded: :mod:`bench_gui.services.study_identity`). Such a
+system is skipped, so an interrupted study resumes where it stopped; one whose server changed
+(new hardware, another release) is measured again and the notes say why. Otherwise its tuning
+preset is applied (and rolled back however the run ends), the plan runs through
+:class:`bench_gui.services.run.RunController` (which also applies and rolls back the plan's
+``[os]`` knobs), and the session is tagged and given the storage description and array of the
+study file. When every system is measured, the study's
 prices join the store's price list and the brief is written through the report path
 ``bench-gui compare`` uses, with the study's baseline, stop condition and options.
 """
@@ -25,6 +28,13 @@ from bench_gui.core.economics import ArrayInput
 from bench_gui.core.plan import Plan
 from bench_gui.core.study_model import Study, StudyError, System, system_fingerprint
 from bench_gui.services.run import RunController, RunError
+from bench_gui.services.study_identity import (
+    IdentityUnknown,
+    changes,
+    read_identity,
+    record_identity,
+    recorded_identity,
+)
 from bench_gui.store import SessionStore
 from bench_gui.store.annotations import raid_level
 
@@ -57,6 +67,8 @@ class StudyResult:
     skipped: list[str] = field(default_factory=list)
     written: list[Path] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # for the author, not in the brief
+    # Systems measured again because their server changed (key -> what changed).
+    changed: dict[str, str] = field(default_factory=dict)
 
 
 def duration_text(seconds: float | None) -> str:
@@ -177,7 +189,7 @@ class StudyRunner:
         check_storage(self.study)
         result = StudyResult()
         systems = self.study.systems
-        todo = {s.key: valid_session(self.store, self.study, s) for s in systems}
+        todo = {s.key: self._still_valid(s, result) for s in systems}
         left = sum(plan_seconds(s.plan) for s in systems if todo[s.key] is None)
         for index, system in enumerate(systems, 1):
             found = todo[system.key]
@@ -199,6 +211,30 @@ class StudyRunner:
             result.notes.extend(notes)
         return result
 
+    def _still_valid(self, system: System, result: StudyResult) -> int | None:
+        """The system's stored session when its plan is unchanged and its server is the one
+        measured (read now); a changed server is measured again, and the notes say why."""
+        found = valid_session(self.store, self.study, system)
+        if found is None:
+            return None
+        try:
+            now = read_identity(system)
+        except IdentityUnknown as exc:
+            result.notes.append(
+                f"system {system.key}: session {found} kept without checking its server ({exc})"
+            )
+            return found
+        changed = changes(recorded_identity(self.store, found), now)
+        if not changed:
+            return found
+        reason = "; ".join(changed)
+        result.changed[system.key] = reason
+        result.notes.append(
+            f"system {system.key}: measured again, the server is not the one session {found}"
+            f" measured ({reason})"
+        )
+        return None
+
     def _say(self, system: System, index: int, stage: str, **more: Any) -> None:
         self.on_progress(
             StudyProgress(system.key, system.name, index, len(self.study.systems), stage, **more)
@@ -207,6 +243,11 @@ class StudyRunner:
     def _measure(self, system: System, index: int, left: float, result: StudyResult) -> int:
         """Prepare, run and tag one system; its session id. RunError when it did not finish."""
         self._check_stopped()
+        try:
+            identity: dict[str, Any] | None = read_identity(system)
+        except IdentityUnknown as exc:
+            identity = None
+            result.notes.append(f"system {system.key}: its server's identity is unknown ({exc})")
         with self._tuned(system, index, left, result):
             self._check_stopped()  # Stop pressed while the preset was applied
             controller = RunController(system.plan, self.store, action="run")
@@ -219,7 +260,9 @@ class StudyRunner:
                 else len(system.plan.workload.virtual_users)
             )
             own = plan_seconds(system.plan)
-            self._say(system, index, "running", step=0, steps=steps, remaining_s=left)
+            again = result.changed.get(system.key)
+            self._say(system, index, "running", step=0, steps=steps, remaining_s=left,
+                      message=f"measured again: {again}" if again else "")  # fmt: skip
             events = controller.events()
             try:
                 try:
@@ -241,6 +284,8 @@ class StudyRunner:
                 self.controller = None
                 if controller.session_id is not None:
                     self._record(system, controller.session_id)
+                    if identity is not None:
+                        record_identity(self.store, controller.session_id, identity)
             status = controller.final.get("status") if controller.final is not None else None
             if controller.session_id is None or status != "ok":
                 raise RunError(
