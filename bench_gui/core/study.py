@@ -20,6 +20,7 @@ from bench_gui.core.plan import PlanError, plan_from_dict, plan_text
 from bench_gui.core.plan_checks import check_bool, check_str, shown
 from bench_gui.core.saturation import DEFAULT_MIN_GAIN_PCT, StopConditions
 from bench_gui.core.study_model import (
+    MAX_SHORT_NAME,
     MAX_STUDY_BYTES,
     MAX_STUDY_KEY,
     REPORT_FORMATS,
@@ -246,10 +247,37 @@ def _prices(problems: Problems, value: Any) -> Prices:
     return prices
 
 
-def _report(problems: Problems, value: Any, kind: str) -> ReportChoices:
+def _short_names(problems: Problems, value: Any, systems: list[str]) -> dict[str, str]:
+    """``[report.short_names]``: system key -> the short name the brief's headers use."""
+    data = _table(problems, "report.short_names", value)
+    out: dict[str, str] = {}
+    seen: dict[str, str] = {}
+    for key, text in data.items():
+        path = f"report.short_names.{key}"
+        if key not in systems:
+            problems.append(
+                (path, f"is not a system of the study ({', '.join(systems) or 'none'})")
+            )
+            continue
+        name = " ".join(check_str(problems, path, text).split())
+        if not name:
+            problems.append((path, "must not be empty"))
+        elif len(name) > MAX_SHORT_NAME:
+            problems.append(
+                (path, f"is {len(name)} characters; a table header takes {MAX_SHORT_NAME} at most")
+            )
+        elif name.lower() in seen:
+            problems.append((path, f"is the short name of {seen[name.lower()]} too"))
+        else:
+            seen[name.lower()] = key
+            out[key] = name
+    return out
+
+
+def _report(problems: Problems, value: Any, kind: str, systems: list[str]) -> ReportChoices:
     data = _table(problems, "report", value)
     known: tuple[str, ...] = ("title", "output", "formats", "paper", "latency", "appendix")
-    known += ("author", "logo", "date", "target_ops", "dataset", "reproduce")
+    known += ("author", "logo", "date", "target_ops", "dataset", "reproduce", "short_names")
     _unknown(problems, "report", data, known)
     out = ReportChoices()
     out.title = check_str(problems, "report.title", data.get("title", ""))
@@ -278,6 +306,8 @@ def _report(problems: Problems, value: Any, kind: str) -> ReportChoices:
     out.author = check_str(problems, "report.author", data.get("author", "")).strip()
     out.logo = check_str(problems, "report.logo", data.get("logo", "")).strip()
     out.date = _date(problems, "report.date", data.get("date", ""))
+    if "short_names" in data:
+        out.short_names = _short_names(problems, data["short_names"], systems)
     for name in ("target_ops", "dataset"):
         if name in data and kind != "random_read":
             problems.append((f"report.{name}", "only for a random-read study"))
@@ -362,7 +392,7 @@ def study_from_dict(data: dict[str, Any]) -> Study:
     if "stop" in data and kind == "random_read":
         problems.append(("stop", "a random-read study has no stop condition (dataset sizes)"))
     prices = _prices(problems, data.get("prices", {}))
-    report = _report(problems, data.get("report", {}), kind)
+    report = _report(problems, data.get("report", {}), kind, list(systems_data))
     if problems:
         raise StudyError(problems)
     return Study(name, key, systems, baseline, stop, prices, report, notes)

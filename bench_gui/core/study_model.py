@@ -25,6 +25,9 @@ REPORT_FORMATS: Final = ("html", "pdf", "csv", "json")
 MAX_STUDY_BYTES: Final = 1024 * 1024
 # Tags are at most 40 characters (bench_gui.store.annotations): "study:" + this.
 MAX_STUDY_KEY: Final = 30
+# A system's short name heads the brief's table columns: as long as the report lets an author's
+# short name be (bench_gui.report.names.MAX_AUTHOR).
+MAX_SHORT_NAME: Final = 40
 
 
 class StudyError(ValueError):
@@ -97,6 +100,8 @@ class ReportChoices:
     # Random reads: the RAM question (ops/s target, dataset size); None: the report's default.
     target_ops: float | None = None
     dataset: str = ""
+    # The author's short name of each system (key -> name), used after the full name is given.
+    short_names: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass

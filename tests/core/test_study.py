@@ -151,3 +151,20 @@ def test_the_shared_workload_is_checked_when_there_is_no_system_yet() -> None:
     found = problems({"name": "x", "workload": {"virtual_users": "0"}})
     assert "systems" in found
     assert "workload.virtual_users" in found
+
+
+def test_short_names_are_checked_at_load_with_their_path() -> None:
+    study = study_from_dict(minimal(report={"short_names": {"a": " Server  A ", "b": "B"}}))
+    assert study.report.short_names == {"a": "Server A", "b": "B"}
+    found = problems(
+        minimal(report={"short_names": {"a": "Same", "b": "same", "c": "C", "d": "x" * 41}})
+    )
+    assert found["report.short_names.b"] == "is the short name of a too"
+    assert found["report.short_names.c"].startswith("is not a system of the study (a, b)")
+    assert "report.short_names.d" in found
+    too_long = problems(minimal(report={"short_names": {"a": "x" * 41}}))
+    assert too_long["report.short_names.a"].startswith("is 41 characters")
+    found = problems(minimal(report={"short_names": {"a": "", "b": 3}}))
+    assert found["report.short_names.a"] == "must not be empty"
+    assert "report.short_names.b" in found
+    assert "report.short_names" in problems(minimal(report={"short_names": "a=A"}))

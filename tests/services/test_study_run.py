@@ -4,6 +4,7 @@ again, and applies a system's tuning preset for its run only."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +47,7 @@ def study_text(pg_server: Any, duration: float = 3) -> str:
         '[[prices.device]]\ndevice = "Test HDD 1TB"\nunit_price = 50\n'
         '[[prices.device]]\ndevice = "Test SSD 1TB"\nunit_price = 90\n'
         '[report]\noutput = "brief"\nformats = ["html", "json"]\nauthor = "Bench team"\n'
+        '[report.short_names]\ndisk = "Spinning disks"\n'
         + "\n".join(systems)
         + '[systems.ssd.tuning]\nprofile = "ssd-preset.toml"\nrestart = false\n'
     )
@@ -125,7 +127,10 @@ def test_a_study_resumes_between_systems_and_writes_its_brief(
         assert "How to reproduce: the study file" in html
         assert "study-test" in html.split("How to reproduce")[1]
         assert "ssd-preset.toml" in html.split("How to reproduce")[1]
-        assert (tmp_path / "brief.json").is_file()
+        # The author's short name for the disk system; the SSD's is made by the report.
+        brief = json.loads((tmp_path / "brief.json").read_text())
+        assert brief["short_names"][str(first)] == "Spinning disks"
+        assert "Spinning disks" in html
         assert result.written == [tmp_path / "brief.html", tmp_path / "brief.json"]
 
         # A changed sweep makes the stored sessions stale: they would be measured again.
