@@ -20,6 +20,7 @@ from bench_gui.core.plan import PlanError, plan_from_dict, plan_text
 from bench_gui.core.plan_checks import check_bool, check_str, shown
 from bench_gui.core.saturation import DEFAULT_MIN_GAIN_PCT, StopConditions
 from bench_gui.core.study_model import (
+    BRIEF_SECTIONS,
     MAX_SHORT_NAME,
     MAX_STUDY_BYTES,
     MAX_STUDY_KEY,
@@ -274,10 +275,28 @@ def _short_names(problems: Problems, value: Any, systems: list[str]) -> dict[str
     return out
 
 
+def _order(problems: Problems, value: Any, kind: str) -> list[str]:
+    """``report.order``: the brief's sections in the seed's order, each once."""
+    known = BRIEF_SECTIONS.get(kind, ())
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        problems.append(("report.order", f"must be a list of sections ({', '.join(known)})"))
+        return []
+    for i, key in enumerate(value):
+        if key not in known:
+            problems.append(
+                (f"report.order[{i}]", f"{shown(key)} is not a section of this brief: one of"
+                 f" {', '.join(known)}")
+            )  # fmt: skip
+        elif key in value[:i]:
+            problems.append((f"report.order[{i}]", f"{shown(key)} is named twice"))
+    return list(value)
+
+
 def _report(problems: Problems, value: Any, kind: str, systems: list[str]) -> ReportChoices:
     data = _table(problems, "report", value)
     known: tuple[str, ...] = ("title", "output", "formats", "paper", "latency", "appendix")
     known += ("author", "logo", "date", "target_ops", "dataset", "reproduce", "short_names")
+    known += ("order",)
     _unknown(problems, "report", data, known)
     out = ReportChoices()
     out.title = check_str(problems, "report.title", data.get("title", ""))
@@ -306,6 +325,8 @@ def _report(problems: Problems, value: Any, kind: str, systems: list[str]) -> Re
     out.author = check_str(problems, "report.author", data.get("author", "")).strip()
     out.logo = check_str(problems, "report.logo", data.get("logo", "")).strip()
     out.date = _date(problems, "report.date", data.get("date", ""))
+    if "order" in data:
+        out.order = _order(problems, data["order"], kind)
     if "short_names" in data:
         out.short_names = _short_names(problems, data["short_names"], systems)
     for name in ("target_ops", "dataset"):

@@ -28,6 +28,16 @@ MAX_STUDY_KEY: Final = 30
 # A system's short name heads the brief's table columns: as long as the report lets an author's
 # short name be (bench_gui.report.names.MAX_AUTHOR).
 MAX_SHORT_NAME: Final = 40
+# The brief's sections a study may put in its own order (``report.order``), by workload: the
+# keys of the report's sections (bench_gui.report.builder, random_read_sections); the
+# configuration always closes the brief with How we tested.
+BRIEF_SECTIONS: Final = {
+    "tproc_c": (
+        "throughput", "latency_avg", "latency_p999", "power", "saturation", "economics",
+        "repeatability",
+    ),
+    "random_read": ("throughput", "multiplier", "latency", "economics"),
+}  # fmt: skip
 
 
 class StudyError(ValueError):
@@ -102,6 +112,8 @@ class ReportChoices:
     dataset: str = ""
     # The author's short name of each system (key -> name), used after the full name is given.
     short_names: dict[str, str] = field(default_factory=dict)
+    # The sections in the order of the seed the study reproduces (the rest follow).
+    order: list[str] = field(default_factory=list)
 
 
 @dataclass

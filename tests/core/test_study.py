@@ -168,3 +168,12 @@ def test_short_names_are_checked_at_load_with_their_path() -> None:
     assert found["report.short_names.a"] == "must not be empty"
     assert "report.short_names.b" in found
     assert "report.short_names" in problems(minimal(report={"short_names": "a=A"}))
+
+
+def test_the_brief_order_names_sections_of_this_kind_of_brief() -> None:
+    study = study_from_dict(minimal(report={"order": ["power", "throughput"]}))
+    assert study.report.order == ["power", "throughput"]
+    found = problems(minimal(report={"order": ["throughput", "multiplier", "throughput"]}))
+    assert found["report.order[1]"].startswith("'multiplier' is not a section of this brief")
+    assert found["report.order[2]"] == "'throughput' is named twice"
+    assert "report.order" in problems(minimal(report={"order": "throughput"}))
