@@ -159,13 +159,31 @@ def _system(
 
 def _storage(problems: Problems, path: str, value: Any) -> Storage:
     data = _table(problems, path, value)
-    _unknown(problems, path, data, ("devices", "count", "raid", "filesystem", "note"))
+    known = ("devices", "count", "raid", "filesystem", "note", "layout", "confirm")
+    _unknown(problems, path, data, known + ("accept_unreadable_processes",))
     storage = Storage(
         devices=check_str(problems, f"{path}.devices", data.get("devices", "")).strip(),
         raid=check_str(problems, f"{path}.raid", data.get("raid", "")).strip(),
         filesystem=check_str(problems, f"{path}.filesystem", data.get("filesystem", "")).strip(),
         note=check_str(problems, f"{path}.note", data.get("note", "")).strip(),
-    )
+        layout=check_str(problems, f"{path}.layout", data.get("layout", "")).strip(),
+        accept_unreadable=check_bool(
+            problems, f"{path}.accept_unreadable_processes",
+            data.get("accept_unreadable_processes", False),
+        ),
+    )  # fmt: skip
+    confirm = data.get("confirm", [])
+    if not isinstance(confirm, list) or not all(isinstance(c, str) for c in confirm):
+        problems.append((f"{path}.confirm", "must be a list of device names"))
+    else:
+        storage.confirm = list(confirm)
+    if storage.layout and not storage.confirm:
+        problems.append(
+            (f"{path}.confirm", "is required with a layout: its devices, typed, since building"
+             " it erases them")
+        )  # fmt: skip
+    elif storage.confirm and not storage.layout:
+        problems.append((f"{path}.confirm", "only with a layout"))
     if "count" in data:
         count = data["count"]
         if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= 10_000:
@@ -443,7 +461,45 @@ def load_study(path: Path) -> Study:
         text = plan_text(raw, str(path))
     except PlanError as exc:
         raise StudyError(exc.problems) from exc
-    return study_from_toml(text, str(path))
+    study = study_from_toml(text, str(path))
+    check_layouts(study, path.parent)
+    return study
+
+
+def layout_path(study_folder: Path, name: str) -> Path:
+    """A system's layout file: as written when absolute, else beside the study file."""
+    given = Path(name).expanduser()
+    return given if given.is_absolute() else study_folder / given
+
+
+def check_layouts(study: Study, folder: Path) -> None:
+    """Each system's layout readable and valid, and its devices exactly those confirmed."""
+    from bench_gui.core.storage import LayoutError, load_layout, normalize_device
+
+    problems: Problems = []
+    for system in study.systems:
+        storage = system.storage
+        if not storage.layout:
+            continue
+        where = f"systems.{system.key}.storage"
+        try:
+            layout = load_layout(layout_path(folder, storage.layout))
+        except LayoutError as exc:
+            reasons = "; ".join(f"{name}: {why}" for name, why in exc.problems)
+            problems.append((f"{where}.layout", f"is not a usable layout: {reasons}"))
+            continue
+        except OSError as exc:
+            problems.append((f"{where}.layout", f"cannot be read: {exc.strerror or exc}"))
+            continue
+        typed = {normalize_device(name) for name in storage.confirm}
+        wanted = {normalize_device(name) for name in layout.device_paths}
+        if typed != wanted:
+            problems.append(
+                (f"{where}.confirm", f"must name exactly the layout's devices ("
+                 f"{', '.join(sorted(wanted))}), got {shown(storage.confirm)}")
+            )  # fmt: skip
+    if problems:
+        raise StudyError(problems)
 
 
 __all__ = ["StudyError", "load_study", "study_from_dict", "study_from_toml"]

@@ -58,8 +58,16 @@ class Storage:
     raid: str = ""
     filesystem: str = ""
     note: str = ""
+    # A layout prepared on the Storage page (its TOML file, beside the study file or absolute):
+    # built before the system's runs and taken down after them. ``confirm``: its devices,
+    # typed in the study file as on the Storage page, since building it erases them.
+    layout: str = ""
+    confirm: list[str] = field(default_factory=list)
+    accept_unreadable: bool = False  # the process scan may not read every process (containers)
 
     def __bool__(self) -> bool:
+        """Whether there is a description to record with the session (the layout records
+        its own)."""
         return bool(self.devices or self.count or self.raid or self.filesystem or self.note)
 
 

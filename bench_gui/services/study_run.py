@@ -6,13 +6,14 @@ and tuning as the study file says them: :func:`bench_gui.core.study_model.system
 and run with the very plan the study makes now, against the server it measured (read now and
 compared with what the session recorded: :mod:`bench_gui.services.study_identity`). Such a
 system is skipped, so an interrupted study resumes where it stopped; one whose server changed
-(new hardware, another release) is measured again and the notes say why. Otherwise its tuning
-preset is applied (and rolled back however the run ends), the plan runs through
+(new hardware, another release) is measured again and the notes say why. Otherwise its storage
+layout, if it names one, is built (:mod:`bench_gui.services.study_storage`) and its tuning
+preset applied, both undone however the run ends; the plan runs through
 :class:`bench_gui.services.run.RunController` (which also applies and rolls back the plan's
 ``[os]`` knobs), and the session is tagged and given the storage description and array of the
-study file. When every system is measured, the study's
-prices join the store's price list and the brief is written through the report path
-``bench-gui compare`` uses, with the study's baseline, stop condition and options.
+study file. When every system is measured, the study's prices join the store's price list and
+the brief is written through the report path ``bench-gui compare`` uses, with the study's
+baseline, stop condition and options.
 """
 
 from __future__ import annotations
@@ -51,7 +52,8 @@ class StudyProgress:
     name: str
     index: int
     total: int
-    stage: str  # "skipped", "tuning", "running", "rollback", "done", "brief"
+    # "skipped", "storage", "tuning", "running", "rollback", "teardown", "done", "brief"
+    stage: str
     step: int | None = None  # the sweep step (1-based) of a running system
     steps: int | None = None
     remaining_s: float | None = None  # the measured windows still to run, all systems
@@ -171,6 +173,8 @@ class StudyRunner:
         # beside this one, so it is handed in by the CLI or the app).
         self.write_brief = write_brief
         self.controller: RunController | None = None
+        # The storage layouts' step logs (built and taken down around a system's runs).
+        self.storage_log: list[str] = []
         self._stopped = False
 
     def stop(self) -> None:
@@ -248,7 +252,9 @@ class StudyRunner:
         except IdentityUnknown as exc:
             identity = None
             result.notes.append(f"system {system.key}: its server's identity is unknown ({exc})")
-        with self._tuned(system, index, left, result):
+        from bench_gui.services.study_storage import LayoutScope
+
+        with LayoutScope(self, system, index, left), self._tuned(system, index, left, result):
             self._check_stopped()  # Stop pressed while the preset was applied
             controller = RunController(system.plan, self.store, action="run")
             self.controller = controller

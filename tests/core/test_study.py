@@ -177,3 +177,33 @@ def test_the_brief_order_names_sections_of_this_kind_of_brief() -> None:
     assert found["report.order[1]"].startswith("'multiplier' is not a section of this brief")
     assert found["report.order[2]"] == "'throughput' is named twice"
     assert "report.order" in problems(minimal(report={"order": "throughput"}))
+
+
+def test_a_system_s_layout_is_read_at_load_and_its_devices_confirmed(tmp_path: Path) -> None:
+    (tmp_path / "fast.toml").write_text(
+        'name = "fast"\n[[devices]]\npath = "/dev/sdq"\n[filesystem]\ntype = "xfs"\n'
+        '[mount]\npoint = "/mnt/fast"\n'
+    )
+
+    def study(storage: str) -> Path:
+        path = tmp_path / "study.toml"
+        path.write_text(
+            'name = "x"\n[workload]\nvirtual_users = [1]\n'
+            '[systems.a.target]\nkind = "postgresql"\nhost = "a.example"\n'
+            f"[systems.a.storage]\n{storage}\n"
+        )
+        return path
+
+    loaded = load_study(study('layout = "fast.toml"\nconfirm = ["sdq"]'))
+    assert loaded.system("a").storage.layout == "fast.toml"
+    with pytest.raises(StudyError) as info:
+        load_study(study('layout = "fast.toml"\nconfirm = ["sdr"]'))
+    assert dict(info.value.problems)["systems.a.storage.confirm"].startswith(
+        "must name exactly the layout's devices (/dev/sdq)"
+    )
+    with pytest.raises(StudyError) as info:
+        load_study(study('layout = "gone.toml"\nconfirm = ["sdq"]'))
+    assert "systems.a.storage.layout" in dict(info.value.problems)
+    with pytest.raises(StudyError) as info:
+        load_study(study('layout = "fast.toml"'))
+    assert "is required with a layout" in dict(info.value.problems)["systems.a.storage.confirm"]
