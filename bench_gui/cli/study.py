@@ -136,6 +136,7 @@ def cmd_study_run(args: argparse.Namespace) -> int:
         sessions=result.sessions,
         measured=result.measured,
         skipped=result.skipped,
+        changed=result.changed,
         written=[str(p) for p in result.written],
     )
     if args.json:

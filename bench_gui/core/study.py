@@ -20,6 +20,8 @@ from bench_gui.core.plan import PlanError, plan_from_dict, plan_text
 from bench_gui.core.plan_checks import check_bool, check_str, shown
 from bench_gui.core.saturation import DEFAULT_MIN_GAIN_PCT, StopConditions
 from bench_gui.core.study_model import (
+    BRIEF_SECTIONS,
+    MAX_SHORT_NAME,
     MAX_STUDY_BYTES,
     MAX_STUDY_KEY,
     REPORT_FORMATS,
@@ -157,13 +159,31 @@ def _system(
 
 def _storage(problems: Problems, path: str, value: Any) -> Storage:
     data = _table(problems, path, value)
-    _unknown(problems, path, data, ("devices", "count", "raid", "filesystem", "note"))
+    known = ("devices", "count", "raid", "filesystem", "note", "layout", "confirm")
+    _unknown(problems, path, data, known + ("accept_unreadable_processes",))
     storage = Storage(
         devices=check_str(problems, f"{path}.devices", data.get("devices", "")).strip(),
         raid=check_str(problems, f"{path}.raid", data.get("raid", "")).strip(),
         filesystem=check_str(problems, f"{path}.filesystem", data.get("filesystem", "")).strip(),
         note=check_str(problems, f"{path}.note", data.get("note", "")).strip(),
-    )
+        layout=check_str(problems, f"{path}.layout", data.get("layout", "")).strip(),
+        accept_unreadable=check_bool(
+            problems, f"{path}.accept_unreadable_processes",
+            data.get("accept_unreadable_processes", False),
+        ),
+    )  # fmt: skip
+    confirm = data.get("confirm", [])
+    if not isinstance(confirm, list) or not all(isinstance(c, str) for c in confirm):
+        problems.append((f"{path}.confirm", "must be a list of device names"))
+    else:
+        storage.confirm = list(confirm)
+    if storage.layout and not storage.confirm:
+        problems.append(
+            (f"{path}.confirm", "is required with a layout: its devices, typed, since building"
+             " it erases them")
+        )  # fmt: skip
+    elif storage.confirm and not storage.layout:
+        problems.append((f"{path}.confirm", "only with a layout"))
     if "count" in data:
         count = data["count"]
         if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= 10_000:
@@ -246,10 +266,55 @@ def _prices(problems: Problems, value: Any) -> Prices:
     return prices
 
 
-def _report(problems: Problems, value: Any, kind: str) -> ReportChoices:
+def _short_names(problems: Problems, value: Any, systems: list[str]) -> dict[str, str]:
+    """``[report.short_names]``: system key -> the short name the brief's headers use."""
+    data = _table(problems, "report.short_names", value)
+    out: dict[str, str] = {}
+    seen: dict[str, str] = {}
+    for key, text in data.items():
+        path = f"report.short_names.{key}"
+        if key not in systems:
+            problems.append(
+                (path, f"is not a system of the study ({', '.join(systems) or 'none'})")
+            )
+            continue
+        name = " ".join(check_str(problems, path, text).split())
+        if not name:
+            problems.append((path, "must not be empty"))
+        elif len(name) > MAX_SHORT_NAME:
+            problems.append(
+                (path, f"is {len(name)} characters; a table header takes {MAX_SHORT_NAME} at most")
+            )
+        elif name.lower() in seen:
+            problems.append((path, f"is the short name of {seen[name.lower()]} too"))
+        else:
+            seen[name.lower()] = key
+            out[key] = name
+    return out
+
+
+def _order(problems: Problems, value: Any, kind: str) -> list[str]:
+    """``report.order``: the brief's sections in the seed's order, each once."""
+    known = BRIEF_SECTIONS.get(kind, ())
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        problems.append(("report.order", f"must be a list of sections ({', '.join(known)})"))
+        return []
+    for i, key in enumerate(value):
+        if key not in known:
+            problems.append(
+                (f"report.order[{i}]", f"{shown(key)} is not a section of this brief: one of"
+                 f" {', '.join(known)}")
+            )  # fmt: skip
+        elif key in value[:i]:
+            problems.append((f"report.order[{i}]", f"{shown(key)} is named twice"))
+    return list(value)
+
+
+def _report(problems: Problems, value: Any, kind: str, systems: list[str]) -> ReportChoices:
     data = _table(problems, "report", value)
     known: tuple[str, ...] = ("title", "output", "formats", "paper", "latency", "appendix")
-    known += ("author", "logo", "date", "target_ops", "dataset", "reproduce")
+    known += ("author", "logo", "date", "target_ops", "dataset", "reproduce", "short_names")
+    known += ("order",)
     _unknown(problems, "report", data, known)
     out = ReportChoices()
     out.title = check_str(problems, "report.title", data.get("title", ""))
@@ -278,6 +343,10 @@ def _report(problems: Problems, value: Any, kind: str) -> ReportChoices:
     out.author = check_str(problems, "report.author", data.get("author", "")).strip()
     out.logo = check_str(problems, "report.logo", data.get("logo", "")).strip()
     out.date = _date(problems, "report.date", data.get("date", ""))
+    if "order" in data:
+        out.order = _order(problems, data["order"], kind)
+    if "short_names" in data:
+        out.short_names = _short_names(problems, data["short_names"], systems)
     for name in ("target_ops", "dataset"):
         if name in data and kind != "random_read":
             problems.append((f"report.{name}", "only for a random-read study"))
@@ -362,7 +431,7 @@ def study_from_dict(data: dict[str, Any]) -> Study:
     if "stop" in data and kind == "random_read":
         problems.append(("stop", "a random-read study has no stop condition (dataset sizes)"))
     prices = _prices(problems, data.get("prices", {}))
-    report = _report(problems, data.get("report", {}), kind)
+    report = _report(problems, data.get("report", {}), kind, list(systems_data))
     if problems:
         raise StudyError(problems)
     return Study(name, key, systems, baseline, stop, prices, report, notes)
@@ -392,7 +461,45 @@ def load_study(path: Path) -> Study:
         text = plan_text(raw, str(path))
     except PlanError as exc:
         raise StudyError(exc.problems) from exc
-    return study_from_toml(text, str(path))
+    study = study_from_toml(text, str(path))
+    check_layouts(study, path.parent)
+    return study
+
+
+def layout_path(study_folder: Path, name: str) -> Path:
+    """A system's layout file: as written when absolute, else beside the study file."""
+    given = Path(name).expanduser()
+    return given if given.is_absolute() else study_folder / given
+
+
+def check_layouts(study: Study, folder: Path) -> None:
+    """Each system's layout readable and valid, and its devices exactly those confirmed."""
+    from bench_gui.core.storage import LayoutError, load_layout, normalize_device
+
+    problems: Problems = []
+    for system in study.systems:
+        storage = system.storage
+        if not storage.layout:
+            continue
+        where = f"systems.{system.key}.storage"
+        try:
+            layout = load_layout(layout_path(folder, storage.layout))
+        except LayoutError as exc:
+            reasons = "; ".join(f"{name}: {why}" for name, why in exc.problems)
+            problems.append((f"{where}.layout", f"is not a usable layout: {reasons}"))
+            continue
+        except OSError as exc:
+            problems.append((f"{where}.layout", f"cannot be read: {exc.strerror or exc}"))
+            continue
+        typed = {normalize_device(name) for name in storage.confirm}
+        wanted = {normalize_device(name) for name in layout.device_paths}
+        if typed != wanted:
+            problems.append(
+                (f"{where}.confirm", f"must name exactly the layout's devices ("
+                 f"{', '.join(sorted(wanted))}), got {shown(storage.confirm)}")
+            )  # fmt: skip
+    if problems:
+        raise StudyError(problems)
 
 
 __all__ = ["StudyError", "load_study", "study_from_dict", "study_from_toml"]

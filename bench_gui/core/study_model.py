@@ -25,6 +25,19 @@ REPORT_FORMATS: Final = ("html", "pdf", "csv", "json")
 MAX_STUDY_BYTES: Final = 1024 * 1024
 # Tags are at most 40 characters (bench_gui.store.annotations): "study:" + this.
 MAX_STUDY_KEY: Final = 30
+# A system's short name heads the brief's table columns: as long as the report lets an author's
+# short name be (bench_gui.report.names.MAX_AUTHOR).
+MAX_SHORT_NAME: Final = 40
+# The brief's sections a study may put in its own order (``report.order``), by workload: the
+# keys of the report's sections (bench_gui.report.builder, random_read_sections); the
+# configuration always closes the brief with How we tested.
+BRIEF_SECTIONS: Final = {
+    "tproc_c": (
+        "throughput", "latency_avg", "latency_p999", "power", "saturation", "economics",
+        "repeatability",
+    ),
+    "random_read": ("throughput", "multiplier", "latency", "economics"),
+}  # fmt: skip
 
 
 class StudyError(ValueError):
@@ -45,8 +58,16 @@ class Storage:
     raid: str = ""
     filesystem: str = ""
     note: str = ""
+    # A layout prepared on the Storage page (its TOML file, beside the study file or absolute):
+    # built before the system's runs and taken down after them. ``confirm``: its devices,
+    # typed in the study file as on the Storage page, since building it erases them.
+    layout: str = ""
+    confirm: list[str] = field(default_factory=list)
+    accept_unreadable: bool = False  # the process scan may not read every process (containers)
 
     def __bool__(self) -> bool:
+        """Whether there is a description to record with the session (the layout records
+        its own)."""
         return bool(self.devices or self.count or self.raid or self.filesystem or self.note)
 
 
@@ -97,6 +118,10 @@ class ReportChoices:
     # Random reads: the RAM question (ops/s target, dataset size); None: the report's default.
     target_ops: float | None = None
     dataset: str = ""
+    # The author's short name of each system (key -> name), used after the full name is given.
+    short_names: dict[str, str] = field(default_factory=dict)
+    # The sections in the order of the seed the study reproduces (the rest follow).
+    order: list[str] = field(default_factory=list)
 
 
 @dataclass

@@ -9,13 +9,14 @@ has something to say (repeat noise where a step was repeated). The economics are
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from bench_gui.core.compare import Advantage, Comparison, Ratio, SessionData, Stats, Versus
 from bench_gui.core.economics import Economics
 from bench_gui.core.saturation import Saturation
 from bench_gui.report import headlines
 from bench_gui.report.config_table import ConfigTables
+from bench_gui.report.options import in_order
 from bench_gui.report.parts import Cell, ChartSpec, Fact, Section, SeriesSpec, Table
 
 # ---- formatting helpers -------------------------------------------------------------------------
@@ -192,17 +193,23 @@ class Builder:
     def vs_label(self, other: SessionData, text: str) -> str:
         return f"{self.names[other.id]}\n{text}" if self.several else text
 
-    def build(self) -> None:
+    def build(self, order: Sequence[str] = ()) -> None:
+        """The sections in the report's order, or with those ``order`` names first (a seed's
+        order); the configuration always last, with How we tested."""
         from bench_gui.report.econ_section import economics_section
 
-        self.throughput()
-        self.latency_section("avg_ms", "avg")
-        self.latency_section("p999_ms", "p999")
+        steps: dict[str, Callable[[], None]] = {
+            "throughput": self.throughput,
+            "latency_avg": lambda: self.latency_section("avg_ms", "avg"),
+            "latency_p999": lambda: self.latency_section("p999_ms", "p999"),
+        }
         if self.c.has_power():
-            self.power()
-        self.saturation()
-        economics_section(self)
-        self.repeatability()
+            steps["power"] = self.power
+        steps["saturation"] = self.saturation
+        steps["economics"] = lambda: economics_section(self)
+        steps["repeatability"] = self.repeatability
+        for key in in_order(list(steps), order):
+            steps[key]()
         self.configuration()
 
     def extremes(

@@ -293,7 +293,7 @@ def assemble(
     by_id = {f.id: f for f in facts}
     config = config_tables([by_id[s.id] for s in comparison.sessions if s.id in by_id], short)
     builder = Builder(comparison, econ, short, colors, config, latency)
-    builder.build()
+    builder.build(opts.order)
     all_vus = sorted({v for lv in comparison.levels.values() for v in lv})
     if others:
         subtitle = (

@@ -95,6 +95,9 @@ class ReportOptions:
     # the notes recorded with plans and sessions ("report tester slow") likewise.
     commands: str = "omit"
     session_notes: str = "omit"
+    # The sections' keys in the order the brief gives them (a study reproducing a seed: the
+    # seed's order); the sections not named follow in the report's own order.
+    order: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.latency not in LATENCY_CHOICES:
@@ -110,6 +113,13 @@ class ReportOptions:
             raise ValueError(
                 f"the sessions' notes are 'omit' or 'include', got {self.session_notes!r}"
             )
+
+
+def in_order(default: Sequence[str], chosen: Sequence[str]) -> list[str]:
+    """The sections of ``default`` with the ``chosen`` ones first, in the order chosen; a
+    chosen key the report has not (a power section with no power measured) is left out."""
+    first = [key for key in dict.fromkeys(chosen) if key in default]
+    return first + [key for key in default if key not in first]
 
 
 def parse_repeats(groups: Sequence[str]) -> tuple[tuple[int, ...], ...]:

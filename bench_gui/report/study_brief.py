@@ -1,7 +1,8 @@
 """A study's brief: the comparison report of its systems' sessions, written beside the file.
 
 The same report ``bench-gui compare`` writes, with the study's baseline, stop condition, title
-and options (paper, response-time basis, the author's notes in an appendix, the cover line),
+and options (paper, response-time basis, the author's notes in an appendix, the cover line,
+each system's short name, the sections in the order of the seed the study reproduces),
 in each format the study's ``[report]`` asks for.
 """
 
@@ -48,6 +49,8 @@ def write_brief(
         latency=choices.latency,
         author_notes="appendix" if choices.appendix else "omit",
         cover=cover,
+        order=tuple(choices.order),
+        short_names=tuple((sessions[key], name) for key, name in choices.short_names.items()),
     )
     report = build_any_report(
         store,

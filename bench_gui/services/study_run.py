@@ -3,13 +3,17 @@
 For every system the runner first looks for a stored session of the study that is still
 valid: complete, tagged with the study and with the system's fingerprint (its plan, storage
 and tuning as the study file says them: :func:`bench_gui.core.study_model.system_fingerprint`),
-and run with the very plan the study makes now. Such a system is skipped, so an interrupted
-study resumes where it stopped. Otherwise its tuning preset is applied (and rolled back however
-the run ends), the plan runs through :class:`bench_gui.services.run.RunController` (which also
-applies and rolls back the plan's ``[os]`` knobs), and the session is tagged and given the
-storage description and array of the study file. When every system is measured, the study's
-prices join the store's price list and the brief is written through the report path
-``bench-gui compare`` uses, with the study's baseline, stop condition and options.
+and run with the very plan the study makes now, against the server it measured (read now and
+compared with what the session recorded: :mod:`bench_gui.services.study_identity`). Such a
+system is skipped, so an interrupted study resumes where it stopped; one whose server changed
+(new hardware, another release) is measured again and the notes say why. Otherwise its storage
+layout, if it names one, is built (:mod:`bench_gui.services.study_storage`) and its tuning
+preset applied, both undone however the run ends; the plan runs through
+:class:`bench_gui.services.run.RunController` (which also applies and rolls back the plan's
+``[os]`` knobs), and the session is tagged and given the storage description and array of the
+study file. When every system is measured, the study's prices join the store's price list and
+the brief is written through the report path ``bench-gui compare`` uses, with the study's
+baseline, stop condition and options.
 """
 
 from __future__ import annotations
@@ -25,6 +29,13 @@ from bench_gui.core.plan import Plan
 from bench_gui.core.study_model import Study, StudyError, System, system_fingerprint
 from bench_gui.services.run import RunController
 from bench_gui.services.run_errors import RunError
+from bench_gui.services.study_identity import (
+    IdentityUnknown,
+    changes,
+    read_identity,
+    record_identity,
+    recorded_identity,
+)
 from bench_gui.store import SessionStore
 from bench_gui.store.annotations import raid_level
 from bench_gui.wire.protocol import Event
@@ -43,7 +54,8 @@ class StudyProgress:
     name: str
     index: int
     total: int
-    stage: str  # "skipped", "tuning", "running", "rollback", "done", "brief"
+    # "skipped", "storage", "tuning", "running", "rollback", "teardown", "done", "brief"
+    stage: str
     step: int | None = None  # the sweep step (1-based) of a running system
     steps: int | None = None
     remaining_s: float | None = None  # the measured windows still to run, all systems
@@ -59,6 +71,8 @@ class StudyResult:
     skipped: list[str] = field(default_factory=list)
     written: list[Path] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # for the author, not in the brief
+    # Systems measured again because their server changed (key -> what changed).
+    changed: dict[str, str] = field(default_factory=dict)
 
 
 def duration_text(seconds: float | None) -> str:
@@ -157,6 +171,8 @@ class StudyRunner:
         # beside this one, so it is handed in by the CLI or the app).
         self.write_brief = write_brief
         self.controller: RunController | None = None
+        # The storage layouts' step logs (built and taken down around a system's runs).
+        self.storage_log: list[str] = []
         self._stopped = False
 
     def stop(self) -> None:
@@ -175,7 +191,7 @@ class StudyRunner:
         check_storage(self.study)
         result = StudyResult()
         systems = self.study.systems
-        todo = {s.key: valid_session(self.store, self.study, s) for s in systems}
+        todo = {s.key: self._still_valid(s, result) for s in systems}
         left = sum(plan_seconds(s.plan) for s in systems if todo[s.key] is None)
         for index, system in enumerate(systems, 1):
             found = todo[system.key]
@@ -197,6 +213,30 @@ class StudyRunner:
             result.notes.extend(notes)
         return result
 
+    def _still_valid(self, system: System, result: StudyResult) -> int | None:
+        """The system's stored session when its plan is unchanged and its server is the one
+        measured (read now); a changed server is measured again, and the notes say why."""
+        found = valid_session(self.store, self.study, system)
+        if found is None:
+            return None
+        try:
+            now = read_identity(system)
+        except IdentityUnknown as exc:
+            result.notes.append(
+                f"system {system.key}: session {found} kept without checking its server ({exc})"
+            )
+            return found
+        changed = changes(recorded_identity(self.store, found), now)
+        if not changed:
+            return found
+        reason = "; ".join(changed)
+        result.changed[system.key] = reason
+        result.notes.append(
+            f"system {system.key}: measured again, the server is not the one session {found}"
+            f" measured ({reason})"
+        )
+        return None
+
     def _say(self, system: System, index: int, stage: str, **more: Any) -> None:
         self.on_progress(
             StudyProgress(system.key, system.name, index, len(self.study.systems), stage, **more)
@@ -205,7 +245,14 @@ class StudyRunner:
     def _measure(self, system: System, index: int, left: float, result: StudyResult) -> int:
         """Prepare, run and tag one system; its session id. RunError when it did not finish."""
         self._check_stopped()
-        with self._tuned(system, index, left, result):
+        try:
+            identity: dict[str, Any] | None = read_identity(system)
+        except IdentityUnknown as exc:
+            identity = None
+            result.notes.append(f"system {system.key}: its server's identity is unknown ({exc})")
+        from bench_gui.services.study_storage import LayoutScope
+
+        with LayoutScope(self, system, index, left), self._tuned(system, index, left, result):
             self._check_stopped()  # Stop pressed while the preset was applied
             controller = RunController(system.plan, self.store, action="run")
             self.controller = controller
@@ -214,7 +261,9 @@ class StudyRunner:
             workload = system.plan.workload
             steps = kit_for(workload.kind).face("step_count")(workload)
             own = plan_seconds(system.plan)
-            self._say(system, index, "running", step=0, steps=steps, remaining_s=left)
+            again = result.changed.get(system.key)
+            self._say(system, index, "running", step=0, steps=steps, remaining_s=left,
+                      message=f"measured again: {again}" if again else "")  # fmt: skip
             events = controller.events()
             try:
                 try:
@@ -236,6 +285,8 @@ class StudyRunner:
                 self.controller = None
                 if controller.session_id is not None:
                     self._record(system, controller.session_id)
+                    if identity is not None:
+                        record_identity(self.store, controller.session_id, identity)
             status = controller.final.get("status") if controller.final is not None else None
             if controller.session_id is None or status != "ok":
                 raise RunError(

@@ -151,3 +151,59 @@ def test_the_shared_workload_is_checked_when_there_is_no_system_yet() -> None:
     found = problems({"name": "x", "workload": {"virtual_users": "0"}})
     assert "systems" in found
     assert "workload.virtual_users" in found
+
+
+def test_short_names_are_checked_at_load_with_their_path() -> None:
+    study = study_from_dict(minimal(report={"short_names": {"a": " Server  A ", "b": "B"}}))
+    assert study.report.short_names == {"a": "Server A", "b": "B"}
+    found = problems(
+        minimal(report={"short_names": {"a": "Same", "b": "same", "c": "C", "d": "x" * 41}})
+    )
+    assert found["report.short_names.b"] == "is the short name of a too"
+    assert found["report.short_names.c"].startswith("is not a system of the study (a, b)")
+    assert "report.short_names.d" in found
+    too_long = problems(minimal(report={"short_names": {"a": "x" * 41}}))
+    assert too_long["report.short_names.a"].startswith("is 41 characters")
+    found = problems(minimal(report={"short_names": {"a": "", "b": 3}}))
+    assert found["report.short_names.a"] == "must not be empty"
+    assert "report.short_names.b" in found
+    assert "report.short_names" in problems(minimal(report={"short_names": "a=A"}))
+
+
+def test_the_brief_order_names_sections_of_this_kind_of_brief() -> None:
+    study = study_from_dict(minimal(report={"order": ["power", "throughput"]}))
+    assert study.report.order == ["power", "throughput"]
+    found = problems(minimal(report={"order": ["throughput", "multiplier", "throughput"]}))
+    assert found["report.order[1]"].startswith("'multiplier' is not a section of this brief")
+    assert found["report.order[2]"] == "'throughput' is named twice"
+    assert "report.order" in problems(minimal(report={"order": "throughput"}))
+
+
+def test_a_system_s_layout_is_read_at_load_and_its_devices_confirmed(tmp_path: Path) -> None:
+    (tmp_path / "fast.toml").write_text(
+        'name = "fast"\n[[devices]]\npath = "/dev/sdq"\n[filesystem]\ntype = "xfs"\n'
+        '[mount]\npoint = "/mnt/fast"\n'
+    )
+
+    def study(storage: str) -> Path:
+        path = tmp_path / "study.toml"
+        path.write_text(
+            'name = "x"\n[workload]\nvirtual_users = [1]\n'
+            '[systems.a.target]\nkind = "postgresql"\nhost = "a.example"\n'
+            f"[systems.a.storage]\n{storage}\n"
+        )
+        return path
+
+    loaded = load_study(study('layout = "fast.toml"\nconfirm = ["sdq"]'))
+    assert loaded.system("a").storage.layout == "fast.toml"
+    with pytest.raises(StudyError) as info:
+        load_study(study('layout = "fast.toml"\nconfirm = ["sdr"]'))
+    assert dict(info.value.problems)["systems.a.storage.confirm"].startswith(
+        "must name exactly the layout's devices (/dev/sdq)"
+    )
+    with pytest.raises(StudyError) as info:
+        load_study(study('layout = "gone.toml"\nconfirm = ["sdq"]'))
+    assert "systems.a.storage.layout" in dict(info.value.problems)
+    with pytest.raises(StudyError) as info:
+        load_study(study('layout = "fast.toml"'))
+    assert "is required with a layout" in dict(info.value.problems)["systems.a.storage.confirm"]

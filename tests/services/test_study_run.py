@@ -4,6 +4,7 @@ again, and applies a system's tuning preset for its run only."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ import pytest
 from bench_gui.core.study import load_study
 from bench_gui.report.study_brief import write_brief
 from bench_gui.services.run_errors import RunError
+from bench_gui.services.study_identity import recorded_identity
 from bench_gui.services.study_run import StudyProgress, StudyRunner, system_tag, valid_session
 from bench_gui.store import SessionStore
 
@@ -45,6 +47,7 @@ def study_text(pg_server: Any, duration: float = 3) -> str:
         '[[prices.device]]\ndevice = "Test HDD 1TB"\nunit_price = 50\n'
         '[[prices.device]]\ndevice = "Test SSD 1TB"\nunit_price = 90\n'
         '[report]\noutput = "brief"\nformats = ["html", "json"]\nauthor = "Bench team"\n'
+        '[report.short_names]\ndisk = "Spinning disks"\n'
         + "\n".join(systems)
         + '[systems.ssd.tuning]\nprofile = "ssd-preset.toml"\nrestart = false\n'
     )
@@ -124,7 +127,10 @@ def test_a_study_resumes_between_systems_and_writes_its_brief(
         assert "How to reproduce: the study file" in html
         assert "study-test" in html.split("How to reproduce")[1]
         assert "ssd-preset.toml" in html.split("How to reproduce")[1]
-        assert (tmp_path / "brief.json").is_file()
+        # The author's short name for the disk system; the SSD's is made by the report.
+        brief = json.loads((tmp_path / "brief.json").read_text())
+        assert brief["short_names"][str(first)] == "Spinning disks"
+        assert "Spinning disks" in html
         assert result.written == [tmp_path / "brief.html", tmp_path / "brief.json"]
 
         # A changed sweep makes the stored sessions stale: they would be measured again.
@@ -180,3 +186,46 @@ def test_stop_while_a_preset_is_applied_starts_no_run(
         row = conn.execute("SHOW random_page_cost").fetchone()
     assert row is not None
     assert row[0] != "1.1"
+
+
+def test_a_changed_server_is_measured_again_and_the_notes_say_why(
+    pg_server: Any, study_file: Path, tmp_path: Path
+) -> None:
+    """Resuming skips a system only when the server behind its target is the one its session
+    measured: a session recorded on other hardware (another cluster, less RAM) is re-run."""
+    study = load_study(study_file)
+    with SessionStore(tmp_path / "sessions.sqlite3") as store:
+        first = StudyRunner(study, store, study_file.parent).run(brief=False)
+        disk = first.sessions["disk"]
+        recorded = recorded_identity(store, disk)
+        assert recorded is not None
+        with psycopg.connect(pg_server.uri()) as conn:
+            row = conn.execute("SELECT system_identifier::text FROM pg_control_system()")
+            identifier = row.fetchone()
+        assert identifier is not None
+        assert recorded["server"] == identifier[0]
+        assert recorded["engine"] == "postgresql"
+        assert recorded["version"]
+
+        again = StudyRunner(study, store, study_file.parent).run(brief=False)
+        assert again.skipped == ["disk", "ssd"]
+        assert again.changed == {}
+
+        # Last quarter's session of the disk system was measured on another machine.
+        other = dict(recorded, server="7000000000000000001")
+        if recorded.get("ram_bytes"):
+            other["ram_bytes"] = recorded["ram_bytes"] // 2
+        store.update_inventory(disk, {"study_system": other})
+        seen: list[StudyProgress] = []
+        third = StudyRunner(study, store, study_file.parent, on_progress=seen.append).run(
+            brief=False
+        )
+        assert third.measured == ["disk"]
+        assert third.skipped == ["ssd"]
+        assert third.sessions["disk"] != disk
+        assert "server identifier 7000000000000000001 -> " + identifier[0] in third.changed["disk"]
+        assert any("measured again" in n and f"session {disk}" in n for n in third.notes)
+        running = [p for p in seen if p.system == "disk" and p.stage == "running"]
+        assert running[0].message.startswith("measured again: server identifier")
+        # The new session records today's server: the next resume skips it.
+        assert recorded_identity(store, third.sessions["disk"]) == recorded

@@ -200,7 +200,7 @@ def assemble_random_read(
     short = dict(naming(names, chosen).short)
     colors = {s.id: PRINT_COLORS[i % len(PRINT_COLORS)] for i, s in enumerate(comparison.sessions)}
     builder = RandomReadBuilder(comparison, econ, short, colors)
-    builder.build()
+    builder.build(opts.order)
     base, others = comparison.baseline, comparison.others
     if title is None:
         if not others:

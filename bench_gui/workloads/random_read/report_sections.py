@@ -8,8 +8,9 @@ figures are numbered as they appear, as in the other reports.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 
+from bench_gui.report.options import in_order
 from bench_gui.report.parts import Cell, ChartSpec, Fact, Section, SeriesSpec, Table
 from bench_gui.wire.fio_sizes import format_size
 from bench_gui.workloads.random_read.compare import (
@@ -115,14 +116,19 @@ class RandomReadBuilder:
             log_y=log_y,
         )
 
-    def build(self) -> None:
-        self.throughput()
-        self.multiplier()
-        self.latency()
-        if self.e is not None:
-            from bench_gui.workloads.random_read.report_economics import ram_section
+    def build(self, order: Sequence[str] = ()) -> None:
+        """The sections in the report's order, or with those ``order`` names first."""
+        from bench_gui.workloads.random_read.report_economics import ram_section
 
-            ram_section(self)
+        steps: dict[str, Callable[[], None]] = {
+            "throughput": self.throughput,
+            "multiplier": self.multiplier,
+            "latency": self.latency,
+        }
+        if self.e is not None:
+            steps["economics"] = lambda: ram_section(self)
+        for key in in_order(list(steps), order):
+            steps[key]()
 
     # -- ops/s by dataset size
 
