@@ -17,7 +17,15 @@ from bench_gui.core.saturation import Saturation
 from bench_gui.report import headlines
 from bench_gui.report.config_table import ConfigTables
 from bench_gui.report.options import in_order
-from bench_gui.report.parts import Cell, ChartSpec, Fact, Section, SeriesSpec, Table
+from bench_gui.report.parts import (
+    Cell,
+    ChartSpec,
+    Fact,
+    Section,
+    SeriesSpec,
+    Table,
+    change_tone,
+)
 
 # ---- formatting helpers -------------------------------------------------------------------------
 
@@ -39,13 +47,13 @@ def _ms(value: float | None) -> Cell:
 def _ratio(item: Ratio | None) -> Cell:
     if item is None:
         return Cell("—", None, "muted")
-    return Cell(item.text, round(item.value, 6), "good" if item.value > 1 else "bad")
+    return Cell(item.text, round(item.value, 6), change_tone(item.value - 1, item.text))
 
 
 def _adv(item: Advantage | None) -> Cell:
     if item is None:
         return Cell("—", None, "muted")
-    return Cell(item.text, round(item.pct, 4), "good" if item.pct > 0 else "bad")
+    return Cell(item.text, round(item.pct, 4), change_tone(item.pct, item.text))
 
 
 DOUBT_MARK = "⚑"

@@ -20,7 +20,7 @@ from bench_gui.core.economics import (
 )
 from bench_gui.core.economics import format_money as money
 from bench_gui.report.builder import ratio_phrase, span
-from bench_gui.report.parts import Cell, Fact, Section, Table
+from bench_gui.report.parts import Cell, Fact, Section, Table, change_tone
 
 if TYPE_CHECKING:
     from bench_gui.report.builder import Builder
@@ -198,13 +198,8 @@ def array_economics(b: Builder, section: Section) -> None:
                 and e.currency
             ):
                 ratio = base_lv.cost_per_new_order / other_lv.cost_per_new_order
-                cells.append(
-                    Cell(
-                        format_cost_change(other_lv.cost_per_new_order, base_lv.cost_per_new_order),
-                        round(ratio, 6),
-                        "good" if ratio > 1 else "bad",
-                    )
-                )
+                change = format_cost_change(other_lv.cost_per_new_order, base_lv.cost_per_new_order)
+                cells.append(Cell(change, round(ratio, 6), change_tone(ratio - 1, change)))
             else:
                 cells.append(Cell("—", None, "muted"))
         rows.append(cells)
@@ -341,7 +336,7 @@ def cases_table(b: Builder) -> Table:
                     money(case.baseline.cost_per_new_order, cur_b),
                     case.baseline.cost_per_new_order,
                 ),
-                Cell(case.change, round(case.ratio, 6), "good" if case.ratio > 1 else "bad"),
+                Cell(case.change, round(case.ratio, 6), change_tone(case.ratio - 1, case.change)),
             ]
         )
     return Table(

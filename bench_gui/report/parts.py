@@ -49,6 +49,15 @@ class Table:
         return f"Table {self.number}: {self.title}" if self.number else self.title
 
 
+def change_tone(change: float, text: str) -> str:
+    """The tone of a comparison figure: "good" for better than the baseline (``change`` > 0),
+    "bad" for worse, none when it prints as no change ("0%", "±0%", "0% higher"): a repeat of
+    the baseline, or a difference under the printed precision, is not worse."""
+    if not any(ch in "123456789" for ch in text):
+        return ""
+    return "good" if change > 0 else "bad"
+
+
 def merged(text: str, count: int, value: str | None = None, tone: str = "") -> list[Cell]:
     """One value across ``count`` columns: the first cell spans them, the others are covered."""
     first = Cell(text, text if value is None else value, tone, span=count)

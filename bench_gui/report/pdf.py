@@ -13,6 +13,7 @@ breaking long words rather than running off the page.
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 from PySide6.QtCore import QMarginsF, QRectF, QSizeF, Qt, QUrl
@@ -38,6 +39,7 @@ from bench_gui.report.charts import FONT_FAMILY, chart_image, ensure_app, font
 from bench_gui.report.html import environment
 from bench_gui.report.model import Report
 from bench_gui.report.options import check_paper, default_paper
+from bench_gui.report.wide import MAX_COLUMNS
 from bench_gui.workloads.random_read.report import RandomReadReport
 
 LAYOUT_DPI = 96.0  # the document is laid out in CSS pixels
@@ -60,12 +62,16 @@ TONES = {
 LOGO_HEIGHT = 28  # CSS pixels
 # A table may reach this far into the margin (cell borders round up) before words break.
 OVERFLOW_PX = 8.0
+ROUNDING_PX = 3.0  # (see build_document)
+MIN_COLUMNS = 6  # of a printed part, before words break: the shared columns and a session
 FOOTER_NOTICE = "TPROC-C workload derived from TPC-C; these are not TPC-C results."
 
 
-def render_brief_html(report: Report | RandomReadReport, chart_width: int) -> str:
+def render_brief_html(
+    report: Report | RandomReadReport, chart_width: int, columns: int = MAX_COLUMNS
+) -> str:
     """The rich text of the brief (QTextDocument's HTML subset; a random-read report through
-    its own template)."""
+    its own template); a wide table is printed in parts of ``columns`` columns at most."""
     name = report.brief_template if isinstance(report, RandomReadReport) else "brief_qt.html.j2"
     template = environment().get_template(name)
     return template.render(
@@ -75,6 +81,7 @@ def render_brief_html(report: Report | RandomReadReport, chart_width: int) -> st
         chart_width=chart_width,
         app_version=__version__,
         logo_height=LOGO_HEIGHT,
+        columns=columns,
     )
 
 
@@ -105,15 +112,39 @@ def build_document(report: Report | RandomReadReport, content: QSizeF) -> QTextD
     logo = logo_image(report)
     if logo is not None:
         doc.addResource(QTextDocument.ResourceType.ImageResource, QUrl("logo://cover"), logo)
-    doc.setPageSize(content)
-    doc.setHtml(render_brief_html(report, chart_width))
+    # Laid out a little narrower than the text: a table of many columns as wide as the page
+    # comes out up to ROUNDING_PX wider (each column's width rounds up), past the margin.
+    doc.setPageSize(QSizeF(content.width() - ROUNDING_PX, content.height()))
+    html = fit_columns(doc, report, chart_width, content.width())
     if doc.size().width() > content.width() + OVERFLOW_PX:
         # Something is wider than the page even with every word whole: break words instead.
         option.setWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
         doc.setDefaultTextOption(option)
-        doc.setHtml(render_brief_html(report, chart_width))
+        doc.setHtml(html)
     paginate(doc, content.height())
     return doc
+
+
+def fit_columns(
+    doc: QTextDocument, report: Report | RandomReadReport, chart_width: int, width: float
+) -> str:
+    """Lay the brief out in ``doc`` so that every table fits ``width`` with its words whole;
+    the rich text laid out. Long session names make an 11-column part wider than A4 or
+    Letter: wide tables print in narrower parts, while that narrows the document."""
+    html, was = "", math.inf
+    for columns in range(MAX_COLUMNS, MIN_COLUMNS - 1, -1):
+        narrower = render_brief_html(report, chart_width, columns)
+        if narrower == html:
+            continue  # no table that wide: try fewer columns
+        doc.setHtml(narrower)
+        now = doc.size().width()
+        if now <= width:
+            return narrower
+        if now >= was:
+            doc.setHtml(html)  # something else is that wide: parts no narrower than needed
+            return html
+        html, was = narrower, now
+    return html
 
 
 ALWAYS_BEFORE = QTextFormat.PageBreakFlag.PageBreak_AlwaysBefore

@@ -147,3 +147,22 @@ def fleet(store: SessionStore, count: int) -> list[int]:
             )
         )
     return ids[:count]
+
+
+# Names as the seeds' authors write them: long, with what sets them apart in parentheses.
+SEED_LIKE_NAMES = [
+    "HDD RAID 10 (16 x Seagate 15K 300GB), PostgreSQL 15",
+    "Micron S650DC RAID 10 (4 x 800GB), PostgreSQL 15",
+    "Micron S650DC RAID 10 (4 x 800GB), PostgreSQL 15 tuned",
+    "SATA SSD mirror (2 x Samsung PM883 960GB), PostgreSQL 16",
+    "Cloud volume gp3 (3000 IOPS, 125 MB/s), PostgreSQL 16",
+    "HDD RAID 10 (16 x Seagate 15K 300GB), PostgreSQL 15",
+] + [f"Micron 7450 NVMe RAID 10 ({n} x 3.84TB), PostgreSQL 16" for n in (2, 6, 8, 10, 12, 16)]
+
+
+def seed_like_fleet(store: SessionStore, count: int) -> list[int]:
+    """:func:`fleet` with :data:`SEED_LIKE_NAMES`."""
+    ids = fleet(store, count)
+    for sid, name in zip(ids, SEED_LIKE_NAMES, strict=False):
+        store.rename_run(sid, name)
+    return ids
