@@ -222,6 +222,69 @@ def _strip_common_leads(own: dict[int, str]) -> dict[int, str]:
     return made
 
 
+def _first_and_difference(own: dict[int, str]) -> dict[int, str] | None:
+    """Each name's first part, and for names that share it what sets the rest apart:
+    "Micron S650DC RAID 10" / "Micron S650DC RAID 10, tuned" beside "HDD RAID 10", rather
+    than the storage dropped from the two ("PostgreSQL 15" / "PostgreSQL 15 tuned", which
+    read as engines against "HDD RAID 10, PostgreSQL 15"). None when that is not short and
+    distinct."""
+    parts = {sid: _clauses(text) for sid, text in own.items()}
+    firsts = {sid: p[0] for sid, p in parts.items()}
+    out: dict[int, str] = {}
+    for sid, p in parts.items():
+        rest = " ".join(p[1:]).split()
+        others = [
+            " ".join(parts[o][1:]).split()
+            for o in parts
+            if o != sid and _key(firsts[o]) == _key(firsts[sid])
+        ]
+        if not others:
+            out[sid] = _fit_first(
+                firsts[sid], [f for o, f in firsts.items() if _key(f) != _key(firsts[sid])]
+            )
+            continue
+        common = min(_common_words(rest, other) for other in others)
+        if common and common < len(rest) and _VERSION.match(_bare(rest[common])):
+            common -= 1  # "PostgreSQL 16", never a bare "16"
+        extra = " ".join(rest[common:]).strip(_PUNCT + " ")
+        first = firsts[sid]
+        room = MAX_SHORT - len(extra) - 2
+        if extra and len(first) > room >= 10:
+            first = _cut(first, room)  # "Micron S650DC, PostgreSQL 16"
+        apart = [f for o, f in firsts.items() if _key(f) != _key(firsts[sid])]
+        out[sid] = f"{first}, {extra}" if extra else _fit_first(first, apart)
+    if len({_key(t) for t in out.values()}) < len({_key(t) for t in own.values()}):
+        return None  # (a repeat's identical name stays identical: it is marked later)
+    if any(len(t) > MAX_SHORT for t in out.values()):
+        return None
+    return out
+
+
+def _fit_first(first: str, others: list[str]) -> str:
+    """A first part too long for a header: a cut of what it shares with the others, then what
+    sets it apart ("Micron 7450 NVMe, 2 x 3.84TB" among other counts of the same array)."""
+    if len(first) <= MAX_SHORT:
+        return first
+    words = first.split()
+    shared = _shared_start(words, [o.split() for o in others])
+    if not shared:
+        return _cut(first)
+    start = _own_part(words, shared)
+    rest = " ".join(words[start:]).lstrip(")" + _PUNCT + " ")
+    lead = " ".join(words[:start]).rstrip(_PUNCT + " ")
+    room = MAX_SHORT - len(rest) - 2
+    if lead and room >= 10:
+        return f"{_cut(lead, room)}, {rest}"
+    return _cut(rest)
+
+
+def _common_words(words: list[str], other: list[str]) -> int:
+    count = 0
+    while count < min(len(words), len(other)) and _bare(words[count]) == _bare(other[count]):
+        count += 1
+    return count
+
+
 def _balance(short: dict[int, str], dropped: dict[int, str]) -> dict[int, str]:
     """A start dropped from one name is dropped from the names that kept it too, when enough
     is left ("PostgreSQL 15" / "PostgreSQL 15 tuned", not "HDD RAID 10 PostgreSQL 15")."""
@@ -261,12 +324,17 @@ def short_names(
         bare = {sid: _drop_groups(text) for sid, text in own.items()}
         if len({_key(t) for t in bare.values()}) < len({_key(t) for t in own.values()}):
             # What sets them apart is in their parentheses: keep it, as plain words.
-            bare = {sid: " ".join(re.sub(r"[()]", " ", t).split()) for sid, t in own.items()}
+            bare = {
+                sid: re.sub(r"\s+([,;:])", r"\1", " ".join(re.sub(r"[()]", " ", t).split()))
+                for sid, t in own.items()
+            }
         own = bare
     if any(len(text) > MAX_SHORT for text in own.values()):
         firsts = {sid: _clauses(text)[0] for sid, text in own.items()}
         if len({_key(t) for t in firsts.values()}) == len({_key(t) for t in own.values()}):
             own = firsts  # each its first part: balanced ("HDD RAID 10" / "S650DC RAID 10")
+        else:
+            own = _first_and_difference(own) or own
     if any(len(text) > MAX_SHORT for text in own.values()):
         split = {sid: text.split() for sid, text in own.items()}
         made = {

@@ -153,3 +153,49 @@ def test_counts_and_numbers_stay_with_their_devices() -> None:
     assert short[7] == "2 x Micron 7450 NVMe RAID 10"
     assert short[10] == "10 x Micron 7450 NVMe RAID 10"
     assert not any(s.endswith("RAID") for s in short.values())
+
+
+SEED_LIKE = [
+    "HDD RAID 10 (16 x Seagate 15K 300GB), PostgreSQL 15",
+    "Micron S650DC RAID 10 (4 x 800GB), PostgreSQL 15",
+    "Micron S650DC RAID 10 (4 x 800GB), PostgreSQL 15 tuned",
+    "SATA SSD mirror (2 x Samsung PM883 960GB), PostgreSQL 16",
+    "Cloud volume gp3 (3000 IOPS, 125 MB/s), PostgreSQL 16",
+    "HDD RAID 10 (16 x Seagate 15K 300GB), PostgreSQL 15",
+] + [f"Micron 7450 NVMe RAID 10 ({n} x 3.84TB), PostgreSQL 16" for n in (2, 6, 8, 10, 12, 16)]
+
+
+def test_two_sessions_on_one_array_keep_the_array_beside_the_others() -> None:
+    """At four sessions the two Micron runs were "PostgreSQL 15" and "PostgreSQL 15 tuned"
+    beside "HDD RAID 10, PostgreSQL 15": they read as engines, not as an array."""
+    short = short_names(dict(enumerate(SEED_LIKE[:4], 1)))
+    assert short == {
+        1: "HDD RAID 10",
+        2: "Micron S650DC RAID 10",
+        3: "Micron S650DC RAID 10, tuned",
+        4: "SATA SSD mirror",
+    }
+    two_engines = short_names(
+        {
+            1: SEED_LIKE[1],
+            2: SEED_LIKE[1].replace("PostgreSQL 15", "PostgreSQL 16"),
+            3: SEED_LIKE[0],
+        }
+    )
+    assert two_engines == {
+        1: "Micron S650DC, PostgreSQL 15",
+        2: "Micron S650DC, PostgreSQL 16",
+        3: "HDD RAID 10",
+    }
+
+
+@pytest.mark.parametrize("count", [2, 4, 6, 12])
+def test_seed_like_names_keep_their_storage_at_every_count(count: int) -> None:
+    short = short_names(dict(enumerate(SEED_LIKE[:count], 1)))
+    for text in short.values():
+        assert not text.startswith("PostgreSQL"), short  # never the engine alone
+        assert " ," not in text, short
+        assert len(text) <= 32, short
+    assert len(set(short.values())) == count
+    if count == 12:
+        assert short[7] == "Micron 7450 NVMe, 2 x 3.84TB"
