@@ -79,7 +79,7 @@ def _plan(args: argparse.Namespace) -> Plan | None:
         return None
     if args.plan:
         return load_plan(Path(args.plan))
-    from bench_gui.cli.main import demo_plan
+    from bench_gui.cli.demo_plan import demo_plan
 
     return demo_plan()
 

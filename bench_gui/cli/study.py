@@ -85,7 +85,7 @@ def cmd_study_check(args: argparse.Namespace) -> int:
 
 
 def cmd_study_run(args: argparse.Namespace) -> int:
-    from bench_gui.cli.main import ProgressPrinter
+    from bench_gui.cli.progress import ProgressPrinter
     from bench_gui.cli.team_store import open_store
     from bench_gui.core.compare import CompareError
     from bench_gui.core.study_model import StudyError

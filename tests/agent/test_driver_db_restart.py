@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from bench_gui.cli.main import ProgressPrinter
+from bench_gui.cli.progress import ProgressPrinter
 from bench_gui.core.plan import plan_from_toml
 from bench_gui.services.run import RunController
 from bench_gui.services.run_errors import RunError

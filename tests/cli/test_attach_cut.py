@@ -9,6 +9,7 @@ import os
 import shlex
 import subprocess
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -77,7 +78,10 @@ def test_a_cut_while_attach_lists_the_runs_is_retried(sshd: Any, tmp_path: Path)
     lines = [encode_event("log", i, 1_760_000_000.0 + i, message=f"tick {i}") for i in range(1, 6)]
     lines.append(encode_event("done", 6, 1_760_000_006.0, status="ok", message="all done"))
     (run_dir / "events.jsonl").write_text("\n".join(lines) + "\n")
-    meta = {"session_id": session, "desktop": desktop_identity(), "started_at": "2026-01-01"}
+    # Started after the session was created, as a real run is (one started before it is an
+    # older store's run, which attach never takes).
+    started = datetime.now(UTC).isoformat(timespec="seconds")
+    meta = {"session_id": session, "desktop": desktop_identity(), "started_at": started}
     (run_dir / "meta.json").write_text(json.dumps(meta))
     ended = subprocess.Popen(["true"])
     ended.wait()

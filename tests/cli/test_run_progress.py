@@ -15,7 +15,8 @@ from typing import Any
 
 import pytest
 
-from bench_gui.cli.main import ProgressPrinter, _print_checks
+from bench_gui.cli.main import _print_checks
+from bench_gui.cli.progress import ProgressPrinter
 from bench_gui.store import SessionStore
 from bench_gui.wire.protocol import Event
 from tests._fixtures.pg import Clone

@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from bench_gui.cli.main import ProgressPrinter
+from bench_gui.cli.progress import ProgressPrinter
 from bench_gui.core.events import read_line
 from bench_gui.core.plan import Driver, Plan, Target
 from bench_gui.remote.ssh_transport import SSHAgentRun, SSHTransport

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from bench_gui.cli.main import ProgressPrinter
+from bench_gui.cli.progress import ProgressPrinter
 from bench_gui.store import SessionStore
 from bench_gui.wire.protocol import Event
 from tests._fixtures.cli import bench
