@@ -44,6 +44,8 @@ RAM_LINE_COLOR = "#be95ff"
 EMPTY_DATASET = "A point appears as each dataset size is measured"
 # A dataset-size plot shorter than this labels its points with one line (ops/s only).
 SHORT_PLOT_PX = 170
+# Room kept between a value label and the edge of the plot, in pixels.
+LABEL_MARGIN_PX = 4.0
 
 
 def latency_text(us: float) -> str:
@@ -343,7 +345,30 @@ class DatasetSizeChart(ChartCard):
         share = (lines * 1.25 * (VALUE_LABEL_PX - 2) + 10) / height if height > 0 else 0.3
         share = min(0.6, max(0.1, share))
         top = high + (high - low) * share / (1.0 - share)
-        self.plot.setRange(xRange=self._x_range, yRange=(low, top), padding=0)
+        self.plot.setRange(xRange=self._label_room(), yRange=(low, top), padding=0)
+
+    def _label_room(self) -> tuple[float, float]:
+        """The x range widened so that every value label, centred on its point, is drawn
+        whole: the first point's label was cut at the chart's left edge on a narrow chart."""
+        x0, x1 = self._x_range
+        width = float(self.plot.getViewBox().width())
+        halves = [
+            (float(label.pos().x()), label.boundingRect().width() / 2 + LABEL_MARGIN_PX)
+            for label in self._labels
+        ]
+        if width <= 0 or not halves or 2 * max(h for _, h in halves) >= width:
+            return x0, x1
+        left, right = x0, x1
+        for _ in range(20):  # a contraction: the labels take less than the width
+            per_px = (right - left) / width
+            new = (
+                min(x0, *(x - h * per_px for x, h in halves)),
+                max(x1, *(x + h * per_px for x, h in halves)),
+            )
+            if abs(new[0] - left) < 1e-6 and abs(new[1] - right) < 1e-6:
+                break
+            left, right = new
+        return left, right
 
     def _short(self) -> bool:
         """A chart too short for two-line labels: each point says only its ops/s."""

@@ -106,3 +106,29 @@ def test_a_tproc_c_session_opened_after_shows_its_own_charts_again(
     assert page.open_run(tproc)
     assert page.time_chart.isVisibleTo(page)
     assert not page.detail.overviews["random_read"].isVisibleTo(page)
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)])
+def test_every_value_label_of_the_dataset_chart_is_drawn_whole(
+    qtbot: QtBot, main_window: Any, filled: tuple[Any, int, int, int], size: tuple[int, int]
+) -> None:
+    """At 1280 x 720 the first point's label ("3.10M ops/s") was cut at the chart's left edge
+    (and the last one's at the right): each label lies inside the plot it is clipped to."""
+    _store, hdd, ssd, _tproc = filled
+    main_window.resize(*size)
+    main_window.show()
+    qtbot.waitExposed(main_window)
+    main_window.show_page("Sessions")
+    sessions = main_window.page("Sessions")
+    for run_id in (hdd, ssd):
+        assert sessions.open_run(run_id)
+        qtbot.wait(50)
+        chart = sessions.detail.overviews["random_read"].dataset_chart
+        view = chart.plot.getViewBox().sceneBoundingRect()
+        assert len(chart._labels) == 5
+        for label in chart._labels:
+            drawn = label.sceneBoundingRect()
+            text = label.textItem.toPlainText()
+            assert drawn.left() >= view.left(), (size, text, drawn.left(), view.left())
+            assert drawn.right() <= view.right(), (size, text, drawn.right(), view.right())
+            assert drawn.top() >= view.top(), (size, text, drawn.top(), view.top())
