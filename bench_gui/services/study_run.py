@@ -28,7 +28,7 @@ from bench_gui.core.economics import ArrayInput
 from bench_gui.core.plan import Plan
 from bench_gui.core.study_model import Study, StudyError, System, system_fingerprint
 from bench_gui.services.run import RunController
-from bench_gui.services.run_errors import RunError
+from bench_gui.services.run_errors import HostKeyUnknown, RunError
 from bench_gui.services.study_identity import (
     IdentityUnknown,
     changes,
@@ -254,7 +254,12 @@ class StudyRunner:
 
         with LayoutScope(self, system, index, left), self._tuned(system, index, left, result):
             self._check_stopped()  # Stop pressed while the preset was applied
-            controller = RunController(system.plan, self.store, action="run")
+            try:
+                controller = RunController(system.plan, self.store, action="run")
+            except HostKeyUnknown:
+                raise
+            except RunError as exc:
+                raise RunError(f"{_named(system)}: {exc}") from exc
             self.controller = controller
             if self._stopped:
                 controller.stop()  # Stop pressed just now: the run ends at once, as stopped
@@ -281,6 +286,16 @@ class StudyRunner:
                     for event in events:
                         self.on_event(system, event)
                     raise
+                except HostKeyUnknown:
+                    raise  # the app shows the key to accept; its message names the host
+                except RunError as exc:
+                    # The run's own words ("the data file needs 72 MiB...") with the system
+                    # they are about: a study runs several, and the author must know which.
+                    session = controller.session_id
+                    where = f"session {session}: " if session is not None else ""
+                    raise RunError(
+                        f"{_named(system)} failed ({where}{exc}): run the study again to measure it"
+                    ) from exc
             finally:
                 self.controller = None
                 if controller.session_id is not None:
@@ -290,7 +305,7 @@ class StudyRunner:
             status = controller.final.get("status") if controller.final is not None else None
             if controller.session_id is None or status != "ok":
                 raise RunError(
-                    f"system {system.key} ({system.name}) did not finish"
+                    f"{_named(system)} did not finish"
                     f" (session {controller.session_id}, status {status}): run the study"
                     " again to measure it"
                 )
@@ -423,6 +438,11 @@ def _proposal(conn: Any, profile: str) -> Any:
     if conn.engine in MARIADB_KINDS:
         return resolve_innodb_profile(conn, profile, inputs, facts)
     return resolve_profile(profile, server_version(conn), inputs, facts)
+
+
+def _named(system: System) -> str:
+    """How an error names the system it is about: ``system ssd (SSD server)``."""
+    return f"system {system.key} ({system.name})"
 
 
 def sessions_of(store: SessionStore, study: Study) -> Iterator[tuple[System, int | None]]:

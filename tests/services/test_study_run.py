@@ -17,6 +17,7 @@ from bench_gui.services.run_errors import RunError
 from bench_gui.services.study_identity import recorded_identity
 from bench_gui.services.study_run import StudyProgress, StudyRunner, system_tag, valid_session
 from bench_gui.store import SessionStore
+from tests._fixtures.ssh import free_port
 
 pytestmark = pytest.mark.integration
 
@@ -229,3 +230,26 @@ def test_a_changed_server_is_measured_again_and_the_notes_say_why(
         assert running[0].message.startswith("measured again: server identifier")
         # The new session records today's server: the next resume skips it.
         assert recorded_identity(store, third.sessions["disk"]) == recorded
+
+
+def test_a_failed_run_s_error_names_its_system(
+    pg_server: Any, study_file: Path, tmp_path: Path
+) -> None:
+    """A study runs several systems: the error of one that failed says which (it was the run's
+    own message alone, "connection refused", with no system in it)."""
+    nobody = free_port()  # no server listens there
+    text = study_text(pg_server).replace(
+        f'host = "{pg_server.socket_dir}"\ndatabase = "study_disk"',
+        f'host = "127.0.0.1"\nport = {nobody}\ndatabase = "study_disk"',
+    )
+    assert f"port = {nobody}" in text
+    study_file.write_text(text)
+    study = load_study(study_file)
+    with SessionStore(tmp_path / "sessions.sqlite3") as store:
+        runner = StudyRunner(study, store, study_file.parent)
+        with pytest.raises(RunError) as raised:
+            runner.run(brief=False)
+        message = str(raised.value)
+        assert message.startswith("system disk (DISK server) failed (session "), message
+        assert str(nobody) in message
+        assert valid_session(store, study, study.system("disk")) is None

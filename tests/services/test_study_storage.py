@@ -93,7 +93,9 @@ def test_each_system_s_layout_is_built_for_its_runs_and_taken_down_even_when_the
 
     with SessionStore(tmp_path / "sessions.sqlite3") as store:
         runner = StudyRunner(study, store, tmp_path, on_progress=seen)
-        with pytest.raises(RunError, match="the data file needs 72 MiB"):
+        # The run's own words, with the system they are about.
+        named = r"system small \(small device\) failed \(session \d+: .*the data file needs 72 MiB"
+        with pytest.raises(RunError, match=named):
             runner.run(brief=False)
         (big,) = [r for r in store.list_runs() if r.status == "complete"]
         inventory = store.get_run(big.id).inventory or {}
