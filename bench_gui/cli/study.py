@@ -1,7 +1,8 @@
 """``bench-gui study``: a study in one file, from a seed's template to a finished brief.
 
 - ``study new --from seed-000 FILE``: the seed's study file, to point at your own systems;
-- ``study check FILE``: every field checked, each system shown with its plan and status;
+- ``study check FILE``: every field checked, each system shown with its status, and what the
+  file points at checked before anything runs (:mod:`bench_gui.services.study_preflight`);
 - ``study run FILE``: each system in turn (skipping those already measured and still valid),
   then the brief beside the study file.
 """
@@ -55,6 +56,7 @@ def cmd_study_new(args: argparse.Namespace) -> int:
 def cmd_study_check(args: argparse.Namespace) -> int:
     from bench_gui.cli.team_store import open_store
     from bench_gui.core.study_model import StudyError
+    from bench_gui.services.study_preflight import preflight
     from bench_gui.services.study_run import plan_seconds, sessions_of
 
     try:
@@ -73,15 +75,38 @@ def cmd_study_check(args: argparse.Namespace) -> int:
                 "seconds": plan_seconds(system.plan),
             }
         )
+    # What the file points at (servers, hosts, devices, prices), for the systems still to
+    # measure: a study that would fail at its third system says so before the first.
+    measured = {r["system"] for r in rows if r["session"]}
+    findings = (
+        []
+        if args.file_only
+        else preflight(
+            study, Path(args.file).resolve().parent, store, lambda system: system.key in measured
+        )  # fmt: skip
+    )
+    ready = not any(f.problem for f in findings)
+    code = EXIT_OK if ready else EXIT_FAILED
     if args.json:
-        print(json.dumps({"study": study.key, "name": study.name, "systems": rows}))
-        return EXIT_OK
+        checks = [{"path": f.path, "level": f.level, "text": f.text} for f in findings]
+        print(json.dumps({"study": study.key, "name": study.name, "systems": rows,
+                          "checks": checks, "ready": ready}))  # fmt: skip
+        return code
     print(f"{safe(study.name)} (sessions tagged {safe(study.tag)})")
     for row in rows:
         state = f"measured: session {row['session']}" if row["session"] else "to measure"
         base = " (baseline)" if row["baseline"] else ""
         print(f"  {safe(row['system'])}{base}: {safe(row['name'])} - {state}")
-    return EXIT_OK
+    for finding in findings:
+        print(f"{finding.level}: {safe(finding.path)}: {safe(finding.text)}")
+    if args.file_only:
+        print("the file is valid (servers, hosts, devices and prices not looked at)")
+    elif ready:
+        print("ready to run" + (f" ({len(findings)} notes)" if findings else ""))
+    else:
+        problems = sum(1 for f in findings if f.problem)
+        print(f"not ready: {problems} problem{'s' if problems != 1 else ''} would stop the run")
+    return code
 
 
 def cmd_study_run(args: argparse.Namespace) -> int:
@@ -164,8 +189,19 @@ def add_commands(sub: Any) -> None:
     sp.add_argument("file", nargs="?", default="study.toml", help="default: study.toml")
     sp.add_argument("--force", action="store_true", help="replace an existing file")
     sp.set_defaults(func=cmd_study_new)
-    sp = ssub.add_parser("check", help="check a study file; show what is measured already")
+    sp = ssub.add_parser(
+        "check",
+        help="check a study file and what it points at; show what is measured already",
+        description="Every field of the file, then, for each system still to measure, what"
+        " its run will need: the database answers (and its tuning preset resolves), the"
+        " SSH driver host answers, fio and root for random reads here, the storage layout's"
+        " devices present and free; and the prices the brief uses. Exit status 1 when a"
+        " problem would stop the run.",
+    )
     sp.add_argument("file")
+    sp.add_argument(
+        "--file-only", action="store_true", help="check the file only: reach no server or host"
+    )
     sp.add_argument("--json", action="store_true")
     sp.set_defaults(func=cmd_study_check)
     sp = ssub.add_parser("run", help="measure each system not measured yet, then the brief")

@@ -378,10 +378,7 @@ class _TuningScope:
         users = max(plan.workload.virtual_users, default=0) or None
         try:
             self.conn = connection_for_plan(plan.target, users)
-            profile = tuning.profile
-            if profile.endswith(".toml") and not Path(profile).is_absolute():
-                profile = str(self.runner.folder / profile)  # beside the study file
-            proposal = _proposal(self.conn, profile)
+            proposal = tuning_proposal(self.conn, profile_path(self.runner.folder, tuning.profile))
             applied, self.entry = apply_profile(
                 self.runner.store, self.conn, proposal, profile=tuning.profile,
                 restart=tuning.restart,
@@ -415,7 +412,15 @@ class _TuningScope:
             self.conn = None
 
 
-def _proposal(conn: Any, profile: str) -> Any:
+def profile_path(folder: Path, profile: str) -> str:
+    """A tuning profile as the study names it: a preset file relative to the study file's
+    folder, any other name (a preset, pgtune) as it is."""
+    if profile.endswith(".toml") and not Path(profile).is_absolute():
+        return str(folder / profile)
+    return profile
+
+
+def tuning_proposal(conn: Any, profile: str) -> Any:
     """The profile as the connection's engine takes it (as ``bench-gui tune apply`` does)."""
     from bench_gui.services.tuning import (
         INNODB,

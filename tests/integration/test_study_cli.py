@@ -13,6 +13,7 @@ import pytest
 import tomli_w
 
 from tests._fixtures.cli import bench
+from tests._fixtures.ssh import free_port
 from tests.agent.fio.helpers import memory_cgroups_usable, need_fio, need_root
 
 pytestmark = pytest.mark.integration
@@ -100,3 +101,31 @@ def test_seed_004_runs_random_reads_to_a_brief(tmp_path: Path) -> None:
     assert result["measured"] == ["disk", "ssd"]
     html = (tmp_path / "seed-004-brief.html").read_text()
     assert "Crucial m4 128GB SSD" in html
+
+
+def test_study_check_reaches_the_servers_before_anything_runs(tmp_path: Path) -> None:
+    """A study whose server is off passed ``study check`` (the file alone was judged) and
+    failed at its run: the check now says so, with exit status 1."""
+    db = tmp_path / "sessions.sqlite3"
+    path = tmp_path / "study.toml"
+    data = new_study("seed-000", path, db)
+    nobody = free_port()
+    for key in ("hdd", "ssd"):
+        data["systems"][key]["target"] = {"kind": "postgresql", "host": "127.0.0.1",
+                                          "port": nobody, "password_env": ""}  # fmt: skip
+    path.write_text(tomli_w.dumps(data))
+    proc = bench("study", "check", str(path), db=db)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "problem: systems.hdd.target: the database does not answer" in proc.stdout
+    assert str(nobody) in proc.stdout
+    assert "not ready: 2 problems would stop the run" in proc.stdout
+    checked = bench("study", "check", str(path), "--json", db=db)
+    result = json.loads(checked.stdout)
+    assert result["ready"] is False
+    assert {c["path"] for c in result["checks"] if c["level"] == "problem"} == {
+        "systems.hdd.target",
+        "systems.ssd.target",
+    }
+    file_only = bench("study", "check", str(path), "--file-only", db=db)
+    assert file_only.returncode == 0, file_only.stderr
+    assert "problem" not in file_only.stdout
