@@ -21,6 +21,7 @@ import subprocess
 import tempfile
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -138,14 +139,20 @@ def _missing() -> list[str]:
     return missing
 
 
-@pytest.fixture(scope="session")
-def mariadb_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MariaDbServer]:
+class MariaDbUnavailable(RuntimeError):
+    """The private server could not be started (programs missing, or it would not come up)."""
+
+
+@contextmanager
+def private_mariadb(folder: Path) -> Iterator[MariaDbServer]:
+    """A private MariaDB in ``folder`` (data, socket, log), its user created and the password
+    in this process's environment, stopped and its data removed on exit. The tests' fixture
+    and ``benchmarks/build_speed.py`` start theirs this one way."""
     missing = _missing()
     if missing:
-        pytest.fail(
-            f"MariaDB tests need {', '.join(missing)}: run scripts/install-system-deps.sh --test"
+        raise MariaDbUnavailable(
+            f"MariaDB needs {', '.join(missing)}: run scripts/install-system-deps.sh --test"
         )
-    folder = tmp_path_factory.mktemp("mariadb")
     data = folder / "data"
     # A socket path must stay under ~100 bytes: a short folder of its own when needed.
     sock_dir = str(folder) if len(str(folder)) < 80 else tempfile.mkdtemp(prefix="mdb-")
@@ -164,7 +171,8 @@ def mariadb_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MariaDb
         timeout=300,
         check=False,
     )
-    assert install.returncode == 0, install.stdout[-2000:] + install.stderr[-2000:]
+    if install.returncode != 0:
+        raise MariaDbUnavailable(install.stdout[-2000:] + install.stderr[-2000:])
     port = free_port()
     log = folder / "server.log"
     proc = subprocess.Popen(
@@ -196,7 +204,7 @@ def mariadb_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MariaDb
         def up() -> bool:
             if proc.poll() is not None:
                 text = log.read_text(errors="replace")[-2000:] if log.exists() else ""
-                pytest.fail(f"mariadbd exited with {proc.returncode}: {text}")
+                raise MariaDbUnavailable(f"mariadbd exited with {proc.returncode}: {text}")
             return os.path.exists(socket_path) and (
                 subprocess.run(
                     ["mariadb", "--no-defaults", "-S", socket_path, "-u", "root", "-e", "SELECT 1"],
@@ -234,3 +242,12 @@ def mariadb_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MariaDb
         if sock_dir != str(folder):
             shutil.rmtree(sock_dir, ignore_errors=True)
         shutil.rmtree(data, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def mariadb_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MariaDbServer]:
+    try:
+        with private_mariadb(tmp_path_factory.mktemp("mariadb")) as server:
+            yield server
+    except MariaDbUnavailable as exc:
+        pytest.fail(f"MariaDB tests: {exc}")
