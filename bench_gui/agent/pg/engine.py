@@ -81,6 +81,10 @@ class PgEngine:
         self.database = database
         self.template = f"{database}_template"
         self._monitor: psycopg.Connection[Any] | None = None
+        # The tablespace the database was in when it was dropped to be rebuilt: a database the
+        # storage placement put on a volume under test is built there again, not on the
+        # server's default volume (a plain CREATE DATABASE lands in pg_default).
+        self._tablespace: str | None = None
 
     @property
     def worker_main(self) -> Callable[[Any, Any, Any, Any], None]:
@@ -206,9 +210,14 @@ class PgEngine:
         return row is not None
 
     def create_database(self) -> None:
+        statement = sql.SQL("CREATE DATABASE {}").format(sql.Identifier(self.database))
+        if self._tablespace:
+            statement = sql.SQL("{} TABLESPACE {}").format(
+                statement, sql.Identifier(self._tablespace)
+            )
         with connect(self.admin_conninfo, what="server") as conn:
             try:
-                conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(self.database)))
+                conn.execute(statement)
             except psycopg.errors.DuplicateDatabase:
                 pass
             except psycopg.errors.InsufficientPrivilege as exc:
@@ -218,6 +227,14 @@ class PgEngine:
 
     def drop_database(self, name: str) -> None:
         with connect(self.admin_conninfo, what="server") as conn:
+            if name == self.database:
+                row = conn.execute(
+                    "SELECT t.spcname FROM pg_database d JOIN pg_tablespace t"
+                    " ON t.oid = d.dattablespace WHERE d.datname = %s",
+                    (name,),
+                ).fetchone()
+                if row is not None:
+                    self._tablespace = None if row[0] == "pg_default" else str(row[0])
             conn.execute(
                 sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
             )
