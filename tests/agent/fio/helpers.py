@@ -81,10 +81,11 @@ def device_numbers(name: str) -> str:
 
 
 class Throttle:
-    """A cgroup holding one device to ``iops`` reads a second; :meth:`wrap` runs a command
-    inside it. Removed by :meth:`close` (whatever is left in it is killed)."""
+    """A cgroup holding one device to ``iops`` reads a second (and ``write_iops`` writes when
+    given); :meth:`wrap` runs a command inside it, :meth:`move` puts a running process there.
+    Removed by :meth:`close` (whatever is left in it is killed)."""
 
-    def __init__(self, device: str, iops: int, name: str) -> None:
+    def __init__(self, device: str, iops: int, name: str, write_iops: int | None = None) -> None:
         self.folders: list[str] = []
         numbers = device_numbers(device)
         mounts = parse_mountinfo(Path("/proc/self/mountinfo").read_text())
@@ -92,15 +93,23 @@ class Throttle:
         blkio = next((m for m in mounts if m.version == 1 and "blkio" in m.controllers), None)
         if blkio is not None:
             parent = os.path.join(blkio.point, own.get("blkio", "/").lstrip("/"))
+            self.home = os.path.join(parent, "cgroup.procs")
             group = self._mkdir(os.path.join(parent, name))
             self._write(os.path.join(group, "blkio.throttle.read_iops_device"), f"{numbers} {iops}")
+            if write_iops is not None:
+                self._write(
+                    os.path.join(group, "blkio.throttle.write_iops_device"),
+                    f"{numbers} {write_iops}",
+                )
             self.procs = os.path.join(group, "cgroup.procs")
             return
         hierarchy = find_hierarchy(controller="io")
+        self.home = os.path.join(hierarchy.own, "cgroup.procs")
         parent = hierarchy.controller_folder()
         self._write(os.path.join(parent, "cgroup.subtree_control"), "+io +memory")
         group = self._mkdir(os.path.join(parent, name))
-        self._write(os.path.join(group, "io.max"), f"{numbers} riops={iops}")
+        writes = f" wiops={write_iops}" if write_iops is not None else ""
+        self._write(os.path.join(group, "io.max"), f"{numbers} riops={iops}{writes}")
         self._write(os.path.join(group, "cgroup.subtree_control"), "+io +memory")
         leaf = self._mkdir(os.path.join(group, "agent"))
         self.procs = os.path.join(leaf, "cgroup.procs")
@@ -124,6 +133,14 @@ class Throttle:
     def wrap(self, argv: list[str]) -> list[str]:
         return ["sh", "-c", 'echo $$ > "$0" && exec "$@"', self.procs, *argv]
 
+    def move(self, pid: int) -> None:
+        """A running process into the group (its later children are born there)."""
+        Path(self.procs).write_text(str(pid))
+
+    def release(self, pid: int) -> None:
+        """A process moved in back to this process's own group, to outlive :meth:`close`."""
+        Path(self.home).write_text(str(pid))
+
     def close(self) -> None:
         for folder in reversed(self.folders):
             for _ in range(100):
@@ -145,8 +162,10 @@ class Throttle:
 
 
 @contextlib.contextmanager
-def throttled(device: str, iops: int, name: str) -> Iterator[Throttle]:
-    throttle = Throttle(device, iops, name)
+def throttled(
+    device: str, iops: int, name: str, write_iops: int | None = None
+) -> Iterator[Throttle]:
+    throttle = Throttle(device, iops, name, write_iops)
     try:
         yield throttle
     finally:
