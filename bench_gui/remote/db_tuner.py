@@ -1,7 +1,7 @@
 """What the database tuners share: their errors, diff rows, results, and the steps of their flow.
 
-PostgreSQL (:mod:`~bench_gui.remote.pg_tuner`), MariaDB/MySQL
-(:mod:`~bench_gui.remote.mariadb_tuner`) and SQL Server (:mod:`~bench_gui.remote.mssql_tuner`)
+PostgreSQL (:mod:`~bench_gui.engines.postgresql.tuner`), MariaDB/MySQL
+(:mod:`~bench_gui.engines.mariadb.tuner`) and SQL Server (:mod:`~bench_gui.engines.mssql.tuner`)
 change settings in their own ways, but each one connects, reads facts, diffs a proposal,
 applies what differs, verifies it and rolls back a snapshot; the CLI, the services and the
 Database page read every engine's rows, results and errors as the same types, defined here

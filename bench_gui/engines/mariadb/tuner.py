@@ -10,7 +10,7 @@ How a change is made, per flavour:
 - **MariaDB** has no SET PERSIST: a dynamic variable is ``SET GLOBAL`` (in effect at once) and
   every changed variable is also written into an option file so that it survives a restart:
   one of our own (:data:`DEFAULT_CONFIG_FILE`, an include file) or the one the user chose,
-  edited in place keeping all else (:mod:`bench_gui.remote.option_file`); a static one
+  edited in place keeping all else (:mod:`bench_gui.engines.mariadb.option_file`); a static one
   (``information_schema.SYSTEM_VARIABLES.READ_ONLY``) is only written there and takes effect
   when the server restarts. Writing the file needs the server's machine (this one, or an SSH
   host as root).
@@ -51,6 +51,7 @@ from bench_gui.core.tuning.innodb import (
     sql_value,
 )
 from bench_gui.core.tuning.pgtune import TunedSetting
+from bench_gui.engines.mariadb.option_file import edit_cnf
 from bench_gui.remote.db_tuner import (
     ApplyResult,
     DbTarget,
@@ -70,9 +71,6 @@ from bench_gui.remote.db_tuner import (
     taken_at,
 )
 from bench_gui.remote.host_access import HostIO
-from bench_gui.remote.option_file import edit_cnf
-from bench_gui.remote.option_file import parse_cnf as parse_cnf  # re-exported
-from bench_gui.remote.option_file import render_cnf as render_cnf  # re-exported
 
 DEFAULT_CONFIG_FILE: Final = "/etc/mysql/mariadb.conf.d/99-bench-gui.cnf"
 _NAME_RE: Final = re.compile(r"^[a-z_][a-z0-9_]*$")

@@ -27,12 +27,11 @@ the tests, locally or over SSH), :class:`SystemdControl` (``systemctl``) and
 :class:`PgCtlClusterControl` (Debian's ``pg_ctlcluster``), each over a
 :class:`~bench_gui.remote.host_access.HostIO`.
 
-The code is in modules named for what they hold: :mod:`~bench_gui.remote.pg_settings` (the
-``pg_settings`` rows, the diff, the snapshot), :mod:`~bench_gui.remote.pg_control` (the server
-controls and the failed start's log), :mod:`~bench_gui.remote.pg_targets` (the targets),
-:mod:`~bench_gui.remote.machine_facts` (RAM, CPUs, storage from ``/proc`` and ``/sys``), and
-what every engine's tuner shares in :mod:`~bench_gui.remote.db_tuner` (errors, diff rows,
-results); this module holds :class:`PgTuner` and names them all for its importers.
+The kit's other modules are named for what they hold: :mod:`.settings` (the ``pg_settings``
+rows, the diff, the snapshot), :mod:`.control` (the server controls and the failed start's
+log), :mod:`.targets` (which server to tune); :mod:`~bench_gui.remote.machine_facts` reads RAM,
+CPUs and storage from ``/proc`` and ``/sys``, and :mod:`~bench_gui.remote.db_tuner` holds the
+flow and the types every engine's tuner shares (errors, diff rows, results).
 """
 
 from __future__ import annotations
@@ -48,6 +47,21 @@ from psycopg import sql
 
 from bench_gui.agent.pg.liveness import with_liveness
 from bench_gui.core.tuning.pgtune import PgVersion, TunedSetting, same_value
+from bench_gui.engines.postgresql.control import (
+    ControlResult,
+    RestartFailed,
+    ServerControl,
+    blame_setting,
+    first_fatal,
+)
+from bench_gui.engines.postgresql.settings import (
+    AUTO_CONF,
+    SETTINGS_SQL,
+    ServerSetting,
+    Snapshot,
+    diff_settings,
+    parse_auto_conf,
+)
 from bench_gui.remote.db_tuner import (
     ApplyResult,
     DbTuner,
@@ -55,7 +69,6 @@ from bench_gui.remote.db_tuner import (
     HostFacts,
     NoServerControl,
     NotEnoughPrivileges,
-    RejectedSettings,
     TuningError,
     first_line,
     set_each,
@@ -67,72 +80,6 @@ from bench_gui.remote.machine_facts import (
     parse_meminfo_total,
     storage_kind,
 )
-from bench_gui.remote.pg_control import (
-    DEBIAN_CONF_ROOT,
-    ControlResult,
-    PgCtlClusterControl,
-    PgCtlControl,
-    RestartFailed,
-    ServerControl,
-    SystemdControl,
-    blame_setting,
-    debian_cluster,
-    first_fatal,
-    local_control,
-    parse_control_spec,
-)
-from bench_gui.remote.pg_settings import (
-    AUTO_CONF,
-    SETTINGS_SQL,
-    ServerSetting,
-    Snapshot,
-    check_value,
-    diff_settings,
-    parse_auto_conf,
-)
-from bench_gui.remote.pg_targets import (
-    TuningTarget,
-    conninfo_target,
-    demo_target,
-    plan_target,
-)
-
-__all__ = [
-    "AUTO_CONF",
-    "ApplyResult",
-    "ControlResult",
-    "DEBIAN_CONF_ROOT",
-    "DiffRow",
-    "HostFacts",
-    "NoServerControl",
-    "NotEnoughPrivileges",
-    "PgCtlClusterControl",
-    "PgCtlControl",
-    "PgTuner",
-    "RejectedSettings",
-    "RestartFailed",
-    "SETTINGS_SQL",
-    "ServerControl",
-    "ServerSetting",
-    "Snapshot",
-    "SystemdControl",
-    "TuningError",
-    "TuningTarget",
-    "blame_setting",
-    "check_value",
-    "conninfo_target",
-    "debian_cluster",
-    "demo_target",
-    "diff_settings",
-    "local_control",
-    "mount_device",
-    "parse_auto_conf",
-    "parse_control_spec",
-    "parse_cpu_list",
-    "parse_meminfo_total",
-    "plan_target",
-    "storage_kind",
-]
 
 
 @dataclass
