@@ -25,6 +25,8 @@ from typing import Any, Final
 
 # Every face a kit provides, with the call each place makes of it.
 FACES: Final[Mapping[str, str]] = {
+    # services: a bench_gui.remote.db_tuner.DbTuner subclass giving the engine's steps
+    "tuner": "its tuner: the shared flow with the engine's steps",
     # services: (target: Target, planned_users: int | None = None, *, control, ssh,
     # config_file, data_directory) -> services.tuning_parts.Connection; TuningError says why not
     "connect": "a tuning connection to a plan's target",

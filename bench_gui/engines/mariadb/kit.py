@@ -8,6 +8,7 @@ KIT = EngineKit(
     kinds=("mariadb", "mysql"),
     profile="innodb",
     faces={
+        "tuner": "bench_gui.engines.mariadb.tuner:MariaDbTuner",
         "connect": "bench_gui.engines.mariadb.tuning:connect",
         "version": "bench_gui.engines.mariadb.tuning:version",
         "snapshot": "bench_gui.engines.mariadb.tuner:MariaDbSnapshot.from_dict",

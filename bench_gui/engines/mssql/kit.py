@@ -10,6 +10,7 @@ KIT = EngineKit(
     reload_word="at once",
     restarts=False,
     faces={
+        "tuner": "bench_gui.engines.mssql.tuner:MssqlTuner",
         "connect": "bench_gui.engines.mssql.tuning:connect",
         "version": "bench_gui.engines.mssql.tuning:version",
         "snapshot": "bench_gui.engines.mssql.tuner:MssqlSnapshot.from_dict",

@@ -8,6 +8,7 @@ KIT = EngineKit(
     kinds=("postgresql", "demo"),
     profile="pgtune",
     faces={
+        "tuner": "bench_gui.engines.postgresql.tuner:PgTuner",
         "connect": "bench_gui.engines.postgresql.tuning:connect",
         "version": "bench_gui.engines.postgresql.tuning:version",
         "snapshot": "bench_gui.engines.postgresql.settings:Snapshot.from_dict",
