@@ -190,3 +190,17 @@ def test_a_preset_file_is_diffed(
     qtbot.waitUntil(lambda: not panel.busy, timeout=WAIT_MS)
     assert 'it needs engine = "mssql"' in panel.form.inputs_error.text()
     assert panel.diff.rows == []
+
+
+def test_the_postgresql_tab_leaves_a_sql_server_target_to_its_own_tab(
+    qtbot: QtBot, store: Any
+) -> None:
+    """The PostgreSQL tab took every kind but MariaDB's, so it tried to tune a SQL Server."""
+    plan = plan_from_dict(tomllib.loads(PLAN))
+    widget = DatabasePage(store, lambda: plan)
+    qtbot.addWidget(widget)
+    widget.postgresql.connect_target()
+    assert widget.postgresql.conn is None
+    assert not widget.postgresql.busy
+    assert "tab of its engine" in widget.message()
+    widget.shutdown(5)
