@@ -27,8 +27,8 @@ from typing import Any, Final
 FACES: Final[Mapping[str, str]] = {
     # services: a bench_gui.remote.db_tuner.DbTuner subclass giving the engine's steps
     "tuner": "its tuner: the shared flow with the engine's steps",
-    # services: (target: Target, planned_users: int | None = None, *, control, ssh,
-    # config_file, data_directory) -> services.tuning_parts.Connection; TuningError says why not
+    # services: (target: Target, planned_users: int | None = None, options: Options) ->
+    # services.tuning_parts.Connection; TuningError says why not (an option it cannot use)
     "connect": "a tuning connection to a plan's target",
     # services: (facts: dict) -> the release its rules take (from the tuner's facts())
     "version": "the server's release",

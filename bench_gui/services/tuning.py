@@ -44,7 +44,7 @@ from bench_gui.remote.db_tuner import ApplyResult, DiffRow, HostFacts, TuningErr
 from bench_gui.remote.errors import SSHError
 from bench_gui.remote.host_access import HostIO, LocalHost
 from bench_gui.remote.machine_facts import parse_cpu_list, parse_meminfo_total, storage_kind
-from bench_gui.services.tuning_parts import Connection, Inputs, ssh_host
+from bench_gui.services.tuning_parts import Connection, Inputs, Options, ssh_host
 from bench_gui.store import SessionStore, StoreError
 from bench_gui.store.tuning_history import TuningEntry, TuningHistory
 
@@ -79,10 +79,7 @@ def resolve_target(
     config_file: str | None = None,
 ) -> Connection:
     """``demo``, a plan file or a connection string -> a tuner for it (see module docstring)."""
-    options: dict[str, Any] = {
-        "control": control, "ssh": ssh, "config_file": config_file,
-        "data_directory": data_directory,
-    }  # fmt: skip
+    options = Options(control, ssh, config_file, data_directory)
     is_conninfo = "=" in spec or spec.startswith(("postgresql://", "postgres://"))
     if spec != "demo" and not is_conninfo:
         path = Path(spec)
@@ -94,7 +91,7 @@ def resolve_target(
             raise TuningError(str(exc)) from exc
         users = max(plan.workload.virtual_users, default=0) or None
         connect = engine_kit(plan.target.kind).face("connect")
-        conn: Connection = connect(plan.target, users, **options)
+        conn: Connection = connect(plan.target, users, options)
         return conn
     if config_file:
         raise TuningError("--config-file is for MariaDB/MySQL targets")
@@ -102,7 +99,7 @@ def resolve_target(
         target = demo_target(demo_path())
     else:
         target = conninfo_target(spec, os.environ.get("PGPASSWORD"))
-    return server_connection(target, control=control, ssh=ssh, data_directory=data_directory)
+    return server_connection(target, options)
 
 
 def connection_for_plan(target: Target, planned_users: int | None = None) -> Connection:

@@ -8,7 +8,7 @@ kit (:mod:`bench_gui.engines.base`): the kits import this module, never the othe
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Final, Protocol
 
 from bench_gui.core.tuning.pgtune import PgVersion
 from bench_gui.remote.errors import SSHError
@@ -50,6 +50,26 @@ class Connection:
                 item.close()
             except (SSHError, OSError, EOFError):
                 pass  # closing a dead link
+
+
+@dataclass(frozen=True)
+class Options:
+    """How the command line reaches a server's machine: ``--control``, ``--ssh``,
+    ``--config-file``, ``--data-dir`` (each engine takes the ones it can use)."""
+
+    control: str | None = None
+    ssh: str | None = None
+    config_file: str | None = None
+    data_directory: str | None = None
+
+    def given(self) -> list[str]:
+        """The options given, as the command line spells them."""
+        flags = ("--control", "--ssh", "--config-file", "--data-dir")
+        values = (self.control, self.ssh, self.config_file, self.data_directory)
+        return [flag for flag, value in zip(flags, values, strict=True) if value]
+
+
+NO_OPTIONS: Final = Options()
 
 
 @dataclass

@@ -18,22 +18,17 @@ from bench_gui.engines.mariadb.tuner import (
 )
 from bench_gui.remote.db_tuner import HostFacts, TuningError
 from bench_gui.remote.host_access import HostIO, LocalHost
-from bench_gui.services.tuning_parts import Connection, Inputs, ssh_host
+from bench_gui.services.tuning_parts import NO_OPTIONS, Connection, Inputs, Options, ssh_host
 
 INNODB = "innodb"
 
 
 def connect(
-    target: Target,
-    planned_users: int | None = None,
-    *,
-    control: str | None = None,
-    ssh: str | None = None,
-    config_file: str | None = None,
-    data_directory: str | None = None,
+    target: Target, planned_users: int | None = None, options: Options = NO_OPTIONS
 ) -> Connection:
     """A MariaDB/MySQL target: its tuner, with the server's machine when this side reaches it
-    (here for a local server, the SSH host with ``ssh``) for the option file."""
+    (here for a local server, the SSH host with ``options.ssh``) for the option file."""
+    control, ssh = options.control, options.ssh
     resolved = plan_mariadb_target(target)
     closers: list[Any] = []
     host: HostIO | None = LocalHost() if resolved.local else None
@@ -41,7 +36,7 @@ def connect(
         host, session = ssh_host(ssh)
         closers.append(session)
         resolved.local = False
-    tuner = resolved.tuner(host, config_file or DEFAULT_CONFIG_FILE)
+    tuner = resolved.tuner(host, options.config_file or DEFAULT_CONFIG_FILE)
     if control:
         if host is None:
             raise TuningError("--control needs the server's machine: give --ssh")

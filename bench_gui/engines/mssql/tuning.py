@@ -19,29 +19,16 @@ from bench_gui.engines.mssql.tuner import (
 )
 from bench_gui.remote.db_tuner import HostFacts, TuningError
 from bench_gui.remote.host_access import HostIO, LocalHost
-from bench_gui.services.tuning_parts import Connection, Inputs
+from bench_gui.services.tuning_parts import NO_OPTIONS, Connection, Inputs, Options
 
 SMALLEST_MB: Final = 8192  # seed 003's max server memory rule needs at least this much RAM
 
 
 def connect(
-    target: Target,
-    planned_users: int | None = None,
-    *,
-    control: str | None = None,
-    ssh: str | None = None,
-    config_file: str | None = None,
-    data_directory: str | None = None,
+    target: Target, planned_users: int | None = None, options: Options = NO_OPTIONS
 ) -> Connection:
     """A SQL Server target: its tuner. The options of a server's machine are refused."""
-    given = [
-        option
-        for option, value in (
-            ("--control", control), ("--ssh", ssh), ("--config-file", config_file),
-            ("--data-dir", data_directory),
-        )
-        if value
-    ]  # fmt: skip
+    given = options.given()
     if given:
         raise TuningError(
             f"{', '.join(given)}: not for a SQL Server target (its options are set"

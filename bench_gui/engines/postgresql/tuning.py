@@ -17,7 +17,7 @@ from bench_gui.engines.postgresql.targets import TuningTarget, plan_target
 from bench_gui.engines.postgresql.tuner import PgTuner
 from bench_gui.remote.db_tuner import HostFacts, TuningError
 from bench_gui.remote.host_access import HostIO, LocalHost
-from bench_gui.services.tuning_parts import Connection, Inputs, ssh_host
+from bench_gui.services.tuning_parts import NO_OPTIONS, Connection, Inputs, Options, ssh_host
 from bench_gui.store.paths import data_dir
 from bench_gui.store.user_presets import all_presets, load_preset_file
 
@@ -30,33 +30,20 @@ def demo_path() -> Path:
 
 
 def connect(
-    target: Target,
-    planned_users: int | None = None,
-    *,
-    control: str | None = None,
-    ssh: str | None = None,
-    config_file: str | None = None,
-    data_directory: str | None = None,
+    target: Target, planned_users: int | None = None, options: Options = NO_OPTIONS
 ) -> Connection:
     """A plan's ``[target]`` (the demo or a PostgreSQL server)."""
-    if config_file:
+    if options.config_file:
         raise TuningError("--config-file is for MariaDB/MySQL targets")
-    conn = server_connection(
-        plan_target(target, demo_path()), control=control, ssh=ssh, data_directory=data_directory
-    )
+    conn = server_connection(plan_target(target, demo_path()), options)
     conn.planned_users = planned_users
     return conn
 
 
-def server_connection(
-    target: TuningTarget,
-    *,
-    control: str | None = None,
-    ssh: str | None = None,
-    data_directory: str | None = None,
-) -> Connection:
-    """A tuner for ``target``: over SSH with ``ssh``, restarted through ``control`` (which
-    needs the data directory: given, or read through the server)."""
+def server_connection(target: TuningTarget, options: Options = NO_OPTIONS) -> Connection:
+    """A tuner for ``target``: over SSH with ``options.ssh``, restarted through
+    ``options.control`` (which needs the data directory: given, or read through the server)."""
+    control, ssh = options.control, options.ssh
     closers: list[Any] = []
     host: HostIO | None = LocalHost() if target.local else None
     if ssh:
@@ -69,7 +56,7 @@ def server_connection(
         else PgTuner(target.conninfo, None, password=target.password)
     )
     if control:
-        where = data_directory or tuner.facts().get("data_directory")
+        where = options.data_directory or tuner.facts().get("data_directory")
         if not where:
             raise TuningError(
                 "the server's data directory is unknown (it needs a superuser to read it):"

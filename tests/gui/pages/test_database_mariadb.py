@@ -24,7 +24,7 @@ from bench_gui.core.tuning.pgtune import STORAGE_TYPES
 from bench_gui.engines.mariadb.option_file import parse_cnf
 from bench_gui.engines.mariadb.tuning import connect as mariadb_connection
 from bench_gui.gui.pages.database import COL_CURRENT, COL_EFFECT, COL_PROPOSED, DatabasePage
-from bench_gui.services.tuning_parts import Connection
+from bench_gui.services.tuning_parts import Connection, Options
 from tests._fixtures.mariadb import MariaDbServer
 
 pytestmark = pytest.mark.gui
@@ -52,7 +52,7 @@ def page(
 
     def connection(given: Plan) -> Connection:
         users = max(given.workload.virtual_users)
-        return mariadb_connection(given.target, config_file=str(cnf), planned_users=users)
+        return mariadb_connection(given.target, users, Options(config_file=str(cnf)))
 
     widget = DatabasePage(store, plan_provider=lambda: plan)
     widget.panels["mariadb"].connect_factory = connection
