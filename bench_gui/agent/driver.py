@@ -27,8 +27,7 @@ from typing import Any
 
 from bench_gui.agent.barrier import BarrierTimeout, Coordination, NoCounters, wait_until
 from bench_gui.agent.between_steps import DatabaseAway, watched
-from bench_gui.agent.counters import CounterReader
-from bench_gui.agent.engines import AgentEngine, EngineError, Snapshot
+from bench_gui.agent.engines import AgentEngine, CounterSource, EngineError, Snapshot
 from bench_gui.agent.hostmetrics import Monitor
 from bench_gui.agent.outages import Outages
 from bench_gui.agent.power import MeterError
@@ -143,7 +142,7 @@ class Step:
         index: int,
         vus: int,
         monitor: Monitor | None = None,
-        db_counters: CounterReader | None = None,
+        db_counters: CounterSource | None = None,
         coord: Coordination | None = None,
     ) -> None:
         self.cfg = cfg
@@ -301,7 +300,7 @@ class Step:
         if not self.coord.barrier:
             self._say_start()
         own_reader = self.db_counters is None
-        db: CounterReader | NoCounters
+        db: CounterSource
         if self.db_counters is not None:
             db = self.db_counters
         else:

@@ -55,8 +55,6 @@ from bench_gui.wire.names import AGENT_ENGINE_GROUP
 if TYPE_CHECKING:
     import threading
 
-    from bench_gui.agent.counters import CounterReader
-
 # Engine name -> "module:Class" of its agent side; imported only when a run asks for it.
 AGENT_ENGINES: Final[dict[str, str]] = {
     "postgresql": "bench_gui.agent.pg.engine:PgEngine",
@@ -103,6 +101,21 @@ class SchemaState(Protocol):
     state: str
     warehouses: int
     problems: list[str]
+
+
+class CounterSource(Protocol):
+    """What the sampler asks of an engine's counter reader: a fresh :class:`Snapshot` when
+    the server gives one in time (an engine subclasses
+    :class:`bench_gui.agent.counters.CounterReader`, which does the waiting)."""
+
+    def read(self, wait: float = ...) -> Snapshot | None: ...
+
+    def not_answering_s(self, now: float | None = None) -> float: ...
+
+    @property
+    def error(self) -> str: ...
+
+    def close(self) -> None: ...
 
 
 class AgentEngine(Protocol):
@@ -155,7 +168,7 @@ class AgentEngine(Protocol):
 
     def consistency_checks(self) -> list[CheckResult]: ...
 
-    def counter_reader(self) -> CounterReader:
+    def counter_reader(self) -> CounterSource:
         """A reader of the NOPM and TPM sources in a thread of its own (closed by the caller)."""
         ...
 
@@ -229,6 +242,7 @@ __all__ = [
     "AGENT_ENGINES",
     "AgentEngine",
     "CheckResult",
+    "CounterSource",
     "EngineError",
     "SchemaState",
     "ServerIdentity",

@@ -244,7 +244,7 @@ def cmd_gui(args: argparse.Namespace) -> int:
 
 def _tune_inputs(args: argparse.Namespace) -> Any:
     from bench_gui.core.tuning.pgtune import PgVersion, parse_size
-    from bench_gui.services.tuning import Inputs
+    from bench_gui.services.tuning_parts import Inputs
 
     return Inputs(
         ram_bytes=parse_size(args.ram) if getattr(args, "ram", None) else None,
@@ -260,9 +260,11 @@ def _tune_inputs(args: argparse.Namespace) -> Any:
 
 
 def _print_rows(rows: list[Any], engine: str = "postgresql") -> None:
+    from bench_gui.engines.registry import kit_for
+
     words = {
         "same": "unchanged",
-        "reload": "at once" if engine == "mssql" else "reload",
+        "reload": kit_for(engine).reload_word,
         "restart": "RESTART",
         "invalid": "REFUSED",
         "unknown": "UNKNOWN",
@@ -290,29 +292,13 @@ def _tune_connection(args: argparse.Namespace) -> Any:
 
 
 def _tune_proposal(args: argparse.Namespace, conn: Any) -> Any:
-    from bench_gui.services.tuning import (
-        INNODB,
-        MARIADB_KINDS,
-        MSSQL_KIND,
-        MSSQL_PROFILE,
-        PGTUNE,
-        resolve_innodb_profile,
-        resolve_mssql_profile,
-        resolve_profile,
-        server_facts,
-        server_version,
-    )
+    from bench_gui.services.tuning import calculated, proposal_for, server_facts
 
     inputs = _tune_inputs(args)
     facts = None
-    calculated = args.profile in (PGTUNE, INNODB, MSSQL_PROFILE)
-    if calculated and (inputs.ram_bytes is None or inputs.cpus is None):
+    if calculated(conn, args.profile) and (inputs.ram_bytes is None or inputs.cpus is None):
         facts = server_facts(conn)
-    if conn.engine == MSSQL_KIND:
-        return resolve_mssql_profile(conn, args.profile, inputs, facts)
-    if conn.engine in MARIADB_KINDS:
-        return resolve_innodb_profile(conn, args.profile, inputs, facts)
-    return resolve_profile(args.profile, server_version(conn), inputs, facts)
+    return proposal_for(conn, args.profile, inputs, facts)
 
 
 def _tune_postgresql(args: argparse.Namespace) -> int:
@@ -322,7 +308,7 @@ def _tune_postgresql(args: argparse.Namespace) -> int:
     if inputs.ram_bytes is None:
         print("bench-gui: --ram is required (e.g. --ram 128GiB)", file=sys.stderr)
         return EXIT_USAGE
-    from bench_gui.services.tuning import tune_input
+    from bench_gui.engines.postgresql.tuning import tune_input
 
     proposal = calculate(tune_input(inputs, None, inputs.version or _latest()))
     if args.json:
@@ -343,7 +329,7 @@ def _latest() -> Any:
 def _tune_presets(args: argparse.Namespace) -> int:
     from bench_gui.core.tuning.pgtune import PgVersion
     from bench_gui.core.tuning.presets import BUILTIN_OS_PRESETS
-    from bench_gui.remote.mssql_tuner import PROFILE, seed_003_proposal
+    from bench_gui.engines.mssql.tuner import PROFILE, seed_003_proposal
     from bench_gui.store.user_presets import all_presets, load_user_presets
 
     presets = all_presets()
@@ -421,15 +407,15 @@ def _tune_diff(args: argparse.Namespace) -> int:
         print(json.dumps({"target": conn.target.label, "proposal": proposal.to_dict(),
                           "diff": [_jsonable(r) for r in rows]}))  # fmt: skip
     else:
-        server = {"mariadb": "MariaDB", "mysql": "MySQL", "mssql": "SQL Server"}.get(
-            conn.engine, "PostgreSQL"
-        )
+        from bench_gui.core.engine import get_engine
+
+        server = get_engine(conn.engine).label
         print(f"# {conn.target.label}: {proposal.title} ({server} {proposal.version})")
         _print_rows(rows, conn.engine)
         for note in proposal.notes:
             print(f"# note: {note}")
         if conn.engine == "mssql":
-            from bench_gui.remote.mssql_tuner import NOT_VERIFIED
+            from bench_gui.engines.mssql.tuner import NOT_VERIFIED
 
             print(f"# note: {NOT_VERIFIED}")
     return EXIT_OK
@@ -465,10 +451,13 @@ def _tune_apply(args: argparse.Namespace) -> int:
         conn.close()
     _print_apply(result, args, entry)
     if result.pending_restart and not args.json:
+        from bench_gui.engines.registry import kit_for
+
+        kit = kit_for(conn.engine)
         how = (
-            "restart the SQL Server service; bench-gui does not restart it"
-            if conn.engine == "mssql"
-            else "run again with --restart"
+            "run again with --restart"
+            if kit.restarts
+            else f"restart the {kit.label} service; bench-gui does not restart it"
         )
         print(
             f"bench-gui: {', '.join(result.pending_restart)} take effect after a restart ({how})",
@@ -514,7 +503,7 @@ def _os_host(args: argparse.Namespace) -> tuple[Any, Any]:
     from bench_gui.remote.host_access import LocalHost
 
     if getattr(args, "ssh", None):
-        from bench_gui.services.tuning import ssh_host
+        from bench_gui.services.tuning_parts import ssh_host
 
         return ssh_host(args.ssh)
     return LocalHost(), None
@@ -567,9 +556,9 @@ def cmd_tune(args: argparse.Namespace) -> int:
     """``bench-gui tune ...``: every failure becomes one message and an exit status."""
     from bench_gui.core.tuning.pgtune import TuneInputError
     from bench_gui.core.tuning.presets import PresetError
+    from bench_gui.remote.db_tuner import TuningError
     from bench_gui.remote.errors import SSHError
     from bench_gui.remote.osknobs import OsKnobError
-    from bench_gui.remote.pg_tuner import TuningError
 
     handlers = {
         "postgresql": _tune_postgresql,

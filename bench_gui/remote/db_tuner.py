@@ -1,7 +1,7 @@
 """What the database tuners share: their errors, diff rows, results, and the steps of their flow.
 
-PostgreSQL (:mod:`~bench_gui.remote.pg_tuner`), MariaDB/MySQL
-(:mod:`~bench_gui.remote.mariadb_tuner`) and SQL Server (:mod:`~bench_gui.remote.mssql_tuner`)
+PostgreSQL (:mod:`~bench_gui.engines.postgresql.tuner`), MariaDB/MySQL
+(:mod:`~bench_gui.engines.mariadb.tuner`) and SQL Server (:mod:`~bench_gui.engines.mssql.tuner`)
 change settings in their own ways, but each one connects, reads facts, diffs a proposal,
 applies what differs, verifies it and rolls back a snapshot; the CLI, the services and the
 Database page read every engine's rows, results and errors as the same types, defined here
@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Final, Generic, Protocol, TypeVar
 
 from bench_gui.core.plan import Target
 from bench_gui.core.tuning.pgtune import TunedSetting
@@ -290,18 +290,36 @@ class _Closing(Protocol):
 
 
 ConnT = TypeVar("ConnT", bound=_Closing)
+StateT = TypeVar("StateT")
+SnapT = TypeVar("SnapT", bound=TunerSnapshot)
+
+NOTHING_TO_CHANGE: Final = "every setting already has the proposed value"
 
 
-class DbTuner(Generic[ConnT]):
-    """The base of each engine's tuner: a connection per step, always closed after it.
+class DbTuner(Generic[ConnT, StateT, SnapT]):
+    """Connect, diff, apply and roll back, written once for every engine's tuner.
 
-    A subclass opens its connection in :meth:`_open` (raising :class:`TuningError` with a
-    message for the user when it cannot) and gives ``facts``, ``diff``, ``apply``,
-    ``rollback`` and ``host_facts``, and a ``control`` that restarts the server (None: none).
+    The flow is the same everywhere: a connection per step, always closed after it; the
+    proposal's items (``only`` some of them) diffed against what the server holds; values the
+    server would refuse reported before anything changes (:func:`triage`); the engine's
+    checks (privileges, a restart it cannot do); a snapshot; the changes (undone should the
+    server refuse one); then, the connection closed, reload or restart and a verification.
+    A rollback checks it is on the snapshot's server, restores it and verifies the same way.
+
+    An engine gives the steps that are its own: :meth:`_open` (raising :class:`TuningError`
+    with a message for the user when it cannot), :meth:`_items`, :meth:`_facts`,
+    :meth:`_state` (its facts and current values: ``StateT``), :meth:`_diff`,
+    :meth:`_may_apply`, :meth:`_take_snapshot`, :meth:`_change`, :meth:`_settle`, and for a
+    rollback :meth:`_identity`, :meth:`_snapshot_names`, :meth:`_may_restore`,
+    :meth:`_restore_all`, :meth:`_settle_rollback`; and a ``control`` that restarts the
+    server (None: none).
     """
 
-    def _open(self) -> ConnT:
-        raise NotImplementedError
+    control: Any = None
+    # How a refused rollback words the server's identity ("its system identifier is").
+    identity_words: str = ""
+
+    # ---- the flow -------------------------------------------------------------------------------
 
     @contextmanager
     def connect(self) -> Iterator[ConnT]:
@@ -310,3 +328,119 @@ class DbTuner(Generic[ConnT]):
             yield conn
         finally:
             conn.close()
+
+    def facts(self) -> dict[str, Any]:
+        """The server's version, user, rights and identity, as the engine words them."""
+        with self.connect() as conn:
+            return self._facts(conn)
+
+    def diff(self, proposal: Any) -> list[DiffRow]:
+        """Each proposed item against the server's current value (nothing changes)."""
+        items = self._items(proposal)
+        with self.connect() as conn:
+            return self._diff(items, self._state(conn, [s.name for s in items]))
+
+    def apply(
+        self,
+        proposal: Any,
+        *,
+        restart: bool = False,
+        skip_invalid: bool = False,
+        only: set[str] | None = None,
+    ) -> ApplyResult:
+        """Apply the items that differ, keeping a snapshot to roll them back, and verify them.
+
+        ``restart``: restart the server when an item needs it and the engine can (else it is
+        reported in ``pending_restart``). ``skip_invalid``: leave out values the server would
+        refuse instead of refusing the whole proposal. ``only``: apply just these names.
+        """
+        items = pick(self._items(proposal), only, self._fold)
+        result = ApplyResult("apply")
+        with self.connect() as conn:
+            state = self._state(conn, [s.name for s in items])
+            todo = triage(self._diff(items, state), result, skip_invalid)
+            if not todo:
+                result.messages.append(NOTHING_TO_CHANGE)
+                return result
+            self._may_apply(conn, state, todo, restart)
+            snapshot = self._take_snapshot(conn, state, todo)
+            result.snapshot = snapshot
+            result.changed = self._change(conn, state, todo, snapshot, result)
+        self._settle(result, todo, snapshot, restart)
+        return result
+
+    def rollback(self, snapshot: SnapT, *, restart: bool = True) -> ApplyResult:
+        """Restore the state of ``snapshot`` on the server it was taken on, and verify it."""
+        result = ApplyResult("rollback", snapshot=snapshot)
+        with self.connect() as conn:
+            state = self._state(conn, self._snapshot_names(snapshot))
+            now, then = self._identity(state, snapshot)
+            check_same_server(now, then, self.identity_words)
+            self._may_restore(conn, state, snapshot, restart)
+            self._restore_all(conn, state, snapshot, result)
+        self._settle_rollback(result, state, snapshot, restart)
+        return result
+
+    # ---- the engine's part ----------------------------------------------------------------------
+
+    def _open(self) -> ConnT:
+        raise NotImplementedError
+
+    def _items(self, proposal: Any) -> list[TunedSetting]:
+        """The proposal's items (a proposal object of the engine's, or a list of them)."""
+        settings = getattr(proposal, "settings", proposal)
+        return list(settings)
+
+    def _fold(self, name: str) -> str:
+        """A name as the proposal's and ``only``'s are compared."""
+        return name.lower()
+
+    def _facts(self, conn: ConnT) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def _state(self, conn: ConnT, names: list[str]) -> StateT:
+        """The facts and the current values of ``names`` that the steps read."""
+        raise NotImplementedError
+
+    def _diff(self, items: list[TunedSetting], state: StateT) -> list[DiffRow]:
+        raise NotImplementedError
+
+    def _may_apply(self, conn: ConnT, state: StateT, todo: list[DiffRow], restart: bool) -> None:
+        """Refuse before anything changes: missing privileges, a restart that cannot be done."""
+
+    def _take_snapshot(self, conn: ConnT, state: StateT, todo: list[DiffRow]) -> SnapT:
+        raise NotImplementedError
+
+    def _change(
+        self, conn: ConnT, state: StateT, todo: list[DiffRow], snapshot: SnapT, result: ApplyResult
+    ) -> list[str]:
+        """Set ``todo``; the names set. A refusal undoes what was done and raises."""
+        raise NotImplementedError
+
+    def _settle(
+        self, result: ApplyResult, todo: list[DiffRow], snapshot: SnapT, restart: bool
+    ) -> None:
+        """After the changes: reload or restart, what waits for a restart, and verify."""
+        raise NotImplementedError
+
+    def _snapshot_names(self, snapshot: SnapT) -> list[str]:
+        raise NotImplementedError
+
+    def _identity(self, state: StateT, snapshot: SnapT) -> tuple[str | None, str | None]:
+        """The server's identity now and the snapshot's (None: unknown, not compared)."""
+        raise NotImplementedError
+
+    def _may_restore(self, conn: ConnT, state: StateT, snapshot: SnapT, restart: bool) -> None:
+        """Refuse a rollback before anything changes."""
+
+    def _restore_all(
+        self, conn: ConnT, state: StateT, snapshot: SnapT, result: ApplyResult
+    ) -> None:
+        """Put the snapshot's values back (``result.changed``, ``result.skipped``)."""
+        raise NotImplementedError
+
+    def _settle_rollback(
+        self, result: ApplyResult, state: StateT, snapshot: SnapT, restart: bool
+    ) -> None:
+        """After the restore: reload or restart, what waits for a restart, and verify."""
+        raise NotImplementedError

@@ -422,27 +422,11 @@ def profile_path(folder: Path, profile: str) -> str:
 
 def tuning_proposal(conn: Any, profile: str) -> Any:
     """The profile as the connection's engine takes it (as ``bench-gui tune apply`` does)."""
-    from bench_gui.services.tuning import (
-        INNODB,
-        MARIADB_KINDS,
-        MSSQL_KIND,
-        MSSQL_PROFILE,
-        PGTUNE,
-        Inputs,
-        resolve_innodb_profile,
-        resolve_mssql_profile,
-        resolve_profile,
-        server_facts,
-        server_version,
-    )
+    from bench_gui.services.tuning import calculated, proposal_for, server_facts
+    from bench_gui.services.tuning_parts import Inputs
 
-    inputs = Inputs()
-    facts = server_facts(conn) if profile in (PGTUNE, INNODB, MSSQL_PROFILE) else None
-    if conn.engine == MSSQL_KIND:
-        return resolve_mssql_profile(conn, profile, inputs, facts)
-    if conn.engine in MARIADB_KINDS:
-        return resolve_innodb_profile(conn, profile, inputs, facts)
-    return resolve_profile(profile, server_version(conn), inputs, facts)
+    facts = server_facts(conn) if calculated(conn, profile) else None
+    return proposal_for(conn, profile, Inputs(), facts)
 
 
 def _named(system: System) -> str:

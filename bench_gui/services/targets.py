@@ -19,11 +19,11 @@ from typing import Any
 
 from bench_gui.core.engine import EngineNotFound, get_engine
 from bench_gui.core.plan import Plan
+from bench_gui.engines.mariadb.tuner import check_mariadb
 from bench_gui.remote.connection import DEFAULT_TIMEOUT, connect
 from bench_gui.remote.errors import SecretStoreError, SSHError, TargetError
 from bench_gui.remote.host_access import SSHHost
 from bench_gui.remote.inventory import collect_inventory
-from bench_gui.remote.mariadb_tuner import check_mariadb
 from bench_gui.remote.secrets import (
     SECRET_KINDS,
     TargetSecrets,

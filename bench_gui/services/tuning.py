@@ -5,19 +5,15 @@ recorded in the tuning history. Shared by ``bench-gui tune`` and the Database pa
   string / URI; a server on this machine is restarted with the ``pg_ctl`` next to its binary,
   another one through ``--control`` (``systemctl:UNIT``, ``pg_ctlcluster:16/main``,
   ``pg_ctl:PATH``), run over SSH with ``--ssh TARGET``;
-- profile: ``pgtune`` (the calculator; its inputs default to the server's machine: RAM, CPUs
-  and storage read through the server, or from this machine when the server is local), the
-  name of a preset (built-in or the user's), or a preset file.
+- profile: the engine's calculated one (``pgtune``, ``innodb``, ``mssql-seed-003``: its inputs
+  default to the server's machine: RAM, CPUs and storage read through the server, or on its
+  host when this side reaches it), or a preset.
 
-A plan whose ``[target]`` is MariaDB or MySQL gets a
-:class:`~bench_gui.remote.mariadb_tuner.MariaDbTuner` instead (profile ``innodb``: the InnoDB
-rules of :mod:`bench_gui.core.tuning.innodb`, the planned users from the plan); diff, apply,
-rollback and the history work the same way, the option file it writes being ``config_file``.
-A plan whose ``[target]`` is SQL Server gets a
-:class:`~bench_gui.remote.mssql_tuner.MssqlTuner` (profile ``mssql-seed-003``: seed 003's
-MAXDOP, recovery model, target recovery time and, with the server's RAM known, max server
-memory; or a SQL Server preset file); it is never restarted from here. Each apply is recorded
-under its engine's kind (``postgresql``, ``mariadb``, ``mysql``, ``mssql``).
+What differs by engine is its kit's (:mod:`bench_gui.engines`): a plan's ``[target]`` is
+tuned by the kit serving its kind (:func:`bench_gui.engines.base.kit_for`), which makes the
+connection, reads the release, builds the proposal and reads back a stored snapshot; diff,
+apply, rollback and the history work the same way for every engine, each apply recorded under
+its engine's kind (``postgresql``, ``mariadb``, ``mysql``, ``mssql``).
 
 OS knobs (:mod:`bench_gui.remote.osknobs`) go the same way: applied and recorded with the
 snapshot to undo them; :class:`OsRun` does it for a run (applied before the agent starts,
@@ -37,64 +33,23 @@ from typing import Any
 import psycopg
 
 from bench_gui.core.plan import OsKnobs, Plan, PlanError, Target, load_plan
-from bench_gui.core.tuning.innodb import DbVersion, InnoDbInput, InnoDbProposal
-from bench_gui.core.tuning.innodb import calculate as innodb_calculate
-from bench_gui.core.tuning.pgtune import (
-    PgVersion,
-    Proposal,
-    TunedSetting,
-    TuneInput,
-    calculate,
-)
 from bench_gui.core.tuning.presets import BUILTIN_OS_PRESETS, PresetError
+from bench_gui.engines.base import EngineKit
+from bench_gui.engines.postgresql.targets import conninfo_target, demo_target
+from bench_gui.engines.postgresql.tuner import PgTuner
+from bench_gui.engines.postgresql.tuning import demo_path, server_connection
+from bench_gui.engines.registry import UnknownEngine, kit_for
 from bench_gui.remote import osknobs
+from bench_gui.remote.db_tuner import ApplyResult, DiffRow, HostFacts, TuningError
 from bench_gui.remote.errors import SSHError
 from bench_gui.remote.host_access import HostIO, LocalHost
-from bench_gui.remote.mariadb_tuner import (
-    DEFAULT_CONFIG_FILE,
-    MariaDbSnapshot,
-    MariaDbTarget,
-    parse_service_control,
-    plan_mariadb_target,
-)
-from bench_gui.remote.mssql_tuner import (
-    PROFILE,
-    MssqlProposal,
-    MssqlSnapshot,
-    MssqlTuningTarget,
-    load_mssql_preset,
-    plan_mssql_target,
-    seed_003_proposal,
-)
-from bench_gui.remote.pg_tuner import (
-    ApplyResult,
-    DiffRow,
-    HostFacts,
-    PgTuner,
-    Snapshot,
-    TuningError,
-    TuningTarget,
-    conninfo_target,
-    demo_target,
-    parse_control_spec,
-    parse_cpu_list,
-    parse_meminfo_total,
-    plan_target,
-    storage_kind,
-)
+from bench_gui.remote.machine_facts import parse_cpu_list, parse_meminfo_total, storage_kind
+from bench_gui.services.tuning_parts import Connection, Inputs, Options, ssh_host
 from bench_gui.store import SessionStore, StoreError
-from bench_gui.store.paths import data_dir
 from bench_gui.store.tuning_history import TuningEntry, TuningHistory
-from bench_gui.store.user_presets import all_presets, load_preset_file
 
 log = logging.getLogger(__name__)
 
-PGTUNE = "pgtune"
-INNODB = "innodb"  # the profile of MariaDB/MySQL targets
-MARIADB_KINDS = ("mariadb", "mysql")
-MSSQL_KIND = "mssql"
-MSSQL_PROFILE = PROFILE  # seed 003's settings, the profile of SQL Server targets
-MSSQL_SMALLEST_MB = 8192  # seed 003's max server memory rule needs at least this much RAM
 # What changing or restoring OS knobs can raise: the host refused (OsKnobError, OSError), the
 # SSH link (SSHError), the tuning history (StoreError, TuningError), a local command that hung.
 OS_KNOB_ERRORS = (
@@ -107,88 +62,12 @@ OS_KNOB_ERRORS = (
 )
 
 
-def demo_path() -> Path:
-    return data_dir() / "demo-postgres"
-
-
-@dataclass
-class Connection:
-    """A resolved target, with what SSH opened for it (closed by :meth:`close`).
-
-    ``tuner`` is a :class:`PgTuner`, a :class:`MariaDbTuner` for a MariaDB/MySQL target or
-    a :class:`MssqlTuner` for SQL Server (``engine`` says which); ``planned_users``: the
-    plan's most virtual users, if known."""
-
-    target: TuningTarget | MariaDbTarget | MssqlTuningTarget
-    tuner: Any  # PgTuner | MariaDbTuner | MssqlTuner: all diff, apply, roll back, read facts
-    host: HostIO | None  # where the server runs, when this side can reach it
-    closers: list[Any] = field(default_factory=list)
-    planned_users: int | None = None
-
-    @property
-    def engine(self) -> str:
-        """``postgresql``, ``mariadb``, ``mysql`` or ``mssql``: its tuning history's kind."""
-        if isinstance(self.target, MariaDbTarget | MssqlTuningTarget):
-            return self.target.flavour
-        return "postgresql"
-
-    def close(self) -> None:
-        for item in self.closers:
-            try:
-                item.close()
-            except (SSHError, OSError, EOFError):
-                pass  # closing a dead link
-
-
-def ssh_host(name: str, accept_fingerprint: str | None = None) -> tuple[HostIO, Any]:
-    """(the host, the connection to close) for a saved SSH target; blocking.
-
-    ``accept_fingerprint``: a host key the user has just accepted (the host-key flow)."""
-    from bench_gui.remote.connection import connect
-    from bench_gui.remote.host_access import SSHHost
-    from bench_gui.remote.hostkeys import APP_KNOWN_HOSTS
-    from bench_gui.remote.targets import TARGETS_FILE, get_target
-
-    folder = data_dir()
-    connection = connect(
-        get_target(name, folder / TARGETS_FILE),
-        accept_fingerprint,
-        known_hosts=folder / APP_KNOWN_HOSTS,
-    )
-    return SSHHost(connection), connection
-
-
-def mariadb_connection(
-    target: Target,
-    *,
-    control: str | None = None,
-    ssh: str | None = None,
-    config_file: str | None = None,
-    planned_users: int | None = None,
-) -> Connection:
-    """A MariaDB/MySQL target: its tuner, with the server's machine when this side reaches it
-    (here for a local server, the SSH host with ``ssh``) for the option file."""
-    resolved = plan_mariadb_target(target)
-    closers: list[Any] = []
-    host: HostIO | None = LocalHost() if resolved.local else None
-    if ssh:
-        host, session = ssh_host(ssh)
-        closers.append(session)
-        resolved.local = False
-    tuner = resolved.tuner(host, config_file or DEFAULT_CONFIG_FILE)
-    if control:
-        if host is None:
-            raise TuningError("--control needs the server's machine: give --ssh")
-        tuner.control = parse_service_control(control, host)
-    return Connection(resolved, tuner, host, closers, planned_users)
-
-
-def mssql_connection(target: Target, planned_users: int | None = None) -> Connection:
-    """A SQL Server target: its tuner (the server's machine is never needed: nothing of it
-    is written, and the service is not restarted from here)."""
-    resolved = plan_mssql_target(target)
-    host: HostIO | None = LocalHost() if resolved.local else None
-    return Connection(resolved, resolved.tuner(), host, [], planned_users)
+def engine_kit(kind: str) -> EngineKit:
+    """The kit tuning ``kind`` targets; TuningError naming the tuned ones when none does."""
+    try:
+        return kit_for(kind)
+    except UnknownEngine as exc:
+        raise TuningError(str(exc)) from exc
 
 
 def resolve_target(
@@ -200,39 +79,9 @@ def resolve_target(
     config_file: str | None = None,
 ) -> Connection:
     """``demo``, a plan file or a connection string -> a tuner for it (see module docstring)."""
-    if spec not in ("demo",) and "=" not in spec and Path(spec).is_file():
-        try:
-            plan = load_plan(Path(spec))
-        except PlanError as exc:
-            raise TuningError(str(exc)) from exc
-        users = max(plan.workload.virtual_users, default=0) or None
-        if plan.target.kind == MSSQL_KIND:
-            given = [
-                option
-                for option, value in (
-                    ("--control", control), ("--ssh", ssh), ("--config-file", config_file),
-                    ("--data-dir", data_directory),
-                )
-                if value
-            ]  # fmt: skip
-            if given:
-                raise TuningError(
-                    f"{', '.join(given)}: not for a SQL Server target (its options are set"
-                    " through SQL; bench-gui never restarts SQL Server)"
-                )
-            return mssql_connection(plan.target, users)
-        if plan.target.kind in MARIADB_KINDS:
-            return mariadb_connection(
-                plan.target, control=control, ssh=ssh, config_file=config_file,
-                planned_users=users,
-            )  # fmt: skip
-    if config_file:
-        raise TuningError("--config-file is for MariaDB/MySQL targets")
-    if spec == "demo":
-        target = demo_target(demo_path())
-    elif "=" in spec or spec.startswith(("postgresql://", "postgres://")):
-        target = conninfo_target(spec, os.environ.get("PGPASSWORD"))
-    else:
+    options = Options(control, ssh, config_file, data_directory)
+    is_conninfo = "=" in spec or spec.startswith(("postgresql://", "postgres://"))
+    if spec != "demo" and not is_conninfo:
         path = Path(spec)
         if not path.is_file():
             raise TuningError(f"{spec!r} is neither 'demo', a plan file nor a connection string")
@@ -240,57 +89,26 @@ def resolve_target(
             plan = load_plan(path)
         except PlanError as exc:
             raise TuningError(str(exc)) from exc
-        target = plan_target(plan.target, demo_path())
-    closers: list[Any] = []
-    host: HostIO | None = LocalHost() if target.local else None
-    if ssh:
-        host, session = ssh_host(ssh)
-        closers.append(session)
-        target.local = False
-    tuner = (
-        target.tuner()
-        if not ssh and not control
-        else PgTuner(target.conninfo, None, password=target.password)
-    )
-    if control:
-        where = data_directory or tuner.facts().get("data_directory")
-        if not where:
-            raise TuningError(
-                "the server's data directory is unknown (it needs a superuser to read it):"
-                " give --data-dir"
-            )
-        tuner.control = parse_control_spec(control, host or LocalHost(), str(where))
-        target.control = tuner.control
-    return Connection(target, tuner, host, closers)
+        users = max(plan.workload.virtual_users, default=0) or None
+        connect = engine_kit(plan.target.kind).face("connect")
+        conn: Connection = connect(plan.target, users, options)
+        return conn
+    if config_file:
+        raise TuningError("--config-file is for MariaDB/MySQL targets")
+    if spec == "demo":
+        target = demo_target(demo_path())
+    else:
+        target = conninfo_target(spec, os.environ.get("PGPASSWORD"))
+    return server_connection(target, options)
 
 
 def connection_for_plan(target: Target, planned_users: int | None = None) -> Connection:
     """A connection to a plan's ``[target]`` (the Database page's default)."""
-    if target.kind in MARIADB_KINDS:
-        return mariadb_connection(target, planned_users=planned_users)
-    if target.kind == MSSQL_KIND:
-        return mssql_connection(target, planned_users)
-    resolved = plan_target(target, demo_path())
-    tuner = resolved.tuner()
-    return Connection(resolved, tuner, LocalHost() if resolved.local else None)
+    conn: Connection = engine_kit(target.kind).face("connect")(target, planned_users)
+    return conn
 
 
-# -- profiles ----------------------------------------------------------------------------------
-
-
-@dataclass
-class Inputs:
-    """Calculator inputs, any of which may be left to the server's machine."""
-
-    ram_bytes: int | None = None
-    cpus: int | None = None
-    connections: int | None = None
-    storage: str | None = None
-    db_type: str = "oltp"
-    version: PgVersion | None = None
-    edition: str = "current"
-    server: str = "shared"  # InnoDB: "dedicated" only when the machine is declared so
-    durability: str = "full"  # InnoDB: "relaxed" flushes the log about once a second
+# -- the server and its machine ----------------------------------------------------------------
 
 
 def host_side_facts(host: HostIO, data_directory: str | None) -> HostFacts:
@@ -336,130 +154,31 @@ def server_facts(conn: Connection) -> HostFacts:
     return facts
 
 
-def tune_input(inputs: Inputs, facts: HostFacts | None, version: PgVersion) -> TuneInput:
-    """Calculator inputs: the given ones, the rest from ``facts``."""
-    ram = inputs.ram_bytes if inputs.ram_bytes is not None else (facts.ram_bytes if facts else None)
-    if not ram:
-        raise TuningError(
-            "the server's RAM is unknown (reading /proc/meminfo through PostgreSQL needs a"
-            " superuser): give --ram"
-        )
-    storage = inputs.storage or (facts.storage if facts else None) or "ssd"
-    if inputs.edition == "classic" and storage == "nvme":
-        storage = "ssd"
-    return TuneInput(
-        ram_bytes=ram,
-        cpus=inputs.cpus if inputs.cpus is not None else (facts.cpus if facts else None),
-        connections=inputs.connections,
-        storage=storage,
-        db_type=inputs.db_type,
-        version=inputs.version or version,
-        edition=inputs.edition,
-    )
-
-
-def resolve_profile(
-    spec: str, version: PgVersion, inputs: Inputs | None = None, facts: HostFacts | None = None
-) -> Proposal:
-    """``pgtune``, a preset name or a preset file -> a proposal for ``version``."""
-    if spec == PGTUNE:
-        return calculate(tune_input(inputs or Inputs(), facts, version))
-    presets = all_presets()
-    if spec in presets:
-        return presets[spec].proposal(version)
-    path = Path(spec)
-    if path.suffix == ".toml" and path.is_file():
-        return load_preset_file(path).proposal(version)
-    known = ", ".join(sorted(presets)) or "none"
-    raise PresetError(f"no profile {spec!r}: use pgtune, a preset ({known}) or a preset file")
-
-
 def server_version(conn: Connection) -> Any:
-    """The server's release: a PgVersion, a DbVersion for MariaDB/MySQL, SQL Server's
-    product version (text)."""
-    facts = conn.tuner.facts()
-    if conn.engine == MSSQL_KIND:
-        return str(facts["version"])
-    if conn.engine in MARIADB_KINDS:
-        return DbVersion.parse(str(facts["version"]))
-    return PgVersion.parse(int(facts["server_version_num"]))
+    """The server's release as its engine's rules take it: a PgVersion, a DbVersion for
+    MariaDB/MySQL, SQL Server's product version (text)."""
+    return engine_kit(conn.engine).face("version")(conn.tuner.facts())
 
 
-def innodb_input(
-    inputs: Inputs, facts: HostFacts | None, version: DbVersion | None, flavour: str,
-    planned_users: int | None = None,
-) -> InnoDbInput:  # fmt: skip
-    """The InnoDB rules' inputs: the given ones, the rest from ``facts`` and the plan."""
-    ram = inputs.ram_bytes if inputs.ram_bytes is not None else (facts.ram_bytes if facts else None)
-    if not ram:
-        raise TuningError("the server's RAM is unknown (its machine cannot be read): give --ram")
-    storage = inputs.storage or (facts.storage if facts else None) or "ssd"
-    return InnoDbInput(
-        ram_bytes=ram,
-        cpus=inputs.cpus if inputs.cpus is not None else (facts.cpus if facts else None),
-        connections=inputs.connections or planned_users,
-        storage=storage,
-        flavour=flavour,
-        version=version,
-        server=inputs.server,
-        durability=inputs.durability,
-    )
+# -- profiles ----------------------------------------------------------------------------------
 
 
-def resolve_innodb_profile(
+def calculated(conn: Connection, spec: str) -> bool:
+    """Whether ``spec`` is the engine's calculated profile (its inputs read off the machine)."""
+    return spec == engine_kit(conn.engine).profile
+
+
+def proposal_for(
     conn: Connection, spec: str, inputs: Inputs | None = None, facts: HostFacts | None = None
-) -> InnoDbProposal:
-    """``innodb`` -> the InnoDB proposal for this MariaDB/MySQL server."""
-    if spec != INNODB:
-        raise PresetError(
-            f"no profile {spec!r} for a {conn.engine} server: use innodb (the InnoDB rules)"
-        )
-    version = server_version(conn)
-    return innodb_calculate(
-        innodb_input(inputs or Inputs(), facts, version, conn.engine, conn.planned_users)
-    )
-
-
-def resolve_mssql_profile(
-    conn: Connection, spec: str, inputs: Inputs | None = None, facts: HostFacts | None = None
-) -> MssqlProposal:
-    """``mssql-seed-003`` (seed 003's settings; max server memory from ``--ram`` or the
-    server's RAM when known) or a SQL Server preset file -> a proposal for this server."""
-    version = server_version(conn)
-    if spec == MSSQL_PROFILE:
-        given = (inputs or Inputs()).ram_bytes
-        ram = given if given is not None else (facts.ram_bytes if facts else None)
-        ram_mb = ram // 1024**2 if ram else None
-        proposal = seed_003_proposal(None, version)
-        if ram_mb is not None and (given is not None or ram_mb >= MSSQL_SMALLEST_MB):
-            try:
-                proposal = seed_003_proposal(ram_mb, version)
-            except ValueError as exc:
-                raise PresetError(f"--ram: {exc}") from exc
-        elif ram_mb is not None:
-            proposal.notes.append(
-                f"max server memory is left alone: the server has {ram_mb} MB, less than"
-                f" the {MSSQL_SMALLEST_MB} MB the seed's rule assumes"
-            )
-        return proposal
-    path = Path(spec)
-    if path.suffix == ".toml" and path.is_file():
-        proposal = load_mssql_preset(path)
-        proposal.version = version
-        return proposal
-    raise PresetError(
-        f"no profile {spec!r} for a SQL Server: use {MSSQL_PROFILE} (seed 003's settings)"
-        ' or a SQL Server preset file (.toml with engine = "mssql")'
-    )
+) -> Any:
+    """The profile ``spec`` (the engine's calculated one, or a preset) as a proposal for this
+    server; PresetError naming the profiles the engine knows."""
+    return engine_kit(conn.engine).face("proposal")(conn, spec, inputs, facts)
 
 
 def history_snapshot(conn: Connection, data: dict[str, Any]) -> Any:
     """A stored snapshot back as the connection's tuner takes it."""
-    if conn.engine == MSSQL_KIND:
-        return MssqlSnapshot.from_dict(data)
-    if conn.engine in MARIADB_KINDS:
-        return MariaDbSnapshot.from_dict(data)
-    return Snapshot.from_dict(data)
+    return engine_kit(conn.engine).face("snapshot")(data)
 
 
 # -- apply, rollback, history ----------------------------------------------------------------
@@ -480,7 +199,7 @@ def changes_of(rows: list[DiffRow], result: ApplyResult) -> dict[str, Any]:
 def apply_profile(
     store: SessionStore,
     conn: Connection,
-    proposal: Proposal | InnoDbProposal | MssqlProposal | list[TunedSetting],
+    proposal: Any,  # the engine's proposal (proposal_for), or a list of TunedSetting
     *,
     profile: str,
     restart: bool = False,

@@ -1,7 +1,7 @@
 """``bench-gui tune postgresql`` and ``tune presets``: the calculator from the command line.
 
 (Applying to a real server from the command line is tested with the server in
-``tests/remote/test_pg_tuner.py``; OS knobs in ``tests/remote/test_osknobs.py``.)
+``tests/engines/postgresql/test_tuner.py``; OS knobs in ``tests/remote/test_osknobs.py``.)
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from bench_gui.cli.main import main
-from bench_gui.remote.mariadb_tuner import parse_cnf
+from bench_gui.engines.mariadb.option_file import parse_cnf
 from tests._fixtures.mariadb import MariaDbServer
 
 MIB = 1024**2

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from bench_gui.cli.main import main
-from bench_gui.remote.mssql_tuner import MssqlTuner, MssqlTuningTarget
-from tests.remote.mssql_scripted import PLAN, ScriptedServer
+from bench_gui.engines.mssql.tuner import MssqlTuner, MssqlTuningTarget
+from tests.engines.mssql.scripted import PLAN, ScriptedServer
 
 
 @pytest.fixture

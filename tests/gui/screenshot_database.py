@@ -23,10 +23,11 @@ def main(out_dir: str) -> int:
     os.environ.setdefault("BENCH_GUI_DATA_DIR", str(work / "data"))
     from PySide6.QtWidgets import QApplication
 
+    from bench_gui.engines.postgresql.control import PgCtlControl
+    from bench_gui.engines.postgresql.targets import TuningTarget
     from bench_gui.gui.app import APP_NAME, build_main_window
     from bench_gui.remote.host_access import LocalHost
-    from bench_gui.remote.pg_tuner import PgCtlControl, TuningTarget
-    from bench_gui.services.tuning import Connection
+    from bench_gui.services.tuning_parts import Connection
     from bench_gui.store import SessionStore
 
     with warnings.catch_warnings():

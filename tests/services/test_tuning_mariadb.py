@@ -15,11 +15,13 @@ import pytest
 from bench_gui.core.plan import Plan, plan_from_dict
 from bench_gui.core.tuning.pgtune import TunedSetting
 from bench_gui.core.tuning.presets import PresetError
+from bench_gui.engines.mariadb.tuner import MariaDbTuner, check_mariadb
+from bench_gui.engines.postgresql.tuner import PgTuner
+from bench_gui.remote.db_tuner import TuningError
 from bench_gui.remote.host_access import LocalHost
-from bench_gui.remote.mariadb_tuner import MariaDbTuner, check_mariadb
-from bench_gui.remote.pg_tuner import PgTuner, TuningError
 from bench_gui.services import tuning
 from bench_gui.services.targets import check_connection, database_check
+from bench_gui.services.tuning_parts import Inputs
 from bench_gui.store import SessionStore
 from bench_gui.store.tuning_history import TuningHistory
 from tests._fixtures.mariadb import PASSWORD, MariaDbServer
@@ -54,18 +56,16 @@ def test_the_service_dispatches_on_the_kind(plan_file: Path, tmp_path: Path) -> 
     assert conn.planned_users == 40
     assert conn.tuner.config_file == cnf
     assert conn.host is not None  # 127.0.0.1: the option file is reachable here
-    proposal = tuning.resolve_innodb_profile(
-        conn, tuning.INNODB, tuning.Inputs(ram_bytes=4 * 1024**3, server="dedicated")
+    proposal = tuning.proposal_for(
+        conn, "innodb", Inputs(ram_bytes=4 * 1024**3, server="dedicated")
     )
     # 40 + 4 + 10 = 54, raised to the servers' default 151 (issue 26: never lowered).
     assert proposal.values()["max_connections"] == "151"
     assert proposal.values()["innodb_buffer_pool_size"] == "2G"
-    shared = tuning.resolve_innodb_profile(
-        conn, tuning.INNODB, tuning.Inputs(ram_bytes=4 * 1024**3)
-    )
+    shared = tuning.proposal_for(conn, "innodb", Inputs(ram_bytes=4 * 1024**3))
     assert shared.values()["innodb_buffer_pool_size"] == "1G"  # not declared dedicated
     with pytest.raises(PresetError, match="use innodb"):
-        tuning.resolve_innodb_profile(conn, "pgtune")
+        tuning.proposal_for(conn, "pgtune")
     with pytest.raises(TuningError, match="--control .*systemctl:UNIT"):
         tuning.resolve_target(str(plan_file), control="pg_ctl")
     # PostgreSQL targets are as before; the option file is MariaDB's only.

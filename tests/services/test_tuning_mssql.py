@@ -14,12 +14,13 @@ import pytest
 
 from bench_gui.core.plan import load_plan
 from bench_gui.core.tuning.presets import PresetError
-from bench_gui.remote.mssql_tuner import PROFILE, MssqlTuner, MssqlTuningTarget
-from bench_gui.remote.pg_tuner import HostFacts, TuningError
+from bench_gui.engines.mssql.tuner import PROFILE, MssqlTuner, MssqlTuningTarget
+from bench_gui.remote.db_tuner import HostFacts, TuningError
 from bench_gui.services import tuning
+from bench_gui.services.tuning_parts import Connection, Inputs
 from bench_gui.store import SessionStore
 from bench_gui.store.tuning_history import TuningHistory
-from tests.remote.mssql_scripted import PLAN, ScriptedServer
+from tests.engines.mssql.scripted import PLAN, ScriptedServer
 
 
 @pytest.fixture
@@ -35,7 +36,7 @@ def store(tmp_path: Path) -> Iterator[SessionStore]:
         yield opened
 
 
-def scripted(conn: tuning.Connection, server: ScriptedServer) -> tuning.Connection:
+def scripted(conn: Connection, server: ScriptedServer) -> Connection:
     """The service's connection, its tuner talking to the scripted server (the seam)."""
     assert isinstance(conn.target, MssqlTuningTarget)
     conn.tuner = MssqlTuner(conn.target.conninfo, conn.target.database, connect=server.connect)
@@ -64,25 +65,25 @@ def test_the_service_dispatches_on_the_kind(plan_file: Path) -> None:
 
 def test_profiles_of_a_sql_server(plan_file: Path, tmp_path: Path) -> None:
     conn = scripted(tuning.resolve_target(str(plan_file)), ScriptedServer())
-    proposal = tuning.resolve_mssql_profile(conn, PROFILE)
+    proposal = tuning.proposal_for(conn, PROFILE)
     assert proposal.version == "14.0.3456.2"
     assert "max server memory (MB)" not in proposal.values()
     # The machine's RAM, read through the server; given as facts, max server memory derived.
     facts = conn.tuner.host_facts()
     assert facts.ram_bytes == 64 * 1024**3
-    derived = tuning.resolve_mssql_profile(conn, PROFILE, facts=HostFacts(ram_bytes=16 * 1024**3))
+    derived = tuning.proposal_for(conn, PROFILE, facts=HostFacts(ram_bytes=16 * 1024**3))
     assert derived.values()["max server memory (MB)"] == str(16384 - 4096)
     # A small machine: the rule is not used, and the notes say why; --ram too small is refused.
-    small = tuning.resolve_mssql_profile(conn, PROFILE, facts=HostFacts(ram_bytes=4 * 1024**3))
+    small = tuning.proposal_for(conn, PROFILE, facts=HostFacts(ram_bytes=4 * 1024**3))
     assert "max server memory (MB)" not in small.values()
     assert any("less than the 8192 MB" in n for n in small.notes)
     with pytest.raises(PresetError, match="--ram: ram_mb 4096"):
-        tuning.resolve_mssql_profile(conn, PROFILE, tuning.Inputs(ram_bytes=4 * 1024**3))
+        tuning.proposal_for(conn, PROFILE, Inputs(ram_bytes=4 * 1024**3))
     with pytest.raises(PresetError, match="use mssql-seed-003"):
-        tuning.resolve_mssql_profile(conn, "pgtune")
+        tuning.proposal_for(conn, "pgtune")
     path = tmp_path / "lab.toml"
     path.write_text('engine = "mssql"\n[server]\n"cost threshold for parallelism" = 50\n')
-    from_file = tuning.resolve_mssql_profile(conn, str(path))
+    from_file = tuning.proposal_for(conn, str(path))
     assert from_file.values() == {"cost threshold for parallelism": "50"}
 
 
@@ -90,7 +91,7 @@ def test_apply_and_rollback_are_recorded_as_mssql(plan_file: Path, store: Sessio
     server = ScriptedServer()
     before = server.state()
     conn = scripted(tuning.resolve_target(str(plan_file)), server)
-    proposal = tuning.resolve_mssql_profile(conn, PROFILE)
+    proposal = tuning.proposal_for(conn, PROFILE)
     result, entry = tuning.apply_profile(store, conn, proposal, profile=PROFILE)
     assert result.ok
     assert entry is not None
@@ -122,7 +123,7 @@ def test_apply_and_rollback_are_recorded_as_mssql(plan_file: Path, store: Sessio
 def test_a_refused_apply_is_recorded_with_its_reason(plan_file: Path, store: SessionStore) -> None:
     server = ScriptedServer(login_tokens=[("bench", "SQL LOGIN")], user_tokens=[])
     conn = scripted(tuning.resolve_target(str(plan_file)), server)
-    proposal = tuning.resolve_mssql_profile(conn, PROFILE)
+    proposal = tuning.proposal_for(conn, PROFILE)
     with pytest.raises(TuningError, match="ALTER SETTINGS"):
         tuning.apply_profile(store, conn, proposal, profile=PROFILE)
     [failed] = TuningHistory(store).entries(conn.target.key)

@@ -21,6 +21,7 @@ from typing import Any
 
 from bench_gui.agent import AGENT_VERSION
 from bench_gui.agent.driver import open_monitor, window_tolerance_s
+from bench_gui.agent.engines import EngineError
 from bench_gui.agent.fio.cgroup import CgroupError, MemoryCgroup
 from bench_gui.agent.fio.dataset import DatasetError, drop_caches, prepare
 from bench_gui.agent.fio.residency import cached_bytes
@@ -29,7 +30,6 @@ from bench_gui.agent.fio.status import Reading, Second, SecondTracker, reading, 
 from bench_gui.agent.fio.study import Point, Study, StudyError
 from bench_gui.agent.fio.warmup import SteadyJudge
 from bench_gui.agent.hostmetrics import Monitor
-from bench_gui.agent.pg.engine import EngineError
 from bench_gui.wire.fio_sizes import RANDOM_READ_FIELDS, format_size
 from bench_gui.wire.hostinfo import os_knobs
 from bench_gui.wire.protocol import EventWriter

@@ -2,7 +2,7 @@
 
 The thread and its rules (never wait on a hung server, a statement timeout on the reader's own
 connection) are :class:`bench_gui.agent.counters.CounterReader`'s; this is the PostgreSQL
-connection and query (:data:`~bench_gui.agent.pg.engine.COUNTERS_SQL`), and the probe of the server
+connection and query (:data:`COUNTERS_SQL`), and the probe of the server
 between steps (:class:`ServerProbe`).
 """
 
@@ -13,16 +13,33 @@ from typing import Any, Final
 
 import psycopg
 
-from bench_gui.agent.counters import ANSWER_WAIT_S, RETRY_S
 from bench_gui.agent.counters import CounterReader as _Reader
-from bench_gui.agent.pg.engine import Snapshot, connect, read_counters
+from bench_gui.agent.engines import Snapshot
+from bench_gui.agent.pg.connection import connect
 
+# What HammerDB reads at the edges of the measured window: every committed New-Order
+# increments one district's d_next_o_id; the TPM source is the database's commits and rollbacks.
+COUNTERS_SQL: Final = (
+    "SELECT (SELECT sum(d_next_o_id) FROM district),"
+    " (SELECT sum(xact_commit + xact_rollback) FROM pg_stat_database)"
+)
 # A reading the server cannot give in this time is cancelled by the server itself.
 STATEMENT_TIMEOUT_MS: Final = 10_000
 
 
+def read_counters(conn: psycopg.Connection[Any]) -> Snapshot:
+    """One reading of the measuring counters on ``conn``, timed at the read's midpoint."""
+    before = time.monotonic()
+    row = conn.execute(COUNTERS_SQL).fetchone()
+    after = time.monotonic()
+    assert row is not None
+    return Snapshot(
+        t=(before + after) / 2, new_orders=int(row[0] or 0), transactions=int(row[1] or 0)
+    )
+
+
 class CounterReader(_Reader):
-    """Reads :data:`~bench_gui.agent.pg.engine.COUNTERS_SQL` on request, in a daemon thread."""
+    """Reads :data:`COUNTERS_SQL` on request, in a daemon thread."""
 
     errors = (psycopg.Error,)
 
@@ -45,4 +62,10 @@ class ServerProbe(CounterReader):
         return Snapshot(t=(before + time.monotonic()) / 2, new_orders=0, transactions=0)
 
 
-__all__ = ["ANSWER_WAIT_S", "RETRY_S", "STATEMENT_TIMEOUT_MS", "CounterReader", "ServerProbe"]
+__all__ = [
+    "COUNTERS_SQL",
+    "STATEMENT_TIMEOUT_MS",
+    "CounterReader",
+    "ServerProbe",
+    "read_counters",
+]

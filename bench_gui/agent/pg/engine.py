@@ -2,7 +2,7 @@
 
 The first implementation of :class:`bench_gui.agent.engines.AgentEngine`: the schema, the
 load and the checks are :mod:`.schema`, :mod:`.loader` and :mod:`.check`, the users
-:mod:`.vu` (non-blocking libpq), the counters :mod:`.counters`.
+:mod:`.vu` (non-blocking libpq), the counters :mod:`.counters`, the connection :mod:`.connection`.
 
 The monitor reads exactly what HammerDB reads at the edges of the measured window:
 ``sum(d_next_o_id)`` from district (every committed New-Order increments it once) and
@@ -22,13 +22,11 @@ from psycopg import sql
 
 from bench_gui.agent.engines import CheckResult, EngineError, ServerIdentity, Snapshot
 from bench_gui.agent.pg import template
+from bench_gui.agent.pg.connection import connect
+from bench_gui.agent.pg.counters import read_counters
 from bench_gui.agent.pg.liveness import server_away, with_liveness
 from bench_gui.wire.setting_units import setting_record
 
-COUNTERS_SQL = (
-    "SELECT (SELECT sum(d_next_o_id) FROM district),"
-    " (SELECT sum(xact_commit + xact_rollback) FROM pg_stat_database)"
-)
 # The raw setting with its unit (16384 of 8kB), the text SHOW prints (128MB), where it was set
 # and the engine's own default (boot_val): see bench_gui.wire.setting_units.
 # How long a reset or a template copy goes on trying a server that refused or lost its
@@ -39,29 +37,6 @@ SETTINGS_SQL = (
     " FROM pg_settings"
     " WHERE source NOT IN ('default', 'override', 'client', 'session') ORDER BY name"
 )
-
-
-def connect(conninfo: str, *, what: str = "database") -> psycopg.Connection[Any]:
-    """Open an autocommit connection, turning libpq's errors into one clear message.
-
-    Keepalives, a TCP user timeout and a connect timeout come with it (:func:`with_liveness`).
-    """
-    try:
-        return psycopg.connect(with_liveness(conninfo), autocommit=True)
-    except psycopg.OperationalError as exc:
-        text = str(exc).strip().splitlines()[0] if str(exc).strip() else repr(exc)
-        raise EngineError(f"cannot connect to the {what}: {text}") from exc
-
-
-def read_counters(conn: psycopg.Connection[Any]) -> Snapshot:
-    """One reading of the measuring counters on ``conn``, timed at the read's midpoint."""
-    before = time.monotonic()
-    row = conn.execute(COUNTERS_SQL).fetchone()
-    after = time.monotonic()
-    assert row is not None
-    return Snapshot(
-        t=(before + after) / 2, new_orders=int(row[0] or 0), transactions=int(row[1] or 0)
-    )
 
 
 class PgEngine:
@@ -293,4 +268,4 @@ class PgEngine:
             self._monitor = None
 
 
-__all__ = ["COUNTERS_SQL", "EngineError", "PgEngine", "Snapshot", "connect", "read_counters"]
+__all__ = ["PgEngine"]

@@ -18,7 +18,7 @@ variable comes with the one-line reason that produced it. The rules:
   is asked for (2: an OS crash may lose about a second of commits), which is said in the rule;
 - ``max_connections`` from the planned users: users + 10% + 10 for administration, never
   below the servers' default of 151 (a DBA's server serves more than the benchmark; the diff
-  also never lowers a server's current value, see ``remote.mariadb_tuner``);
+  also never lowers a server's current value, see ``engines.mariadb.tuner``);
 - ``innodb_buffer_pool_instances``: one per GiB of pool, at most 8 (MySQL, MariaDB before
   10.5; MariaDB 10.5 has a single pool and dropped the variable).
 

@@ -10,8 +10,8 @@ from typing import Any
 import psycopg
 import pytest
 
+from bench_gui.agent.engines import EngineError
 from bench_gui.agent.pg import schema_facts
-from bench_gui.agent.pg.engine import EngineError
 from bench_gui.agent.pg.schema import ROWS_PER_WAREHOUSE, TABLES
 from bench_gui.agent.pg.schema_facts import SchemaFacts, measure, record
 from bench_gui.agent.pg.tpcc_rand import ITEMS

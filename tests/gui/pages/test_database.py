@@ -18,10 +18,11 @@ from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from bench_gui.core.plan import Plan
+from bench_gui.engines.postgresql.control import PgCtlControl
+from bench_gui.engines.postgresql.targets import TuningTarget
 from bench_gui.gui.pages.database import COL_EFFECT, COL_PROPOSED, COL_RULE, DatabasePage
 from bench_gui.remote.host_access import LocalHost
-from bench_gui.remote.pg_tuner import PgCtlControl, TuningTarget
-from bench_gui.services.tuning import Connection
+from bench_gui.services.tuning_parts import Connection
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")

@@ -21,9 +21,10 @@ from pytestqt.qtbot import QtBot
 from bench_gui.core.plan import Plan, plan_from_dict
 from bench_gui.core.tuning.innodb import SERVER_ROLES
 from bench_gui.core.tuning.pgtune import STORAGE_TYPES
+from bench_gui.engines.mariadb.option_file import parse_cnf
+from bench_gui.engines.mariadb.tuning import connect as mariadb_connection
 from bench_gui.gui.pages.database import COL_CURRENT, COL_EFFECT, COL_PROPOSED, DatabasePage
-from bench_gui.remote.mariadb_tuner import parse_cnf
-from bench_gui.services.tuning import Connection, mariadb_connection
+from bench_gui.services.tuning_parts import Connection, Options
 from tests._fixtures.mariadb import MariaDbServer
 
 pytestmark = pytest.mark.gui
@@ -51,10 +52,10 @@ def page(
 
     def connection(given: Plan) -> Connection:
         users = max(given.workload.virtual_users)
-        return mariadb_connection(given.target, config_file=str(cnf), planned_users=users)
+        return mariadb_connection(given.target, users, Options(config_file=str(cnf)))
 
     widget = DatabasePage(store, plan_provider=lambda: plan)
-    widget.mariadb.connect_factory = connection
+    widget.panels["mariadb"].connect_factory = connection
     qtbot.addWidget(widget)
     widget.resize(1366, 768)
     widget.show()
@@ -64,7 +65,7 @@ def page(
 
 
 def row_text(page: DatabasePage, name: str, col: int) -> str:
-    panel = page.mariadb
+    panel = page.panels["mariadb"]
     index = [r.name for r in panel.diff.rows].index(name)
     item = panel.diff.item(index, col)
     assert item is not None
@@ -74,8 +75,8 @@ def row_text(page: DatabasePage, name: str, col: int) -> str:
 def test_connect_diff_apply_and_roll_back(
     qtbot: QtBot, page: DatabasePage, mariadb_server: MariaDbServer, tmp_path: Path
 ) -> None:
-    panel = page.mariadb
-    assert page.tabs.currentWidget() is page.mariadb_scroll  # the plan is MariaDB's
+    panel = page.panels["mariadb"]
+    assert page.tabs.currentWidget() is page.scrolls["mariadb"]  # the plan is MariaDB's
     assert panel.form.proposal_note.text().startswith("Connect to read the server's RAM")
     qtbot.mouseClick(panel.server.connect_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: panel.conn is not None and not panel.busy, timeout=WAIT_MS)
@@ -141,16 +142,16 @@ def test_a_postgresql_plan_is_sent_to_its_tab(qtbot: QtBot, store: Any) -> None:
     widget = DatabasePage(store, plan_provider=Plan)
     qtbot.addWidget(widget)
     assert widget.tabs.currentIndex() == 0
-    widget.mariadb.connect_target()
+    widget.panels["mariadb"].connect_target()
     assert "not MariaDB or MySQL" in widget.message()
-    assert widget.mariadb.conn is None
+    assert widget.panels["mariadb"].conn is None
     assert widget.shutdown(60)
 
 
 def test_the_option_file_is_chosen_on_the_tab_and_edited_in_place(
     qtbot: QtBot, page: DatabasePage, mariadb_server: MariaDbServer, tmp_path: Path
 ) -> None:
-    panel = page.mariadb
+    panel = page.panels["mariadb"]
     dba = tmp_path / "my.cnf"
     text = "# the DBA's\n[client]\nport = 3306\n[mysqld]\nskip-name-resolve\n"
     dba.write_text(text)

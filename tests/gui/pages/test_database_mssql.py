@@ -21,11 +21,12 @@ from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from bench_gui.core.plan import Plan, plan_from_dict
+from bench_gui.engines.mssql.tuner import MssqlTuner
+from bench_gui.engines.mssql.tuning import connect as mssql_connection
 from bench_gui.gui.pages.database import COL_CURRENT, COL_EFFECT, COL_PROPOSED, DatabasePage
-from bench_gui.remote.mssql_tuner import MssqlTuner
-from bench_gui.services.tuning import Connection, mssql_connection
+from bench_gui.services.tuning_parts import Connection
 from bench_gui.store.tuning_history import TuningHistory
-from tests.remote.mssql_scripted import PLAN, ScriptedServer
+from tests.engines.mssql.scripted import PLAN, ScriptedServer
 
 pytestmark = pytest.mark.gui
 WAIT_MS = 60_000
@@ -46,7 +47,7 @@ def page(qtbot: QtBot, store: Any, server: ScriptedServer) -> Iterator[DatabaseP
         return conn
 
     widget = DatabasePage(store, plan_provider=lambda: plan)
-    widget.mssql.connect_factory = connection
+    widget.panels["mssql"].connect_factory = connection
     qtbot.addWidget(widget)
     widget.resize(1366, 768)
     widget.show()
@@ -55,7 +56,7 @@ def page(qtbot: QtBot, store: Any, server: ScriptedServer) -> Iterator[DatabaseP
 
 
 def row_text(page: DatabasePage, name: str, col: int) -> str:
-    panel = page.mssql
+    panel = page.panels["mssql"]
     index = [r.name for r in panel.diff.rows].index(name)
     item = panel.diff.item(index, col)
     assert item is not None
@@ -66,8 +67,8 @@ def test_connect_diff_apply_and_roll_back(
     qtbot: QtBot, page: DatabasePage, server: ScriptedServer, store: Any, tmp_path: Path
 ) -> None:
     before = server.state()
-    panel = page.mssql
-    assert page.tabs.currentWidget() is page.mssql_scroll  # the plan is SQL Server's
+    panel = page.panels["mssql"]
+    assert page.tabs.currentWidget() is page.scrolls["mssql"]  # the plan is SQL Server's
     assert page.tabs.tabText(page.tabs.currentIndex()) == "SQL Server"
     assert panel.unverified.isVisible()
     assert panel.unverified.tone() == "stopped"
@@ -124,7 +125,7 @@ def test_connect_diff_apply_and_roll_back(
 def test_a_value_typed_in_the_table_is_diffed(
     qtbot: QtBot, page: DatabasePage, server: ScriptedServer
 ) -> None:
-    panel = page.mssql
+    panel = page.panels["mssql"]
     panel.connect_target()
     qtbot.waitUntil(lambda: panel.conn is not None and not panel.busy, timeout=WAIT_MS)
     index = [r.name for r in panel.diff.rows].index("max degree of parallelism")
@@ -145,7 +146,7 @@ def test_a_refused_permission_is_shown_in_the_banner(
 ) -> None:
     server.login_tokens = [("bench", "SQL LOGIN")]
     server.user_tokens = [("bench", "SQL USER")]
-    panel = page.mssql
+    panel = page.panels["mssql"]
     panel.connect_target()
     qtbot.waitUntil(lambda: panel.conn is not None and not panel.busy, timeout=WAIT_MS)
     assert "no ALTER SETTINGS" in panel.server.server_label.text()
@@ -160,16 +161,16 @@ def test_another_engine_is_sent_to_its_tab(qtbot: QtBot, store: Any) -> None:
     widget = DatabasePage(store, plan_provider=Plan)
     qtbot.addWidget(widget)
     assert widget.tabs.currentIndex() == 0
-    widget.mssql.connect_target()
+    widget.panels["mssql"].connect_target()
     assert "not SQL Server" in widget.message()
-    assert widget.mssql.conn is None
+    assert widget.panels["mssql"].conn is None
     assert widget.shutdown(60)
 
 
 def test_a_preset_file_is_diffed(
     qtbot: QtBot, page: DatabasePage, server: ScriptedServer, tmp_path: Path
 ) -> None:
-    panel = page.mssql
+    panel = page.panels["mssql"]
     panel.connect_target()
     qtbot.waitUntil(lambda: panel.conn is not None and not panel.busy, timeout=WAIT_MS)
     panel.form.profile_combo.setCurrentIndex(panel.form.profile_combo.findData("file"))
@@ -189,3 +190,17 @@ def test_a_preset_file_is_diffed(
     qtbot.waitUntil(lambda: not panel.busy, timeout=WAIT_MS)
     assert 'it needs engine = "mssql"' in panel.form.inputs_error.text()
     assert panel.diff.rows == []
+
+
+def test_the_postgresql_tab_leaves_a_sql_server_target_to_its_own_tab(
+    qtbot: QtBot, store: Any
+) -> None:
+    """The PostgreSQL tab took every kind but MariaDB's, so it tried to tune a SQL Server."""
+    plan = plan_from_dict(tomllib.loads(PLAN))
+    widget = DatabasePage(store, lambda: plan)
+    qtbot.addWidget(widget)
+    widget.postgresql.connect_target()
+    assert widget.postgresql.conn is None
+    assert not widget.postgresql.busy
+    assert "tab of its engine" in widget.message()
+    widget.shutdown(5)

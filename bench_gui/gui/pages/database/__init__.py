@@ -13,10 +13,10 @@ anything changes.
 - :mod:`.common`: cells, colours, the current plan, the errors each tab expects.
 """
 
+from bench_gui.engines.postgresql.panel import PostgresPanel
 from bench_gui.gui.pages.database.os_knobs import OsKnobsPanel
 from bench_gui.gui.pages.database.os_table import OS_CURRENT, OS_KEY, OS_STATUS, OS_WANTED
 from bench_gui.gui.pages.database.page import DatabasePage
-from bench_gui.gui.pages.database.postgresql import PostgresPanel, default_connect
 from bench_gui.gui.pages.database.settings_diff import (
     COL_CHECK,
     COL_CURRENT,
@@ -25,6 +25,7 @@ from bench_gui.gui.pages.database.settings_diff import (
     COL_PROPOSED,
     COL_RULE,
 )
+from bench_gui.gui.pages.database.tuning_tab import default_connect
 
 __all__ = [
     "COL_CHECK",

@@ -14,7 +14,7 @@ from bench_gui.gui.widgets.page_parts import form_label, muted_label
 from bench_gui.remote.errors import HostKeyError, TargetError
 from bench_gui.remote.host_access import HostIO, LocalHost
 from bench_gui.remote.targets import TARGETS_FILE, load_targets
-from bench_gui.services.tuning import ssh_host
+from bench_gui.services.tuning_parts import ssh_host
 from bench_gui.store.paths import data_dir
 
 LOCAL = "local"

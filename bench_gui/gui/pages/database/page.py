@@ -1,10 +1,10 @@
 """The Database page: tune the target's PostgreSQL, and its host's kernel, with a diff before
 anything changes.
 
-Tabs under one header and one banner: :class:`PostgresPanel` (connect to the current plan's
-server; PgTune or a preset; the diff; apply, roll back; the target's history), the same for
-MariaDB/MySQL (:class:`MariaDbPanel`, the InnoDB rules) and SQL Server (:class:`MssqlPanel`,
-seed 003's settings; not verified against a live server, as the tab says), and
+Tabs under one header and one banner: each engine kit's (:mod:`bench_gui.engines`) tab, its
+``panel`` face: PostgreSQL's (connect to the current plan's server; PgTune or a preset; the
+diff; apply, roll back; the target's history), the same for MariaDB/MySQL (the InnoDB rules)
+and SQL Server (seed 003's settings; not verified against a live server, as the tab says), and
 :class:`OsKnobsPanel` (the database host's sysctls, read-ahead, I/O scheduler, huge pages).
 Each tab runs its server work in a task runner of its own, so the page never blocks the event
 loop; the work is :mod:`bench_gui.services.tuning`'s, the same code ``bench-gui tune`` runs.
@@ -18,14 +18,14 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QTabWidget, QWidget
 
 from bench_gui.core.plan import Plan, PlanError
+from bench_gui.engines.postgresql.panel import PostgresPanel
+from bench_gui.engines.registry import UnknownEngine, kit_for, kits
 from bench_gui.gui.pages.database.common import PlanProvider, plan_of
-from bench_gui.gui.pages.database.mariadb import MariaDbPanel
-from bench_gui.gui.pages.database.mssql import MssqlPanel
 from bench_gui.gui.pages.database.os_knobs import OsKnobsPanel
-from bench_gui.gui.pages.database.postgresql import ConnectFactory, PostgresPanel
+from bench_gui.gui.pages.database.tuning_tab import ConnectFactory, TuningTab
 from bench_gui.gui.widgets.page_parts import Banner, PageHeader, page_layout, scrolled
-from bench_gui.remote.pg_tuner import DiffRow, HostFacts
-from bench_gui.services.tuning import Connection
+from bench_gui.remote.db_tuner import DiffRow, HostFacts
+from bench_gui.services.tuning_parts import Connection
 
 SUBTITLE = (
     "PostgreSQL, InnoDB and SQL Server settings and the host's OS knobs: a diff before"
@@ -62,39 +62,36 @@ class DatabasePage(QWidget):
         self.banner = Banner()
         outer.addWidget(self.banner)
 
-        self.postgresql = PostgresPanel(store, plan_provider, connect_factory)
-        self.postgresql.message.connect(self.show_message)
-        self.postgresql.status.connect(self.status)
-        self.postgresql.busy_changed.connect(self.busy_changed)
-        self.mariadb = MariaDbPanel(store, plan_provider)
-        self.mariadb.message.connect(self.show_message)
-        self.mariadb.status.connect(self.status)
-        self.mariadb.busy_changed.connect(self.busy_changed)
-        self.mssql = MssqlPanel(store, plan_provider)
-        self.mssql.message.connect(self.show_message)
-        self.mssql.status.connect(self.status)
-        self.mssql.busy_changed.connect(self.busy_changed)
+        # One tab per engine kit, in the registry's order (PostgreSQL, the demo's, first).
+        self.panels: dict[str, TuningTab] = {}
+        self.scrolls: dict[str, QWidget] = {}
+        self.tabs = QTabWidget()
+        for kit in kits():
+            panel: TuningTab = kit.face("panel")(store, plan_provider)
+            panel.message.connect(self.show_message)
+            panel.status.connect(self.status)
+            panel.busy_changed.connect(self.busy_changed)
+            self.panels[kit.name] = panel
+            # Each tab scrolls when the window is short, so its groups never overlap.
+            self.scrolls[kit.name] = scrolled(panel)
+            self.tabs.addTab(self.scrolls[kit.name], kit.label)
+        self.postgresql: PostgresPanel = self.panels["postgresql"]  # type: ignore[assignment]
+        if connect_factory is not None:
+            self.postgresql.connect_factory = connect_factory
         self.os_panel = OsKnobsPanel(store, self.current_plan_quiet)
         self.os_panel.message.connect(self.show_message)
         self.os_panel.busy_changed.connect(self.busy_changed)
         self.postgresql.local_data_directory.connect(self.os_panel.hosts.suggest_data_dir)
-
-        # Each tab scrolls when the window is short, so its groups never overlap.
-        self.tabs = QTabWidget()
-        self.tabs.addTab(scrolled(self.postgresql), "PostgreSQL")
-        self.mariadb_scroll = scrolled(self.mariadb)
-        self.tabs.addTab(self.mariadb_scroll, "MariaDB / MySQL")
-        self.mssql_scroll = scrolled(self.mssql)
-        self.tabs.addTab(self.mssql_scroll, "SQL Server")
         self.os_scroll = scrolled(self.os_panel)
         self.tabs.addTab(self.os_scroll, "OS knobs")
         self.tabs.currentChanged.connect(self._tab_changed)
         outer.addWidget(self.tabs, 1)
         plan = self.current_plan_quiet()
-        if plan is not None and plan.target.kind in ("mariadb", "mysql"):
-            self.tabs.setCurrentWidget(self.mariadb_scroll)
-        elif plan is not None and plan.target.kind == "mssql":
-            self.tabs.setCurrentWidget(self.mssql_scroll)
+        if plan is not None:
+            try:
+                self.tabs.setCurrentWidget(self.scrolls[kit_for(plan.target.kind).name])
+            except UnknownEngine:
+                pass  # no tab tunes it: the first one says so when asked to connect
 
         pg = self.postgresql
         self.connect_button = pg.server.connect_button
@@ -127,13 +124,13 @@ class DatabasePage(QWidget):
 
     @property
     def busy(self) -> bool:
-        return self.postgresql.busy or self.mariadb.busy or self.mssql.busy or self.os_panel.busy
+        return any(p.busy for p in self.panels.values()) or self.os_panel.busy
 
     def shutdown(self, timeout_s: float = 60.0) -> bool:
         """Join every tab's tasks; close the server connection's SSH links."""
-        done = self.postgresql.shutdown(timeout_s)
-        done = self.mariadb.shutdown(timeout_s) and done
-        done = self.mssql.shutdown(timeout_s) and done
+        done = True
+        for panel in self.panels.values():
+            done = panel.shutdown(timeout_s) and done
         return self.os_panel.shutdown(timeout_s) and done
 
     def show_message(self, text: str, tone: str) -> None:

@@ -9,7 +9,7 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
 
 from bench_gui.gui.pages.database.common import GREEN, MUTED, RED, TEXT, YELLOW, cell
-from bench_gui.remote.pg_tuner import DiffRow
+from bench_gui.remote.db_tuner import DiffRow
 
 COLUMNS = ("", "Setting", "Current", "Proposed", "Takes effect", "Rule")
 COL_CHECK, COL_NAME, COL_CURRENT, COL_PROPOSED, COL_EFFECT, COL_RULE = range(6)
@@ -30,7 +30,7 @@ EFFECT_COLOURS = {
 
 
 class SettingsDiffTable(QTableWidget):
-    """Diff rows (:class:`~bench_gui.remote.pg_tuner.DiffRow`), in order, with a tick each.
+    """Diff rows (:class:`~bench_gui.remote.db_tuner.DiffRow`), in order, with a tick each.
 
     Signals:
         edited(str, str): the user typed a proposed value: setting name, new value.

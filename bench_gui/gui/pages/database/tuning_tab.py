@@ -18,18 +18,20 @@ from PySide6.QtWidgets import QGridLayout, QGroupBox, QHBoxLayout, QVBoxLayout, 
 
 from bench_gui.core.plan import Plan, PlanError
 from bench_gui.core.tuning.pgtune import TunedSetting
+from bench_gui.engines.base import EngineKit
 from bench_gui.gui.pages.database.common import PG_ERRORS, PlanProvider, plan_of
 from bench_gui.gui.pages.database.history import apply_buttons, history_group
 from bench_gui.gui.pages.database.server_box import ServerBox
 from bench_gui.gui.pages.database.settings_diff import SettingsDiffTable
 from bench_gui.gui.tasks import TaskRunner
 from bench_gui.gui.widgets.page_parts import muted_label
-from bench_gui.remote.pg_tuner import DiffRow, HostFacts
+from bench_gui.remote.db_tuner import DiffRow, HostFacts
 from bench_gui.services import tuning
+from bench_gui.services.tuning_parts import Connection
 from bench_gui.store.tuning_history import TuningHistory
 
-ConnectFactory = Callable[[Plan], tuning.Connection]
-Connected = tuple[tuning.Connection, dict[str, Any], HostFacts]
+ConnectFactory = Callable[[Plan], Connection]
+Connected = tuple[Connection, dict[str, Any], HostFacts]
 
 BUSY_WORDS = {
     "connect": "Connecting…",
@@ -45,7 +47,7 @@ FAILED_WORDS = {
 }
 
 
-def default_connect(plan: Plan) -> tuning.Connection:
+def default_connect(plan: Plan) -> Connection:
     """A connection to the plan's target; the plan's most users size the form's defaults."""
     users = max(plan.workload.virtual_users, default=0) or None
     return tuning.connection_for_plan(plan.target, planned_users=users)
@@ -94,6 +96,8 @@ class TuningTab(QWidget):
     WRONG_KIND = "The plan's target is {kind}: use the tab of its engine."
     #: The history kind this tab lists (None: every kind of the target).
     HISTORY_KIND: str | None = None
+    #: The engine kit whose tab this is: the target kinds it takes.
+    KIT: EngineKit
     #: Whether a rollback may restart the server.
     ROLLBACK_RESTARTS = True
     #: A failure reading the server's machine: its facts are only defaults, so a note.
@@ -110,7 +114,7 @@ class TuningTab(QWidget):
         self.store = store
         self.plan_provider = plan_provider
         self.connect_factory = connect_factory or default_connect
-        self.conn: tuning.Connection | None = None
+        self.conn: Connection | None = None
         self.facts: dict[str, Any] = {}
         self.proposal: Any = None
         self.runner = TaskRunner(self, self.ERRORS, "the Database page")
@@ -141,14 +145,12 @@ class TuningTab(QWidget):
 
     def _takes(self, kind: str) -> bool:
         """Whether this tab tunes a target of this kind (if not, :attr:`WRONG_KIND` says so)."""
-        raise NotImplementedError
+        return kind in self.KIT.kinds
 
-    def _machine(self, conn: tuning.Connection) -> HostFacts:
+    def _machine(self, conn: Connection) -> HostFacts:
         return tuning.server_facts(conn)
 
-    def _show_connection(
-        self, conn: tuning.Connection, facts: dict[str, Any], machine: HostFacts
-    ) -> None:
+    def _show_connection(self, conn: Connection, facts: dict[str, Any], machine: HostFacts) -> None:
         """Show the server just connected to, and take its machine's facts into the form."""
         raise NotImplementedError
 
@@ -157,7 +159,7 @@ class TuningTab(QWidget):
         return name.lower()
 
     def _apply_work(
-        self, conn: tuning.Connection, proposal: Any, items: list[TunedSetting]
+        self, conn: Connection, proposal: Any, items: list[TunedSetting]
     ) -> Callable[[], Any]:
         """The background work applying the ticked settings; returns the apply's result."""
         raise NotImplementedError

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
+from bench_gui.engines.postgresql.settings import AUTO_CONF, parse_auto_conf
 from bench_gui.remote.db_tuner import NoServerControl, TuningError
 from bench_gui.remote.host_access import HostIO, LocalHost
-from bench_gui.remote.pg_settings import AUTO_CONF, parse_auto_conf
 
 log = logging.getLogger(__name__)
 

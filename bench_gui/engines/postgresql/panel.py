@@ -18,19 +18,19 @@ from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QInputDialog, QPushButton
 
 from bench_gui.core.tuning.pgtune import PgVersion, Proposal, TunedSetting, memory_warnings
 from bench_gui.core.tuning.presets import PresetError, preset_from_proposal
-from bench_gui.gui.pages.database.proposal_form import ProposalForm
+from bench_gui.engines.postgresql.kit import KIT
+from bench_gui.engines.postgresql.proposal_form import ProposalForm
 from bench_gui.gui.pages.database.tuning_tab import (
-    ConnectFactory,
     TuningTab,
-    default_connect,
     edited_settings,
 )
+from bench_gui.remote.db_tuner import DiffRow, HostFacts, TuningError
 from bench_gui.remote.errors import SSHError
-from bench_gui.remote.pg_tuner import DiffRow, HostFacts, TuningError
 from bench_gui.services import tuning
+from bench_gui.services.tuning_parts import Connection
 from bench_gui.store.user_presets import save_preset
 
-__all__ = ["ConnectFactory", "PostgresPanel", "default_connect"]
+__all__ = ["PostgresPanel"]
 
 
 class PostgresPanel(TuningTab):
@@ -44,8 +44,9 @@ class PostgresPanel(TuningTab):
 
     DIFF_TITLE = "Diff: the server's values against the proposal"
     HISTORY_KIND = "postgresql"
+    KIT = KIT
     FORM = ProposalForm
-    WRONG_KIND = "The plan's target is {kind}: its InnoDB settings are on the MariaDB / MySQL tab."
+    WRONG_KIND = "The plan's target is {kind}: its settings are on the tab of its engine."
     MACHINE_ERRORS = (TuningError, psycopg.Error, SSHError, OSError)
     # Read from the server at connect (the form's defaults until then).
     host_facts: HostFacts | None = None
@@ -84,12 +85,7 @@ class PostgresPanel(TuningTab):
 
     # ---- connecting, applying ----------------------------------------------------------------
 
-    def _takes(self, kind: str) -> bool:
-        return kind not in tuning.MARIADB_KINDS
-
-    def _show_connection(
-        self, conn: tuning.Connection, facts: dict[str, Any], machine: HostFacts
-    ) -> None:
+    def _show_connection(self, conn: Connection, facts: dict[str, Any], machine: HostFacts) -> None:
         self.host_facts = machine
         self.version = PgVersion.parse(int(facts["server_version_num"]))
         self.server.show_connection(conn, facts, machine)
@@ -98,7 +94,7 @@ class PostgresPanel(TuningTab):
             self.local_data_directory.emit(str(facts["data_directory"]))
 
     def _apply_work(
-        self, conn: tuning.Connection, proposal: Proposal, items: list[TunedSetting]
+        self, conn: Connection, proposal: Proposal, items: list[TunedSetting]
     ) -> Callable[[], Any]:
         restart, profile, store = self.restart_check.isChecked(), self.form.profile(), self.store
 

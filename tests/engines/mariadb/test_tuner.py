@@ -13,15 +13,15 @@ import pytest
 
 from bench_gui.core.tuning.innodb import DbVersion, InnoDbInput, calculate
 from bench_gui.core.tuning.pgtune import TunedSetting
-from bench_gui.remote.host_access import LocalHost
-from bench_gui.remote.mariadb_tuner import (
+from bench_gui.engines.mariadb.option_file import parse_cnf
+from bench_gui.engines.mariadb.tuner import (
     MariaDbSnapshot,
     MariaDbTuner,
     global_privileges,
-    parse_cnf,
     parse_service_control,
 )
-from bench_gui.remote.pg_tuner import NotEnoughPrivileges, RejectedSettings, TuningError
+from bench_gui.remote.db_tuner import NotEnoughPrivileges, RejectedSettings, TuningError
+from bench_gui.remote.host_access import LocalHost
 from tests._fixtures.mariadb import PASSWORD, MariaDbServer
 
 MIB = 1024**2

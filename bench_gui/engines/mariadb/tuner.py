@@ -10,7 +10,7 @@ How a change is made, per flavour:
 - **MariaDB** has no SET PERSIST: a dynamic variable is ``SET GLOBAL`` (in effect at once) and
   every changed variable is also written into an option file so that it survives a restart:
   one of our own (:data:`DEFAULT_CONFIG_FILE`, an include file) or the one the user chose,
-  edited in place keeping all else (:mod:`bench_gui.remote.option_file`); a static one
+  edited in place keeping all else (:mod:`bench_gui.engines.mariadb.option_file`); a static one
   (``information_schema.SYSTEM_VARIABLES.READ_ONLY``) is only written there and takes effect
   when the server restarts. Writing the file needs the server's machine (this one, or an SSH
   host as root).
@@ -43,7 +43,6 @@ from bench_gui.core.tuning.innodb import (
     ENUM_VARIABLES,
     MYSQL_STATIC,
     DbVersion,
-    InnoDbProposal,
     InnoDbValueError,
     display,
     flavour_of,
@@ -52,6 +51,7 @@ from bench_gui.core.tuning.innodb import (
     sql_value,
 )
 from bench_gui.core.tuning.pgtune import TunedSetting
+from bench_gui.engines.mariadb.option_file import edit_cnf
 from bench_gui.remote.db_tuner import (
     ApplyResult,
     DbTarget,
@@ -61,22 +61,16 @@ from bench_gui.remote.db_tuner import (
     NoServerControl,
     NotEnoughPrivileges,
     TuningError,
-    check_same_server,
     diff_rows,
     engine_login,
     first_line,
     not_accepted,
     out_of_range,
     outside,
-    pick,
     set_each,
     taken_at,
-    triage,
 )
 from bench_gui.remote.host_access import HostIO
-from bench_gui.remote.option_file import edit_cnf
-from bench_gui.remote.option_file import parse_cnf as parse_cnf  # re-exported
-from bench_gui.remote.option_file import render_cnf as render_cnf  # re-exported
 
 DEFAULT_CONFIG_FILE: Final = "/etc/mysql/mariadb.conf.d/99-bench-gui.cnf"
 _NAME_RE: Final = re.compile(r"^[a-z_][a-z0-9_]*$")
@@ -89,9 +83,6 @@ NEVER_LOWERED: Final = frozenset({"max_connections"})
 # Sized from max_connections when the server starts, and only then (see rollback).
 DERIVED_AT_START: Final = ("back_log", "thread_cache_size", "host_cache_size")
 _SETTLE_S: Final = 60.0  # a buffer pool resize runs in the background
-
-
-Items = InnoDbProposal | list[TunedSetting]
 
 
 @dataclass
@@ -182,8 +173,22 @@ def _first_line(exc: BaseException) -> str:
     return first_line(odbc.message(exc), exc)
 
 
-class MariaDbTuner(DbTuner[Any]):
+@dataclass
+class MyState:
+    """What the steps read on the connection: the server's facts and the touched variables."""
+
+    facts: dict[str, Any]
+    current: dict[str, Variable]
+
+    @property
+    def flavour(self) -> str:
+        return str(self.facts["flavour"])
+
+
+class MariaDbTuner(DbTuner[Any, MyState, MariaDbSnapshot]):
     """Diff, apply and roll back InnoDB variables on one MariaDB or MySQL server."""
+
+    control: ServiceControl | None
 
     def __init__(
         self,
@@ -218,12 +223,8 @@ class MariaDbTuner(DbTuner[Any]):
         row = conn.cursor().execute(query).fetchone()
         return row[0] if row else None
 
-    def facts(self) -> dict[str, Any]:
-        """Version, flavour, user, its global privileges, data directory, identity."""
-        with self.connect() as conn:
-            return self._facts(conn)
-
     def _facts(self, conn: Any) -> dict[str, Any]:
+        """Version, flavour, user, its global privileges, data directory, identity."""
         version = str(self._scalar(conn, "SELECT VERSION()"))
         flavour = flavour_of(version)
         cur = conn.cursor()
@@ -284,13 +285,12 @@ class MariaDbTuner(DbTuner[Any]):
             out[name] = Variable(name, str(r[1] or ""), name in MYSQL_STATIC)
         return out
 
-    def diff(self, proposal: Items) -> list[DiffRow]:
-        items = _items(proposal)
-        with self.connect() as conn:
-            facts = self._facts(conn)
-            return diff_variables(
-                items, self._read(conn, [s.name for s in items], facts["flavour"])
-            )
+    def _state(self, conn: Any, names: list[str]) -> MyState:
+        facts = self._facts(conn)
+        return MyState(facts, self._read(conn, names, facts["flavour"]))
+
+    def _diff(self, items: list[TunedSetting], state: MyState) -> list[DiffRow]:
+        return diff_variables(items, state.current)
 
     def host_facts(self) -> HostFacts:
         """Nothing of the machine is read through the server (that needs the FILE privilege
@@ -337,9 +337,9 @@ class MariaDbTuner(DbTuner[Any]):
         )
         return {str(r[0]): str(r[1]) for r in rows}
 
-    def _snapshot(
-        self, conn: Any, facts: Mapping[str, Any], current: Mapping[str, Variable]
-    ) -> MariaDbSnapshot:
+    def _take_snapshot(self, conn: Any, state: MyState, todo: list[DiffRow]) -> MariaDbSnapshot:
+        facts = state.facts
+        current = {r.name: state.current[r.name] for r in todo}
         mariadb = facts["flavour"] == "mariadb"
         return MariaDbSnapshot(
             taken_at=taken_at(),
@@ -403,59 +403,57 @@ class MariaDbTuner(DbTuner[Any]):
                 f"cannot write {self.config_file} on {self.host.label}: {exc}"
             ) from exc
 
-    def apply(
+    # ---- apply ----------------------------------------------------------------------------------
+
+    def _may_apply(self, conn: Any, state: MyState, todo: list[DiffRow], restart: bool) -> None:
+        """The privilege to set variables; MariaDB's static ones need the option file."""
+        self._check_privileges(state.facts)
+        if state.flavour == "mariadb" and self.host is None:
+            static = [r.name for r in todo if r.action == "restart"]
+            if static:
+                raise NoServerControl(
+                    f"{', '.join(static)} can only change in the server's option file and"
+                    f" this side cannot reach {self.config_file} (give --ssh)"
+                )
+
+    def _change(
         self,
-        proposal: Items,
-        *,
-        restart: bool = False,
-        skip_invalid: bool = False,
-        only: set[str] | None = None,
-    ) -> ApplyResult:
-        """Apply the variables that differ (see the module docstring); verify what is live."""
-        items = pick(_items(proposal), only)
-        result = ApplyResult("apply")
-        with self.connect() as conn:
-            facts = self._facts(conn)
-            flavour = facts["flavour"]
-            current = self._read(conn, [s.name for s in items], flavour)
-            rows = diff_variables(items, current)
-            todo = triage(rows, result, skip_invalid)
-            if not todo:
-                return result
-            self._check_privileges(facts)
-            mariadb = flavour == "mariadb"
-            if mariadb and self.host is None:
-                static = [r.name for r in todo if r.action == "restart"]
-                if static:
-                    raise NoServerControl(
-                        f"{', '.join(static)} can only change in the server's option file and"
-                        f" this side cannot reach {self.config_file} (give --ssh)"
-                    )
-            snapshot = self._snapshot(conn, facts, {r.name: current[r.name] for r in todo})
-            result.snapshot = snapshot
-            ordered = _io_order(todo, current)
-            done: list[str] = []
-            try:
-                set_each(
-                    ordered,
-                    lambda row: self._set_row(conn, flavour, row),
-                    done,
-                    lambda: self._restore(conn, snapshot, done),
-                )
-            except NotEnoughPrivileges:  # PERSIST_ONLY needs PERSIST_RO_VARIABLES_ADMIN
-                self._restore(conn, snapshot, done)
-                raise
-            if mariadb and self.host is not None:
-                values = {r.name: r.proposed for r in todo}
-                rules = {r.name: r.rule for r in todo}
-                self._write_config(edit_cnf(snapshot.config_text, values, rules))
-            elif mariadb:
-                result.messages.append(
-                    "set with SET GLOBAL only: this side cannot reach the server's option file,"
-                    " so the values are lost when the server restarts"
-                )
-            result.changed = done
-        if "max_connections" in done:
+        conn: Any,
+        state: MyState,
+        todo: list[DiffRow],
+        snapshot: MariaDbSnapshot,
+        result: ApplyResult,
+    ) -> list[str]:
+        """SET each variable (io capacity's ceiling in the order it allows), then MariaDB's
+        option file; a refusal restores what was set."""
+        done: list[str] = []
+        try:
+            set_each(
+                _io_order(todo, state.current),
+                lambda row: self._set_row(conn, state.flavour, row),
+                done,
+                lambda: self._restore(conn, snapshot, done),
+            )
+        except NotEnoughPrivileges:  # PERSIST_ONLY needs PERSIST_RO_VARIABLES_ADMIN
+            self._restore(conn, snapshot, done)
+            raise
+        if state.flavour == "mariadb" and self.host is not None:
+            values = {r.name: r.proposed for r in todo}
+            rules = {r.name: r.rule for r in todo}
+            self._write_config(edit_cnf(snapshot.config_text, values, rules))
+        elif state.flavour == "mariadb":
+            result.messages.append(
+                "set with SET GLOBAL only: this side cannot reach the server's option file,"
+                " so the values are lost when the server restarts"
+            )
+        return done
+
+    def _settle(
+        self, result: ApplyResult, todo: list[DiffRow], snapshot: MariaDbSnapshot, restart: bool
+    ) -> None:
+        """A restart through the control when asked (static variables), else what waits for
+        one; every value read back."""
+        if "max_connections" in result.changed:
             result.messages.append(
                 f"{', '.join(DERIVED_AT_START)} are sized from max_connections when the server"
                 " starts: they follow the new value after the next restart, and keep it until a"
@@ -468,15 +466,18 @@ class MariaDbTuner(DbTuner[Any]):
                 result.pending_restart = pending
                 result.messages.append("no server control to restart it (give --control)")
             else:
-                ok, detail = self.control.restart()
-                if not ok:
-                    raise TuningError(f"{self.control.label} failed: {detail}")
+                self._restart()
                 result.restarted = True
                 expected.update({r.name: r.proposed for r in todo})
                 pending = []
         result.pending_restart = pending
         self._verify(result, expected, pending)
-        return result
+
+    def _restart(self) -> None:
+        assert self.control is not None
+        ok, detail = self.control.restart()
+        if not ok:
+            raise TuningError(f"{self.control.label} failed: {detail}")
 
     def _restore(self, conn: Any, snapshot: MariaDbSnapshot, names: list[str]) -> dict[str, str]:
         """Put ``names`` back to the snapshot's values; reasons for those that would not go."""
@@ -528,37 +529,49 @@ class MariaDbTuner(DbTuner[Any]):
 
     # ---- rollback -------------------------------------------------------------------------------
 
-    def rollback(self, snapshot: MariaDbSnapshot, *, restart: bool = True) -> ApplyResult:
-        """Restore ``snapshot``: the global values, the option file exactly, MySQL's persisted
-        values; static ones take their old value back after a restart."""
-        result = ApplyResult("rollback")
+    def _snapshot_names(self, snapshot: MariaDbSnapshot) -> list[str]:
+        return list(snapshot.values)
+
+    def _identity(self, state: MyState, snapshot: MariaDbSnapshot) -> tuple[str | None, str | None]:
+        return str(state.facts["identity"]), snapshot.server_uuid
+
+    def _may_restore(
+        self, conn: Any, state: MyState, snapshot: MariaDbSnapshot, restart: bool
+    ) -> None:
+        """The privilege; the snapshot's option file must be within reach."""
+        self._check_privileges(state.facts)
+        if snapshot.config_file is not None:
+            if self.host is None:
+                raise TuningError(
+                    f"the snapshot's {snapshot.config_file} is on the server's machine,"
+                    " which this side cannot reach (give --ssh); nothing was changed"
+                )
+            self.config_file = snapshot.config_file
+
+    def _restore_all(
+        self, conn: Any, state: MyState, snapshot: MariaDbSnapshot, result: ApplyResult
+    ) -> None:
+        """The global values (MySQL's persisted ones), the option file exactly."""
         names = list(snapshot.values)
-        with self.connect() as conn:
-            facts = self._facts(conn)
-            check_same_server(facts["identity"], snapshot.server_uuid)
-            self._check_privileges(facts)
-            if snapshot.config_file is not None:
-                if self.host is None:
-                    raise TuningError(
-                        f"the snapshot's {snapshot.config_file} is on the server's machine,"
-                        " which this side cannot reach (give --ssh); nothing was changed"
-                    )
-                self.config_file = snapshot.config_file
-            live = self._read(conn, names, facts["flavour"])
-            result.skipped = self._restore(conn, snapshot, names)
-            if snapshot.config_file is not None:
-                self._write_config(snapshot.config_text)
-                result.auto_conf_restored = self._read_config() == snapshot.config_text
-            result.changed = [n for n in names if n not in result.skipped]
+        result.skipped = self._restore(conn, snapshot, names)
+        if snapshot.config_file is not None:
+            self._write_config(snapshot.config_text)
+            result.auto_conf_restored = self._read_config() == snapshot.config_text
+        result.changed = [n for n in names if n not in result.skipped]
+
+    def _settle_rollback(
+        self, result: ApplyResult, state: MyState, snapshot: MariaDbSnapshot, restart: bool
+    ) -> None:
+        """Static variables take their old value back after a restart (done through the
+        control when asked); every value read back."""
+        live = state.current
         pending = [
             n
             for n in snapshot.read_only
             if n in live and not same_value(n, snapshot.values[n], live[n].value)
         ]
         if pending and restart and self.control is not None:
-            ok, detail = self.control.restart()
-            if not ok:
-                raise TuningError(f"{self.control.label} failed: {detail}")
+            self._restart()
             result.restarted = True
             pending = []
         result.pending_restart = pending
@@ -566,7 +579,6 @@ class MariaDbTuner(DbTuner[Any]):
         self._verify(result, expected, pending)
         if "max_connections" in snapshot.values and not result.restarted:
             result.messages += self._derived_notes(snapshot)
-        return result
 
     def _derived_notes(self, snapshot: MariaDbSnapshot) -> list[str]:
         """What of DERIVED_AT_START still differs from before the apply (they change only when
@@ -603,10 +615,6 @@ def global_privileges(grants: list[str]) -> list[str]:
         if match:
             held += [p.strip().upper() for p in match.group(1).split(",")]
     return held
-
-
-def _items(proposal: Items) -> list[TunedSetting]:
-    return proposal.settings if isinstance(proposal, InnoDbProposal) else list(proposal)
 
 
 def check_variable(var: Variable, value: str) -> str:

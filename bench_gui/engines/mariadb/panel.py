@@ -4,7 +4,7 @@ them against ``SHOW GLOBAL VARIABLES``, apply the ticked rows, roll back the las
 show the history of this target.
 
 The option file the static variables go into is chosen on the tab (``Option file``): empty
-means our own include file (:data:`~bench_gui.remote.mariadb_tuner.DEFAULT_CONFIG_FILE`); a
+means our own include file (:data:`~bench_gui.engines.mariadb.tuner.DEFAULT_CONFIG_FILE`); a
 DBA's file is edited in place, keeping everything else in it.
 
 Built on :class:`~.tuning_tab.TuningTab` (what the engine tabs share) with the InnoDB form
@@ -22,13 +22,15 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QWidget
 
 from bench_gui.core.tuning.innodb import FLAVOUR_LABELS, DbVersion, InnoDbProposal
 from bench_gui.core.tuning.pgtune import TunedSetting
+from bench_gui.engines.mariadb.innodb_form import InnoDbForm
+from bench_gui.engines.mariadb.kit import KIT
+from bench_gui.engines.mariadb.tuner import DEFAULT_CONFIG_FILE
 from bench_gui.gui.pages.database.common import ODBC_ERRORS, sentences
-from bench_gui.gui.pages.database.innodb_form import InnoDbForm
 from bench_gui.gui.pages.database.tuning_tab import TuningTab, edited_settings
+from bench_gui.remote.db_tuner import HostFacts, TuningError
 from bench_gui.remote.errors import SSHError
-from bench_gui.remote.mariadb_tuner import DEFAULT_CONFIG_FILE
-from bench_gui.remote.pg_tuner import HostFacts, TuningError
 from bench_gui.services import tuning
+from bench_gui.services.tuning_parts import Connection
 
 
 class MariaDbPanel(TuningTab):
@@ -40,6 +42,7 @@ class MariaDbPanel(TuningTab):
 
     ERRORS = ODBC_ERRORS
     DIFF_TITLE = "Diff: SHOW GLOBAL VARIABLES against the proposal"
+    KIT = KIT
     FORM = InnoDbForm
     RELOAD_WORD = "at once"
     RESTART_NOTE = "Static variables go into the option file and take effect at the next restart."
@@ -78,7 +81,7 @@ class MariaDbPanel(TuningTab):
         an absolute path."""
         return _checked_option_file(self.option_file.text())
 
-    def _use_option_file(self, conn: tuning.Connection) -> None:
+    def _use_option_file(self, conn: Connection) -> None:
         chosen = self.chosen_option_file()
         if chosen is not None:
             conn.tuner.config_file = chosen
@@ -94,7 +97,7 @@ class MariaDbPanel(TuningTab):
             self.server.control_label.setText(self._where(self.conn))
 
     @staticmethod
-    def _where(conn: tuning.Connection) -> str:
+    def _where(conn: Connection) -> str:
         tuner = conn.tuner
         where = (
             f"Writes static variables to {tuner.config_file} on {conn.host.label}"
@@ -114,12 +117,7 @@ class MariaDbPanel(TuningTab):
 
     # ---- connecting, applying ----------------------------------------------------------------
 
-    def _takes(self, kind: str) -> bool:
-        return kind in tuning.MARIADB_KINDS
-
-    def _show_connection(
-        self, conn: tuning.Connection, facts: dict[str, Any], machine: HostFacts
-    ) -> None:
+    def _show_connection(self, conn: Connection, facts: dict[str, Any], machine: HostFacts) -> None:
         self.version = DbVersion.parse(str(facts["version"]))
         self.flavour = str(facts["flavour"])
         privileges = set(facts.get("privileges", []))
@@ -142,7 +140,7 @@ class MariaDbPanel(TuningTab):
         self.form.use_machine(machine, conn.planned_users)
 
     def _apply_work(
-        self, conn: tuning.Connection, proposal: InnoDbProposal, items: list[TunedSetting]
+        self, conn: Connection, proposal: InnoDbProposal, items: list[TunedSetting]
     ) -> Callable[[], Any]:
         store, title = self.store, proposal.title
         typed = self.option_file.text()

@@ -13,8 +13,8 @@ import pytest
 from bench_gui.agent.mssql import settings
 from bench_gui.core.tuning.pgtune import TunedSetting
 from bench_gui.core.tuning.presets import PresetError
-from bench_gui.remote import mssql_tuner
-from bench_gui.remote.mssql_tuner import (
+from bench_gui.engines.mssql import tuner as mssql_tuner
+from bench_gui.engines.mssql.tuner import (
     DATABASE_MAXDOP,
     RECOVERY_MODEL,
     TARGET_RECOVERY,
@@ -24,9 +24,9 @@ from bench_gui.remote.mssql_tuner import (
     rights_of,
     seed_003_proposal,
 )
-from bench_gui.remote.pg_tuner import NotEnoughPrivileges, RejectedSettings, TuningError
+from bench_gui.remote.db_tuner import NotEnoughPrivileges, RejectedSettings, TuningError
 from tests.agent.mssql.tsql_check import TsqlError, check_statement
-from tests.remote.mssql_scripted import ScriptedServer, odbc_error
+from tests.engines.mssql.scripted import ScriptedServer, odbc_error
 
 RAM_MB = 64 * 1024
 

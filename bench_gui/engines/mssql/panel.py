@@ -18,13 +18,15 @@ from PySide6.QtWidgets import QWidget
 
 from bench_gui.core.tuning.pgtune import TunedSetting
 from bench_gui.core.tuning.presets import PresetError
+from bench_gui.engines.mssql.form import MssqlForm
+from bench_gui.engines.mssql.kit import KIT
+from bench_gui.engines.mssql.tuner import NOT_VERIFIED, MssqlProposal
 from bench_gui.gui.pages.database.common import ODBC_ERRORS, sentences
-from bench_gui.gui.pages.database.mssql_form import MssqlForm
 from bench_gui.gui.pages.database.tuning_tab import TuningTab
 from bench_gui.gui.widgets.page_parts import Banner
-from bench_gui.remote.mssql_tuner import NOT_VERIFIED, MssqlProposal
-from bench_gui.remote.pg_tuner import HostFacts, TuningError
+from bench_gui.remote.db_tuner import HostFacts, TuningError
 from bench_gui.services import tuning
+from bench_gui.services.tuning_parts import Connection
 
 UNVERIFIED_NOTE = (
     f"⚠ {NOT_VERIFIED} (no SQL Server runs where bench-gui is tested). Read the diff before"
@@ -41,8 +43,9 @@ class MssqlPanel(TuningTab):
 
     ERRORS = ODBC_ERRORS
     DIFF_TITLE = "Diff: sys.configurations and the database's options"
-    HISTORY_KIND = tuning.MSSQL_KIND
+    HISTORY_KIND = "mssql"
     ROLLBACK_RESTARTS = False  # bench-gui never restarts SQL Server
+    KIT = KIT
     FORM = MssqlForm
     RELOAD_WORD = "at once"
     RESTART_NOTE = (
@@ -81,16 +84,11 @@ class MssqlPanel(TuningTab):
 
     # ---- connecting, applying ----------------------------------------------------------------
 
-    def _takes(self, kind: str) -> bool:
-        return kind == tuning.MSSQL_KIND
-
-    def _machine(self, conn: tuning.Connection) -> HostFacts:
+    def _machine(self, conn: Connection) -> HostFacts:
         machine: HostFacts = conn.tuner.host_facts()  # the RAM is only a default
         return machine
 
-    def _show_connection(
-        self, conn: tuning.Connection, facts: dict[str, Any], machine: HostFacts
-    ) -> None:
+    def _show_connection(self, conn: Connection, facts: dict[str, Any], machine: HostFacts) -> None:
         self.version = str(facts.get("version") or "")
         self.server.show_server(
             conn.target.label,
@@ -106,7 +104,7 @@ class MssqlPanel(TuningTab):
         return name  # the table ticks SQL Server's names as they are
 
     def _apply_work(
-        self, conn: tuning.Connection, proposal: MssqlProposal, items: list[TunedSetting]
+        self, conn: Connection, proposal: MssqlProposal, items: list[TunedSetting]
     ) -> Callable[[], Any]:
         store = self.store
         profile = self.form.profile if self.form.profile != "file" else proposal.title

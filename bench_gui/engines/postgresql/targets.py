@@ -11,14 +11,14 @@ from typing import TYPE_CHECKING
 import psycopg
 
 from bench_gui.core.plan import Target
+from bench_gui.engines.postgresql.control import PgCtlControl, ServerControl, local_control
 from bench_gui.remote.db_tuner import DbTarget, TuningError
 from bench_gui.remote.errors import SecretStoreError
 from bench_gui.remote.host_access import LocalHost
-from bench_gui.remote.pg_control import PgCtlControl, ServerControl, local_control
 from bench_gui.remote.secrets import database_password
 
 if TYPE_CHECKING:  # the tuner module names this one's targets: imported when called
-    from bench_gui.remote.pg_tuner import PgTuner
+    from bench_gui.engines.postgresql.tuner import PgTuner
 
 
 @dataclass
@@ -29,10 +29,11 @@ class TuningTarget(DbTarget):
     password: str | None = None
     control: ServerControl | None = None
     local: bool = False  # the server's machine is this one
+    flavour: str = "postgresql"  # its engine (every engine's target says its own)
 
     def tuner(self) -> PgTuner:
         """A tuner; a local server's control is found from its data directory if not given."""
-        from bench_gui.remote.pg_tuner import PgTuner
+        from bench_gui.engines.postgresql.tuner import PgTuner
 
         tuner = PgTuner(self.conninfo, self.control, password=self.password)
         if tuner.control is None and self.local:

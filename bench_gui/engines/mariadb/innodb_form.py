@@ -22,10 +22,10 @@ from bench_gui.core.tuning.pgtune import (
     STORAGE_TYPES,
     TuneInputError,
 )
+from bench_gui.engines.mariadb.tuning import innodb_input
 from bench_gui.gui.pages.database.machine_form import MachineForm
 from bench_gui.gui.widgets.page_parts import compact_combo
-from bench_gui.remote.pg_tuner import HostFacts, TuningError
-from bench_gui.services.tuning import innodb_input
+from bench_gui.remote.db_tuner import HostFacts, TuningError
 
 
 class InnoDbForm(MachineForm):

@@ -18,10 +18,10 @@ from bench_gui.core.tuning.pgtune import (
     TuneInputError,
 )
 from bench_gui.core.tuning.presets import Preset, PresetError
+from bench_gui.engines.postgresql.tuning import resolve_profile
 from bench_gui.gui.pages.database.machine_form import MachineForm
 from bench_gui.gui.widgets.page_parts import compact_combo, form_label
-from bench_gui.remote.pg_tuner import HostFacts
-from bench_gui.services.tuning import resolve_profile
+from bench_gui.remote.db_tuner import HostFacts
 from bench_gui.store.user_presets import all_presets
 
 PGTUNE = "pgtune"

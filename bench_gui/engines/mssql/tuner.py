@@ -62,12 +62,9 @@ from bench_gui.remote.db_tuner import (
     NotEnoughPrivileges,
     RejectedSettings,
     TuningError,
-    check_same_server,
     engine_login,
     out_of_range,
-    pick,
     taken_at,
-    triage,
     unknown_row,
 )
 
@@ -550,10 +547,6 @@ def _maxdop_row(item: TunedSetting, current: int | None) -> DiffRow:
     )
 
 
-def _items(proposal: MssqlProposal | list[TunedSetting]) -> list[TunedSetting]:
-    return proposal.settings if isinstance(proposal, MssqlProposal) else list(proposal)
-
-
 def pending_values(snapshot: settings.SettingsSnapshot, leave: set[str]) -> list[str]:
     """Dynamic options whose configured value is not running (RECONFIGURE would run it),
     but those in ``leave``."""
@@ -571,7 +564,48 @@ def _is_permission_error(text: str) -> bool:
     return any(code in text for code in PERMISSION_ERRORS) or "permission" in text.lower()
 
 
-class MssqlTuner(DbTuner[Any]):
+@dataclass
+class MssqlState:
+    """What the steps read on the connection: the server's settings and its facts."""
+
+    live: settings.SettingsSnapshot
+    facts: dict[str, Any]
+
+    @property
+    def rights(self) -> Rights:
+        f = self.facts
+        return Rights(f["user"], f["database_user"], f["alter_settings"], f["alter_database"])
+
+
+@dataclass(frozen=True)
+class Changes:
+    """An apply's rows by where they go: server options, and each database option."""
+
+    server: dict[str, int]
+    recovery: str | None
+    target: int | None
+    maxdop: int | None
+
+    @classmethod
+    def of(cls, todo: list[DiffRow]) -> Changes:
+        by_name = {r.name: r for r in todo}
+
+        def whole(name: str) -> int | None:
+            return int(by_name[name].proposed) if name in by_name else None
+
+        return cls(
+            server={r.name: int(r.proposed) for r in todo if r.name not in DATABASE_OPTIONS},
+            recovery=by_name[RECOVERY_MODEL].proposed if RECOVERY_MODEL in by_name else None,
+            target=whole(TARGET_RECOVERY),
+            maxdop=whole(DATABASE_MAXDOP),
+        )
+
+    @property
+    def database(self) -> bool:
+        return self.recovery is not None or self.target is not None or self.maxdop is not None
+
+
+class MssqlTuner(DbTuner[Any, MssqlState, "MssqlSnapshot"]):
     """Diff, apply and roll back seed 003's settings (or a preset file's) on one SQL Server.
 
     ``connect``: a function returning a pyodbc connection on the benchmark database
@@ -645,12 +679,11 @@ class MssqlTuner(DbTuner[Any]):
         except pyodbc_module("mssql").Error as exc:
             raise self._error(exc, "list the login's permissions") from exc
 
-    def facts(self) -> dict[str, Any]:
+    def _facts(self, conn: Any) -> dict[str, Any]:
         """Version, edition, login and its rights, identity, default data path."""
-        with self.connect() as conn:
-            return self._facts(conn, self._read(conn))
+        return self._facts_of(conn, self._read(conn))
 
-    def _facts(self, conn: Any, snap: settings.SettingsSnapshot) -> dict[str, Any]:
+    def _facts_of(self, conn: Any, snap: settings.SettingsSnapshot) -> dict[str, Any]:
         try:
             identity = self._all(conn, IDENTITY_SQL)
         except pyodbc_module("mssql").Error as exc:
@@ -691,9 +724,15 @@ class MssqlTuner(DbTuner[Any]):
         with self.connect() as conn:
             return self._read(conn)
 
-    def diff(self, proposal: MssqlProposal | list[TunedSetting]) -> list[DiffRow]:
-        with self.connect() as conn:
-            return diff_options(_items(proposal), self._read(conn))
+    def _state(self, conn: Any, names: list[str]) -> MssqlState:
+        live = self._read(conn)
+        return MssqlState(live, self._facts_of(conn, live))
+
+    def _diff(self, items: list[TunedSetting], state: MssqlState) -> list[DiffRow]:
+        return diff_options(items, state.live)
+
+    def _fold(self, name: str) -> str:
+        return name.strip().lower()
 
     # ---- privileges ---------------------------------------------------------------------------
 
@@ -768,56 +807,51 @@ class MssqlTuner(DbTuner[Any]):
 
     # ---- apply ----------------------------------------------------------------------------------
 
-    def apply(
+    def _may_apply(self, conn: Any, state: MssqlState, todo: list[DiffRow], restart: bool) -> None:
+        """The login's rights for what changes (it is never restarted from here)."""
+        changes = Changes.of(todo)
+        self._check_rights(state.rights, bool(changes.server), changes.database)
+
+    def _take_snapshot(self, conn: Any, state: MssqlState, todo: list[DiffRow]) -> MssqlSnapshot:
+        c = Changes.of(todo)
+        return self._snapshot(state.live, state.facts, c.server, c.recovery, c.target, c.maxdop)
+
+    def _change(
         self,
-        proposal: MssqlProposal | list[TunedSetting],
-        *,
-        restart: bool = False,
-        skip_invalid: bool = False,
-        only: set[str] | None = None,
-    ) -> ApplyResult:
-        """Apply the options that differ (see the module docstring) and read them back."""
-        items = pick(_items(proposal), only, lambda name: name.strip().lower())
-        result = ApplyResult("apply")
-        with self.connect() as conn:
-            live = self._read(conn)
-            facts = self._facts(conn, live)
-            rows = diff_options(items, live)
-            todo = triage(rows, result, skip_invalid)
-            if not todo:
-                return result
-            server = {r.name: int(r.proposed) for r in todo if r.name not in DATABASE_OPTIONS}
-            by_name = {r.name: r for r in todo}
-            recovery = by_name[RECOVERY_MODEL].proposed if RECOVERY_MODEL in by_name else None
-            target = int(by_name[TARGET_RECOVERY].proposed) if TARGET_RECOVERY in by_name else None
-            maxdop = int(by_name[DATABASE_MAXDOP].proposed) if DATABASE_MAXDOP in by_name else None
-            self._check_rights(
-                Rights(facts["user"], facts["database_user"], facts["alter_settings"],
-                       facts["alter_database"]),
-                bool(server), recovery is not None or target is not None or maxdop is not None,
-            )  # fmt: skip
-            snapshot = self._snapshot(live, facts, server, recovery, target, maxdop)
-            result.snapshot = snapshot
-            pending = pending_values(live, set(server))
-            if pending and server:
-                result.messages.append(
-                    "RECONFIGURE also put in effect values set earlier but not running: "
-                    + ", ".join(pending)
-                )
-            steps = database_statements(self.database, recovery, target, maxdop)
-            steps += server_statements(server, live.configurations)
-            done: list[str] = []
-            try:
-                self._run(conn, steps, done)
-            except TuningError as exc:
-                failed = self._restore(conn, snapshot, done)
-                undone = (
-                    "what was done is undone"
-                    if not failed
-                    else ("NOT undone: " + "; ".join(f"{n}: {why}" for n, why in failed.items()))
-                )
-                raise type(exc)(f"{exc}; {undone}") from exc  # fmt: skip
-            result.changed = [r.name for r in todo]
+        conn: Any,
+        state: MssqlState,
+        todo: list[DiffRow],
+        snapshot: MssqlSnapshot,
+        result: ApplyResult,
+    ) -> list[str]:
+        """The database's options, then sp_configure and RECONFIGURE; a refusal undoes what
+        was done and says whether it could."""
+        c = Changes.of(todo)
+        pending = pending_values(state.live, set(c.server))
+        if pending and c.server:
+            result.messages.append(
+                "RECONFIGURE also put in effect values set earlier but not running: "
+                + ", ".join(pending)
+            )
+        steps = database_statements(self.database, c.recovery, c.target, c.maxdop)
+        steps += server_statements(c.server, state.live.configurations)
+        done: list[str] = []
+        try:
+            self._run(conn, steps, done)
+        except TuningError as exc:
+            failed = self._restore(conn, snapshot, done)
+            undone = (
+                "what was done is undone"
+                if not failed
+                else ("NOT undone: " + "; ".join(f"{n}: {why}" for n, why in failed.items()))
+            )
+            raise type(exc)(f"{exc}; {undone}") from exc  # fmt: skip
+        return [r.name for r in todo]
+
+    def _settle(
+        self, result: ApplyResult, todo: list[DiffRow], snapshot: MssqlSnapshot, restart: bool
+    ) -> None:
+        """Static options wait for the service's restart (never done here); read back."""
         static = [r.name for r in todo if r.action == "restart"]
         if static:
             result.messages.append(
@@ -829,12 +863,11 @@ class MssqlTuner(DbTuner[Any]):
             result.messages.append("--restart: SQL Server has no server control here")
         expected = {r.name: r.proposed for r in todo}
         self._verify(result, expected, static)
-        if recovery == "SIMPLE":
+        if Changes.of(todo).recovery == "SIMPLE":
             result.messages.append(
                 "recovery model SIMPLE breaks the log backup chain: after a rollback to FULL,"
                 " take a full backup before log backups work again"
             )
-        return result
 
     def _snapshot(
         self,
@@ -887,11 +920,7 @@ class MssqlTuner(DbTuner[Any]):
 
     # ---- rollback -------------------------------------------------------------------------------
 
-    def rollback(self, snapshot: MssqlSnapshot, *, restart: bool = True) -> ApplyResult:
-        """Restore ``snapshot``: each option's configured value, the database's options,
-        'show advanced options' as it was; static options run their old value after a
-        restart."""
-        result = ApplyResult("rollback")
+    def _snapshot_names(self, snapshot: MssqlSnapshot) -> list[str]:
         names = [*snapshot.options]
         if snapshot.recovery_model is not None:
             names.append(RECOVERY_MODEL)
@@ -899,24 +928,42 @@ class MssqlTuner(DbTuner[Any]):
             names.append(TARGET_RECOVERY)
         if snapshot.database_maxdop is not None:
             names.append(DATABASE_MAXDOP)
-        with self.connect() as conn:
-            live = self._read(conn)
-            facts = self._facts(conn, live)
-            check_same_server(facts["identity"], snapshot.identity)
-            if snapshot.database and snapshot.database != self.database:
-                raise TuningError(
-                    f"the snapshot is of database {snapshot.database}, this target's is"
-                    f" {self.database}; nothing was changed"
-                )
-            self._check_rights(
-                Rights(facts["user"], facts["database_user"], facts["alter_settings"],
-                       facts["alter_database"]),
-                bool(snapshot.options),
-                snapshot.recovery_model is not None or snapshot.target_recovery_time_s is not None
-                or snapshot.database_maxdop is not None,
-            )  # fmt: skip
-            result.skipped = self._restore(conn, snapshot, names)
-            result.changed = [n for n in names if n not in result.skipped]
+        return names
+
+    def _identity(
+        self, state: MssqlState, snapshot: MssqlSnapshot
+    ) -> tuple[str | None, str | None]:
+        return str(state.facts["identity"]), snapshot.identity
+
+    def _may_restore(
+        self, conn: Any, state: MssqlState, snapshot: MssqlSnapshot, restart: bool
+    ) -> None:
+        """The snapshot's database is this target's; the login's rights for what it restores."""
+        if snapshot.database and snapshot.database != self.database:
+            raise TuningError(
+                f"the snapshot is of database {snapshot.database}, this target's is"
+                f" {self.database}; nothing was changed"
+            )
+        database = (
+            snapshot.recovery_model is not None
+            or snapshot.target_recovery_time_s is not None
+            or snapshot.database_maxdop is not None
+        )
+        self._check_rights(state.rights, bool(snapshot.options), database)
+
+    def _restore_all(
+        self, conn: Any, state: MssqlState, snapshot: MssqlSnapshot, result: ApplyResult
+    ) -> None:
+        """Each option's configured value, the database's options, 'show advanced options'."""
+        names = self._snapshot_names(snapshot)
+        result.skipped = self._restore(conn, snapshot, names)
+        result.changed = [n for n in names if n not in result.skipped]
+
+    def _settle_rollback(
+        self, result: ApplyResult, state: MssqlState, snapshot: MssqlSnapshot, restart: bool
+    ) -> None:
+        """Read back; static options run their old value after the service restarts."""
+        live = state.live
         static = [
             n for n in snapshot.options
             if n in live.configurations and not live.configurations[n].is_dynamic
@@ -944,7 +991,6 @@ class MssqlTuner(DbTuner[Any]):
             result.messages.append(
                 "recovery model FULL again: take a full backup before log backups work again"
             )
-        return result
 
 
 # -- targets ------------------------------------------------------------------------------------

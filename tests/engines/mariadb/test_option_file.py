@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bench_gui.remote.option_file import edit_cnf, parse_cnf
+from bench_gui.engines.mariadb.option_file import edit_cnf, parse_cnf
 
 DBA_FILE = """\
 # Tuned by the DBA, 2024-03: do not remove the client section.

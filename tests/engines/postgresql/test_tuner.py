@@ -21,21 +21,19 @@ import pytest
 
 from bench_gui.cli.main import main as cli_main
 from bench_gui.core.tuning.pgtune import TunedSetting
-from bench_gui.remote.host_access import LocalHost, SSHHost
-from bench_gui.remote.pg_tuner import (
-    NotEnoughPrivileges,
+from bench_gui.engines.postgresql.control import (
     PgCtlControl,
-    PgTuner,
-    RejectedSettings,
     RestartFailed,
-    Snapshot,
-    TuningError,
     blame_setting,
-    conninfo_target,
     local_control,
-    parse_auto_conf,
 )
-from bench_gui.services.tuning import Connection, server_facts
+from bench_gui.engines.postgresql.settings import Snapshot, parse_auto_conf
+from bench_gui.engines.postgresql.targets import conninfo_target
+from bench_gui.engines.postgresql.tuner import PgTuner
+from bench_gui.remote.db_tuner import NotEnoughPrivileges, RejectedSettings, TuningError
+from bench_gui.remote.host_access import LocalHost, SSHHost
+from bench_gui.services.tuning import server_facts
+from bench_gui.services.tuning_parts import Connection
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")

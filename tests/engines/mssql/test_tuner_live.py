@@ -19,7 +19,7 @@ from bench_gui.agent.mssql import settings
 from bench_gui.agent.mssql.connection import connect
 from bench_gui.agent.mssql.engine import drop_database_sql, resolve_conninfo
 from bench_gui.agent.mssql.schema import quote_name
-from bench_gui.remote.mssql_tuner import MssqlSnapshot, MssqlTuner, seed_003_proposal
+from bench_gui.engines.mssql.tuner import MssqlSnapshot, MssqlTuner, seed_003_proposal
 from tests.agent.mssql.live_server import SKIP_REASON, LiveServer, live_server
 
 SERVER = live_server()

@@ -27,12 +27,11 @@ the tests, locally or over SSH), :class:`SystemdControl` (``systemctl``) and
 :class:`PgCtlClusterControl` (Debian's ``pg_ctlcluster``), each over a
 :class:`~bench_gui.remote.host_access.HostIO`.
 
-The code is in modules named for what they hold: :mod:`~bench_gui.remote.pg_settings` (the
-``pg_settings`` rows, the diff, the snapshot), :mod:`~bench_gui.remote.pg_control` (the server
-controls and the failed start's log), :mod:`~bench_gui.remote.pg_targets` (the targets),
-:mod:`~bench_gui.remote.machine_facts` (RAM, CPUs, storage from ``/proc`` and ``/sys``), and
-what every engine's tuner shares in :mod:`~bench_gui.remote.db_tuner` (errors, diff rows,
-results); this module holds :class:`PgTuner` and names them all for its importers.
+The kit's other modules are named for what they hold: :mod:`.settings` (the ``pg_settings``
+rows, the diff, the snapshot), :mod:`.control` (the server controls and the failed start's
+log), :mod:`.targets` (which server to tune); :mod:`~bench_gui.remote.machine_facts` reads RAM,
+CPUs and storage from ``/proc`` and ``/sys``, and :mod:`~bench_gui.remote.db_tuner` holds the
+flow and the types every engine's tuner shares (errors, diff rows, results).
 """
 
 from __future__ import annotations
@@ -40,13 +39,29 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import psycopg
 from psycopg import sql
 
 from bench_gui.agent.pg.liveness import with_liveness
-from bench_gui.core.tuning.pgtune import PgVersion, Proposal, TunedSetting, same_value
+from bench_gui.core.tuning.pgtune import PgVersion, TunedSetting, same_value
+from bench_gui.engines.postgresql.control import (
+    ControlResult,
+    RestartFailed,
+    ServerControl,
+    blame_setting,
+    first_fatal,
+)
+from bench_gui.engines.postgresql.settings import (
+    AUTO_CONF,
+    SETTINGS_SQL,
+    ServerSetting,
+    Snapshot,
+    diff_settings,
+    parse_auto_conf,
+)
 from bench_gui.remote.db_tuner import (
     ApplyResult,
     DbTuner,
@@ -54,14 +69,10 @@ from bench_gui.remote.db_tuner import (
     HostFacts,
     NoServerControl,
     NotEnoughPrivileges,
-    RejectedSettings,
     TuningError,
-    check_same_server,
     first_line,
-    pick,
     set_each,
     taken_at,
-    triage,
 )
 from bench_gui.remote.machine_facts import (
     mount_device,
@@ -69,76 +80,21 @@ from bench_gui.remote.machine_facts import (
     parse_meminfo_total,
     storage_kind,
 )
-from bench_gui.remote.pg_control import (
-    DEBIAN_CONF_ROOT,
-    ControlResult,
-    PgCtlClusterControl,
-    PgCtlControl,
-    RestartFailed,
-    ServerControl,
-    SystemdControl,
-    blame_setting,
-    debian_cluster,
-    first_fatal,
-    local_control,
-    parse_control_spec,
-)
-from bench_gui.remote.pg_settings import (
-    AUTO_CONF,
-    SETTINGS_SQL,
-    ServerSetting,
-    Snapshot,
-    check_value,
-    diff_settings,
-    parse_auto_conf,
-)
-from bench_gui.remote.pg_targets import (
-    TuningTarget,
-    conninfo_target,
-    demo_target,
-    plan_target,
-)
-
-__all__ = [
-    "AUTO_CONF",
-    "ApplyResult",
-    "ControlResult",
-    "DEBIAN_CONF_ROOT",
-    "DiffRow",
-    "HostFacts",
-    "NoServerControl",
-    "NotEnoughPrivileges",
-    "PgCtlClusterControl",
-    "PgCtlControl",
-    "PgTuner",
-    "RejectedSettings",
-    "RestartFailed",
-    "SETTINGS_SQL",
-    "ServerControl",
-    "ServerSetting",
-    "Snapshot",
-    "SystemdControl",
-    "TuningError",
-    "TuningTarget",
-    "blame_setting",
-    "check_value",
-    "conninfo_target",
-    "debian_cluster",
-    "demo_target",
-    "diff_settings",
-    "local_control",
-    "mount_device",
-    "parse_auto_conf",
-    "parse_control_spec",
-    "parse_cpu_list",
-    "parse_meminfo_total",
-    "plan_target",
-    "storage_kind",
-]
 
 
-class PgTuner(DbTuner[psycopg.Connection[Any]]):
+@dataclass
+class PgState:
+    """What the steps read on the connection: the server's facts and the touched settings."""
+
+    facts: dict[str, Any]
+    current: dict[str, ServerSetting]
+
+
+class PgTuner(DbTuner[psycopg.Connection[Any], PgState, Snapshot]):
     """Diff, apply and roll back settings on one PostgreSQL server."""
+
+    identity_words = "its system identifier is"
+    control: ServerControl | None
 
     def __init__(
         self,
@@ -167,13 +123,8 @@ class PgTuner(DbTuner[psycopg.Connection[Any]]):
             raise TuningError(f"cannot connect to the server: {text}") from exc
         return conn
 
-    def facts(self) -> dict[str, Any]:
+    def _facts(self, conn: psycopg.Connection[Any]) -> dict[str, Any]:
         """Version, user, privileges, data directory and cluster identity."""
-        with self.connect() as conn:
-            return self._facts(conn)
-
-    @staticmethod
-    def _facts(conn: psycopg.Connection[Any]) -> dict[str, Any]:
         row = conn.execute(
             "SELECT version(), current_setting('server_version_num')::int, current_user,"
             " (SELECT rolsuper FROM pg_roles WHERE rolname = current_user)"
@@ -238,9 +189,11 @@ class PgTuner(DbTuner[psycopg.Connection[Any]]):
             )
         return out
 
-    def diff(self, proposal: Proposal | list[TunedSetting]) -> list[DiffRow]:
-        items = proposal.settings if isinstance(proposal, Proposal) else proposal
-        return diff_settings(items, self.read_settings([s.name for s in items]))
+    def _state(self, conn: psycopg.Connection[Any], names: list[str]) -> PgState:
+        return PgState(self._facts(conn), self._read_settings(conn, names))
+
+    def _diff(self, items: list[TunedSetting], state: PgState) -> list[DiffRow]:
+        return diff_settings(items, state.current)
 
     def host_facts(self) -> HostFacts:
         """RAM, CPUs and storage of the server's machine, read through the server.
@@ -330,9 +283,14 @@ class PgTuner(DbTuner[psycopg.Connection[Any]]):
 
     def snapshot(self, names: list[str]) -> Snapshot:
         with self.connect() as conn:
-            return self._snapshot(conn, names, self._facts(conn))
+            return self._snapshot_of(conn, names, self._facts(conn))
 
-    def _snapshot(
+    def _take_snapshot(
+        self, conn: psycopg.Connection[Any], state: PgState, todo: list[DiffRow]
+    ) -> Snapshot:
+        return self._snapshot_of(conn, [r.name for r in todo], state.facts)
+
+    def _snapshot_of(
         self, conn: psycopg.Connection[Any], names: list[str], facts: dict[str, Any]
     ) -> Snapshot:
         current = self._read_settings(conn, names)
@@ -403,51 +361,47 @@ class PgTuner(DbTuner[psycopg.Connection[Any]]):
 
     # ---- apply ----------------------------------------------------------------------------------
 
-    def apply(
-        self,
-        proposal: Proposal | list[TunedSetting],
-        *,
-        restart: bool = False,
-        skip_invalid: bool = False,
-        only: set[str] | None = None,
-    ) -> ApplyResult:
-        """Apply the settings that differ; see the module docstring for the steps.
-
-        ``restart``: restart the server when a setting needs it (else it is reported as
-        pending). ``skip_invalid``: leave out values the server would refuse instead of
-        refusing the whole proposal. ``only``: apply just these names.
-        """
-        items = pick(proposal.settings if isinstance(proposal, Proposal) else list(proposal), only)
-        result = ApplyResult("apply")
-        with self.connect() as conn:
-            facts = self._facts(conn)
-            rows = diff_settings(items, self._read_settings(conn, [s.name for s in items]))
-            todo = triage(rows, result, skip_invalid)
-            if not todo:
-                result.messages.append("every setting already has the proposed value")
-                return result
-            self._check_privileges(conn, [r.name for r in todo], facts)
-            needs_restart = [r.name for r in todo if r.action == "restart"]
-            if needs_restart and restart and self.control is None:
-                raise NoServerControl(
-                    f"{', '.join(needs_restart)} need(s) a server restart, and there is no way"
-                    " to restart this server from here (no server control: give its data"
-                    " directory, or a systemd unit over SSH)"
-                )
-            if needs_restart and restart and self.control is not None:
-                self.control.check()
-            snapshot = self._snapshot(conn, [r.name for r in todo], facts)
-            result.snapshot = snapshot
-            done: list[str] = []
-            set_each(
-                todo,
-                lambda row: self._alter(conn, row.name, row.proposed),
-                done,
-                lambda: self._undo(conn, snapshot, done),
+    def _may_apply(
+        self, conn: psycopg.Connection[Any], state: PgState, todo: list[DiffRow], restart: bool
+    ) -> None:
+        """The privileges to ALTER SYSTEM each setting; for a restart, a control that works."""
+        self._check_privileges(conn, [r.name for r in todo], state.facts)
+        needs_restart = [r.name for r in todo if r.action == "restart"]
+        if needs_restart and restart and self.control is None:
+            raise NoServerControl(
+                f"{', '.join(needs_restart)} need(s) a server restart, and there is no way"
+                " to restart this server from here (no server control: give its data"
+                " directory, or a systemd unit over SSH)"
             )
-            result.changed = done
-            conn.execute("SELECT pg_reload_conf()")
-            result.reloaded = True
+        if needs_restart and restart and self.control is not None:
+            self.control.check()
+
+    def _change(
+        self,
+        conn: psycopg.Connection[Any],
+        state: PgState,
+        todo: list[DiffRow],
+        snapshot: Snapshot,
+        result: ApplyResult,
+    ) -> list[str]:
+        """ALTER SYSTEM SET each (a refusal restores the snapshot), then pg_reload_conf()."""
+        done: list[str] = []
+        set_each(
+            todo,
+            lambda row: self._alter(conn, row.name, row.proposed),
+            done,
+            lambda: self._undo(conn, snapshot, done),
+        )
+        conn.execute("SELECT pg_reload_conf()")
+        result.reloaded = True
+        return done
+
+    def _settle(
+        self, result: ApplyResult, todo: list[DiffRow], snapshot: Snapshot, restart: bool
+    ) -> None:
+        """Wait for the reload; restart when asked and needed (a failed start restores the
+        snapshot: :meth:`_recover`), else say what waits for one; verify."""
+        needs_restart = [r.name for r in todo if r.action == "restart"]
         expected = {r.name: r.proposed for r in todo}
         self._wait_reload(expected)
         current = self.read_settings(list(expected))
@@ -461,7 +415,6 @@ class PgTuner(DbTuner[psycopg.Connection[Any]]):
         elif pending:
             result.pending_restart = pending
         self._verify(result, expected, skip=set(result.pending_restart))
-        return result
 
     def _recover(self, snapshot: Snapshot, names: list[str], outcome: ControlResult) -> None:
         """The restart failed: restore the previous settings and raise RestartFailed.
@@ -577,50 +530,69 @@ class PgTuner(DbTuner[psycopg.Connection[Any]]):
 
     # ---- rollback -------------------------------------------------------------------------------
 
-    def rollback(self, snapshot: Snapshot, *, restart: bool = True) -> ApplyResult:
-        """Restore the state of ``snapshot``: the file exactly, and every value it recorded."""
-        result = ApplyResult("rollback", snapshot=snapshot)
-        names = list(snapshot.values)
-        with self.connect() as conn:
-            facts = self._facts(conn)
-            check_same_server(
-                facts["system_identifier"], snapshot.system_identifier, "its system identifier is"
+    def _snapshot_names(self, snapshot: Snapshot) -> list[str]:
+        return list(snapshot.values)
+
+    def _identity(self, state: PgState, snapshot: Snapshot) -> tuple[str | None, str | None]:
+        now = state.facts["system_identifier"]
+        return (str(now) if now else None), snapshot.system_identifier
+
+    def _may_restore(
+        self, conn: psycopg.Connection[Any], state: PgState, snapshot: Snapshot, restart: bool
+    ) -> None:
+        """The privileges; for a restart (a value in effect differs from the snapshot's and
+        needs one), a control that works."""
+        self._check_privileges(conn, list(snapshot.values), state.facts)
+        if (
+            restart
+            and self.control is not None
+            and any(
+                row.needs_restart and row.setting != str(snapshot.values[n]["setting"])
+                for n, row in state.current.items()
+                if n in snapshot.values
             )
-            self._check_privileges(conn, names, facts)
-            if restart and self.control is not None:
-                # A restart will be needed if a value in effect differs from the snapshot's.
-                live = self._read_settings(conn, names)
-                if any(
-                    row.needs_restart and row.setting != str(snapshot.values[n]["setting"])
-                    for n, row in live.items()
-                    if n in snapshot.values
-                ):
-                    self.control.check()
-            for name in names:
-                reason = self._alter(conn, name, snapshot.auto_conf_settings.get(name))
-                if reason:
-                    result.skipped[name] = reason
-            result.auto_conf_restored = self._restore_file(conn, snapshot)
-            if result.auto_conf_restored is False:
-                result.messages.append(
-                    f"{AUTO_CONF} differs from the snapshot's (it could not be written back"
-                    " byte for byte); the values are restored"
-                )
-            result.changed = [n for n in names if n not in result.skipped]
-            conn.execute("SELECT pg_reload_conf()")
-            result.reloaded = True
+        ):
+            self.control.check()
+
+    def _restore_all(
+        self,
+        conn: psycopg.Connection[Any],
+        state: PgState,
+        snapshot: Snapshot,
+        result: ApplyResult,
+    ) -> None:
+        """ALTER SYSTEM back to the file's old values, the file byte for byte, a reload."""
+        names = list(snapshot.values)
+        for name in names:
+            reason = self._alter(conn, name, snapshot.auto_conf_settings.get(name))
+            if reason:
+                result.skipped[name] = reason
+        result.auto_conf_restored = self._restore_file(conn, snapshot)
+        if result.auto_conf_restored is False:
+            result.messages.append(
+                f"{AUTO_CONF} differs from the snapshot's (it could not be written back"
+                " byte for byte); the values are restored"
+            )
+        result.changed = [n for n in names if n not in result.skipped]
+        conn.execute("SELECT pg_reload_conf()")
+        result.reloaded = True
+
+    def _settle_rollback(
+        self, result: ApplyResult, state: PgState, snapshot: Snapshot, restart: bool
+    ) -> None:
+        """Wait for the reload, restart if a value needs it, and compare with the snapshot."""
+        names = list(snapshot.values)
         # Snapshot values are pg_settings' own: numbers in the setting's base unit.
         expected = {n: str(v["setting"]) for n, v in snapshot.values.items()}
         self._wait_reload(expected)
         current = self.read_settings(names)
-        before = {n: str(v["setting"]) for n, v in snapshot.values.items()}
         pending = [
             n
             for n in names
             if n in current
             and (
                 current[n].pending_restart
-                or (current[n].needs_restart and current[n].setting != before[n])
+                or (current[n].needs_restart and current[n].setting != expected[n])
             )
         ]
         if pending and restart and self.control is not None:
@@ -643,7 +615,6 @@ class PgTuner(DbTuner[psycopg.Connection[Any]]):
                 continue
             if row.setting != snapshot.values[name]["setting"]:
                 result.mismatches[name] = f"{row.display} (was {snapshot.values[name]['display']})"
-        return result
 
 
 def _first_line(exc: BaseException) -> str:

@@ -29,19 +29,19 @@ import pytest
 
 from bench_gui.cli.main import main as cli_main
 from bench_gui.core.tuning.pgtune import TunedSetting
-from bench_gui.remote import secrets
-from bench_gui.remote.host_access import HostIO, LocalHost, SSHHost
-from bench_gui.remote.pg_tuner import (
-    NoServerControl,
+from bench_gui.engines.postgresql.control import (
     PgCtlClusterControl,
-    PgTuner,
     RestartFailed,
     SystemdControl,
     debian_cluster,
     local_control,
-    parse_auto_conf,
     parse_control_spec,
 )
+from bench_gui.engines.postgresql.settings import parse_auto_conf
+from bench_gui.engines.postgresql.tuner import PgTuner
+from bench_gui.remote import secrets
+from bench_gui.remote.db_tuner import NoServerControl
+from bench_gui.remote.host_access import HostIO, LocalHost, SSHHost
 from tests._fixtures.ssh import free_port
 
 SOCKET_DIR = "/var/run/postgresql"

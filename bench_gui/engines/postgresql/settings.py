@@ -1,6 +1,6 @@
 """PostgreSQL's side of a diff: ``pg_settings`` rows, the unit-aware diff of a proposal against
 them, and the :class:`Snapshot` of ``postgresql.auto.conf`` and the touched values that an apply
-keeps to be rolled back. No connection here: :mod:`~bench_gui.remote.pg_tuner` reads the rows.
+keeps to be rolled back. No connection here: :mod:`.tuner` reads the rows.
 """
 
 from __future__ import annotations

@@ -11,15 +11,15 @@ from PySide6.QtWidgets import QComboBox, QGridLayout, QGroupBox, QLabel, QLineEd
 
 from bench_gui.core.tuning.pgtune import format_bytes, parse_size
 from bench_gui.core.tuning.presets import PresetError
-from bench_gui.gui.widgets.page_parts import ErrorLine, compact_combo, form_label
-from bench_gui.remote.mssql_tuner import (
+from bench_gui.engines.mssql.tuner import (
     PROFILE,
     MssqlProposal,
     load_mssql_preset,
     seed_003_proposal,
 )
-from bench_gui.remote.pg_tuner import HostFacts
-from bench_gui.services.tuning import MSSQL_SMALLEST_MB
+from bench_gui.engines.mssql.tuning import SMALLEST_MB
+from bench_gui.gui.widgets.page_parts import ErrorLine, compact_combo, form_label
+from bench_gui.remote.db_tuner import HostFacts
 
 PRESET_FILE = "file"
 PROFILE_LABELS = {PROFILE: "Seed 003 (SQL Server 2017, Micron 9300)", PRESET_FILE: "A preset file"}
@@ -111,9 +111,9 @@ class MssqlForm(QGroupBox):
             except ValueError as exc:
                 self.inputs_error.show_error(f"RAM: {exc}")
                 return None
-            if ram_mb < MSSQL_SMALLEST_MB:
+            if ram_mb < SMALLEST_MB:
                 self.inputs_error.show_error(
-                    f"RAM: {ram_mb} MB is less than the {MSSQL_SMALLEST_MB} MB the seed's rule"
+                    f"RAM: {ram_mb} MB is less than the {SMALLEST_MB} MB the seed's rule"
                     " assumes; leave it empty to keep max server memory as it is"
                 )
                 return None
@@ -125,7 +125,7 @@ class MssqlForm(QGroupBox):
     def use_machine(self, machine: HostFacts) -> None:
         """The server's RAM as read through it (quietly), when none was typed."""
         if machine.ram_bytes and not self.ram_edit.text().strip():
-            if machine.ram_bytes // 1024**2 < MSSQL_SMALLEST_MB:
+            if machine.ram_bytes // 1024**2 < SMALLEST_MB:
                 return
             self._filling = True
             self.ram_edit.setText(format_bytes(machine.ram_bytes).replace(" ", ""))

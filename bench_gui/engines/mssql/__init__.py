@@ -1,0 +1,1 @@
+"""The SQL Server engine kit: its sp_configure tuner, its service, its tab."""

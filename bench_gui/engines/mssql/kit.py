@@ -1,0 +1,20 @@
+"""The SQL Server engine kit's entry: seed 003's settings through sp_configure."""
+
+from bench_gui.engines.base import EngineKit
+
+KIT = EngineKit(
+    name="mssql",
+    label="SQL Server",
+    kinds=("mssql",),
+    profile="mssql-seed-003",
+    reload_word="at once",
+    restarts=False,
+    faces={
+        "tuner": "bench_gui.engines.mssql.tuner:MssqlTuner",
+        "connect": "bench_gui.engines.mssql.tuning:connect",
+        "version": "bench_gui.engines.mssql.tuning:version",
+        "snapshot": "bench_gui.engines.mssql.tuner:MssqlSnapshot.from_dict",
+        "proposal": "bench_gui.engines.mssql.tuning:proposal",
+        "panel": "bench_gui.engines.mssql.panel:MssqlPanel",
+    },
+)

@@ -1,0 +1,77 @@
+"""The SQL Server kit's tuning service: a connection to a plan's target (the server's machine
+is never needed: nothing of it is written, and the service is never restarted from here), and
+its profiles: ``mssql-seed-003`` (seed 003's MAXDOP, recovery model, target recovery time and,
+with the server's RAM known, max server memory) or a SQL Server preset file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Final
+
+from bench_gui.core.plan import Target
+from bench_gui.core.tuning.presets import PresetError
+from bench_gui.engines.mssql.tuner import (
+    PROFILE,
+    MssqlProposal,
+    load_mssql_preset,
+    plan_mssql_target,
+    seed_003_proposal,
+)
+from bench_gui.remote.db_tuner import HostFacts, TuningError
+from bench_gui.remote.host_access import HostIO, LocalHost
+from bench_gui.services.tuning_parts import NO_OPTIONS, Connection, Inputs, Options
+
+SMALLEST_MB: Final = 8192  # seed 003's max server memory rule needs at least this much RAM
+
+
+def connect(
+    target: Target, planned_users: int | None = None, options: Options = NO_OPTIONS
+) -> Connection:
+    """A SQL Server target: its tuner. The options of a server's machine are refused."""
+    given = options.given()
+    if given:
+        raise TuningError(
+            f"{', '.join(given)}: not for a SQL Server target (its options are set"
+            " through SQL; bench-gui never restarts SQL Server)"
+        )
+    resolved = plan_mssql_target(target)
+    host: HostIO | None = LocalHost() if resolved.local else None
+    return Connection(resolved, resolved.tuner(), host, [], planned_users)
+
+
+def version(facts: dict[str, Any]) -> str:
+    """SQL Server's product version (text) from the tuner's facts."""
+    return str(facts["version"])
+
+
+def proposal(
+    conn: Connection, spec: str, inputs: Inputs | None = None, facts: HostFacts | None = None
+) -> MssqlProposal:
+    """``mssql-seed-003`` (seed 003's settings; max server memory from ``--ram`` or the
+    server's RAM when known) or a SQL Server preset file -> a proposal for this server."""
+    release = version(conn.tuner.facts())
+    if spec == PROFILE:
+        given = (inputs or Inputs()).ram_bytes
+        ram = given if given is not None else (facts.ram_bytes if facts else None)
+        ram_mb = ram // 1024**2 if ram else None
+        proposal = seed_003_proposal(None, release)
+        if ram_mb is not None and (given is not None or ram_mb >= SMALLEST_MB):
+            try:
+                proposal = seed_003_proposal(ram_mb, release)
+            except ValueError as exc:
+                raise PresetError(f"--ram: {exc}") from exc
+        elif ram_mb is not None:
+            proposal.notes.append(
+                f"max server memory is left alone: the server has {ram_mb} MB, less than"
+                f" the {SMALLEST_MB} MB the seed's rule assumes"
+            )
+        return proposal
+    path = Path(spec)
+    if path.suffix == ".toml" and path.is_file():
+        proposal = load_mssql_preset(path)
+        proposal.version = release
+        return proposal
+    raise PresetError(
+        f"no profile {spec!r} for a SQL Server: use {PROFILE} (seed 003's settings)"
+        ' or a SQL Server preset file (.toml with engine = "mssql")'
+    )

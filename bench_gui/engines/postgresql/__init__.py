@@ -1,0 +1,1 @@
+"""The PostgreSQL engine kit: its tuner (ALTER SYSTEM, pg_ctl), its service, its tab."""

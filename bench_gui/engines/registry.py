@@ -1,0 +1,51 @@
+"""The engine kits' registry: the built-in kits and those of the ``bench_gui.engine_kits`` entry
+point group, looked up by the plan's target kind (:func:`kit_for`)."""
+
+from __future__ import annotations
+
+from importlib.metadata import entry_points
+from typing import Final
+
+from bench_gui.engines.base import EngineKit
+
+ENTRY_POINT_GROUP: Final = "bench_gui.engine_kits"
+
+
+class UnknownEngine(LookupError):
+    """A target kind no registered kit serves; the message names the known ones."""
+
+
+_KITS: dict[str, EngineKit] = {}
+
+
+def register(kit: EngineKit) -> EngineKit:
+    """Add ``kit`` to the registry (the last one of a name wins, as a plugin overriding it)."""
+    _KITS[kit.name] = kit
+    return kit
+
+
+def _load() -> dict[str, EngineKit]:
+    if not _KITS:
+        from bench_gui.engines.mariadb.kit import KIT as MARIADB
+        from bench_gui.engines.mssql.kit import KIT as MSSQL
+        from bench_gui.engines.postgresql.kit import KIT as POSTGRESQL
+
+        for kit in (POSTGRESQL, MARIADB, MSSQL):
+            register(kit)
+        for point in entry_points(group=ENTRY_POINT_GROUP):
+            register(point.load())
+    return _KITS
+
+
+def kits() -> list[EngineKit]:
+    """Every registered kit, PostgreSQL (the demo's engine) first."""
+    return list(_load().values())
+
+
+def kit_for(kind: str) -> EngineKit:
+    """The kit serving the target kind ``kind``; :class:`UnknownEngine` if none does."""
+    for kit in _load().values():
+        if kind in kit.kinds:
+            return kit
+    known = ", ".join(k for kit in _load().values() for k in kit.kinds)
+    raise UnknownEngine(f"no engine kit tunes {kind!r} targets (tuned: {known})")

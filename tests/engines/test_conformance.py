@@ -1,0 +1,119 @@
+"""The conformance suite every registered engine kit passes (a third-party kit too).
+
+A kit provides every face of :data:`bench_gui.engines.base.FACES`; its tuner gives every step
+of the flow that :class:`bench_gui.remote.db_tuner.DbTuner` writes once; each target kind it
+serves is a plan's kind, served by it alone, with a desktop plugin and an agent side; its tab
+on the Database page takes exactly its kinds, and a plan of one of them opens the page on it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+from bench_gui.agent.engines import engine_target
+from bench_gui.core.engine import get_engine
+from bench_gui.core.plan import Plan, Target
+from bench_gui.core.plan_model import TARGET_KINDS
+from bench_gui.engines.base import FACES, EngineKit
+from bench_gui.engines.registry import UnknownEngine, kit_for, kits
+from bench_gui.gui.pages.database import DatabasePage
+from bench_gui.remote.db_tuner import DbTuner
+from bench_gui.store import SessionStore
+
+# Qt's offscreen platform warns about a window-manager hint it cannot pass on whenever a
+# top-level window is shown (as tests/gui/conftest.py says); it says nothing about our code.
+pytestmark = [
+    pytest.mark.gui,
+    pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints"),
+]
+
+KITS = kits()
+# The steps an engine's tuner gives (DbTuner raises NotImplementedError for each).
+ENGINE_STEPS = (
+    "_open",
+    "_facts",
+    "_state",
+    "_diff",
+    "_take_snapshot",
+    "_change",
+    "_settle",
+    "_snapshot_names",
+    "_identity",
+    "_restore_all",
+    "_settle_rollback",
+)
+
+
+@pytest.fixture(params=KITS, ids=[k.name for k in KITS])
+def kit(request: pytest.FixtureRequest) -> EngineKit:
+    kit: EngineKit = request.param
+    return kit
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Any:
+    opened = SessionStore(tmp_path / "sessions.sqlite3")
+    yield opened
+    opened.close()
+
+
+def test_the_builtin_engines_have_kits() -> None:
+    assert [k.name for k in KITS[:3]] == ["postgresql", "mariadb", "mssql"]
+
+
+def test_every_face_is_there(kit: EngineKit) -> None:
+    for name in FACES:
+        assert callable(kit.face(name)), f"{kit.label}: face {name!r}"
+    with pytest.raises(KeyError, match="no engine face"):
+        kit.face("no such face")
+
+
+def test_the_tuner_gives_every_step_of_the_shared_flow(kit: EngineKit) -> None:
+    tuner = kit.face("tuner")
+    assert issubclass(tuner, DbTuner)
+    for step in ENGINE_STEPS:
+        assert getattr(tuner, step) is not getattr(DbTuner, step), f"{kit.label}: {step}"
+    # The flow itself is the shared one, never the engine's own copy.
+    for flow in ("connect", "facts", "diff", "apply", "rollback"):
+        assert getattr(tuner, flow) is getattr(DbTuner, flow), f"{kit.label}: {flow}"
+
+
+def test_each_kind_is_a_plan_kind_with_one_kit_a_plugin_and_an_agent(kit: EngineKit) -> None:
+    assert kit.kinds
+    assert kit.profile
+    assert kit.label
+    assert get_engine(kit.name).name == kit.name  # the desktop plugin of its own name
+    for kind in kit.kinds:
+        assert kind in TARGET_KINDS
+        assert kit_for(kind) is kit
+        if kind != "demo":  # the demo is an embedded PostgreSQL, not an engine of its own
+            assert get_engine(kind).name == kind
+            assert engine_target(kind) is not None, f"no agent side for {kind}"
+
+
+def test_an_unknown_kind_names_the_tuned_ones() -> None:
+    with pytest.raises(UnknownEngine, match="tuned: postgresql, demo, mariadb"):
+        kit_for("acme")
+
+
+def test_its_tab_takes_its_kinds_and_opens_for_its_plans(
+    kit: EngineKit, qtbot: QtBot, store: Any
+) -> None:
+    panel = kit.face("panel")(store, None)
+    qtbot.addWidget(panel)
+    others = [k for other in KITS if other is not kit for k in other.kinds]
+    assert all(panel._takes(kind) for kind in kit.kinds)
+    assert not any(panel._takes(kind) for kind in others)
+
+    kind = kit.kinds[0]
+    page = DatabasePage(store, lambda: Plan(target=Target(kind=kind)))
+    qtbot.addWidget(page)
+    labels = [page.tabs.tabText(i) for i in range(page.tabs.count())]
+    assert labels[: len(KITS)] == [k.label for k in KITS]
+    assert page.tabs.currentWidget() is page.scrolls[kit.name]
+    assert page.panels[kit.name].KIT is kit
+    page.shutdown(5)
