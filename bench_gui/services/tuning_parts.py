@@ -12,7 +12,7 @@ from typing import Any, Final, Protocol
 
 from bench_gui.core.tuning.pgtune import PgVersion
 from bench_gui.remote.errors import SSHError
-from bench_gui.remote.host_access import HostIO
+from bench_gui.remote.host_access import HostIO, LocalHost
 from bench_gui.store.paths import data_dir
 
 
@@ -103,3 +103,13 @@ def ssh_host(name: str, accept_fingerprint: str | None = None) -> tuple[HostIO, 
         known_hosts=folder / APP_KNOWN_HOSTS,
     )
     return SSHHost(connection), connection
+
+
+def server_host(target: TunedTarget, ssh: str | None) -> tuple[HostIO | None, list[Any]]:
+    """The server's machine when this side reaches it (this one for a local server, the saved
+    SSH target ``ssh``: the target is then no longer local), and what to close after."""
+    if not ssh:
+        return (LocalHost() if target.local else None), []
+    host, session = ssh_host(ssh)
+    target.local = False
+    return host, [session]

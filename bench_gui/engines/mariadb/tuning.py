@@ -17,8 +17,7 @@ from bench_gui.engines.mariadb.tuner import (
     plan_mariadb_target,
 )
 from bench_gui.remote.db_tuner import HostFacts, TuningError
-from bench_gui.remote.host_access import HostIO, LocalHost
-from bench_gui.services.tuning_parts import NO_OPTIONS, Connection, Inputs, Options, ssh_host
+from bench_gui.services.tuning_parts import NO_OPTIONS, Connection, Inputs, Options, server_host
 
 INNODB = "innodb"
 
@@ -30,12 +29,7 @@ def connect(
     (here for a local server, the SSH host with ``options.ssh``) for the option file."""
     control, ssh = options.control, options.ssh
     resolved = plan_mariadb_target(target)
-    closers: list[Any] = []
-    host: HostIO | None = LocalHost() if resolved.local else None
-    if ssh:
-        host, session = ssh_host(ssh)
-        closers.append(session)
-        resolved.local = False
+    host, closers = server_host(resolved, ssh)
     tuner = resolved.tuner(host, options.config_file or DEFAULT_CONFIG_FILE)
     if control:
         if host is None:

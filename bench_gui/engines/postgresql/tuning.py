@@ -16,8 +16,8 @@ from bench_gui.engines.postgresql.control import parse_control_spec
 from bench_gui.engines.postgresql.targets import TuningTarget, plan_target
 from bench_gui.engines.postgresql.tuner import PgTuner
 from bench_gui.remote.db_tuner import HostFacts, TuningError
-from bench_gui.remote.host_access import HostIO, LocalHost
-from bench_gui.services.tuning_parts import NO_OPTIONS, Connection, Inputs, Options, ssh_host
+from bench_gui.remote.host_access import LocalHost
+from bench_gui.services.tuning_parts import NO_OPTIONS, Connection, Inputs, Options, server_host
 from bench_gui.store.paths import data_dir
 from bench_gui.store.user_presets import all_presets, load_preset_file
 
@@ -44,12 +44,7 @@ def server_connection(target: TuningTarget, options: Options = NO_OPTIONS) -> Co
     """A tuner for ``target``: over SSH with ``options.ssh``, restarted through
     ``options.control`` (which needs the data directory: given, or read through the server)."""
     control, ssh = options.control, options.ssh
-    closers: list[Any] = []
-    host: HostIO | None = LocalHost() if target.local else None
-    if ssh:
-        host, session = ssh_host(ssh)
-        closers.append(session)
-        target.local = False
+    host, closers = server_host(target, ssh)
     tuner = (
         target.tuner()
         if not ssh and not control
