@@ -15,6 +15,11 @@ not find the limit ("not reached by 32 users"), and a reader must not take that 
 A sweep that meets the stop condition right after its first step (or at it, for a latency
 limit) saturated at the first load tested (``first_step``): the range started too high to show
 where the limit really is.
+
+A drop is not a stop when the sweep went on and a later step beat the step before the drop by
+the minimum gain (a noisy window at 2 users, then a peak at 4): the data shows the limit lies
+further on, so the walk passes over it and says so (``passed_over``). A small positive gain
+stays a stop, as it would have ended the sweep had it been run step by step.
 """
 
 from __future__ import annotations
@@ -24,6 +29,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 DEFAULT_MIN_GAIN_PCT = 5.0
+
+
+def users(count: int | None) -> str:
+    """A load in words: "1 user", "8 users"."""
+    return f"{count} user" if count == 1 else f"{count} users"
 
 
 @dataclass(frozen=True)
@@ -78,6 +88,9 @@ class Saturation:
     first_step: bool = False
     first_vus: int | None = None  # the lightest load measured
     last_vus: int | None = None  # the heaviest load measured
+    # Loads where NOPM dropped but a later step beat the load before by the minimum gain:
+    # taken for noise, not for the limit.
+    passed_over: tuple[int, ...] = ()
 
     @property
     def not_reached(self) -> bool:
@@ -98,6 +111,7 @@ def find_saturation(points: Sequence[LoadPoint], conditions: StopConditions) -> 
         return Saturation(None, False, "no step has a NOPM figure", short="no NOPM")
     peak = max(usable, key=lambda p: p.nopm or 0.0)
     gains: list[Gain] = []
+    passed: list[int] = []
     first = usable[0]
     # A first step already over a latency limit: the limit is below anything measured.
     for label, value, limit in (
@@ -108,17 +122,17 @@ def find_saturation(points: Sequence[LoadPoint], conditions: StopConditions) -> 
             return Saturation(
                 None,
                 True,
-                f"the {label} response time at the lightest load ({first.vus} users,"
+                f"the {label} response time at the lightest load ({users(first.vus)},"
                 f" {value:,.1f} ms) already exceeds the {limit:g} ms limit: the range started"
                 " too high",
                 trigger_vus=first.vus,
                 peak_vus=peak.vus,
-                short=f"{label} latency over {limit:g} ms from {first.vus} users",
+                short=f"{label} latency over {limit:g} ms from {users(first.vus)}",
                 first_step=True,
                 first_vus=first.vus,
                 last_vus=usable[-1].vus,
             )
-    for before, after in zip(usable, usable[1:], strict=False):
+    for index, (before, after) in enumerate(zip(usable, usable[1:], strict=False)):
         assert before.nopm is not None
         assert after.nopm is not None
         pct = (after.nopm - before.nopm) / before.nopm * 100.0 if before.nopm > 0 else math.inf
@@ -126,27 +140,30 @@ def find_saturation(points: Sequence[LoadPoint], conditions: StopConditions) -> 
         reason = short = ""
         if _over(after.avg_ms, conditions.max_avg_ms):
             reason = (
-                f"the average response time at {after.vus} users ({after.avg_ms:,.1f} ms)"
+                f"the average response time at {users(after.vus)} ({after.avg_ms:,.1f} ms)"
                 f" exceeds the {conditions.max_avg_ms:g} ms limit"
             )
             short = f"avg {after.avg_ms:,.1f} ms > {conditions.max_avg_ms:g} ms at {after.vus}"
         elif _over(after.p999_ms, conditions.max_p999_ms):
             reason = (
-                f"the 99.9th percentile response time at {after.vus} users"
+                f"the 99.9th percentile response time at {users(after.vus)}"
                 f" ({after.p999_ms:,.1f} ms) exceeds the {conditions.max_p999_ms:g} ms limit"
             )
             short = f"p99.9 {after.p999_ms:,.1f} ms > {conditions.max_p999_ms:g} ms at {after.vus}"
+        elif pct < 0 and _beaten_later(before, usable[index + 2 :], conditions.min_gain_pct):
+            passed.append(after.vus)
         elif pct < conditions.min_gain_pct:
             reason = (
-                f"going from {before.vus} to {after.vus} users changed NOPM by {pct:+.1f}%,"
+                f"going from {before.vus} to {users(after.vus)} changed NOPM by {pct:+.1f}%,"
                 f" below the {conditions.min_gain_pct:g}% minimum gain"
             )
             short = f"NOPM {pct:+.1f}% at {after.vus} (< {conditions.min_gain_pct:g}%)"
         if reason:
+            reason += _passed_words(passed)
             at_first = before is first
             if at_first:
                 reason += (
-                    f"; it saturated at the first load tested ({first.vus} users): the range"
+                    f"; it saturated at the first load tested ({users(first.vus)}): the range"
                     " started too high to show where the limit is"
                 )
                 short = f"{short}; first step"
@@ -161,16 +178,17 @@ def find_saturation(points: Sequence[LoadPoint], conditions: StopConditions) -> 
                 first_step=at_first,
                 first_vus=first.vus,
                 last_vus=usable[-1].vus,
+                passed_over=tuple(passed),
             )
     last = usable[-1]
-    short = f"not reached by {last.vus} users"
+    short = f"not reached by {users(last.vus)}"
     if len(usable) == 1:
-        reason = f"only one load level ({last.vus} users) was measured: no saturation point"
+        reason = f"only one load level ({users(last.vus)}) was measured: no saturation point"
         short = "one load level only"
     else:
         reason = (
-            f"not reached by {last.vus} users: NOPM still rose {gains[-1].pct:+.1f}% at the last"
-            " step; the sweep ended before a stop condition"
+            f"not reached by {users(last.vus)}: NOPM still rose {gains[-1].pct:+.1f}% at the last"
+            " step; the sweep ended before a stop condition" + _passed_words(passed)
         )
     return Saturation(
         last.vus,
@@ -181,4 +199,22 @@ def find_saturation(points: Sequence[LoadPoint], conditions: StopConditions) -> 
         short=short,
         first_vus=first.vus,
         last_vus=last.vus,
+        passed_over=tuple(passed),
+    )
+
+
+def _beaten_later(before: LoadPoint, later: Sequence[LoadPoint], min_gain_pct: float) -> bool:
+    """A later step beat ``before`` by the minimum gain: a drop after it was noise."""
+    assert before.nopm is not None
+    bar = before.nopm * (1.0 + min_gain_pct / 100.0)
+    return any(p.nopm is not None and p.nopm >= bar for p in later)
+
+
+def _passed_words(passed: Sequence[int]) -> str:
+    if not passed:
+        return ""
+    loads = " and ".join(users(v) for v in passed)
+    return (
+        f" (NOPM dropped at {loads}, then rose past the minimum gain at a heavier load:"
+        " taken for noise)"
     )

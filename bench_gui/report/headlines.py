@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bench_gui.core.compare import Ratio
-from bench_gui.core.saturation import Saturation
+from bench_gui.core.saturation import Saturation, users
 
 
 def state(sat: Saturation) -> str:
@@ -47,23 +47,23 @@ def sentence(name: str, sat: Saturation) -> str:
     """One sentence on where a configuration saturated, for a reader."""
     kind = state(sat)
     if kind == "reached":
-        return f"{name} saturates at {sat.vus} users."
+        return f"{name} saturates at {users(sat.vus)}."
     if kind == "first_step":
         return (
-            f"{name} saturates at the first load tested ({sat.vus} users): the range started"
+            f"{name} saturates at the first load tested ({users(sat.vus)}): the range started"
             " too high to show where its limit is."
         )
     if kind == "not_reached":
         if sat.first_vus == sat.last_vus:
-            return f"{name} was measured at one load only ({sat.vus} users): no saturation point."
+            return f"{name} was measured at one load only ({users(sat.vus)}): no saturation point."
         gain = f" (NOPM still {sat.gains[-1].pct:+.1f}% at the last step)" if sat.gains else ""
         return (
-            f"{name} did not saturate within the range tested: not reached by {sat.vus}"
-            f" users{gain}."
+            f"{name} did not saturate within the range tested: not reached by"
+            f" {users(sat.vus)}{gain}."
         )
     first = sat.first_vus if sat.first_vus is not None else sat.trigger_vus
     return (
-        f"{name} exceeds the latency limit from the first load tested ({first} users): no"
+        f"{name} exceeds the latency limit from the first load tested ({users(first)}): no"
         " saturation point in the range tested."
     )
 
@@ -107,7 +107,7 @@ def claim(
         text, detail = "NOPM at the highest loads tested", f"neither saturated ({ov}, {bv} users)"
     elif ok == "not_reached":
         headline = (
-            f"{other} did not saturate by {ov} users: there it delivers"
+            f"{other} did not saturate by {users(ov)}: there it delivers"
             f" {_phrase(ratio, baseline)} at its saturation point ({bv} users)"
         )
         caveats.append(
@@ -118,7 +118,7 @@ def claim(
         detail = f"{other} at {ov} users (not saturated); {baseline} at {bv}"
     elif bk == "not_reached":
         headline = (
-            f"{baseline} did not saturate by {bv} users: {other} at its saturation point"
+            f"{baseline} did not saturate by {users(bv)}: {other} at its saturation point"
             f" ({ov} users) delivers {_phrase(ratio, baseline)} at {bv} users"
         )
         caveats.append(
@@ -134,7 +134,7 @@ def claim(
     for name, sat in ((other, osat), (baseline, bsat)):
         if state(sat) == "first_step":
             caveats.append(
-                f"{name} saturated at the first load tested ({sat.vus} users): the range started"
+                f"{name} saturated at the first load tested ({users(sat.vus)}): the range started"
                 " too high to show where its limit is."
             )
     like = ok in ("reached", "first_step") and bk in ("reached", "first_step")

@@ -99,3 +99,34 @@ def test_saturating_at_the_first_step_says_the_range_started_too_high() -> None:
     over = find_saturation([LoadPoint(8, 100, 30, 90)], StopConditions(max_avg_ms=20))
     assert (over.vus, over.first_step) == (None, True)
     assert "the range started too high" in over.reason
+
+
+def test_a_dip_that_a_later_step_beats_is_noise_not_the_limit() -> None:
+    # A study's fast system at 1/2/4/8 users: a noisy window at 2, then its peak at 4. The
+    # brief read "saturates at the first load tested (1 users): the range started too high".
+    rows = [(1, 6_079), (2, 5_051), (4, 15_065), (8, 14_730)]
+    sat = find_saturation(points(rows), StopConditions())
+    assert (sat.vus, sat.reached, sat.first_step, sat.trigger_vus) == (4, True, False, 8)
+    assert sat.passed_over == (2,)
+    assert sat.reason.endswith(
+        "(NOPM dropped at 2 users, then rose past the minimum gain at a heavier load: taken for"
+        " noise)"
+    )
+    # A later step that does not beat the load before the dip by the minimum gain: a stop.
+    held = find_saturation(points([(8, 100), (16, 180), (24, 170), (32, 185)]), StopConditions())
+    assert (held.vus, held.passed_over) == (16, ())
+    # Still rising at the end after a passed-over dip: not reached, and the dip named.
+    rising = find_saturation(points([(1, 100), (2, 98), (4, 200), (8, 260)]), StopConditions())
+    assert (rising.vus, rising.reached, rising.passed_over) == (8, False, (2,))
+    assert "taken for noise" in rising.reason
+    # A small gain is the stop rule itself, whatever comes after (a slow, steady rise).
+    slow = find_saturation(points([(8, 100), (16, 115), (24, 130)]), StopConditions(20))
+    assert (slow.vus, slow.passed_over) == (8, ())
+
+
+def test_one_user_is_one_user() -> None:
+    single = find_saturation([LoadPoint(1, 100)], StopConditions())
+    assert single.reason.startswith("only one load level (1 user) was measured")
+    first = find_saturation(points([(1, 9000), (2, 9100), (4, 8700)]), StopConditions())
+    assert "first load tested (1 user):" in first.reason
+    assert "from 1 to 2 users" in first.reason
