@@ -22,9 +22,10 @@ them (:meth:`bench_gui.core.plan.Driver.step_splits`). :class:`MultiRun`:
    means the host's users are connected; each agent says when it really began (``go``), and
    the step's summary keeps the hosts' measured start spread (``start``), flagged past
    :data:`START_SPREAD_LIMIT_S`.
-3. **Merges**: the hosts' events become one stream of one session: samples paired by second
-   (:mod:`bench_gui.services.multi_samples`: database counters from the primary, driver counts
-   summed, each host's figures under ``hosts``), one step start, step summaries merged by
+3. **Merges**: the hosts' events become one stream of one session: samples paired by time,
+   each at its second from the step's instant, so a skipped or doubled sample shifts no later
+   pair (:mod:`bench_gui.services.multi_samples`: database counters from the primary, driver
+   counts summed, each host's figures under ``hosts``), one step start, step summaries merged by
    :func:`bench_gui.core.multi_driver.merge_step` (the 2% check against the summed driver
    New-Orders), the primary's ``hello``; the secondaries' logs and errors named by host. The
    session's target records the hosts, their clock offsets and each step's start instant;
@@ -502,6 +503,9 @@ class MultiRun:
         stage = event.get("stage")
         if stage == "go":
             self.barrier.went(host, event)
+            late = event.get("late_s")
+            if isinstance(late, int | float) and not isinstance(late, bool):
+                self.merger.went(host.name, step, float(late))  # its samples placed by time
             yield self._emit("progress", event.t, **{**event.data, "driver_host": host.name})
             return
         if stage != "ready":

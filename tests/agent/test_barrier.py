@@ -216,7 +216,7 @@ def test_two_agents_start_each_step_at_the_go_instant_and_one_reads_the_counters
             assert summary["complete"] is True, summary
 
     # A step's samples cover the same seconds on both hosts: as many, the last one closing
-    # the window on each (the desktop pairs them in order; none is left to one host).
+    # the window on each (the desktop pairs them by time; none is left to one host).
     for step in (0, 1):
         mine = [agent.find("sample", step=step) for agent in agents]
         assert len(mine[0]) == len(mine[1]), [len(m) for m in mine]
