@@ -658,7 +658,7 @@ def _run_steps(
             raise RunCut(
                 f"{exc}; the run ends here with {kept} finished step{'' if kept == 1 else 's'}",
                 steps,
-                code="barrier_timeout",
+                code=exc.code,
             ) from None
         except StoppedAtBarrier:
             break

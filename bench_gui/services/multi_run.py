@@ -39,7 +39,10 @@ them (:meth:`bench_gui.core.plan.Driver.step_splits`). :class:`MultiRun`:
    close) while its agents went on: every host's run of the session is found, their spools
    are merged again from the start (the stored stream is replaced, :mod:`bench_gui.store.
    merged_stream`), and a step whose start the lost desktop had given (its go files) is not
-   given again. The agents wait at a step's barrier for at most ``--barrier-timeout``.
+   given again. The agents wait at a step's barrier for at most ``--barrier-timeout``, and
+   end the run sooner once no desktop has probed them for the plan's ``driver.max_outage_s``
+   and :data:`~bench_gui.services.step_barrier.DESKTOP_SLACK_S` (their ``--desktop-timeout``):
+   a desktop gone for good leaves no agent holding its users and the run lock.
 
 Qt-free; :class:`bench_gui.services.run.RunController` hands a plan with several driver hosts
 here.
@@ -74,7 +77,12 @@ from bench_gui.services.run_events import shown, stored_status, vetted
 from bench_gui.services.run_inventory import RunInventory, database_record
 from bench_gui.services.run_knobs import RunKnobs
 from bench_gui.services.run_session import RunSession
-from bench_gui.services.step_barrier import BARRIER_TIMEOUT_S, LEAD_S, StepBarrier
+from bench_gui.services.step_barrier import (
+    BARRIER_TIMEOUT_S,
+    LEAD_S,
+    StepBarrier,
+    desktop_timeout_s,
+)
 from bench_gui.services.step_merge import StepMerge
 from bench_gui.store.merged_stream import discard_stream
 from bench_gui.store.paths import data_dir
@@ -139,11 +147,13 @@ class MultiRun:
         self.hosts: list[Host] = []
         for index, name in enumerate(names):
             role = "primary" if index == 0 else "secondary"
-            args: tuple[str, ...] = ("--role", role, "--barrier")
-            args += ("--barrier-timeout", f"{barrier_timeout_s:g}")
             options: dict[str, Any] = dict(transport_options or {})
             # A host unreachable for longer fails the run naming it (never reconnects for ever).
             options.setdefault("max_outage", plan.driver.max_outage_s)
+            args: tuple[str, ...] = ("--role", role, "--barrier")
+            args += ("--barrier-timeout", f"{barrier_timeout_s:g}")
+            # ... and an agent whose desktop is gone that long ends the run at its barrier.
+            args += ("--desktop-timeout", f"{desktop_timeout_s(options['max_outage']):g}")
             transport = HostTransport(
                 saved[name],
                 agent_args=args,
