@@ -45,7 +45,7 @@ def netns_unavailable() -> str:
     if os.geteuid() != 0:
         return "network namespaces need root"
     if shutil.which("ip") is None:
-        return "no ip command (apt-get install -y iproute2)"
+        return "no ip command (iproute2: scripts/install-system-deps.sh --test)"
     if shutil.which("unshare") is None:
         return "no unshare command (util-linux)"
     probe = f"{PREFIX}{os.getpid()}z"
