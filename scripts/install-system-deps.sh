@@ -37,10 +37,11 @@ APP_PACKAGES=(libodbc2)
 
 # The test suite starts its own PostgreSQL, MariaDB and sshd instances (never the system
 # services), prepares loop-device storage, renders PDFs to PNG and opens windows under Xvfb;
-# iostat (sysstat) cross-checks the agent's disk sampler; fio drives the random-read workload.
+# iostat (sysstat) cross-checks the agent's disk sampler; fio drives the random-read workload;
+# ip and ss (iproute2) put driver hosts in network namespaces and cut their links.
 TEST_PACKAGES=(
     xvfb xauth fio
-    openssh-server openssh-client sudo
+    openssh-server openssh-client sudo iproute2
     unixodbc unixodbc-dev odbc-mariadb
     mariadb-server mariadb-client postgresql
     btrfs-progs xfsprogs mdadm util-linux kmod

@@ -22,7 +22,8 @@ never carry it in theirs.
 
 Several driver hosts for one run (:mod:`bench_gui.agent.barrier`): ``--role primary|secondary``
 (only the primary reads the database's counters and prepares the schema), ``--barrier`` (each
-step starts at the instant the go file beside the spool names) and ``--barrier-timeout S``.
+step starts at the instant the go file beside the spool names), ``--barrier-timeout S`` and
+``--desktop-timeout S`` (a desktop silent that long at a barrier ends the run).
 
 The configuration's ``engine`` (postgresql, mariadb, mysql, ...) picks the engine through
 :func:`bench_gui.agent.engines.open_engine`; everything below speaks to it through
@@ -380,6 +381,14 @@ def main(argv: list[str] | None = None) -> int:
         metavar="S",
         help=f"seconds to wait for a step's go file (default {DEFAULT_TIMEOUT_S:g})",
     )
+    parser.add_argument(
+        "--desktop-timeout",
+        type=float,
+        default=0.0,
+        metavar="S",
+        help="with --barrier: end the run when the desktop has not probed it (its heartbeat"
+        " file, the spool's + .beat) for S seconds of a wait at a step's barrier (0: never)",
+    )
     args = parser.parse_args(argv)
     # The secrets first: an env file must not outlive an agent that stops at a bad argument.
     if args.env_file:
@@ -387,7 +396,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.env_stdin:
         secrets.load_env_stdin(sys.stdin)
     try:
-        coord = coordination_from_args(args.role, args.barrier, args.barrier_timeout, args.spool)
+        coord = coordination_from_args(
+            args.role, args.barrier, args.barrier_timeout, args.spool, args.desktop_timeout
+        )
     except ValueError as exc:
         parser.error(str(exc))
     if args.config:

@@ -16,6 +16,12 @@ part of each step's users. Two things differ from a run on one host:
   file within the timeout ends the run cleanly: a fatal ``error`` of code ``barrier_timeout``
   naming the step and the file, the finished steps kept. A primary that builds the schema
   first keeps the others waiting (the desktop starts them once it is ready for step 1).
+  With ``--desktop-timeout S`` the agent also watches the desktop's heartbeat file
+  (``<spool>.beat``, :func:`bench_gui.wire.go_file.beat_path`: the desktop touches it each
+  time it probes the run) while it waits: unchanged for S seconds of the wait, the desktop is
+  gone (closed, crashed, or its link to this host down longer than the run allows), and the
+  run ends the same way with code ``desktop_lost`` instead of holding its users and the run
+  lock for the whole barrier timeout.
 - **The counters role** (``--role``): only the ``primary`` reads the database's counters
   (NOPM and TPM are the database's, never summed across hosts); a ``secondary`` reports only
   its driver's own counts (its samples carry no ``nopm_db``/``tpm_db``, its step summaries
@@ -35,7 +41,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from bench_gui.agent.engines import EngineError, Snapshot
-from bench_gui.wire.go_file import go_path, read_go
+from bench_gui.wire.go_file import GO_SUFFIX, beat_path, go_path, read_go
 
 ROLES: Final = ("primary", "secondary")
 DEFAULT_TIMEOUT_S: Final = 600.0
@@ -45,6 +51,42 @@ POLL_S: Final = 0.05
 
 class BarrierTimeout(EngineError):
     """No start signal came for a step within the barrier's timeout."""
+
+    code = "barrier_timeout"
+
+
+class DesktopLost(BarrierTimeout):
+    """The desktop stopped probing the run while this host waited at a step's barrier."""
+
+    code = "desktop_lost"
+
+
+class Heartbeat:
+    """The desktop's heartbeat file, watched while waiting: how long it has not changed.
+
+    Only a change counts (its time, size or inode), never its time against this host's clock,
+    so the desktop's clock offset plays no part; a file that is missing or unchanged since the
+    watch began is silence from that moment."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self._seen = self._stamp()
+        self._since = time.monotonic()
+
+    def _stamp(self) -> tuple[int, int, int] | None:
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            return None
+        return st.st_mtime_ns, st.st_size, st.st_ino
+
+    def silent_s(self) -> float:
+        """Seconds since the file last changed (or since the watch began)."""
+        now = time.monotonic()
+        stamp = self._stamp()
+        if stamp != self._seen:
+            self._seen, self._since = stamp, now
+        return now - self._since
 
 
 def wait_until(instant: float, stop: threading.Event) -> bool:
@@ -66,12 +108,26 @@ class Coordination:
     role: str = ""  # "" (one host), "primary" or "secondary"
     go_file: str = ""  # the barrier's go file; "" no barrier
     timeout_s: float = DEFAULT_TIMEOUT_S
+    # How long the desktop's heartbeat may stay unchanged while waiting; 0: not watched.
+    desktop_timeout_s: float = 0.0
 
     def __post_init__(self) -> None:
         if self.role not in ("", *ROLES):
             raise ValueError(f"role must be one of {', '.join(ROLES)}, got {self.role!r}")
         if not 0 < self.timeout_s < float("inf"):
             raise ValueError(f"the barrier's timeout must be positive, got {self.timeout_s!r}")
+        if not 0 <= self.desktop_timeout_s < float("inf"):
+            raise ValueError(
+                f"the desktop's timeout must be 0 (not watched) or positive,"
+                f" got {self.desktop_timeout_s!r}"
+            )
+
+    @property
+    def beat_file(self) -> str:
+        """The desktop's heartbeat file beside the go file ("" when not watched)."""
+        if not self.go_file or not self.desktop_timeout_s:
+            return ""
+        return beat_path(self.go_file.removesuffix(GO_SUFFIX))
 
     @property
     def reads_counters(self) -> bool:
@@ -89,6 +145,10 @@ class Coordination:
             out["role"] = self.role
         if self.go_file:
             out["barrier"] = {"go_file": self.go_file, "timeout_s": self.timeout_s}
+            if self.beat_file:
+                out["barrier"].update(
+                    beat_file=self.beat_file, desktop_timeout_s=self.desktop_timeout_s
+                )
         return out
 
     def wait_for_go(
@@ -115,12 +175,20 @@ class Coordination:
             message=f"step {index + 1}: ready, waiting for the start signal",
         )
         deadline = time.monotonic() + self.timeout_s
+        heartbeat = Heartbeat(self.beat_file) if self.beat_file else None
         why = ""
         while not stop.is_set():
             start_at, problem = read_go(self.go_file, index)
             if start_at is not None:
                 return start_at
             why = problem or why
+            silent = heartbeat.silent_s() if heartbeat is not None else 0.0
+            if silent >= self.desktop_timeout_s > 0:
+                raise DesktopLost(
+                    f"step {index + 1} ({vus} VU): the desktop has not probed this run for"
+                    f" {silent:.0f} s while it waited for the start signal ({self.beat_file}"
+                    " unchanged): it was closed, crashed or lost its link to this host"
+                )
             if time.monotonic() >= deadline:
                 detail = f" (the go file was there but {why})" if why else ""
                 raise BarrierTimeout(
@@ -169,10 +237,18 @@ class NoCounters:
 
 
 def coordination_from_args(
-    role: str | None, barrier: bool, timeout_s: float, spool: str | None
+    role: str | None,
+    barrier: bool,
+    timeout_s: float,
+    spool: str | None,
+    desktop_timeout_s: float = 0.0,
 ) -> Coordination:
     """The agent's options as a :class:`Coordination`; ValueError names a bad one."""
     if barrier and not spool:
         raise ValueError("--barrier needs --spool: the go file is the spool's, beside it")
+    if desktop_timeout_s and not barrier:
+        raise ValueError("--desktop-timeout is the barrier's: it needs --barrier")
     go_file = go_path(os.path.abspath(spool)) if barrier and spool else ""
-    return Coordination(role=role or "", go_file=go_file, timeout_s=timeout_s)
+    return Coordination(
+        role=role or "", go_file=go_file, timeout_s=timeout_s, desktop_timeout_s=desktop_timeout_s
+    )

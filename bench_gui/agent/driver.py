@@ -331,7 +331,7 @@ class Step:
         window_end = ramp_end + cfg.duration_s
         # With a start barrier every host's window is planned to end at this one instant: no
         # host ticks just around it, and each closes the window with its last fraction, so the
-        # hosts give the same seconds of the step (the desktop pairs them in order).
+        # hosts give the same seconds of the step (the desktop pairs them by time).
         planned_end = window_end
         limit = float(cfg.db_stall_limit_s)
         start: Snapshot | None = None
@@ -657,7 +657,7 @@ def _run_steps(
             raise RunCut(
                 f"{exc}; the run ends here with {kept} finished step{'' if kept == 1 else 's'}",
                 steps,
-                code="barrier_timeout",
+                code=exc.code,
             ) from None
         except StoppedAtBarrier:
             break

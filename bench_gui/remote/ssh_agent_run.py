@@ -6,6 +6,9 @@ any event whose ``seq`` it has already passed on: no gap, no duplicate. The link
 the app through ``on_link_state(state, detail)`` rather than as synthetic events (the session
 store keys events by ``seq``; an invented one would collide with the agent's). Stop and kill go
 through a small shell script on the host that signals only the real agent (a pid can be reused).
+Each probe of a quiet link (and of the agent) touches the desktop's heartbeat file beside the
+spool (:func:`bench_gui.wire.go_file.beat_path`): an agent waiting at a start barrier of a run
+on several hosts ends that run when no desktop has followed it for a while.
 
 It needs of its transport only what :class:`FollowedHost` names (new sessions, the target, how
 long an outage may last), so this module does not import
@@ -28,6 +31,7 @@ from bench_gui.remote.connection import SSHConnection
 from bench_gui.remote.errors import ConnectError, HostKeyError, SSHError
 from bench_gui.remote.targets import SSHTarget
 from bench_gui.remote.transport import AgentRun, BadLine
+from bench_gui.wire.go_file import beat_path
 from bench_gui.wire.protocol import MAX_LINE_BYTES, Event, ProtocolError, decode_line
 
 log = logging.getLogger(__name__)
@@ -59,8 +63,10 @@ fi
 exit 3
 """
 # $1 pid: exit 0 while the agent runs; 1 when no process of its group is left; 2 when only
-# stragglers of its group are (workers whose leader is gone).
+# stragglers of its group are (workers whose leader is gone). $2: the desktop's heartbeat file,
+# touched first: an agent waiting at a start barrier sees that this desktop still follows it.
 _ALIVE_SCRIPT: Final = r"""
+[ -n "$2" ] && touch "$2" 2>/dev/null
 grep -qa bench_gui.agent "/proc/$1/cmdline" 2>/dev/null && exit 0
 ps -eo pgid=,stat= | awk -v g="$1" '$1 == g && $2 !~ /^Z/ {found = 1} END {exit found ? 2 : 1}'
 """
@@ -106,6 +112,8 @@ class SSHAgentRun(AgentRun):
         self.run_dir = run_dir
         self.pid = pid
         self.spool = f"{run_dir}/events.jsonl"
+        # Touched by every probe of the run: the agents at a start barrier watch it.
+        self.beat_file = beat_path(self.spool)
         self.stderr_path = f"{run_dir}/agent.stderr"
         self.follow = follow
         self.offset = 0  # bytes of the spool consumed (complete lines only)
@@ -472,7 +480,8 @@ class SSHAgentRun(AgentRun):
 
     def _alive(self, session: SSHConnection, timeout: float = 20.0) -> int:
         """0: the agent runs; 1: nothing of it is left; 2: only stragglers of its group are."""
-        result = session.run(["sh", "-c", _ALIVE_SCRIPT, "sh", str(self.pid)], timeout=timeout)
+        argv = ["sh", "-c", _ALIVE_SCRIPT, "sh", str(self.pid), self.beat_file]
+        result = session.run(argv, timeout=timeout)
         return result.exit_status if result.exit_status in (0, 1, 2) else 0
 
     def _probe_alive(self, session: SSHConnection) -> int:

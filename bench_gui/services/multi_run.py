@@ -22,9 +22,10 @@ them (:meth:`bench_gui.core.plan.Driver.step_splits`). :class:`MultiRun`:
    means the host's users are connected; each agent says when it really began (``go``), and
    the step's summary keeps the hosts' measured start spread (``start``), flagged past
    :data:`START_SPREAD_LIMIT_S`.
-3. **Merges**: the hosts' events become one stream of one session: samples paired by second
-   (:mod:`bench_gui.services.multi_samples`: database counters from the primary, driver counts
-   summed, each host's figures under ``hosts``), one step start, step summaries merged by
+3. **Merges**: the hosts' events become one stream of one session: samples paired by time,
+   each at its second from the step's instant, so a skipped or doubled sample shifts no later
+   pair (:mod:`bench_gui.services.multi_samples`: database counters from the primary, driver
+   counts summed, each host's figures under ``hosts``), one step start, step summaries merged by
    :func:`bench_gui.core.multi_driver.merge_step` (the 2% check against the summed driver
    New-Orders), the primary's ``hello``; the secondaries' logs and errors named by host. The
    session's target records the hosts, their clock offsets and each step's start instant;
@@ -38,7 +39,10 @@ them (:meth:`bench_gui.core.plan.Driver.step_splits`). :class:`MultiRun`:
    close) while its agents went on: every host's run of the session is found, their spools
    are merged again from the start (the stored stream is replaced, :mod:`bench_gui.store.
    merged_stream`), and a step whose start the lost desktop had given (its go files) is not
-   given again. The agents wait at a step's barrier for at most ``--barrier-timeout``.
+   given again. The agents wait at a step's barrier for at most ``--barrier-timeout``, and
+   end the run sooner once no desktop has probed them for the plan's ``driver.max_outage_s``
+   and :data:`~bench_gui.services.step_barrier.DESKTOP_SLACK_S` (their ``--desktop-timeout``):
+   a desktop gone for good leaves no agent holding its users and the run lock.
 
 Qt-free; :class:`bench_gui.services.run.RunController` hands a plan with several driver hosts
 here.
@@ -73,7 +77,12 @@ from bench_gui.services.run_events import shown, stored_status, vetted
 from bench_gui.services.run_inventory import RunInventory, database_record
 from bench_gui.services.run_knobs import RunKnobs
 from bench_gui.services.run_session import RunSession
-from bench_gui.services.step_barrier import BARRIER_TIMEOUT_S, LEAD_S, StepBarrier
+from bench_gui.services.step_barrier import (
+    BARRIER_TIMEOUT_S,
+    LEAD_S,
+    StepBarrier,
+    desktop_timeout_s,
+)
 from bench_gui.services.step_merge import StepMerge
 from bench_gui.store.merged_stream import discard_stream
 from bench_gui.store.paths import data_dir
@@ -138,11 +147,13 @@ class MultiRun:
         self.hosts: list[Host] = []
         for index, name in enumerate(names):
             role = "primary" if index == 0 else "secondary"
-            args: tuple[str, ...] = ("--role", role, "--barrier")
-            args += ("--barrier-timeout", f"{barrier_timeout_s:g}")
             options: dict[str, Any] = dict(transport_options or {})
             # A host unreachable for longer fails the run naming it (never reconnects for ever).
             options.setdefault("max_outage", plan.driver.max_outage_s)
+            args: tuple[str, ...] = ("--role", role, "--barrier")
+            args += ("--barrier-timeout", f"{barrier_timeout_s:g}")
+            # ... and an agent whose desktop is gone that long ends the run at its barrier.
+            args += ("--desktop-timeout", f"{desktop_timeout_s(options['max_outage']):g}")
             transport = HostTransport(
                 saved[name],
                 agent_args=args,
@@ -502,6 +513,9 @@ class MultiRun:
         stage = event.get("stage")
         if stage == "go":
             self.barrier.went(host, event)
+            late = event.get("late_s")
+            if isinstance(late, int | float) and not isinstance(late, bool):
+                self.merger.went(host.name, step, float(late))  # its samples placed by time
             yield self._emit("progress", event.t, **{**event.data, "driver_host": host.name})
             return
         if stage != "ready":

@@ -29,6 +29,17 @@ LEAD_S: Final = 1.5
 START_SPREAD_LIMIT_S: Final = 0.2
 # How long a host may wait at a step's barrier: its other hosts' step and ramp-up, at most.
 BARRIER_TIMEOUT_S: Final = 600.0
+# A host's agent waiting at a barrier ends the run once this desktop has not probed it for the
+# plan's max_outage_s and this much more: noticing a cut (an idle probe and its timeout, 10 s),
+# the reconnect attempt past the outage (up to 10 s) and the first probe after a restored link
+# (5 s of quiet) fit in it, so an agent never gives up on a desktop that has not given up on it.
+DESKTOP_SLACK_S: Final = 45.0
+
+
+def desktop_timeout_s(max_outage_s: float | None) -> float:
+    """The agents' ``--desktop-timeout`` for a run whose links may be down ``max_outage_s``
+    (None: reconnected for ever, so the desktop is never given up on: 0)."""
+    return 0.0 if max_outage_s is None else max_outage_s + DESKTOP_SLACK_S
 
 
 def write_go(session: SSHConnection, go_file: str, step: int, start_at: float) -> None:

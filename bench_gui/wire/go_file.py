@@ -2,7 +2,10 @@
 
 With several driver hosts, an agent waits before each step for ``<spool>.go`` holding
 ``{"step": N, "start_at": T}`` (T in that host's own clock, epoch seconds); the barrier itself
-is :mod:`bench_gui.agent.barrier`. Stdlib only.
+is :mod:`bench_gui.agent.barrier`. Beside it, ``<spool>.beat`` is the desktop's heartbeat: the
+desktop touches it each time it probes the followed run (every few seconds while the run is
+quiet, as at a barrier), so an agent waiting at a barrier tells a desktop that is gone (closed,
+crashed, its link to the host down) from one still waiting for another host. Stdlib only.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ import json
 from typing import Final
 
 GO_SUFFIX: Final = ".go"
+BEAT_SUFFIX: Final = ".beat"
 # A go file is one small JSON object; a bigger file is not one.
 _MAX_GO_BYTES: Final = 4096
 
@@ -18,6 +22,11 @@ _MAX_GO_BYTES: Final = 4096
 def go_path(spool: str) -> str:
     """The go file of the agent whose spool is ``spool`` (beside it, in its folder)."""
     return spool + GO_SUFFIX
+
+
+def beat_path(spool: str) -> str:
+    """The desktop's heartbeat file of the agent whose spool is ``spool`` (beside it)."""
+    return spool + BEAT_SUFFIX
 
 
 def go_text(step: int, start_at: float) -> str:

@@ -74,6 +74,7 @@ class Sshd:
     stranger_key: Path  # not authorized
     log: Path
     lock_dir: str  # the run locks' folder of the agents it starts ("" when the host's own)
+    address: str = "127.0.0.1"  # where it listens (a network namespace's address: netns.py)
     nosudo_user: str | None = None
     sudo_user: str | None = None
     password: str = USER_PASSWORD  # of both dedicated users
@@ -84,7 +85,7 @@ class Sshd:
         return free_port()
 
     def known_hosts_line(self) -> str:
-        return f"[127.0.0.1]:{self.port} {self.host_key_line}\n"
+        return f"[{self.address}]:{self.port} {self.host_key_line}\n"
 
     def trust(self, home: Path | None = None) -> None:
         """Put the host key in ~/.ssh/known_hosts of the (test's) HOME."""
@@ -98,7 +99,7 @@ class Sshd:
     def target(self, name: str = "loop", **fields: object) -> SSHTarget:
         data: dict[str, object] = {
             "name": name,
-            "host": "127.0.0.1",
+            "host": self.address,
             "port": self.port,
             "user": "root",
             "auth": "key",
@@ -154,15 +155,17 @@ class Sshd:
             self.proc.send_signal(signal.SIGCONT)
 
 
-def _wait_listening(port: int, proc: subprocess.Popen[bytes], log: Path) -> None:
+def _wait_listening(
+    port: int, proc: subprocess.Popen[bytes], log: Path, address: str = "127.0.0.1"
+) -> None:
     def listening() -> bool:
         if proc.poll() is not None:
             raise RuntimeError(f"sshd exited with {proc.returncode}: {log.read_text()[-2000:]}")
-        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.5):
+        with contextlib.suppress(OSError), socket.create_connection((address, port), 0.5):
             return True
         return False
 
-    wait_until(listening, 15, f"sshd to listen on {port} ({log})", interval=0.05)
+    wait_until(listening, 15, f"sshd to listen on {address}:{port} ({log})", interval=0.05)
 
 
 def _make_user(name: str) -> bool:
@@ -199,9 +202,12 @@ def _require_sshd() -> None:
 
 
 @contextlib.contextmanager
-def running_sshd(folder: Path, lock_dir: str) -> Iterator[Sshd]:
+def running_sshd(
+    folder: Path, lock_dir: str, address: str = "127.0.0.1", prefix: tuple[str, ...] = ()
+) -> Iterator[Sshd]:
     """An sshd of its own in ``folder`` (port, host key, client keys, log) until the block ends;
-    ``lock_dir``: the ``BENCH_GUI_LOCK_DIR`` of its sessions ("": none set)."""
+    ``lock_dir``: the ``BENCH_GUI_LOCK_DIR`` of its sessions ("": none set); ``address``: where
+    it listens; ``prefix``: the command it runs under (into a network namespace: netns.py)."""
     host_key = folder / "ssh_host_ed25519_key"
     _keygen(host_key)
     client = folder / "client_ed25519"
@@ -227,7 +233,7 @@ def running_sshd(folder: Path, lock_dir: str) -> Iterator[Sshd]:
         "\n".join(
             [
                 f"Port {port}",
-                "ListenAddress 127.0.0.1",
+                f"ListenAddress {address}",
                 f"HostKey {host_key}",
                 f"PidFile {folder / 'sshd.pid'}",
                 f"AuthorizedKeysFile {keys_dir}/%u",
@@ -253,10 +259,10 @@ def running_sshd(folder: Path, lock_dir: str) -> Iterator[Sshd]:
     log = folder / "sshd.log"
     with open(log, "wb") as fh:
         proc = subprocess.Popen(
-            [SSHD, "-D", "-e", "-f", str(config)], stderr=fh, stdout=subprocess.DEVNULL
+            [*prefix, SSHD, "-D", "-e", "-f", str(config)], stderr=fh, stdout=subprocess.DEVNULL
         )
     try:
-        _wait_listening(port, proc, log)
+        _wait_listening(port, proc, log, address)
         key_type, key_b64 = Path(f"{host_key}.pub").read_text().split()[:2]
         yield Sshd(
             port=port,
@@ -269,6 +275,7 @@ def running_sshd(folder: Path, lock_dir: str) -> Iterator[Sshd]:
             stranger_key=stranger,
             log=log,
             lock_dir=lock_dir,
+            address=address,
         )
     finally:
         proc.terminate()

@@ -32,7 +32,7 @@ from bench_gui.agent.driver import worker_specs
 from bench_gui.agent.pg.vu import STATEMENTS
 from bench_gui.core.events import check_event
 from bench_gui.core.multi_driver import merge_step
-from bench_gui.wire.go_file import go_path, go_text, read_go
+from bench_gui.wire.go_file import beat_path, go_path, go_text, read_go
 from bench_gui.wire.protocol import Event, decode_line
 from bench_gui.wire.run_config import RunConfig
 from tests._fixtures.pg import Clone, PgServer
@@ -216,7 +216,7 @@ def test_two_agents_start_each_step_at_the_go_instant_and_one_reads_the_counters
             assert summary["complete"] is True, summary
 
     # A step's samples cover the same seconds on both hosts: as many, the last one closing
-    # the window on each (the desktop pairs them in order; none is left to one host).
+    # the window on each (the desktop pairs them by time; none is left to one host).
     for step in (0, 1):
         mine = [agent.find("sample", step=step) for agent in agents]
         assert len(mine[0]) == len(mine[1]), [len(m) for m in mine]
@@ -283,6 +283,59 @@ def test_no_start_signal_ends_the_run_cleanly_naming_the_step(
     assert not agent.find("step")  # no step began
 
 
+def test_a_desktop_gone_ends_the_wait_without_the_barrier_timeout(
+    pg_server: PgServer, tpcc_db: Clone, tmp_path: Path, agents: list[Agent]
+) -> None:
+    """Nobody probes the run (its desktop is gone): the agent ends it at the barrier once its
+    heartbeat file stays unchanged for the desktop timeout, long before the barrier's."""
+    database = tpcc_db("barrier_desktop_gone")
+    options = ("--barrier", "--barrier-timeout", "3000", "--desktop-timeout", "1.5")
+    agent = Agent(tmp_path / "host-a", config(pg_server, database), "--role", "secondary", *options)
+    agents.append(agent)
+    assert agent.finish() == 2
+    beat = beat_path(agent.spool)
+    (hello,) = agent.find("hello")
+    assert hello.get("barrier") == {
+        "go_file": go_path(agent.spool),
+        "timeout_s": 3000.0,
+        "beat_file": beat,
+        "desktop_timeout_s": 1.5,
+    }
+    (error,) = agent.find("error")
+    assert error.get("fatal") is True
+    assert error.get("code") == "desktop_lost"
+    message = error.get("message")
+    assert message.startswith("step 1 (1 VU): the desktop has not probed this run for ")
+    assert f"({beat} unchanged)" in message
+    assert "the run ends here with 0 finished steps" in message
+    (done,) = agent.find("done")
+    assert done.get("status") == "failed"
+    assert not agent.find("step")
+
+
+def test_a_desktop_that_probes_keeps_the_agent_waiting(
+    pg_server: PgServer, tpcc_db: Clone, tmp_path: Path, agents: list[Agent]
+) -> None:
+    """The heartbeat file touched (as the desktop's probes do) more often than the desktop
+    timeout: the agent waits on past it, and starts the step when its go file comes."""
+    database = tpcc_db("barrier_desktop_here")
+    options = ("--barrier", "--barrier-timeout", "3000", "--desktop-timeout", "5")
+    agent = Agent(tmp_path / "host-a", config(pg_server, database, virtual_users=[1]), *options)
+    agents.append(agent)
+    beat = Path(beat_path(agent.spool))
+    wait_for(lambda: agent.ready(0), 120, "the agent at the barrier")
+    waited = time.monotonic()
+    while time.monotonic() - waited < 8:  # longer than the timeout: only the beats keep it
+        beat.touch()
+        assert agent.alive()
+        time.sleep(0.2)
+    go([agent], 0, lead_s=0.5)
+    assert agent.finish() == 0
+    (done,) = agent.find("done")
+    assert done.get("status") == "ok", agent.find("error")
+    assert not agent.find("error")
+
+
 def test_a_stop_while_waiting_ends_the_run_stopped(
     pg_server: PgServer, tpcc_db: Clone, tmp_path: Path, agents: list[Agent]
 ) -> None:
@@ -346,6 +399,13 @@ def test_one_host_is_unchanged_and_options_are_checked(tmp_path: Path) -> None:
         Coordination(role="leader")
     with pytest.raises(ValueError, match="timeout must be positive"):
         Coordination(timeout_s=0)
+    with pytest.raises(ValueError, match="desktop's timeout must be 0"):
+        Coordination(go_file="/x.go", desktop_timeout_s=-1)
+    with pytest.raises(ValueError, match="--desktop-timeout is the barrier's"):
+        coordination_from_args(None, False, 60, str(tmp_path / "events.jsonl"), 30)
+    watched = coordination_from_args("primary", True, 60, str(tmp_path / "events.jsonl"), 30)
+    assert watched.beat_file == str(tmp_path / "events.jsonl.beat")
+    assert coordination_from_args("primary", True, 60, str(tmp_path / "e.jsonl")).beat_file == ""
     made = coordination_from_args("secondary", True, 60, str(tmp_path / "events.jsonl"))
     assert made.go_file == str(tmp_path / "events.jsonl.go")
     assert not made.reads_counters

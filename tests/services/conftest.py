@@ -1,7 +1,7 @@
 """The application services (a run, a tuning change) against real components: every test gets
 its own HOME, data directory and in-memory keyring (runs through an SSH driver host accept its
-host key and read saved targets there). Also the fixtures of runs on two driver hosts, and of
-a kernel knob the tests may change."""
+host key and read saved targets there). Also the fixtures of runs on two driver hosts (on two
+loopback sshd, or in two network namespaces), and of a kernel knob the tests may change."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from bench_gui.remote.targets import TARGETS_FILE, add_target
 from bench_gui.store import SessionStore
 from bench_gui.store.paths import data_dir
 from tests._fixtures.isolation import MemoryKeyring
+from tests._fixtures.netns import NamespacedHost, namespaced_hosts
 from tests._fixtures.ssh import Sshd
 from tests.services.kernel_knob import EXPIRE, read_knob
 from tests.services.plans import DATABASE, HOSTS
@@ -53,6 +54,17 @@ def two_hosts(sshd: Sshd, sshd2: Sshd, multi_database: str) -> list[str]:
         server.trust()
         add_target(server.target(name), data_dir() / TARGETS_FILE)
     return list(HOSTS)
+
+
+@pytest.fixture
+def namespaced(tmp_path: Path, multi_database: str) -> Iterator[list[NamespacedHost]]:
+    """alpha and beta as two machines: each in its own network namespace (its own sshd,
+    hostname and lock folder, reached over a veth pair whose link a test may cut), saved."""
+    with namespaced_hosts(tmp_path / "hosts", list(HOSTS)) as hosts:
+        for host in hosts:
+            host.sshd.trust()
+            add_target(host.sshd.target(host.name), data_dir() / TARGETS_FILE)
+        yield hosts
 
 
 @pytest.fixture

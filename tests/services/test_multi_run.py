@@ -319,7 +319,8 @@ def test_host_that_does_not_come_back_fails_by_name(
         list(beta_down_in_step_2(controller, outage, sshd2, pids))
     assert pids
     beta_pid = pids[0]
-    # Beta's agent runs on (it waits at step 3's barrier): this test's own cleanup.
+    # Beta's agent runs on (it waits at step 3's barrier until no desktop has probed it for its
+    # desktop timeout, 46 s here): this test's own cleanup.
     with contextlib.suppress(ProcessLookupError):
         os.kill(beta_pid, signal.SIGKILL)
     message = str(info.value)

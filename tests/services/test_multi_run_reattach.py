@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -21,18 +22,24 @@ from bench_gui.services.reattach import ReattachController, find_candidates, sca
 from bench_gui.services.run import RunController
 from bench_gui.services.run_errors import RunError
 from bench_gui.store import SessionStore
+from bench_gui.wire.protocol import Event, decode_line
+from tests._fixtures.wait import wait_until as wait_for
 from tests.services.plans import two_host_plan
 
 pytestmark = pytest.mark.integration
 
 # The desktop that starts the run: it stops existing (no cleanup at all) once the first step
-# is being measured, and prints its session id.
+# is being measured, and prints its session id. A third argument: the seconds its agents wait
+# past the plan's max_outage_s for a desktop gone (instead of the product's allowance).
 CRASHING_DESKTOP = """
 import json, os, sys
 from bench_gui.core.plan import plan_from_dict
+from bench_gui.services import step_barrier
 from bench_gui.services.run import RunController
 from bench_gui.store import SessionStore
 
+if len(sys.argv) > 3:
+    step_barrier.DESKTOP_SLACK_S = float(sys.argv[3])
 plan = plan_from_dict(json.loads(sys.argv[1]))
 controller = RunController(plan, SessionStore(sys.argv[2]))
 for event in controller.events():
@@ -43,10 +50,11 @@ print("the run ended before the crash", flush=True)
 """
 
 
-def crash_mid_step(plan: Any, store_path: Path) -> int:
+def crash_mid_step(plan: Any, store_path: Path, *slack: str) -> int:
     env = dict(os.environ, PYTHON_KEYRING_BACKEND="keyring.backends.null.Keyring")
+    script = [CRASHING_DESKTOP, json.dumps(plan.to_dict()), str(store_path), *slack]
     done = subprocess.run(
-        [sys.executable, "-c", CRASHING_DESKTOP, json.dumps(plan.to_dict()), str(store_path)],
+        [sys.executable, "-c", *script],
         capture_output=True,
         text=True,
         timeout=300,
@@ -124,3 +132,68 @@ def test_a_lost_run_is_followed_again_to_its_end(
     assert f"driver host '{two_hosts[1]}': no run of session {session_id}" in attach.stderr
     assert store.last_seq(session_id) == last
     assert len(store.steps(session_id)) == 2
+
+
+def spools() -> dict[str, list[Event]]:
+    """Each agent's events, read from its spool on this machine (both hosts' run folders are
+    in the test's own folder), by the role it said in its hello."""
+    found: dict[str, list[Event]] = {}
+    for spool in Path(os.environ["BENCH_GUI_REMOTE_ROOT"]).glob("runs/*/events.jsonl"):
+        lines = spool.read_text(encoding="utf-8").splitlines(keepends=True)
+        events = [decode_line(line) for line in lines if line.endswith("\n")]
+        hello = next((e for e in events if e.kind == "hello"), None)
+        if hello is not None:
+            found[str(hello.get("role"))] = events
+    return found
+
+
+def ended(events: list[Event]) -> bool:
+    return any(e.kind == "done" for e in events)
+
+
+def gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+def test_agents_whose_desktop_vanished_end_the_run_at_the_next_barrier(
+    pg_server: Any, two_hosts: list[str], store: SessionStore
+) -> None:
+    """The desktop dies mid-step 1 and no other follows the run: both agents finish the step,
+    wait at step 2's barrier until no desktop has probed them for the plan's max_outage_s
+    and the allowance past it, end the run there naming why (not the 600 s barrier timeout),
+    and leave: their processes gone, the run lock free. Re-attached later, the session ends
+    with step 1 kept and the agents' reason."""
+    plan = two_host_plan(pg_server, two_hosts, duration_s=3)
+    plan.driver.max_outage_s = 1.0
+    session_id = crash_mid_step(plan, store.path, "14")
+    wait_for(
+        lambda: len(found := spools()) == 2 and all(map(ended, found.values())),
+        300,
+        "both agents to end the run on their own",
+        interval=0.5,
+    )
+    for role, events in spools().items():
+        (hello,) = [e for e in events if e.kind == "hello"]
+        assert hello.get("barrier")["desktop_timeout_s"] == 15.0, role
+        wait_for(partial(gone, hello.get("pid")), 60, f"the {role}'s agent to exit")
+        (error,) = [e for e in events if e.kind == "error" and e.get("fatal")]
+        assert error.get("code") == "desktop_lost", (role, error.data)
+        assert error.get("message").startswith("step 2 (2 VU): the desktop has not probed")
+        assert [e.get("step") for e in events if e.kind == "step" and e.get("phase") == "end"] == [
+            0
+        ]
+        (done,) = [e for e in events if e.kind == "done"]
+        assert done.get("status") == "failed"
+
+    (candidate,) = [c for c in find_candidates(store) if c.session_id == session_id]
+    (candidate,) = scan([candidate])
+    assert candidate.attachable, candidate.detail
+    with pytest.raises(RunError, match="the desktop has not probed this run"):
+        list(ReattachController(candidate, store).events())
+    run = store.get_run(session_id)
+    assert run.status == "incomplete", run.message
+    assert [s.vus for s in store.steps(session_id)] == [2]
