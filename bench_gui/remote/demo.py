@@ -141,6 +141,21 @@ def stop_demo() -> bool:
     return True
 
 
+def demo_down() -> bool:
+    """Whether the embedded server this process started has died (killed, crashed): a booth's
+    loop asks while its run's database does not answer, to put it right at once instead of
+    after the run's stall limit."""
+    with _lock:
+        server = _server
+        if server is None:
+            return False
+        try:
+            return not _postmaster_alive(server.get_postmaster_info().process)
+        except Exception as exc:  # noqa: BLE001 - psutil, a missing postmaster.pid: down
+            log.debug("demo server state unreadable: %s", exc)
+            return True
+
+
 def restart_demo_if_down() -> bool:
     """Start the embedded server again if this process started it and it has died (killed,
     crashed): a booth's loop carries on after that. True if it was started again.

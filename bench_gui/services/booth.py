@@ -16,9 +16,11 @@ from bench_gui.core.plan import Plan
 from bench_gui.services.loop import (
     DEFAULT_CARD_S,
     CardSource,
+    DownCheck,
     Recovery,
     RunFactory,
     RunLike,
+    demo_down_check,
     demo_recovery,
 )
 from bench_gui.services.pacing import Clock
@@ -59,6 +61,7 @@ class BoothSetup:
     replaying: int | None = None  # the replayed session's id, when replaying
     speed: float = 1.0
     clock: Clock | None = None  # paces the loop's waits and replays (None: the wall clock)
+    target_down: DownCheck | None = None  # asked while a run's database does not answer
 
 
 def booth_setup(
@@ -125,6 +128,7 @@ def booth_setup(
         card_for=card,
         recover=demo_recovery if live.target.kind == "demo" else None,
         clock=clock,
+        target_down=demo_down_check if live.target.kind == "demo" else None,
     )
 
 

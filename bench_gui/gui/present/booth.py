@@ -102,6 +102,7 @@ class Booth(QObject):
             card_for=setup.card_for,
             recover=setup.recover,
             clock=setup.clock,
+            target_down=setup.target_down,
         )
         self.runner = TaskRunner(self, where="the booth loop")
         self.runner.partial.connect(self._on_item)

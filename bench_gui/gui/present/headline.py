@@ -4,8 +4,8 @@ A :class:`~bench_gui.services.race.Headline` carries the same news in longer and
 ("-25% vs HDD array at 16 users" ... "-25%"). The label shows the longest form that fits its
 width at its font size, so nothing is cut mid-word; when even the shortest form is too wide,
 the font shrinks for it. Its ``tone`` property (ahead, behind, level, neutral) picks the colour
-in the screen's style sheet. It asks the layout for no more room than its ``room`` share of the
-row, so the system's name beside it keeps its place.
+in the screen's style sheet. It asks the layout for the width of the form it shows (within its
+maximum width, the screen's share of the row), so the system's name beside it keeps the rest.
 """
 
 from __future__ import annotations
@@ -103,8 +103,13 @@ class HeadlineLabel(QLabel):
     # ---- Qt overrides --------------------------------------------------------------------
 
     def sizeHint(self) -> QSize:  # noqa: N802 (Qt override)
+        # The width of the form it will show: asking for its whole room when a shorter form is
+        # chosen would leave a blank beside the headline while the name next to it is cut.
         hint = super().sizeHint()
-        return QSize(min(self._wide(self.full_text), self.maximumWidth()), hint.height())
+        forms = self.headline.forms if self.headline is not None else ("",)
+        most = self.maximumWidth()
+        wide = next((w for w in (self._wide(f) for f in forms) if w <= most), most)
+        return QSize(wide, hint.height())
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt override)
         hint = super().minimumSizeHint()

@@ -1,8 +1,10 @@
 """The Present view's phase line: where the run is, in one large line.
 
 A coloured chip with the phase (Ramp-up, Measuring, Finished...) and after it the step, the
-users and the countdown: "Step 6 of 8 · 48 users · 0:18 left". After the run: how many steps
-were measured and which one the tiles show; after a failure: why.
+users and the countdown: "Step 6 of 8 · 48 users · 0:18 left". While the database does not
+answer, that first ("Database not answering for 45 s"), on an amber chip: a booth whose server
+died must not read "collecting the step's figures" over a zero until the run gives up. After
+the run: how many steps were measured and which one the tiles show; after a failure: why.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from bench_gui.services.session_view import COLLECTING, user_count
 
 SEPARATOR = "  ·  "
 COUNTDOWN_DONE_S = 0.5  # under this, the countdown would read 0:00
+STALLED_CHIP = "Waiting"  # the chip while the database does not answer
 
 
 def phase_text(model: LiveModel, countdown: float | None) -> str:
@@ -37,12 +40,15 @@ def phase_text(model: LiveModel, countdown: float | None) -> str:
             parts.append(f"result: the best step, {best.vus} {users}")
         return SEPARATOR.join(parts)
     parts = []
+    warning = model.db_warning  # first: the line is elided at its end on a small screen
+    if warning:
+        parts.append(f"{warning[0].upper()}{warning[1:]}")
     if model.step_number is not None:
         of = f" of {model.step_count}" if model.step_count else ""
         parts.append(f"Step {model.step_number}{of}")
     if model.vus:
         parts.append(user_count(model.vus))
-    if countdown is not None:
+    if countdown is not None and not warning:
         if model.phase == "rampup":
             parts.append(f"measuring in {format_duration(countdown)}")
         elif model.phase == "measure":
@@ -56,6 +62,8 @@ def phase_text(model: LiveModel, countdown: float | None) -> str:
 
 def chip_phase(model: LiveModel) -> str:
     """The chip's colour (the style sheet selects on it)."""
+    if model.phase in ("rampup", "measure") and model.db_warning:
+        return "stalled"
     if model.phase in ("rampup", "measure", "failed"):
         return model.phase
     if model.phase == "starting" and model.build is not None:
@@ -81,8 +89,9 @@ class PhaseLine(QWidget):
         set_prop(self.chip, "phase", "idle")
 
     def show_model(self, model: LiveModel, countdown: float | None) -> None:
-        self.chip.setText(model.phase_label)
-        set_prop(self.chip, "phase", chip_phase(model))
+        phase = chip_phase(model)
+        self.chip.setText(STALLED_CHIP if phase == "stalled" else model.phase_label)
+        set_prop(self.chip, "phase", phase)
         text = phase_text(model, countdown)
         if text != self.text.text():
             self.text.setText(text)

@@ -301,6 +301,9 @@ class RacePanel(QWidget):
             parts.append(f"step {model.step_number}{of}")
         if model.vus:
             parts.append(user_count(model.vus))
+        if model.db_warning:  # not a countdown over a zero: the database does not answer
+            parts.insert(1, model.db_warning)
+            return "  ·  ".join(parts)
         left = model.phase_remaining()
         if left is not None and self._sample_clock is not None and self.timer.isActive():
             left = max(0.0, left - (time.monotonic() - self._sample_clock))

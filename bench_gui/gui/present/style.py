@@ -17,6 +17,7 @@ ACCENT = "#33b1ff"
 OK = "#42be65"
 RAMPUP = "#f1c21b"
 FAILED = "#fa4d56"
+STALLED = "#ff832b"  # the database does not answer
 MUTED = "#93a0b8"
 DIMMED = "#5d6880"
 PANEL = "#1a1f29"
@@ -99,6 +100,9 @@ QWidget#presentView QLabel#phaseChip[phase="rampup"] {{
 QWidget#presentView QLabel#phaseChip[phase="measure"] {{ background-color: {OK}; color: #0d1016; }}
 QWidget#presentView QLabel#phaseChip[phase="ended"] {{ background-color: {MUTED}; color: #0d1016; }}
 QWidget#presentView QLabel#phaseChip[phase="failed"] {{ background-color: {FAILED}; }}
+QWidget#presentView QLabel#phaseChip[phase="stalled"] {{
+    background-color: {STALLED}; color: #0d1016;
+}}
 QLabel#phaseText {{ color: #e8ecf3; font-size: {s.phase}px; font-weight: 700; }}
 QFrame#bigTile {{
     background-color: {PANEL}; border: 2px solid {BORDER}; border-radius: 18px;

@@ -136,6 +136,7 @@ def titled_table(table: Table) -> tuple[QWidget, ReportTableView]:
     column.setSpacing(4)
     title = QLabel(table.label)
     title.setStyleSheet("font-weight: 600; color: #e8ecf3;")
+    title.setWordWrap(True)  # a long title never widens its tab past the screen
     column.addWidget(title)
     view = ReportTableView()
     view.set_table(table)

@@ -1,4 +1,5 @@
-"""The Compare page as a user on a 1366 x 768 laptop and on a 1920 x 1080 screen sees it.
+"""The Compare page as a user on a 1280 x 720 or 1366 x 768 laptop and on a 1920 x 1080 screen
+sees it.
 
 The page as a whole never scrolls (its tabs scroll within themselves), whichever workload is
 compared; every tab's title is in sight; narrow fact cards take smaller type and keep their
@@ -11,7 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from PySide6.QtWidgets import QApplication, QScrollArea
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication, QScrollArea, QToolButton
 from pytestqt.qtbot import QtBot
 
 from bench_gui.gui.main_window import MainWindow
@@ -205,3 +207,53 @@ def test_the_side_panel_says_what_the_tool_is_for(
     # On one line, whole, in the panel's width.
     room = sub.contentsRect().width() - sub.margin() * 2
     assert sub.fontMetrics().horizontalAdvance(TAGLINE) <= room, (room, sub.styleSheet())
+
+
+# The main window on a 1280 x 720 laptop under a window manager (its title bar takes 19 px).
+LAPTOP = (1280, 701)
+
+
+def cut_words(card: FactCard) -> list[str]:
+    """The words of a fact card wider than their label: a wrapped label cannot break them."""
+    cut = []
+    for label in (card.value_label, card.text_label):
+        metrics = label.fontMetrics()
+        room = label.contentsRect().width()
+        cut += [w for w in label.text().split() if metrics.horizontalAdvance(w) > room]
+    return cut
+
+
+@pytest.mark.parametrize("size", [LAPTOP, *SIZES], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_at_1280_no_word_is_cut_and_every_tab_is_in_sight(
+    qtbot: QtBot, main_window: MainWindow, store: Any, size: tuple[int, int]
+) -> None:
+    """Seen at 1280 x 720 under a window manager: 'NOPM at saturatio', '99.9th percentil' in
+    the fact cards, the Saturation tab's heading and finding running off the right edge (the
+    heading did not wrap, so the tab was wider than the screen), the Configuration tab behind
+    scroll arrows, and a white line across the top of every tab bar."""
+    hdd, ssd = build_seed000(store)
+    base, scaled = build_seed003(store)
+    store.add_power_price(POWER_PRICE)
+    page = shown_compare(qtbot, main_window, size)
+    for ids, baseline in (([hdd, ssd], hdd), ([base, scaled], base)):
+        compare(qtbot, page, ids, baseline)
+        for card in page.tiles:
+            assert not cut_words(card), (size, card.text_label.text(), card.width())
+        tabs = page.tabs
+        assert_tabs_in_sight(tabs, f"{len(ids)} sessions at {size}")
+        bar = tabs.tabBar()
+        assert not bar.drawBase()
+        # No scroll arrows: every tab shows (elided if need be).
+        arrows = [b for b in bar.findChildren(QToolButton) if b.isVisible()]
+        assert not arrows, size
+        for i in range(tabs.count()):
+            if bar.elideMode() != Qt.TextElideMode.ElideNone:
+                assert bar.tabToolTip(i) == tabs.tabText(i)  # elided: whole in its tooltip
+            tabs.setCurrentIndex(i)
+            settle(qtbot)
+            tab = tabs.currentWidget()
+            assert isinstance(tab, QScrollArea)
+            body = tab.widget()
+            assert body is not None
+            # The tab never scrolls sideways as a whole (a wide table scrolls in itself).
+            assert body.width() <= tab.viewport().width(), (tabs.tabText(i), size)

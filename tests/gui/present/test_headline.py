@@ -102,3 +102,24 @@ def test_the_race_panel_shows_a_whole_form_in_its_tone(
         if colour is not None:
             assert _colour(panel.ratio) == colour
     assert panel.ratio.text() == AHEAD_4X.text  # the whole line, even at 1280
+
+
+@pytest.mark.parametrize(("width", "height"), [(1280, 720), (1366, 768), (1920, 1080)])
+def test_the_headline_leaves_the_name_the_room_it_does_not_use(
+    qtbot: QtBot, width: int, height: int
+) -> None:
+    """Seen full screen under a window manager: with a shorter form chosen, the headline still
+    took its whole share of the row, a blank on the right while the name was cut to 'Replay
+    10x: SATA SS…'."""
+    view = shown_themed(qtbot, PresentView(), width, height)
+    view.begin_run(scripted_plan(NAME, [2, 4], "none"))
+    view.set_title("Replay 10x: SATA SSD RAID 5 (6 x 1.92 TB)")
+    for headline in (RAMPUP, BEHIND_25, AHEAD_4X):
+        view.set_headline(headline)
+        qtbot.waitUntil(lambda: view.ratio.isVisible())
+        _fits(view.ratio, headline)
+        shown = view.ratio.fontMetrics().horizontalAdvance(view.ratio.text())
+        assert view.ratio.width() - shown <= 8, (headline.text, view.ratio.text())
+        # What the headline leaves, the name has: it reaches the headline but for the spacing.
+        gap = view.ratio.x() - (view.name.x() + view.name.width())
+        assert gap <= view.top.spacing() + 1

@@ -399,3 +399,76 @@ def test_one_user_a_slow_p999_and_the_end_of_a_measured_window(
     assert view.phase.text.text().endswith(COLLECTING)
     view.phase.show_model(view.model, 3.0)
     assert view.phase.text.text().endswith("0:03 left")
+
+
+def _silent(events: list[Event], step: int, elapsed: float, seconds: int) -> list[Event]:
+    """The run up to ``elapsed`` in ``step``, then ``seconds`` samples of a database that does
+    not answer (as the agent sends them: no database rates, for how long, the last error)."""
+    from tests._fixtures.scripted import EventScript
+
+    cut = sample_index(events, step, elapsed)
+    head = events[: cut + 1]
+    script = EventScript(t0=head[-1].t)
+    script.seq = head[-1].seq
+    for second in range(1, seconds + 1):
+        script.emit(
+            "sample",
+            dt=1.0,
+            step=step,
+            vus=VUS[step],
+            phase="measure",
+            elapsed=elapsed + second,
+            remaining=0.0,
+            counts={},
+            errors={},
+            latency_ms={},
+            nopm_driver=0.0,
+            tpm_driver=0.0,
+            nopm_db=None,
+            tpm_db=None,
+            db_not_answering_s=float(second),
+            db_error="cannot connect to the database: Connection refused",
+        )
+    return head + script.events
+
+
+def test_a_database_that_does_not_answer_is_said_not_collecting(
+    view: PresentView, qtbot: QtBot
+) -> None:
+    """Seen full screen with the demo server killed under a booth loop: two minutes of
+    "Measuring · collecting the step's figures" over a 0 until the run gave up. The line says
+    the database does not answer, first (it survives eliding at 1280), on an amber chip."""
+    from bench_gui.services.session_view import COLLECTING
+
+    view.resize(1280, 720)
+    qtbot.waitUntil(lambda: view.width() == 1280)
+    view.begin_run(_plan())
+    _feed(view, _silent(sweep_events(VUS, 3, 5), 1, 6.0, 45))
+    view.phase.show_model(view.model, 0.0)
+    line = view.phase.text
+    assert line.text().startswith("Database not answering for 45 s")
+    assert COLLECTING not in line.text()
+    assert line.displayed_text().startswith("Database not answering for 45 s")
+    assert view.phase.chip.text() == "Waiting"
+    assert _chip_colour(view) == "#ff832b"
+    # It answers again: the line goes back to the step and its countdown.
+    answered = sweep_events(VUS, 3, 5)[sample_index(sweep_events(VUS, 3, 5), 1, 7.0)]
+    view.handle_event(answered)
+    view.refresh()
+    view.phase.show_model(view.model, 3.0)
+    assert view.phase.text.text() == "Step 2 of 3  ·  16 users  ·  0:03 left"
+    assert view.phase.chip.text() == "Measuring"
+
+
+def test_the_race_panel_says_so_too(qtbot: QtBot) -> None:
+    from bench_gui.gui.present.race_panel import RacePanel
+
+    panel = RacePanel()
+    qtbot.addWidget(panel)
+    panel.begin_run(_plan())
+    for event in _silent(sweep_events(VUS, 3, 5), 1, 6.0, 45):
+        panel.handle_event(event)
+    panel.refresh()
+    assert panel.phase.text() == (
+        "Measuring  ·  database not answering for 45 s  ·  step 2 of 3  ·  16 users"
+    )

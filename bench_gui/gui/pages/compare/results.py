@@ -3,13 +3,15 @@ sections (overlaid charts with the saturation point marked, the tables the repor
 
 On a 1366 x 768 screen the page fits without scrolling as a whole: narrow fact cards take
 smaller type (their detail in a tooltip), the tabs narrow until every title is in sight, a
-tab's content scrolls within the tab, and each section shows its finding and chart first.
+tab's content scrolls within the tab, and each section shows its finding and chart first. At
+1280 x 720 the fact cards' type shrinks until their longest words fit, seven tabs' titles are
+elided (whole in their tooltips), and headings wrap: no word is cut at an edge.
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import QSize, Qt
-from PySide6.QtGui import QResizeEvent
+from PySide6.QtGui import QFont, QFontMetrics, QResizeEvent
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -76,19 +78,34 @@ TAB_HINT_PX = 240
 # their detail (between which sessions) in a tooltip, so five stay one short row.
 COMPACT_FACT_PX = 190
 DETAIL_FACT_PX = 150
+# A fact card's borders and margins: its labels have its width less this.
+FACT_CHROME_PX = 30
+# Narrower still, a card's type shrinks until its longest word fits (never cut), down to these.
+VALUE_LEAST_PX = 14
+TEXT_LEAST_PX = 10
 
 
 def fit_tabs(tabs: QTabWidget, room: int) -> None:
     """The roomiest tab style (padding, type size) at which every tab's title fits ``room``
-    pixels: no scroll arrows hiding a tab on a narrow window."""
+    pixels: no scroll arrows hiding a tab on a narrow window. Where even the smallest does
+    not fit (seven tabs at 1280 px), the titles are elided, each whole in its tooltip."""
+    bar = tabs.tabBar()
     for padding, size in TAB_FITS:
         style = TAB_STYLE.replace(
             "padding: 10px 20px; font-size: 15px", f"padding: {padding}; font-size: {size}px"
         )
         if tabs.styleSheet() != style:
             tabs.setStyleSheet(style)
-        if tabs.tabBar().sizeHint().width() <= room:
-            return
+        bar.setElideMode(Qt.TextElideMode.ElideNone)
+        bar.setUsesScrollButtons(True)
+        if bar.sizeHint().width() <= room:
+            break
+    else:
+        bar.setUsesScrollButtons(False)  # the tabs shrink to the room, their titles elided
+        bar.setElideMode(Qt.TextElideMode.ElideRight)
+    elided = bar.elideMode() != Qt.TextElideMode.ElideNone
+    for i in range(bar.count()):
+        bar.setTabToolTip(i, tabs.tabText(i) if elided else "")
 
 
 def _clear(layout: QLayout) -> None:
@@ -118,6 +135,23 @@ class TabPage(QScrollArea):
     def sizeHint(self) -> QSize:  # noqa: N802 (Qt override)
         hint = super().sizeHint()
         return QSize(hint.width(), min(hint.height(), TAB_HINT_PX))
+
+
+def _fitting(label: QLabel, px: int, weight: QFont.Weight, room: int, least: int) -> int:
+    """``px``, or the largest size below it down to ``least`` at which the label's longest
+    word fits ``room`` pixels (a wrapped label cannot break a word: it would be cut)."""
+    words = label.text().split()
+    if not words:
+        return px
+    font = QFont(label.font())
+    font.setWeight(weight)
+    while px > least:
+        font.setPixelSize(px)
+        metrics = QFontMetrics(font)
+        if max(metrics.horizontalAdvance(word) for word in words) <= room:
+            break
+        px -= 1
+    return px
 
 
 class FactCard(QFrame):
@@ -150,15 +184,26 @@ class FactCard(QFrame):
         for label in (self.value_label, self.text_label, self.detail_label):
             label.setMinimumWidth(10)
         self.compact: bool | None = None
+        self.type_px: tuple[int, int] = (0, 0)  # the figure's and the text's
         self.set_compact(False)
 
-    def set_compact(self, compact: bool, detail: bool = True) -> None:
+    def set_compact(self, compact: bool, detail: bool = True, room: int = 0) -> None:
         """Smaller type (``compact``) for a narrow card; without ``detail`` the card keeps
-        its detail line in its tooltip instead of under the figure."""
-        if (compact, detail) == (self.compact, self.detail_label.isVisibleTo(self)):
+        its detail line in its tooltip instead of under the figure. With ``room`` (the
+        labels' width), smaller again until the longest word fits: at 1280 px "saturation"
+        and "percentile" were cut at the card's edge."""
+        value, text = (20, 13) if compact else (27, 15)
+        if room > 0:
+            value = _fitting(self.value_label, value, QFont.Weight.Bold, room, VALUE_LEAST_PX)
+            text = _fitting(self.text_label, text, QFont.Weight.DemiBold, room, TEXT_LEAST_PX)
+        if (compact, (value, text), detail) == (
+            self.compact,
+            self.type_px,
+            self.detail_label.isVisibleTo(self),
+        ):
             return
         self.compact = compact
-        value, text = (20, 13) if compact else (27, 15)
+        self.type_px = (value, text)
         self.value_label.setStyleSheet(f"color: #ffffff; font-size: {value}px; font-weight: 700;")
         self.text_label.setStyleSheet(f"color: #c9d1e0; font-size: {text}px; font-weight: 600;")
         self.detail_label.setVisible(detail)
@@ -254,7 +299,9 @@ class ComparisonView(QWidget):
         count = len(self.tiles)
         card = (self._room() - self.facts_row.spacing() * (count - 1)) // count
         for tile in self.tiles:
-            tile.set_compact(card < COMPACT_FACT_PX, detail=card >= DETAIL_FACT_PX)
+            tile.set_compact(
+                card < COMPACT_FACT_PX, detail=card >= DETAIL_FACT_PX, room=card - FACT_CHROME_PX
+            )
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt override)
         super().resizeEvent(event)
@@ -271,6 +318,9 @@ class ComparisonView(QWidget):
             heading = QLabel(section.heading)
             heading.setObjectName("sectionTitle")
             heading.setStyleSheet("font-size: 19px;")
+            # Wrapped: unwrapped, a long heading made the tab wider than the screen at 1280,
+            # and the finding under it ran off the right edge.
+            heading.setWordWrap(True)
             column.addWidget(heading)
             # The finding, the figures and tables, then how to read them: on a short screen
             # the chart is in sight without scrolling.

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QHideEvent, QShowEvent
 from PySide6.QtWidgets import QHBoxLayout, QLineEdit, QPushButton, QSplitter, QWidget
 
@@ -35,6 +35,20 @@ from bench_gui.store import SessionNotFound, StoreError
 from bench_gui.workloads.base import DEFAULT_WORKLOAD
 
 READ_ERRORS = (StoreError, SessionNotFound)
+# The list and the opened session ask for no more height than this together: the page is laid
+# out at its preferred height, and with the detail's charts asking for ~740 px it was 1053 px
+# tall, scrolling 338 px at 1280 x 720 with two sessions of the list in sight. They share
+# what the window gives instead, the list a third of it (the splitter moves).
+SPLIT_HINT_PX = 440
+SPLIT_SHARES = (1, 2)  # list : opened session
+
+
+class ListAndDetail(QSplitter):
+    """The list over the opened session, asking for at most :data:`SPLIT_HINT_PX`."""
+
+    def sizeHint(self) -> QSize:  # noqa: N802 (Qt override)
+        hint = super().sizeHint()
+        return QSize(hint.width(), min(hint.height(), SPLIT_HINT_PX))
 
 
 class SessionsPage(Housekeeping):
@@ -87,7 +101,7 @@ class SessionsPage(Housekeeping):
         self.hammerdb.open_requested.connect(self.open_run)
         outer.addWidget(self.hammerdb)
 
-        splitter = QSplitter(Qt.Orientation.Vertical)
+        splitter = ListAndDetail(Qt.Orientation.Vertical)
         splitter.setChildrenCollapsible(False)
         self.table = RunTable()
         self.table.itemSelectionChanged.connect(self._on_selection)
@@ -103,6 +117,8 @@ class SessionsPage(Housekeeping):
         splitter.addWidget(self.detail)
         splitter.setStretchFactor(0, 1)
         splitter.setStretchFactor(1, 3)
+        splitter.setSizes([SPLIT_HINT_PX * share for share in SPLIT_SHARES])
+        self.splitter = splitter
         outer.addWidget(splitter, 1)
         # The detail's parts by the names the tests know.
         d = self.detail
