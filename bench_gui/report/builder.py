@@ -44,16 +44,20 @@ def _ms(value: float | None) -> Cell:
     return Cell(fmt_ms(value), value, "muted" if value is None else "")
 
 
-def _ratio(item: Ratio | None) -> Cell:
+def _ratio(item: Ratio | None, noise: bool = False) -> Cell:
+    """A ratio to the baseline, coloured better or worse; ``noise``: a repeat of the baseline,
+    whose difference from it is run-to-run noise, is never coloured as a finding."""
     if item is None:
         return Cell("—", None, "muted")
-    return Cell(item.text, round(item.value, 6), change_tone(item.value - 1, item.text))
+    tone = "" if noise else change_tone(item.value - 1, item.text)
+    return Cell(item.text, round(item.value, 6), tone)
 
 
-def _adv(item: Advantage | None) -> Cell:
+def _adv(item: Advantage | None, noise: bool = False) -> Cell:
+    """An advantage over the baseline; ``noise`` as for :func:`_ratio`."""
     if item is None:
         return Cell("—", None, "muted")
-    return Cell(item.text, round(item.pct, 4), change_tone(item.pct, item.text))
+    return Cell(item.text, round(item.pct, 4), "" if noise else change_tone(item.pct, item.text))
 
 
 DOUBT_MARK = "⚑"
@@ -404,9 +408,10 @@ class Builder:
             for s in c.others:
                 vs = row.versus.get(s.id)
                 shaky = vs is not None and vs.doubtful
-                cells.append(_doubt(_ratio(vs.nopm if vs else None), shaky))
+                again = s.id in self.repeats_of_base
+                cells.append(_doubt(_ratio(vs.nopm if vs else None, again), shaky))
                 if not self.wide:
-                    cells.append(_ratio(vs.tpm if vs else None))
+                    cells.append(_ratio(vs.tpm if vs else None, again))
             if noise:
                 cells += [_noise(row.versus.get(s.id)) for s in c.others]
             rows.append(cells)
@@ -448,7 +453,12 @@ class Builder:
         for row in c.rows:
             cells = [Cell(str(row.vus), row.vus)]
             cells += [Cell.num(lv.value("tpm") if lv else None) for lv in row.levels.values()]
-            cells += [_ratio(vs.tpm if (vs := row.versus.get(s.id)) else None) for s in c.others]
+            cells += [
+                _ratio(
+                    vs.tpm if (vs := row.versus.get(s.id)) else None, s.id in self.repeats_of_base
+                )
+                for s in c.others
+            ]
             rows.append(cells)
         return Table(
             "tpm",
@@ -538,7 +548,9 @@ class Builder:
             cells += [_ms(lv.value(metric) if lv else None) for lv in row.levels.values()]
             for s in c.others:
                 vs = row.versus.get(s.id)
-                cells.append(_adv(getattr(vs, metric) if vs else None))
+                cells.append(
+                    _adv(getattr(vs, metric) if vs else None, s.id in self.repeats_of_base)
+                )
             rows.append(cells)
         which = (
             "New-Order transactions only."
@@ -634,7 +646,7 @@ class Builder:
                 cells.append(Cell.num(lv.value("mw_per_nopm") if lv else None, 3))
             for s in c.others:
                 vs = row.versus.get(s.id)
-                cells.append(_adv(vs.mw_per_nopm if vs else None))
+                cells.append(_adv(vs.mw_per_nopm if vs else None, s.id in self.repeats_of_base))
             rows.append(cells)
         note = (
             "Average power over exactly each step's measured window (integrated, not a last"
@@ -740,13 +752,14 @@ class Builder:
             if c.others and srow.session_id == self.base.id:
                 cells += [Cell("baseline", None, "muted")] * (4 if has_power else 3)
             elif c.others:
+                again = srow.session_id in self.repeats_of_base
                 cells += [
-                    _ratio(vs.nopm if vs else None),
-                    _adv(vs.avg_ms if vs else None),
-                    _adv(vs.p999_ms if vs else None),
+                    _ratio(vs.nopm if vs else None, again),
+                    _adv(vs.avg_ms if vs else None, again),
+                    _adv(vs.p999_ms if vs else None, again),
                 ]
                 if has_power:
-                    cells.append(_adv(vs.mw_per_nopm if vs else None))
+                    cells.append(_adv(vs.mw_per_nopm if vs else None, again))
             rows.append(cells)
         notes = [f"Stop condition: {c.conditions.describe()}.", *reasons]
         if any(headlines.state(s) != "reached" for s in c.saturation.values()):

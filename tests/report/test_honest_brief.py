@@ -16,38 +16,14 @@ from bench_gui.report import pdf as pdf_writer
 from bench_gui.report.options import ReportOptions
 from bench_gui.report.wide import MAX_COLUMNS, printed_parts
 from bench_gui.store import SessionStore
-from tests._fixtures.seed_sessions import (
-    HDD_LAYOUT,
-    HDD_SETTINGS,
-    INVENTORY,
-    build_seed000,
-    seed000_points,
-    store_session,
-    sweep,
-)
-from tests.report.fleet import fleet
+from tests._fixtures.seed_sessions import build_seed000
+from tests.report.fleet import fleet, hdd_repeat
 from tests.report.page_fill import page_fills, sparse_pages
 from tests.report.test_pages import content_size
 
-PG94 = "PostgreSQL 9.4.5 on x86_64-redhat-linux-gnu"
-
 
 def _hdd_again(store: SessionStore, scale: float) -> int:
-    points = [{**p, "nopm": p["nopm"] * scale} for p in seed000_points(1)]
-    return store_session(
-        store,
-        "HDD RAID 10 (16 x 15K SAS)",
-        sweep(PG94, HDD_SETTINGS, points),
-        plan_extra={"storage": HDD_LAYOUT},
-        inventory={**INVENTORY, "block_devices": HDD_LAYOUT["devices"]},
-        commands=(
-            "mdadm --create /dev/md0 --level=10 --raid-devices=4 /dev/sdb /dev/sdc /dev/sdd"
-            " /dev/sde",
-            "mkfs.xfs /dev/md0",
-            "mount -o noatime /dev/md0 /dbtest",
-            'psql -c "CREATE DATABASE tpcc TEMPLATE wh7500 OWNER tpcc TABLESPACE dbtest"',
-        ),
-    )
+    return hdd_repeat(store, scale)
 
 
 def test_a_repeat_of_the_baseline_is_noise_not_a_finding(store: SessionStore) -> None:
