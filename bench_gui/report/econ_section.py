@@ -183,6 +183,8 @@ def array_economics(b: Builder, section: Section) -> None:
         lvls: dict[int, CostLevel | None] = {
             s.id: e.levels.get(s.id, {}).get(row.vus) for s in priced
         }
+        if all(lv is None for lv in lvls.values()):
+            continue  # a user count only sessions not priced measured: a row of "—"
         for s in priced:
             lv = lvls[s.id]
             cur = e.arrays[s.id].currency

@@ -38,6 +38,7 @@ from bench_gui.core.economics import (
     economics,
 )
 from bench_gui.core.saturation import StopConditions
+from bench_gui.report.bottom_line import by_configuration
 from bench_gui.report.builder import (
     DOUBT_MARK,
     DOUBT_NOTE,
@@ -341,7 +342,7 @@ def assemble(
             comparison, provs, nm, by_id, latency, opts.commands, opts.session_notes
         ),
         notes=authors,
-        bottom_line=builder.bottom_line,
+        bottom_line=by_configuration(builder.bottom_line, short.values()),
         short=short,
         reader_notes=readers,
         options=opts,
