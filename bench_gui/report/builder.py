@@ -266,7 +266,7 @@ class Builder:
             )
         if self.single:
             self.single_throughput(section)
-            section.add("text", intro.replace("of each configuration", ""))
+            section.add("text", intro.replace("of each configuration", f"of {self.bname}"))
         elif self.wide:
             section.add("text", intro)
         for other in c.others:
@@ -523,8 +523,9 @@ class Builder:
                 "Smooth application performance relies on consistent response times: the"
                 " 99.9th percentile is the time one transaction in a thousand exceeded."
             )
+        whose = self.bname if self.single else "each configuration"
         table_text = (
-            f" Figure {chart.number} shows the {phrase} response time of each configuration by"
+            f" Figure {chart.number} shows the {phrase} response time of {whose} by"
             f" user count (lower is better); Table {self.next_table} gives the figures"
         )
         if self.single:
@@ -671,11 +672,18 @@ class Builder:
 
     def saturation(self) -> None:
         c = self.c
-        section = Section("saturation", "At saturation: the most load each configuration supports")
+        which = self.bname if self.single else "each configuration"
+        section = Section("saturation", f"At saturation: the most load {which} supports")
         self.sections.append(section)
+        opening = (
+            f"Besides every load measured, {self.bname} is also given at"
+            if self.single
+            else "Rather than comparing at an arbitrary load, each configuration is also"
+            " compared at"
+        )
         section.add(
             "text",
-            "Rather than comparing at an arbitrary load, each configuration is also compared at"
+            f"{opening}"
             " the highest load it could reasonably support. The load was raised step by step"
             f" until a stop condition was met: {c.conditions.describe()}. The saturation point"
             " is the last step before the stop condition; every chart marks it with a diamond."
@@ -853,11 +861,20 @@ class Builder:
             numbers = [self.next_table + i for i in range(len(tables))]
             listing = ", ".join(str(n) for n in numbers[:-1])
             refs = f"Tables {listing} and {numbers[-1]}" if listing else f"Table {numbers[0]}"
+            shared = (
+                "."
+                if self.single
+                else ": a value shared by every configuration is printed once, across the"
+                " columns, and a value that differs is highlighted."
+            )
+            ran = (
+                f"{refs} give the system {self.bname} ran on"
+                if self.single
+                else (f"{refs} give the system each configuration ran on")
+            )
             section.add(
                 "text",
-                f"{refs} give the system each configuration ran on, as its session recorded it:"
-                " a value shared by every configuration is printed once, across the columns,"
-                " and a value that differs is highlighted. Storage bench-gui built is given as"
+                f"{ran}, as its session recorded it{shared} Storage bench-gui built is given as"
                 " it was built; other storage as found under the database's data directory, or"
                 " as the author described it (marked so).",
             )
