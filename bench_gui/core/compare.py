@@ -352,6 +352,9 @@ class Comparison:
     notes: tuple[str, ...]
     # Compared sessions that repeat the baseline (baseline_repeats): noise, not findings.
     baseline_repeats: tuple[int, ...] = ()
+    # Sets of two or more sessions that measured one system (repeat_sets: declared by the
+    # author, the baseline and its repeats, or recorded as the same), in comparison order.
+    repeat_sets: tuple[tuple[int, ...], ...] = ()
 
     @property
     def baseline(self) -> SessionData:
@@ -564,12 +567,10 @@ def baseline_repeats(sessions: Sequence[SessionData], baseline_id: int) -> tuple
     )
 
 
-def _repeatability(
-    sessions: Sequence[SessionData], baseline_id: int, declared: Sequence[Sequence[int]] = ()
-) -> list[RepeatRow]:
+def _repeatability(sets: Sequence[tuple[list[SessionData], str]]) -> list[RepeatRow]:
     """Repeated measurements: user counts repeated in a session, and sets of repeat sessions."""
     rows: list[RepeatRow] = []
-    for members, basis in repeat_sets(sessions, baseline_id, declared):
+    for members, basis in sets:
         points: dict[int, list[StepPoint]] = {}
         for s in members:
             for p in s.steps:
@@ -641,7 +642,8 @@ def compare(
     )
     base = ordered[0]
     levels = {s.id: levels_of(s) for s in ordered}
-    repeats = _repeatability(ordered, base.id, repeat_groups)
+    sets = repeat_sets(ordered, base.id, repeat_groups)
+    repeats = _repeatability(sets)
     all_vus = sorted({vus for by_vus in levels.values() for vus in by_vus})
     common = tuple(v for v in all_vus if all(v in levels[s.id] for s in ordered))
 
@@ -725,6 +727,11 @@ def compare(
             sid
             for sid in baseline_repeats(ordered, base.id)
             if not any(sid in g for g in repeat_groups)
+        ),
+        repeat_sets=tuple(
+            tuple(s.id for s in ordered if s.id in {m.id for m in members})
+            for members, basis in sets
+            if len(members) > 1 and basis != "steps"
         ),
     )
 

@@ -128,6 +128,8 @@ class ArrayCost:
     origin: str = "layout"
     # The array priced is not the storage recorded (core.priced_storage.disagreement).
     storage_flag: str | None = None
+    # The session whose array this is, when this session repeats it (one array, one price).
+    priced_as: int | None = None
 
 
 def find_price(device: str, prices: Sequence[DevicePrice]) -> DevicePrice | None:
@@ -297,13 +299,19 @@ def economics(
     ``recorded``: the storage each session recorded, checked against the array priced."""
     messages: list[str] = []
     costs: dict[int, ArrayCost] = {}
+    same_array = one_price_per_array(comparison, arrays, prices)
     for s in comparison.sessions:
         spec = arrays.get(s.id, ArrayInput())
+        first, why = same_array.get(s.id, (None, ""))
         try:
-            costs[s.id] = array_cost(spec, prices)
+            costs[s.id] = array_cost(spec if first is None else arrays[first], prices)
         except EconomicsError as exc:
             messages.append(f"session {s.id} ({s.name}): {exc}")
             continue
+        if first is not None:
+            costs[s.id] = replace(costs[s.id], priced_as=first)
+            if why:
+                messages.append(f"session {s.id} ({s.name}): {why}")
         flag = costs[s.id].flag
         if flag:
             messages.append(f"session {s.id} ({s.name}): {flag}")
@@ -351,6 +359,8 @@ def economics(
     base = comparison.baseline
     if currency is not None:
         for other in comparison.others:
+            if other.id in comparison.baseline_repeats:
+                continue  # the baseline's own array measured again: its difference is noise
             shared = []
             for vus in sorted(set(levels[base.id]) & set(levels[other.id])):
                 b, o = levels[base.id][vus], levels[other.id][vus]
@@ -374,6 +384,57 @@ def economics(
         cases=tuple(cases),
         messages=tuple(messages),
     )
+
+
+def _priceable(spec: ArrayInput, prices: Sequence[DevicePrice]) -> bool:
+    try:
+        array_cost(spec, prices)
+    except EconomicsError:
+        return False
+    return True
+
+
+def _given(spec: ArrayInput) -> bool:
+    """Whether the author said something about this array (device, count or cost)."""
+    return spec.hand_cost is not None or spec.origin == "hand"
+
+
+def one_price_per_array(
+    comparison: Comparison, arrays: Mapping[int, ArrayInput], prices: Sequence[DevicePrice]
+) -> dict[int, tuple[int, str]]:
+    """Sessions that measured one array again, each with the session whose price it takes,
+    and what the author is told when its own entry would have priced it otherwise.
+
+    Repeats (:attr:`Comparison.repeat_sets`) measured one array: a brief gives it one price.
+    The set's price is that of its first session the author priced (a device, a count or a
+    cost given), else of its first session that can be priced: seed 000's HDD array, given as
+    $3,440 on the baseline, is not $3,184 (unit price x count) on its repeat."""
+    out: dict[int, tuple[int, str]] = {}
+    names = {s.id: s.name for s in comparison.sessions}
+    for members in comparison.repeat_sets:
+        specs = {sid: arrays.get(sid, ArrayInput()) for sid in members}
+        first = next((sid for sid in members if _given(specs[sid])), None)
+        if first is None:
+            first = next((sid for sid in members if _priceable(specs[sid], prices)), members[0])
+        if first not in arrays:
+            continue
+        for sid in members:
+            if sid == first:
+                continue
+            why = ""
+            if specs[sid] != specs[first]:
+                own: ArrayCost | None = None
+                used: ArrayCost | None = None
+                if _priceable(specs[sid], prices) and _priceable(specs[first], prices):
+                    own, used = array_cost(specs[sid], prices), array_cost(specs[first], prices)
+                if own is not None and used is not None and own.cost != used.cost:
+                    why = (
+                        f"it repeats session {first} ({names[first]}) on the same array, so it"
+                        f" is priced as that array, {format_money(used.cost, used.currency)},"
+                        f" not {format_money(own.cost, own.currency)} ({own.arithmetic})"
+                    )
+            out[sid] = (first, why)
+    return out
 
 
 # ---- RAM (seed 004: "SSDs replace RAM") ---------------------------------------------------------

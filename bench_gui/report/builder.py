@@ -44,16 +44,20 @@ def _ms(value: float | None) -> Cell:
     return Cell(fmt_ms(value), value, "muted" if value is None else "")
 
 
-def _ratio(item: Ratio | None) -> Cell:
+def _ratio(item: Ratio | None, noise: bool = False) -> Cell:
+    """A ratio to the baseline, coloured better or worse; ``noise``: a repeat of the baseline,
+    whose difference from it is run-to-run noise, is never coloured as a finding."""
     if item is None:
         return Cell("—", None, "muted")
-    return Cell(item.text, round(item.value, 6), change_tone(item.value - 1, item.text))
+    tone = "" if noise else change_tone(item.value - 1, item.text)
+    return Cell(item.text, round(item.value, 6), tone)
 
 
-def _adv(item: Advantage | None) -> Cell:
+def _adv(item: Advantage | None, noise: bool = False) -> Cell:
+    """An advantage over the baseline; ``noise`` as for :func:`_ratio`."""
     if item is None:
         return Cell("—", None, "muted")
-    return Cell(item.text, round(item.pct, 4), change_tone(item.pct, item.text))
+    return Cell(item.text, round(item.pct, 4), "" if noise else change_tone(item.pct, item.text))
 
 
 DOUBT_MARK = "⚑"
@@ -262,7 +266,7 @@ class Builder:
             )
         if self.single:
             self.single_throughput(section)
-            section.add("text", intro.replace("of each configuration", ""))
+            section.add("text", intro.replace("of each configuration", f"of {self.bname}"))
         elif self.wide:
             section.add("text", intro)
         for other in c.others:
@@ -404,9 +408,10 @@ class Builder:
             for s in c.others:
                 vs = row.versus.get(s.id)
                 shaky = vs is not None and vs.doubtful
-                cells.append(_doubt(_ratio(vs.nopm if vs else None), shaky))
+                again = s.id in self.repeats_of_base
+                cells.append(_doubt(_ratio(vs.nopm if vs else None, again), shaky))
                 if not self.wide:
-                    cells.append(_ratio(vs.tpm if vs else None))
+                    cells.append(_ratio(vs.tpm if vs else None, again))
             if noise:
                 cells += [_noise(row.versus.get(s.id)) for s in c.others]
             rows.append(cells)
@@ -448,7 +453,12 @@ class Builder:
         for row in c.rows:
             cells = [Cell(str(row.vus), row.vus)]
             cells += [Cell.num(lv.value("tpm") if lv else None) for lv in row.levels.values()]
-            cells += [_ratio(vs.tpm if (vs := row.versus.get(s.id)) else None) for s in c.others]
+            cells += [
+                _ratio(
+                    vs.tpm if (vs := row.versus.get(s.id)) else None, s.id in self.repeats_of_base
+                )
+                for s in c.others
+            ]
             rows.append(cells)
         return Table(
             "tpm",
@@ -513,8 +523,9 @@ class Builder:
                 "Smooth application performance relies on consistent response times: the"
                 " 99.9th percentile is the time one transaction in a thousand exceeded."
             )
+        whose = self.bname if self.single else "each configuration"
         table_text = (
-            f" Figure {chart.number} shows the {phrase} response time of each configuration by"
+            f" Figure {chart.number} shows the {phrase} response time of {whose} by"
             f" user count (lower is better); Table {self.next_table} gives the figures"
         )
         if self.single:
@@ -538,7 +549,9 @@ class Builder:
             cells += [_ms(lv.value(metric) if lv else None) for lv in row.levels.values()]
             for s in c.others:
                 vs = row.versus.get(s.id)
-                cells.append(_adv(getattr(vs, metric) if vs else None))
+                cells.append(
+                    _adv(getattr(vs, metric) if vs else None, s.id in self.repeats_of_base)
+                )
             rows.append(cells)
         which = (
             "New-Order transactions only."
@@ -634,7 +647,7 @@ class Builder:
                 cells.append(Cell.num(lv.value("mw_per_nopm") if lv else None, 3))
             for s in c.others:
                 vs = row.versus.get(s.id)
-                cells.append(_adv(vs.mw_per_nopm if vs else None))
+                cells.append(_adv(vs.mw_per_nopm if vs else None, s.id in self.repeats_of_base))
             rows.append(cells)
         note = (
             "Average power over exactly each step's measured window (integrated, not a last"
@@ -659,11 +672,18 @@ class Builder:
 
     def saturation(self) -> None:
         c = self.c
-        section = Section("saturation", "At saturation: the most load each configuration supports")
+        which = self.bname if self.single else "each configuration"
+        section = Section("saturation", f"At saturation: the most load {which} supports")
         self.sections.append(section)
+        opening = (
+            f"Besides every load measured, {self.bname} is also given at"
+            if self.single
+            else "Rather than comparing at an arbitrary load, each configuration is also"
+            " compared at"
+        )
         section.add(
             "text",
-            "Rather than comparing at an arbitrary load, each configuration is also compared at"
+            f"{opening}"
             " the highest load it could reasonably support. The load was raised step by step"
             f" until a stop condition was met: {c.conditions.describe()}. The saturation point"
             " is the last step before the stop condition; every chart marks it with a diamond."
@@ -740,13 +760,14 @@ class Builder:
             if c.others and srow.session_id == self.base.id:
                 cells += [Cell("baseline", None, "muted")] * (4 if has_power else 3)
             elif c.others:
+                again = srow.session_id in self.repeats_of_base
                 cells += [
-                    _ratio(vs.nopm if vs else None),
-                    _adv(vs.avg_ms if vs else None),
-                    _adv(vs.p999_ms if vs else None),
+                    _ratio(vs.nopm if vs else None, again),
+                    _adv(vs.avg_ms if vs else None, again),
+                    _adv(vs.p999_ms if vs else None, again),
                 ]
                 if has_power:
-                    cells.append(_adv(vs.mw_per_nopm if vs else None))
+                    cells.append(_adv(vs.mw_per_nopm if vs else None, again))
             rows.append(cells)
         notes = [f"Stop condition: {c.conditions.describe()}.", *reasons]
         if any(headlines.state(s) != "reached" for s in c.saturation.values()):
@@ -840,11 +861,20 @@ class Builder:
             numbers = [self.next_table + i for i in range(len(tables))]
             listing = ", ".join(str(n) for n in numbers[:-1])
             refs = f"Tables {listing} and {numbers[-1]}" if listing else f"Table {numbers[0]}"
+            shared = (
+                "."
+                if self.single
+                else ": a value shared by every configuration is printed once, across the"
+                " columns, and a value that differs is highlighted."
+            )
+            ran = (
+                f"{refs} give the system {self.bname} ran on"
+                if self.single
+                else (f"{refs} give the system each configuration ran on")
+            )
             section.add(
                 "text",
-                f"{refs} give the system each configuration ran on, as its session recorded it:"
-                " a value shared by every configuration is printed once, across the columns,"
-                " and a value that differs is highlighted. Storage bench-gui built is given as"
+                f"{ran}, as its session recorded it{shared} Storage bench-gui built is given as"
                 " it was built; other storage as found under the database's data directory, or"
                 " as the author described it (marked so).",
             )

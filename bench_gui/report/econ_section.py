@@ -9,6 +9,7 @@ worst and best cases share one table instead of two tables each.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from bench_gui.core.economics import (
@@ -20,6 +21,7 @@ from bench_gui.core.economics import (
 )
 from bench_gui.core.economics import format_money as money
 from bench_gui.report.builder import ratio_phrase, span
+from bench_gui.report.notes import array_of
 from bench_gui.report.parts import Cell, Fact, Section, Table, change_tone
 
 if TYPE_CHECKING:
@@ -56,10 +58,13 @@ def economics_section(b: Builder) -> None:
         )
         section.add("formula", "Array value = new orders per minute / array cost")
         for sid, array in e.arrays.items():
+            if array.priced_as is not None:
+                continue  # a repeat's array is its first session's: said once, there
+            whose = array_of(sid, [o for o, a in e.arrays.items() if a.priced_as == sid], b.names)
             if array.storage_flag:
                 section.add(
                     "message",
-                    f"The {b.names[sid]} array: {array.storage_flag}. Its cost below is of the"
+                    f"The {whose} array: {array.storage_flag}. Its cost below is of the"
                     " array priced.",
                 )
             price = array.price
@@ -69,7 +74,7 @@ def economics_section(b: Builder) -> None:
             cost = money(array.cost, array.currency)
             section.add(
                 "message",
-                f"The {b.names[sid]} array cost, {cost}, was given by the author and disagrees"
+                f"The {whose} array cost, {cost}, was given by the author and disagrees"
                 f" with its unit price x count ({money(price.unit_price, array.currency)} x"
                 f" {array.count} = {money(array.computed, array.currency)}); the figures below"
                 f" use {cost}.",
@@ -117,7 +122,7 @@ def array_table(b: Builder) -> Table:
                 unit,
                 Cell.num(a.count) if a.count else Cell("—", None, "muted"),
                 cost_cell,
-                Cell(reader_arithmetic(a), a.arithmetic),
+                Cell(reader_arithmetic(a, b.names), a.arithmetic),
             ]
         )
     return Table(
@@ -136,9 +141,11 @@ def array_table(b: Builder) -> Table:
     )
 
 
-def reader_arithmetic(a: ArrayCost) -> str:
+def reader_arithmetic(a: ArrayCost, names: Mapping[int, str]) -> str:
     """How an array's cost was worked out, in the reader's words ("given by the author", not
-    the tool user's "entered by hand")."""
+    the tool user's "entered by hand"); a repeat's array is the one it repeats."""
+    if a.priced_as is not None:
+        return f"as {names[a.priced_as]}: the same array, measured again"
     if a.hand_cost is None:
         return a.arithmetic
     text = f"{money(a.cost, a.currency)} (given by the author)"
@@ -176,6 +183,8 @@ def array_economics(b: Builder, section: Section) -> None:
         lvls: dict[int, CostLevel | None] = {
             s.id: e.levels.get(s.id, {}).get(row.vus) for s in priced
         }
+        if all(lv is None for lv in lvls.values()):
+            continue  # a user count only sessions not priced measured: a row of "—"
         for s in priced:
             lv = lvls[s.id]
             cur = e.arrays[s.id].currency
@@ -199,7 +208,9 @@ def array_economics(b: Builder, section: Section) -> None:
             ):
                 ratio = base_lv.cost_per_new_order / other_lv.cost_per_new_order
                 change = format_cost_change(other_lv.cost_per_new_order, base_lv.cost_per_new_order)
-                cells.append(Cell(change, round(ratio, 6), change_tone(ratio - 1, change)))
+                # A repeat of the baseline differs from it by noise: never coloured a finding.
+                tone = "" if s.id in b.repeats_of_base else change_tone(ratio - 1, change)
+                cells.append(Cell(change, round(ratio, 6), tone))
             else:
                 cells.append(Cell("—", None, "muted"))
         rows.append(cells)

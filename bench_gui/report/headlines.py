@@ -88,45 +88,86 @@ def _phrase(ratio: Ratio, baseline: str) -> str:
     return f"{ratio.text.lstrip('-')} less NOPM than {baseline}"
 
 
+def _one_load(sat: Saturation) -> bool:
+    return sat.first_vus is not None and sat.first_vus == sat.last_vus
+
+
+def _unsaturated(name: str, sat: Saturation) -> str:
+    """``X did not saturate by 32 users``; one load measured is not a load it outlasted:
+    ``X was measured at one load only (4 users)``."""
+    if _one_load(sat):
+        return f"{name} was measured at one load only ({users(sat.vus)})"
+    return f"{name} did not saturate by {users(sat.vus)}"
+
+
+def _why(sat: Saturation) -> str:
+    return "one load measured" if _one_load(sat) else "not saturated"
+
+
+def _limit_unknown(name: str, sat: Saturation) -> str:
+    if _one_load(sat):
+        return f"{name}'s limit is not known (one load measured)"
+    return f"{name}'s limit lies beyond the range tested"
+
+
+def _loads(ov: int | None, bv: int | None) -> str:
+    """The start of a caveat: "This compares different loads, and" only when they differ."""
+    return "This compares different loads, and" if ov != bv else f"Both are at {ov} users, but"
+
+
 def claim(
     other: str, osat: Saturation, baseline: str, bsat: Saturation, ratio: Ratio
 ) -> SaturationClaim:
-    """The headline, caveat and fast fact of ``other`` against ``baseline`` at saturation."""
+    """The headline, caveat and fast fact of ``other`` against ``baseline`` at saturation.
+
+    A sweep of one load did not "saturate by" it, and a ratio at equal loads compares no
+    "different loads": a HammerDB import of one 4-user job against a sweep saturated at its
+    first step (4 users) read both."""
     ok, bk = state(osat), state(bsat)
     ov, bv = osat.vus, bsat.vus
     value = ratio.text if ratio.text.endswith("X") else f"{ratio.text} NOPM"
     caveats: list[str] = []
     if ok == "not_reached" and bk == "not_reached":
+        if _one_load(osat) or _one_load(bsat):
+            neither = f"Neither {other} nor {baseline} has a saturation point in the loads tested"
+        else:
+            neither = f"Neither {other} nor {baseline} saturated within the range tested"
         headline = (
-            f"Neither {other} nor {baseline} saturated within the range tested: at their"
-            f" highest loads ({ov} and {bv} users) {other} delivers {_phrase(ratio, baseline)}"
+            f"{neither}: at their highest loads ({ov} and {bv} users) {other} delivers"
+            f" {_phrase(ratio, baseline)}"
         )
-        caveats.append(
-            "Both limits lie beyond the loads tested, so this is no comparison at saturation."
-        )
+        if _one_load(osat) or _one_load(bsat):
+            caveats.append(
+                f"{_limit_unknown(other, osat)}; {_limit_unknown(baseline, bsat)}: this is no"
+                " comparison at saturation."
+            )
+        else:
+            caveats.append(
+                "Both limits lie beyond the loads tested, so this is no comparison at saturation."
+            )
         text, detail = "NOPM at the highest loads tested", f"neither saturated ({ov}, {bv} users)"
     elif ok == "not_reached":
         headline = (
-            f"{other} did not saturate by {users(ov)}: there it delivers"
+            f"{_unsaturated(other, osat)}: there it delivers"
             f" {_phrase(ratio, baseline)} at its saturation point ({bv} users)"
         )
         caveats.append(
-            f"This compares different loads, and {other}'s limit lies beyond the range tested:"
-            " its figure at saturation is not known from this data."
+            f"{_loads(ov, bv)} {_limit_unknown(other, osat)}: its figure at saturation is not"
+            " known from this data."
         )
-        text = f"NOPM, {other} not saturated"
-        detail = f"{other} at {ov} users (not saturated); {baseline} at {bv}"
+        text = f"NOPM, {other} {_why(osat).replace('measured', 'only')}"
+        detail = f"{other} at {ov} users ({_why(osat)}); {baseline} at {bv}"
     elif bk == "not_reached":
         headline = (
-            f"{baseline} did not saturate by {users(bv)}: {other} at its saturation point"
+            f"{_unsaturated(baseline, bsat)}: {other} at its saturation point"
             f" ({ov} users) delivers {_phrase(ratio, baseline)} at {bv} users"
         )
         caveats.append(
-            f"This compares different loads, and {baseline}'s limit lies beyond the range"
-            " tested: its figure at saturation is not known from this data."
+            f"{_loads(ov, bv)} {_limit_unknown(baseline, bsat)}: its figure at saturation is"
+            " not known from this data."
         )
-        text = f"NOPM, {baseline} not saturated"
-        detail = f"{other} at {ov} users; {baseline} at {bv} (not saturated)"
+        text = f"NOPM, {baseline} {_why(bsat).replace('measured', 'only')}"
+        detail = f"{other} at {ov} users; {baseline} at {bv} ({_why(bsat)})"
     else:
         headline = f"{other}: {_phrase(ratio, baseline)} at saturation ({ov} against {bv} users)"
         text = "NOPM at saturation" if ratio.text.endswith("X") else "at saturation"

@@ -135,12 +135,19 @@ def how_we_tested(
         label = f"#{p.id} {naming.full[p.id]}{role}"
         if naming.abbreviated(p.id):
             label += f" — “{short[p.id]}”"
+        fact = facts.get(p.id)
+        if fact is not None and fact.imported:
+            # Its tool ran it: bench-gui only read HammerDB's job store afterwards.
+            tool = f"recorded with HammerDB, imported by bench-gui {p.app_version}"
+        else:
+            tool = f"bench-gui {p.app_version}" + (
+                f", agent {p.agent_version}" if p.agent_version else ""
+            )
         sessions.rows.append(
             (
                 label,
                 f"{p.created_at[:16].replace('T', ' ')} UTC, {p.status}; target {p.target};"
-                f" {p.server_version or p.engine}; bench-gui {p.app_version}"
-                + (f", agent {p.agent_version}" if p.agent_version else ""),
+                f" {p.server_version or p.engine}; {tool}",
             )
         )
     out.append(sessions)

@@ -38,6 +38,7 @@ from bench_gui.core.economics import (
     economics,
 )
 from bench_gui.core.saturation import StopConditions
+from bench_gui.report.bottom_line import by_configuration
 from bench_gui.report.builder import (
     DOUBT_MARK,
     DOUBT_NOTE,
@@ -282,13 +283,20 @@ def assemble(
     others = comparison.others
     when = (generated_at or datetime.now(UTC)).astimezone()
     if title is None:
-        if not others:
+        # A repeat of the baseline is the baseline's configuration again, not one compared.
+        compared = [s for s in others if s.id not in comparison.baseline_repeats]
+        again = len(others) - len(compared)
+        if not compared:
             title = f"{short[base.id]}: OLTP performance"
-        elif len(others) == 1:
-            title = f"{short[others[0].id]} vs {short[base.id]}: OLTP performance"
+            if again:
+                title = (
+                    f"{short[base.id]} and its repeat{'s' if again > 1 else ''}: OLTP performance"
+                )
+        elif len(compared) == 1:
+            title = f"{short[compared[0].id]} vs {short[base.id]}: OLTP performance"
         else:
-            title = f"{len(others)} configurations vs {short[base.id]}: OLTP performance"
-        if econ.arrays and len(others) <= 1:
+            title = f"{len(compared)} configurations vs {short[base.id]}: OLTP performance"
+        if econ.arrays and len(compared) <= 1:
             title += " and economics"
     by_id = {f.id: f for f in facts}
     config = config_tables([by_id[s.id] for s in comparison.sessions if s.id in by_id], short)
@@ -334,7 +342,7 @@ def assemble(
             comparison, provs, nm, by_id, latency, opts.commands, opts.session_notes
         ),
         notes=authors,
-        bottom_line=builder.bottom_line,
+        bottom_line=by_configuration(builder.bottom_line, short.values()),
         short=short,
         reader_notes=readers,
         options=opts,
@@ -419,6 +427,7 @@ def as_json(report: Report) -> dict[str, Any]:
                     "arithmetic": a.arithmetic,
                     "flag": a.flag,
                     "storage_flag": a.storage_flag,
+                    "priced_as": a.priced_as,
                 }
                 for sid, a in report.economics.arrays.items()
             },

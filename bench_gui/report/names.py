@@ -87,6 +87,24 @@ def _drop_groups(text: str) -> str:
     return out or text
 
 
+def _without_groups(own: dict[int, str]) -> dict[int, str]:
+    """Names without their parentheses; names that only their parentheses set apart keep
+    what those hold, as plain words ("Micron 7450 NVMe RAID 10 2 x 3.84TB" among other counts
+    of the array), while the others lose theirs ("SATA SSD mirror", not "SATA SSD mirror 2 x
+    Samsung" because two other names needed their parentheses)."""
+    bare = {sid: _drop_groups(text) for sid, text in own.items()}
+    groups: dict[str, list[int]] = {}
+    for sid, text in bare.items():
+        groups.setdefault(_key(text), []).append(sid)
+    out = dict(bare)
+    for members in groups.values():
+        if len({_key(own[sid]) for sid in members}) > 1:
+            for sid in members:
+                words = " ".join(re.sub(r"[()]", " ", own[sid]).split())
+                out[sid] = re.sub(r"\s+([,;:])", r"\1", words)
+    return out
+
+
 def _key(text: str) -> str:
     return " ".join(text.lower().split())
 
@@ -230,7 +248,7 @@ def _first_and_difference(own: dict[int, str]) -> dict[int, str] | None:
     distinct."""
     parts = {sid: _clauses(text) for sid, text in own.items()}
     firsts = {sid: p[0] for sid, p in parts.items()}
-    out: dict[int, str] = {}
+    extras: dict[int, str] = {}
     for sid, p in parts.items():
         rest = " ".join(p[1:]).split()
         others = [
@@ -239,20 +257,27 @@ def _first_and_difference(own: dict[int, str]) -> dict[int, str] | None:
             if o != sid and _key(firsts[o]) == _key(firsts[sid])
         ]
         if not others:
-            out[sid] = _fit_first(
-                firsts[sid], [f for o, f in firsts.items() if _key(f) != _key(firsts[sid])]
-            )
             continue
         common = min(_common_words(rest, other) for other in others)
         if common and common < len(rest) and _VERSION.match(_bare(rest[common])):
             common -= 1  # "PostgreSQL 16", never a bare "16"
-        extra = " ".join(rest[common:]).strip(_PUNCT + " ")
+        extras[sid] = " ".join(rest[common:]).strip(_PUNCT + " ")
+    out: dict[int, str] = {}
+    for sid in parts:
         first = firsts[sid]
-        room = MAX_SHORT - len(extra) - 2
-        if extra and len(first) > room >= 10:
-            first = _cut(first, room)  # "Micron S650DC, PostgreSQL 16"
-        apart = [f for o, f in firsts.items() if _key(f) != _key(firsts[sid])]
-        out[sid] = f"{first}, {extra}" if extra else _fit_first(first, apart)
+        apart = [f for f in firsts.values() if _key(f) != _key(first)]
+        # Sessions on one array read alike: one cut of their shared first part for all
+        # ("Micron S650DC RAID 10" / "Micron S650DC RAID 10, tuned").
+        longest = max(
+            (len(extras.get(o, "")) for o in parts if _key(firsts[o]) == _key(first)), default=0
+        )
+        room = MAX_SHORT - longest - 2
+        extra = extras.get(sid, "")
+        if longest and len(first) > room >= 10:
+            cut = _cut(first, room)  # "Micron S650DC, PostgreSQL 16"
+            out[sid] = f"{cut}, {extra}" if extra else cut
+        else:
+            out[sid] = f"{first}, {extra}" if extra else _fit_first(first, apart)
     if len({_key(t) for t in out.values()}) < len({_key(t) for t in own.values()}):
         return None  # (a repeat's identical name stays identical: it is marked later)
     if any(len(t) > MAX_SHORT for t in out.values()):
@@ -270,9 +295,20 @@ def _fit_first(first: str, others: list[str]) -> str:
     if not shared:
         return _cut(first)
     start = _own_part(words, shared)
-    rest = " ".join(words[start:]).lstrip(")" + _PUNCT + " ")
+
+    def own(name: list[str]) -> str:
+        return " ".join(name[start:]).lstrip(")" + _PUNCT + " ")
+
+    rest = own(words)
     lead = " ".join(words[:start]).rstrip(_PUNCT + " ")
-    room = MAX_SHORT - len(rest) - 2
+    # Its siblings (the same lead, another count) get the same cut of the lead: "Micron 7450,
+    # 2 x 3.84TB" beside "Micron 7450, 10 x 3.84TB", not "Micron 7450 NVMe, 2 x 3.84TB".
+    siblings = [
+        o.split()
+        for o in others
+        if [_bare(w) for w in o.split()[:start]] == [_bare(w) for w in words[:start]]
+    ]
+    room = MAX_SHORT - max(len(own(name)) for name in [words, *siblings]) - 2
     if lead and room >= 10:
         return f"{_cut(lead, room)}, {rest}"
     return _cut(rest)
@@ -321,14 +357,7 @@ def short_names(
     if any(len(text) > MAX_SHORT for text in own.values()):
         own = _strip_common_leads(own)
     if any(len(text) > MAX_SHORT for text in own.values()):
-        bare = {sid: _drop_groups(text) for sid, text in own.items()}
-        if len({_key(t) for t in bare.values()}) < len({_key(t) for t in own.values()}):
-            # What sets them apart is in their parentheses: keep it, as plain words.
-            bare = {
-                sid: re.sub(r"\s+([,;:])", r"\1", " ".join(re.sub(r"[()]", " ", t).split()))
-                for sid, t in own.items()
-            }
-        own = bare
+        own = _without_groups(own)
     if any(len(text) > MAX_SHORT for text in own.values()):
         firsts = {sid: _clauses(text)[0] for sid, text in own.items()}
         if len({_key(t) for t in firsts.values()}) == len({_key(t) for t in own.values()}):

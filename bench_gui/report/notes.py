@@ -75,23 +75,28 @@ def reader_notes(
         if kind in ("not_reached", "first_step", "none"):
             notes.append(headlines.sentence(short[s.id], sat))
     for sid, array in econ.arrays.items():
-        if array.storage_flag and sid in short:
-            notes.append(f"⚑ The {short[sid]} array: {array.storage_flag}.")
-        if array.flag is None or sid not in short:
+        if array.priced_as is not None or sid not in short:
+            continue  # a repeat's array is its first session's, said once
+        repeats = [o for o, a in econ.arrays.items() if a.priced_as == sid and o in short]
+        if array.storage_flag:
+            notes.append(f"⚑ The {array_of(sid, repeats, short)} array: {array.storage_flag}.")
+        if array.flag is None:
             continue
         cost = format_money(array.cost, array.currency)
         if array.computed is not None and array.price is not None and array.count:
             unit = format_money(array.price.unit_price, array.price.currency)
             if array.price.currency.upper() != array.currency:
                 notes.append(
-                    f"The {short[sid]} array cost ({cost}) is in {array.currency}, its devices'"
+                    f"The {array_of(sid, repeats, short)} array cost ({cost}) is in"
+                    f" {array.currency}, its devices'"
                     f" listed price in {array.price.currency}: the two cannot be checked"
                     " against each other."
                 )
             else:
                 computed = format_money(array.computed, array.currency)
                 notes.append(
-                    f"⚑ The {short[sid]} array cost used below, {cost}, was given by the author"
+                    f"⚑ The {array_of(sid, repeats, short)} array cost used below, {cost}, was"
+                    " given by the author"
                     f" and disagrees with its unit price x count ({unit} x {array.count} ="
                     f" {computed}); the economics use {cost}."
                 )
@@ -169,3 +174,12 @@ def author_notes(
 def author_warnings(report: Report) -> list[str]:
     """The author's notes of a report: for the CLI before export and the Compare page."""
     return list(report.author_notes)
+
+
+def array_of(sid: int, repeats: list[int], short: Mapping[int, str]) -> str:
+    """Whose array: "HDD RAID 10 #1", or with the sessions that measured it again "HDD RAID 10
+    #1 (and its repeat HDD RAID 10 #3)", so one array's price is said once."""
+    if not repeats:
+        return short[sid]
+    plural = "s" if len(repeats) > 1 else ""
+    return f"{short[sid]} (and its repeat{plural} {' and '.join(short[r] for r in repeats)})"

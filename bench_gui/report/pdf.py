@@ -202,6 +202,8 @@ class _Paginator:
         self.page_height = page_height
         self.ours: set[int] = set()
         self.our_tables: set[int] = set()  # tables this moved to a page of their own
+        self.run_under: set[int] = set()  # tables this let run on under their figure
+        self.figure_sizes: dict[int, tuple[float, float]] = {}  # as first laid out
 
     def top(self, block: QTextBlock) -> float:
         """Where the block's first line is: a line pushed to the next page moves inside its
@@ -346,13 +348,64 @@ class _Paginator:
         roomy = self.left_empty(start) > self.page_height * LEAVE_EMPTY
         if on_page and roomy and self.shrink_figure(figure, table, most=ROOMY_SHRINK):
             return True
-        return self.try_break(start, table)
+        if on_page and roomy and self.run_on_under(figure, table):
+            return True
+        return self.try_break(start, table, figure)
+
+    def run_on_under(self, figure: QTextBlock, table: QTextTable) -> bool:
+        """Let a tall table run on under its figure (made smaller, up to ROOMY_SHRINK, if
+        that makes room for it) rather than take the figure to the next page and leave more
+        than LEAVE_EMPTY of this one empty; True when it does."""
+        if table.format().headerRowCount() < 1:
+            return False
+        for step in range(5):
+            scale = 1.0 - ROOMY_SHRINK * step / 4
+            if not self.scale_figure(figure, scale):
+                return False
+            rect = self.layout.frameBoundingRect(table)
+            first = _page(rect.top(), self.page_height)
+            if self.page_of_last_line(figure) == first and self.may_run_on(table, rect, first):
+                self.run_under.add(table.firstPosition())
+                return True
+        self.scale_figure(figure, 1.0)
+        return False
+
+    def scale_figure(self, figure: QTextBlock, scale: float) -> bool:
+        """Print a figure at ``scale`` of its width and height as laid out first."""
+        offset = figure.text().find(OBJECT_CHAR)
+        if offset < 0:
+            return False
+        cursor = QTextCursor(figure)
+        cursor.setPosition(figure.position() + offset)
+        cursor.setPosition(figure.position() + offset + 1, QTextCursor.MoveMode.KeepAnchor)
+        fmt = cursor.charFormat().toImageFormat()
+        key = figure.position() + offset
+        if key not in self.figure_sizes:
+            width, height = fmt.width(), fmt.height()
+            if height <= 0 and width > 0:
+                image = self.doc.resource(
+                    QTextDocument.ResourceType.ImageResource, QUrl(fmt.name())
+                )
+                if isinstance(image, QImage) and not image.isNull():
+                    height = width * image.height() / image.width()
+            self.figure_sizes[key] = (width, height)
+        width, height = self.figure_sizes[key]
+        if not fmt.isValid() or width <= 0 or height <= 0:
+            return False
+        fmt.setWidth(width * scale)
+        fmt.setHeight(height * scale)
+        cursor.setCharFormat(fmt)
+        return True
 
     def bottom_of(self, block: QTextBlock) -> float:
         return self.layout.blockBoundingRect(block).bottom()
 
-    def try_break(self, start: QTextBlock, table: QTextTable) -> bool:
-        """Break before ``start`` if the table then sits on one page; else leave all as was."""
+    def try_break(
+        self, start: QTextBlock, table: QTextTable, figure: QTextBlock | None = None
+    ) -> bool:
+        """Break before ``start`` if the table then sits on one page (with ``figure``, when
+        given); else leave all as was. (A figure and a table too tall for one page together
+        were moved on, page after page, each time leaving a heading alone on a page.)"""
         saved = []
         block = start
         for _ in range(6):
@@ -363,7 +416,9 @@ class _Paginator:
         ours = set(self.ours)
         self.set_break(start)
         rect = self.layout.frameBoundingRect(table)
-        if _page(rect.top(), self.page_height) == _page(rect.bottom() - 1, self.page_height):
+        page = _page(rect.top(), self.page_height)
+        together = figure is None or self.page_of_last_line(figure) == page
+        if page == _page(rect.bottom() - 1, self.page_height) and together:
             return True
         for item, fmt in saved:
             QTextCursor(item).setBlockFormat(fmt)
@@ -389,9 +444,16 @@ class _Paginator:
                 # A table taller than most of a page may run on over pages, but never from a
                 # scrap at the bottom of one (its header and a row or two).
                 scrap = (first + 1) * self.page_height - rect.top() < self.page_height * 0.25
+                # A figure and a table too tall to share a page: the table may run on under
+                # the figure rather than leave half of the figure's page empty.
+                apart = (
+                    with_figure is None
+                    or table.firstPosition() in self.run_under
+                    or not self.fit_together(previous, rect)
+                )
                 if (
                     first != last
-                    and not (with_figure is None and self.may_run_on(table, rect, first))
+                    and not (apart and self.may_run_on(table, rect, first))
                     and (rect.height() <= self.page_height * 0.8 or scrap)
                     and tfmt.pageBreakPolicy() != ALWAYS_BEFORE
                 ):
@@ -447,6 +509,8 @@ class _Paginator:
                     self.set_break(start if start is not None else block)
                     return True
                 first = self.section_start_alone(block) if fmt.headingLevel() == 2 else None
+                if isinstance(first, QTextTable) and self.unmove(first, here):
+                    return True
                 if first is not None:
                     self.set_break(block)
                     if isinstance(first, QTextTable) and first.firstPosition() in self.our_tables:
@@ -459,6 +523,32 @@ class _Paginator:
             previous = block
             block = block.next()
         return False
+
+    def unmove(self, table: QTextTable, page: int) -> bool:
+        """Clear the break this set before a table when, as the pages are now, the table
+        fits whole on ``page`` (its heading's) without it: a break set earlier, before the
+        fixes above it moved the page's content, would send a section to a new page and
+        leave the page before it mostly empty; True when cleared."""
+        if table.firstPosition() not in self.our_tables:
+            return False
+        tfmt = table.format()
+        tfmt.setPageBreakPolicy(QTextFormat.PageBreakFlag.PageBreak_Auto)
+        table.setFormat(tfmt)
+        rect = self.layout.frameBoundingRect(table)
+        if (
+            _page(rect.top(), self.page_height)
+            == page
+            == _page(rect.bottom() - 1, self.page_height)
+        ):
+            self.our_tables.discard(table.firstPosition())
+            return True
+        tfmt.setPageBreakPolicy(ALWAYS_BEFORE)
+        table.setFormat(tfmt)
+        return False
+
+    def fit_together(self, figure: QTextBlock, rect: QRectF) -> bool:
+        """Whether a figure and the table of ``rect`` under it fit on one page."""
+        return self.bottom_of(figure) - self.top(figure) + rect.height() <= self.page_height
 
     def may_run_on(self, table: QTextTable, rect: QRectF, first: int) -> bool:
         """A tall table with a header row may run on to the next page (its header repeated

@@ -2,10 +2,13 @@
 never breaks a word or a number to fit.
 
 A table with a column (or a few) per session grows with the sessions compared: at 12 sessions
-Table 1 had 37 columns. Printed (PDF and HTML), such a table is split into parts of at most
-:data:`MAX_COLUMNS` columns; every part repeats the columns shared by all (the user count, the
-item) and the baseline's, so each part reads on its own: "Table 1 (part 2 of 3)". CSV and JSON
-keep the whole table.
+Table 1 had 37 columns. Printed (PDF and HTML), a table by user count that would print in more
+than two parts is turned, sessions as rows and user counts as columns, when that fits
+:data:`MAX_COLUMNS` columns (at 12 sessions Table 1 printed in four parts over three pages,
+each comparing three sessions with the baseline). Any other is split into parts of at most
+:data:`MAX_COLUMNS` columns, every part repeating the columns shared by all (the user count,
+the item) and the baseline's, so each part reads on its own: "Table 1 (part 2 of 3)". CSV
+and JSON keep the whole table.
 """
 
 from __future__ import annotations
@@ -16,6 +19,10 @@ from collections.abc import Mapping, Sequence
 from bench_gui.report.parts import Cell, Table
 
 MAX_COLUMNS = 11  # of one printed part (a portrait page at the brief's small table type)
+# A table by user count that would print in more parts than this is turned (by_session): two
+# parts read side by side, three and more are paged through.
+TURN_AT = 2
+WHOLE_LABEL = 16  # characters of a figure's label a turned table keeps on one line
 
 
 def column_sessions(table: Table, names: Mapping[int, str]) -> list[int | None]:
@@ -46,13 +53,64 @@ def _cells(row: Sequence[Cell], picked: Sequence[int]) -> list[Cell]:
     return out
 
 
+def _whole(text: str) -> str:
+    """``text`` on one line (its spaces no-break): a session's name or a short figure label in
+    a turned table is never wrapped into a row two lines high."""
+    return text.replace(" ", "\u00a0")
+
+
+def by_session(table: Table, names: Mapping[int, str], baseline: int | None) -> Table | None:
+    """A table of user counts (a row each) by session turned a quarter: a row per session and
+    figure (the baseline's first), a column per user count; None when ``table`` is not one
+    (its first column is not the user count, a column is of no session, cells are merged)."""
+    if not table.columns or table.columns[0] != "Users" or not table.rows:
+        return None
+    sessions = column_sessions(table, names)
+    if any(sid is None for sid in sessions[1:]):
+        return None
+    if any(cell.covered or cell.span > 1 for row in table.rows for cell in row):
+        return None
+    order = [sid for sid in dict.fromkeys(sessions[1:]) if sid is not None]
+    order.sort(key=lambda sid: sid != baseline)
+    named = set(names.values())
+    rows: list[list[Cell]] = []
+    for sid in order:
+        for k, i in enumerate(j for j, owner in enumerate(sessions) if owner == sid):
+            figure = " ".join(line for line in table.columns[i].split("\n") if line not in named)
+            figure = figure.strip("()")
+            rows.append(
+                [
+                    # Named on every row: a table run on to another page between two of
+                    # a session's rows still says whose they are (its first row in bold).
+                    Cell(_whole(names[sid]), names[sid], "head" if k == 0 else "muted"),
+                    Cell(_whole(figure) if len(figure) <= WHOLE_LABEL else figure, figure),
+                    *(row[i] for row in table.rows),
+                ]
+            )
+    return dataclasses.replace(
+        table,
+        columns=["Configuration", "", *(f"{row[0].text}\nusers" for row in table.rows)],
+        rows=rows,
+        text_columns=(0, 1),
+    )
+
+
 def printed_parts(
     table: Table, names: Mapping[int, str], baseline: int | None, limit: int = MAX_COLUMNS
 ) -> list[Table]:
-    """``table`` as printed: whole when it fits ``limit`` columns, else in parts, each with
-    the shared columns and the baseline's."""
+    """``table`` as printed: whole when it fits ``limit`` columns; else, a table by user
+    count that would print in more than TURN_AT parts with sessions as rows when that fits
+    (:func:`by_session`); else in parts, each with the shared columns and the baseline's."""
     if len(table.columns) <= limit:
         return [table]
+    parts = _parts(table, names, baseline, limit)
+    turned = by_session(table, names, baseline) if len(parts) > TURN_AT else None
+    if turned is not None and len(turned.columns) <= limit:
+        return [turned]
+    return parts
+
+
+def _parts(table: Table, names: Mapping[int, str], baseline: int | None, limit: int) -> list[Table]:
     sessions = column_sessions(table, names)
     kept = [i for i, sid in enumerate(sessions) if sid is None or sid == baseline]
     order: list[int] = []

@@ -269,14 +269,18 @@ def seed000_points(side: int) -> list[dict[str, Any]]:
     ]
 
 
+# The commands the seed's sessions logged on their target.
+SEED000_COMMANDS = (
+    "mdadm --create /dev/md0 --level=10 --raid-devices=4 /dev/sdb /dev/sdc /dev/sdd /dev/sde",
+    "mkfs.xfs /dev/md0",
+    "mount -o noatime /dev/md0 /dbtest",
+    'psql -c "CREATE DATABASE tpcc TEMPLATE wh7500 OWNER tpcc TABLESPACE dbtest"',
+)
+
+
 def build_seed000(store: Any, prices: bool = True) -> tuple[int, int]:
     """Store the seed's two sessions (and its prices); return (hdd_id, ssd_id)."""
-    commands = (
-        "mdadm --create /dev/md0 --level=10 --raid-devices=4 /dev/sdb /dev/sdc /dev/sdd /dev/sde",
-        "mkfs.xfs /dev/md0",
-        "mount -o noatime /dev/md0 /dbtest",
-        'psql -c "CREATE DATABASE tpcc TEMPLATE wh7500 OWNER tpcc TABLESPACE dbtest"',
-    )
+    commands = SEED000_COMMANDS
     hdd = store_session(
         store,
         "HDD RAID 10 (16 x 15K SAS)",

@@ -15,12 +15,14 @@ from tests._fixtures.seed_sessions import (
     HDD_LAYOUT,
     HDD_SETTINGS,
     INVENTORY,
+    SEED000_COMMANDS,
     build_seed000,
     seed000_points,
     store_session,
     sweep,
 )
 
+PG94 = "PostgreSQL 9.4.5 on x86_64-redhat-linux-gnu"
 PG16 = "PostgreSQL 16.4 on x86_64-pc-linux-gnu, compiled by gcc"
 NVME_LAYOUT = {
     "devices": [
@@ -100,6 +102,24 @@ def nvme(store: SessionStore, name: str) -> int:
     return run
 
 
+def hdd_repeat(
+    store: SessionStore,
+    scale: float,
+    name: str = "HDD RAID 10 (16 x 15K SAS)",
+    commands: tuple[str, ...] = SEED000_COMMANDS,
+) -> int:
+    """Seed 000's HDD array measured again (its NOPM times ``scale``): the baseline's repeat."""
+    again = [{**p, "nopm": p["nopm"] * scale} for p in seed000_points(1)]
+    return store_session(
+        store,
+        name,
+        sweep(PG94, HDD_SETTINGS, again),
+        plan_extra={"storage": HDD_LAYOUT},
+        inventory={**INVENTORY, "block_devices": HDD_LAYOUT["devices"]},
+        commands=commands,
+    )
+
+
 def fleet(store: SessionStore, count: int) -> list[int]:
     """``count`` sessions (1 to 12), the first the baseline."""
     hdd, ssd = build_seed000(store)
@@ -123,14 +143,9 @@ def fleet(store: SessionStore, count: int) -> list[int]:
         store.set_note(cloud, "Provisioned 3000 IOPS, 125 MB/s; instance r6i.4xlarge.")
         ids.append(cloud)
     if count >= 6:
-        again = [{**p, "nopm": p["nopm"] * 1.02} for p in seed000_points(1)]
         ids.append(
-            store_session(
-                store,
-                "HDD RAID 10 (16 x 15K SAS), second run after a firmware update",
-                sweep("PostgreSQL 9.4.5 on x86_64-redhat-linux-gnu", HDD_SETTINGS, again),
-                plan_extra={"storage": HDD_LAYOUT},
-                inventory={**INVENTORY, "block_devices": HDD_LAYOUT["devices"]},
+            hdd_repeat(
+                store, 1.02, "HDD RAID 10 (16 x 15K SAS), second run after a firmware update", ()
             )
         )
     # 7 to 12: NVMe arrays of other device counts, for the layouts of wide comparisons.

@@ -113,3 +113,29 @@ def test_four_configurations_each_said_as_measured(store: SessionStore) -> None:
         == "2 x SATA SSD mirror: 3.0X the NOPM of HDD RAID 10 at saturation (4 against 48 users)"
     )
     assert FIRST_STEP[0][0] == 4
+
+
+def test_one_load_is_no_load_a_sweep_outlasted() -> None:
+    """A HammerDB import of one 4-user job against a sweep saturated at its first step (4
+    users) read "4 VU did not saturate by 4 users" and "This compares different loads"."""
+    one, first = sat_of([(4, 28_937, 1, 9)]), sat_of(HDD_AT_4)
+    found = claim("4/8/16 VU", first, "4 VU", one, Ratio(1.61, "+61%"))
+    assert found.headline == (
+        "4 VU was measured at one load only (4 users): 4/8/16 VU at its saturation point"
+        " (4 users) delivers 61% more NOPM than 4 VU at 4 users"
+    )
+    assert "did not saturate" not in found.headline
+    assert "different loads" not in found.caveat
+    assert found.caveat.startswith(
+        "Both are at 4 users, but 4 VU's limit is not known (one load measured)"
+    )
+    assert (found.fact_text, found.fact_detail) == (
+        "NOPM, 4 VU one load only",
+        "4/8/16 VU at 4 users; 4 VU at 4 (one load measured)",
+    )
+    both = claim("A", one, "B", sat_of(NEVER_SATURATES), Ratio(1.3, "+30%"))
+    assert both.headline.startswith("Neither A nor B has a saturation point in the loads tested")
+    assert both.caveat == (
+        "A's limit is not known (one load measured); B's limit lies beyond the range tested:"
+        " this is no comparison at saturation."
+    )

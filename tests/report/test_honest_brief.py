@@ -16,38 +16,14 @@ from bench_gui.report import pdf as pdf_writer
 from bench_gui.report.options import ReportOptions
 from bench_gui.report.wide import MAX_COLUMNS, printed_parts
 from bench_gui.store import SessionStore
-from tests._fixtures.seed_sessions import (
-    HDD_LAYOUT,
-    HDD_SETTINGS,
-    INVENTORY,
-    build_seed000,
-    seed000_points,
-    store_session,
-    sweep,
-)
-from tests.report.fleet import fleet
+from tests._fixtures.seed_sessions import build_seed000
+from tests.report.fleet import fleet, hdd_repeat
 from tests.report.page_fill import page_fills, sparse_pages
 from tests.report.test_pages import content_size
 
-PG94 = "PostgreSQL 9.4.5 on x86_64-redhat-linux-gnu"
-
 
 def _hdd_again(store: SessionStore, scale: float) -> int:
-    points = [{**p, "nopm": p["nopm"] * scale} for p in seed000_points(1)]
-    return store_session(
-        store,
-        "HDD RAID 10 (16 x 15K SAS)",
-        sweep(PG94, HDD_SETTINGS, points),
-        plan_extra={"storage": HDD_LAYOUT},
-        inventory={**INVENTORY, "block_devices": HDD_LAYOUT["devices"]},
-        commands=(
-            "mdadm --create /dev/md0 --level=10 --raid-devices=4 /dev/sdb /dev/sdc /dev/sdd"
-            " /dev/sde",
-            "mkfs.xfs /dev/md0",
-            "mount -o noatime /dev/md0 /dbtest",
-            'psql -c "CREATE DATABASE tpcc TEMPLATE wh7500 OWNER tpcc TABLESPACE dbtest"',
-        ),
-    )
+    return hdd_repeat(store, scale)
 
 
 def test_a_repeat_of_the_baseline_is_noise_not_a_finding(store: SessionStore) -> None:
@@ -81,19 +57,44 @@ def test_a_far_apart_session_recorded_alike_is_no_repeat(store: SessionStore) ->
 def test_wide_comparisons_print_in_parts_with_the_baseline(store: SessionStore) -> None:
     ids = fleet(store, 12)
     report = build_report(store, ids, ids[0])
-    whole = report.tables["throughput"]
-    assert len(whole.columns) > 30  # CSV and JSON keep every column
+    whole = report.tables["config_platform"]
+    assert len(whole.columns) > MAX_COLUMNS  # CSV and JSON keep every column
     parts = printed_parts(whole, report.short, ids[0])
-    assert len(parts) > 2
-    base_header = f"NOPM\n{report.short[ids[0]]}"
+    assert len(parts) >= 2
+    base_header = report.short[ids[0]]
     for n, part in enumerate(parts, 1):
         assert len(part.columns) <= MAX_COLUMNS
-        assert part.columns[0] == "Users"
+        assert part.columns[0] == "Item"
         assert base_header in part.columns
         assert part.title.endswith(f"(part {n} of {len(parts)})")
-        assert all(len(row) == len(part.columns) for row in part.rows)
+        assert all(sum(c.span for c in row if not c.covered) == len(part.columns)
+                   for row in part.rows)  # fmt: skip
     shown = {c for p in parts for c in p.columns}
     assert shown == set(whole.columns)
+
+
+def test_wide_tables_by_user_count_print_sessions_as_rows(store: SessionStore) -> None:
+    """At 12 sessions Table 1 (37 columns) printed in four parts over three pages on Letter,
+    each comparing three sessions with the baseline: it prints whole, a row per session and
+    figure, a column per user count."""
+    ids = fleet(store, 12)
+    report = build_report(store, ids, ids[0])
+    whole = report.tables["throughput"]
+    assert len(whole.columns) > 30
+    (turned,) = printed_parts(whole, report.short, ids[0])
+    assert turned.title == whole.title
+    assert turned.columns[:2] == ["Configuration", ""]
+    assert turned.columns[2:] == [f"{row[0].text}\nusers" for row in whole.rows]
+    assert len(turned.columns) <= MAX_COLUMNS
+    # The baseline first; every session's figures on rows of their own, every cell kept.
+    names = [row[0].value for row in turned.rows]
+    assert names[0] == report.short[ids[0]]
+    assert list(dict.fromkeys(names)) == [report.short[sid] for sid in ids]
+    figures = {(row[0].value, row[1].value) for row in turned.rows}
+    assert (report.short[ids[1]], "NOPM ratio") in figures
+    assert (report.short[ids[1]], "Repeat noise") in figures
+    cells = sorted(str(c.value) for row in whole.rows for c in row[1:])
+    assert sorted(str(c.value) for row in turned.rows for c in row[2:]) == cells
 
 
 def test_twelve_sessions_break_no_word_nor_number(store: SessionStore, tmp_path: Path) -> None:

@@ -198,4 +198,30 @@ def test_seed_like_names_keep_their_storage_at_every_count(count: int) -> None:
         assert len(text) <= 32, short
     assert len(set(short.values())) == count
     if count == 12:
-        assert short[7] == "Micron 7450 NVMe, 2 x 3.84TB"
+        assert short[7] == "Micron 7450, 2 x 3.84TB"
+
+
+def test_sessions_on_one_array_read_alike_at_twelve() -> None:
+    """At 12 seed-like sessions the S650DC runs read "S650DC RAID 10 4 x 800GB" beside
+    "Micron S650DC RAID 10, tuned", the 7450 arrays "Micron 7450 NVMe, 2 x 3.84TB" beside
+    "Micron 7450, 10 x 3.84TB", and every name kept its parenthesis as words ("SATA SSD mirror
+    2 x Samsung") because the 7450 names needed theirs."""
+    short = short_names(dict(enumerate(SEED_LIKE, 1)))
+    assert short[2] == "Micron S650DC RAID 10"
+    assert short[3] == "Micron S650DC RAID 10, tuned"
+    assert (short[4], short[5]) == ("SATA SSD mirror", "Cloud volume gp3")
+    family = [short[sid] for sid in range(7, 13)]
+    assert {name.split(", ")[0] for name in family} == {"Micron 7450"}, family
+    assert [name.split(", ")[1] for name in family] == [
+        f"{n} x 3.84TB" for n in (2, 6, 8, 10, 12, 16)
+    ]
+    # A first part too long for a header is cut the same way for both runs on the array.
+    long = short_names(
+        {
+            1: "Micron S650DC RAID 10 4 x 800GB SAS, PostgreSQL 15",
+            2: "Micron S650DC RAID 10 4 x 800GB SAS, PostgreSQL 15 tuned",
+            3: "HDD RAID 10 16 x 300GB, PostgreSQL 15",
+        }
+    )
+    assert long[1] == "Micron S650DC RAID 10"
+    assert long[2] == "Micron S650DC RAID 10, tuned"

@@ -26,6 +26,9 @@ def test_a_hammerdb_import_says_what_hammerdb_recorded(store: SessionStore) -> N
     assert "response times are unknown, shown as —" in notes
     # The one job whose timings were not gathered is named, with what went wrong.
     assert "HammerDB job 6B046B41660F03E223938393: time profile on, but its timings" in notes
+    # Each session compared says which tool ran it (bench-gui only read HammerDB's job store).
+    listed = next(h for h in report.how_we_tested if h.heading == "Sessions compared")
+    assert all("recorded with HammerDB, imported by bench-gui" in text for _, text in listed.rows)
     sequence = " ".join(report.how_we_tested[0].paragraphs)
     assert "cross-checked against the driver's own count" not in sequence
     assert "not cross-checked" in sequence
@@ -51,6 +54,10 @@ def test_one_session_has_no_baseline_and_the_html_keeps_its_spaces(
     hdd, ssd = fleet(store, 2)
     report = build_report(store, [hdd], hdd)
     assert not any(s.baseline for c in report.charts.values() for s in c.series)
+    # One configuration is no "each configuration".
+    said = [b.content for s in report.sections for b in s.blocks if b.kind == "text"]
+    assert not [t for t in said if "each configuration" in t], said
+    assert any(f"response time of {report.short[hdd]} by user count" in t for t in said)
     html = write_report(report, tmp_path / "one.html").read_text()
     assert "(baseline)" not in html
     assert ").Your results" not in html

@@ -1,0 +1,78 @@
+"""Twelve sessions read well (issue 28): Table 1 prints whole, sessions as rows, under its
+figure (it printed in four parts over three pages on Letter); the bottom line gives one item
+per configuration (24 items, each configuration's findings apart); the economics tables have
+no row of dashes for a user count only unpriced sessions measured."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from bench_gui.report import build_report, write_report
+from bench_gui.report.bottom_line import by_configuration
+from bench_gui.store import SessionStore
+from tests.report.fleet import fleet
+
+
+def _pages(pdf: Path) -> list[str]:
+    done = subprocess.run(
+        ["pdftotext", "-layout", str(pdf), "-"], check=True, capture_output=True, text=True
+    )
+    return done.stdout.split("\f")
+
+
+@pytest.mark.parametrize("paper", ["letter", "a4"])
+def test_table_1_prints_whole_under_its_figure(
+    store: SessionStore, tmp_path: Path, paper: str
+) -> None:
+    ids = fleet(store, 12)
+    report = build_report(store, ids, ids[0])
+    pages = _pages(write_report(report, tmp_path / f"twelve-{paper}.pdf", page_size=paper))
+    captions = [
+        (n, line.strip())
+        for n, page in enumerate(pages)
+        for line in page.splitlines()
+        if re.match(r"\s*Table 1: ", line)
+    ]
+    assert len(captions) == 1, captions
+    (caption_page, caption) = captions[0]
+    assert "(part" not in caption
+    (figure_page,) = [n for n, page in enumerate(pages) if "Figure 1: New orders" in page]
+    # The table starts on its figure's page and may run on to the next (its header repeated).
+    assert caption_page - figure_page in (0, 1)
+    baseline = report.short[ids[0]]
+    rows = [n for n, page in enumerate(pages) if re.search(rf"^{baseline}\s+NOPM\s", page, re.M)]
+    assert rows == [figure_page]
+
+
+def test_the_bottom_line_gives_one_item_per_configuration(store: SessionStore) -> None:
+    ids = fleet(store, 12)
+    report = build_report(store, ids, ids[0])
+    names = [report.short[sid] for sid in ids]
+    starts = [next(n for n in names if line.startswith(n)) for line in report.bottom_line]
+    assert len(starts) == len(set(starts)), report.bottom_line
+    assert len(report.bottom_line) <= len(ids)
+    nvme = next(line for line in report.bottom_line if line.startswith(names[2] + ": "))
+    assert "the NOPM of" in nvme
+    assert "lower average response time" in nvme
+    # Two sessions: the findings stay apart, as the seeds list them.
+    two = build_report(store, ids[:2], ids[0])
+    assert len(two.bottom_line) == 3
+    assert by_configuration(["A: x", "B: y", "A: z", "note"], ["A", "B"]) == [
+        "A: x; z",
+        "B: y",
+        "note",
+    ]
+
+
+def test_no_row_of_dashes_in_the_cost_tables(store: SessionStore) -> None:
+    ids = fleet(store, 12)
+    report = build_report(store, ids, ids[0])
+    for key in ("cost_per_new_order", "array_value"):
+        table = report.tables[key]
+        assert table.rows
+        for row in table.rows:
+            assert any(cell.value is not None for cell in row[1:]), (key, row[0].text)
