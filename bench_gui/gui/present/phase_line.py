@@ -30,7 +30,8 @@ def phase_text(model: LiveModel, countdown: float | None) -> str:
     if model.phase == "starting" and model.build is not None:
         return model.build.text
     if model.ended:
-        n = len(model.points)
+        # Steps with a figure, as the tiles count them (a step cut short has none).
+        n = sum(1 for point in model.points if point.nopm is not None)
         if not n:
             return "no step was measured"
         parts = [f"{n} step{'s' if n != 1 else ''} measured"]

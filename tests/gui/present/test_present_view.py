@@ -472,3 +472,18 @@ def test_the_race_panel_says_so_too(qtbot: QtBot) -> None:
     assert panel.phase.text() == (
         "Measuring  ·  database not answering for 45 s  ·  step 2 of 3  ·  16 users"
     )
+
+
+def test_a_step_cut_short_without_a_figure_is_not_counted_as_measured(view: PresentView) -> None:
+    """Seen after the booth stopped a run whose database had died: "1 step measured" on the
+    phase line over tiles saying "no step was measured"."""
+    events = sweep_events(VUS, 3, 5, stop_in_step=0)
+    for event in events:  # as the agent sent them: the database's counters lost
+        for summary in [event.data.get("summary"), *event.data.get("steps", [])]:
+            if isinstance(summary, dict):
+                summary.update(nopm=None, tpm=None, nopm_driver=None, window_s=0.0, latency_ms={})
+    view.begin_run(_plan())
+    _feed(view, events)
+    assert view.model.ended
+    assert view.tiles.nopm.caption_label.text() == "no step was measured"
+    assert view.phase.text.text() == "no step was measured"
