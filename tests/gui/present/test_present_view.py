@@ -487,3 +487,20 @@ def test_a_step_cut_short_without_a_figure_is_not_counted_as_measured(view: Pres
     assert view.model.ended
     assert view.tiles.nopm.caption_label.text() == "no step was measured"
     assert view.phase.text.text() == "no step was measured"
+
+
+def test_before_its_first_event_a_run_says_what_it_is_doing(view: PresentView) -> None:
+    """A first start of the demo database (initdb) showed a "Starting" chip alone for 15 s."""
+    from bench_gui.core.plan import Target
+
+    plan = _plan()
+    plan.target = Target(kind="demo")
+    view.begin_run(plan)
+    view.refresh()
+    assert view.phase.line == "Starting  ·  starting the demo database"
+    plan.target = Target(kind="postgresql", host="db-server-1")
+    view.begin_run(plan)
+    view.refresh()
+    assert view.phase.line == "Starting  ·  connecting to db-server-1"
+    _feed(view, sweep_events(VUS, 3, 5)[:1])  # the agent's hello
+    assert view.phase.line == "Starting"
