@@ -504,3 +504,23 @@ def test_before_its_first_event_a_run_says_what_it_is_doing(view: PresentView) -
     assert view.phase.line == "Starting  ·  connecting to db-server-1"
     _feed(view, sweep_events(VUS, 3, 5)[:1])  # the agent's hello
     assert view.phase.line == "Starting"
+
+
+@pytest.mark.parametrize(("width", "height"), [(1280, 720), (1366, 768), (1920, 1080)])
+def test_no_tile_caption_is_cut(qtbot: QtBot, width: int, height: int) -> None:
+    """Seen at 1280 after a failed run: "no step was measurec" under the p99.9 figure. The
+    narrow tiles say it shorter, and a caption too wide ends in "…" (whole in its tooltip)."""
+    view = shown_themed(qtbot, PresentView(), width, height)
+    view.begin_run(_plan("ipmi"))
+    view.run_failed("the demo database stopped (crashed or killed)")
+    QApplication.processEvents()
+    for tile in view.tiles.shown():
+        label = tile.caption_label
+        wide = label.fontMetrics().horizontalAdvance(label.text())
+        assert wide <= label.contentsRect().width(), (width, label.text())
+    long = "ramp-up · not counted yet, and a good deal more than a narrow tile can hold"
+    view.tiles.p999.set_value("8.42", long)
+    QApplication.processEvents()
+    label = view.tiles.p999.caption_label
+    assert label.displayed_text().endswith("…")
+    assert label.toolTip() == long
