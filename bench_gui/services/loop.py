@@ -22,7 +22,7 @@ import logging
 import math
 import threading
 from collections.abc import Callable, Generator, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 from bench_gui.remote.demo import demo_down, restart_demo_if_down
@@ -231,6 +231,10 @@ class LoopController:
                     if down:
                         log.warning("booth loop: run %d: %s; stopping it", number, down)
                         run.stop()  # its events go on to the end: what it measured is kept
+                if down and event.kind == "done":
+                    # The screen says the run failed and why, while the target is put right
+                    # (a grey "Stopped" read as if someone had stopped it).
+                    event = replace(event, data={**event.data, "status": "failed", "message": down})
                 if event.kind == "done":
                     status = str(event.get("status") or "ok")
                     last_error = last_error or str(event.get("message") or "")

@@ -353,6 +353,10 @@ def test_a_target_found_down_fails_its_run_at_once(
         if isinstance(i, RunEvent) and i.number == 1 and i.event.get("db_not_answering_s")
     ]
     assert 5 <= max(silent) < 60
+    # The screen hears the run failed, and why, while the target is put right.
+    done = [i.event for i in items if isinstance(i, RunEvent) and i.event.kind == "done"]
+    assert done[0].get("status") == "failed"
+    assert done[0].get("message") == "the test server stopped"
     # What the stopped run measured is kept, as any stopped run's.
     assert store.get_run(runs[0].session_id).status == "incomplete"
     assert [s.complete for s in store.steps(runs[0].session_id)] == [False]

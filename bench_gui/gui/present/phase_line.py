@@ -12,6 +12,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QWidget
 
+from bench_gui.core.plan import Plan
 from bench_gui.gui.widgets.charts import format_duration
 from bench_gui.gui.widgets.elided import ElidedLabel
 from bench_gui.gui.widgets.page_parts import set_prop
@@ -23,14 +24,26 @@ COUNTDOWN_DONE_S = 0.5  # under this, the countdown would read 0:00
 STALLED_CHIP = "Waiting"  # the chip while the database does not answer
 
 
-def phase_text(model: LiveModel, countdown: float | None) -> str:
-    """The words after the chip (``countdown``: seconds left in the phase, or None)."""
+def starting_text(plan: Plan) -> str:
+    """What a run does before its first event: a first start of the demo database (initdb)
+    takes a while, and a chip saying "Starting" alone reads as a hang."""
+    if plan.target.kind == "demo":
+        return "starting the demo database"
+    return f"connecting to {plan.target.host}" if plan.target.host else ""
+
+
+def phase_text(model: LiveModel, countdown: float | None, starting: str = "") -> str:
+    """The words after the chip (``countdown``: seconds left in the phase, or None;
+    ``starting``: what the run does before its first event)."""
     if model.phase == "failed":
         return model.status_message or "the run could not go on"
     if model.phase == "starting" and model.build is not None:
         return model.build.text
+    if model.phase == "starting" and not (model.engine or model.server):
+        return starting  # the agent has not said hello yet
     if model.ended:
-        n = len(model.points)
+        # Steps with a figure, as the tiles count them (a step cut short has none).
+        n = sum(1 for point in model.points if point.nopm is not None)
         if not n:
             return "no step was measured"
         parts = [f"{n} step{'s' if n != 1 else ''} measured"]
@@ -88,11 +101,11 @@ class PhaseLine(QWidget):
         row.addWidget(self.text, 1)
         set_prop(self.chip, "phase", "idle")
 
-    def show_model(self, model: LiveModel, countdown: float | None) -> None:
+    def show_model(self, model: LiveModel, countdown: float | None, starting: str = "") -> None:
         phase = chip_phase(model)
         self.chip.setText(STALLED_CHIP if phase == "stalled" else model.phase_label)
         set_prop(self.chip, "phase", phase)
-        text = phase_text(model, countdown)
+        text = phase_text(model, countdown, starting)
         if text != self.text.text():
             self.text.setText(text)
             self.text.setToolTip(text)

@@ -16,6 +16,7 @@ from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import QFrame, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from bench_gui.gui.pages.live.numbers import fmt_int, fmt_watts
+from bench_gui.gui.widgets.elided import ElidedLabel
 from bench_gui.gui.widgets.page_parts import set_prop
 from bench_gui.gui.widgets.tiles import TileFlow
 from bench_gui.services.live_model import LiveModel, Tiles
@@ -27,6 +28,7 @@ VALUE_MIN_PX = 40  # the other tiles' figures shrink to this before the tiles wr
 RAMPUP_CAPTION = "ramp-up · not counted yet"
 LIVE_CAPTION = "live · this step"
 NOTHING_MEASURED = "no step was measured"
+NOT_MEASURED = "not measured"  # the same on the narrower tiles
 
 
 def nopm_per_watt(mw_per_nopm: float | None) -> float | None:
@@ -81,9 +83,9 @@ class BigTile(QFrame):
         self.value_label.setTextFormat(Qt.TextFormat.RichText)
         self.value_label.setProperty("emphasis", "hero" if hero else "")
         body.addWidget(self.value_label)
-        self.caption_label = QLabel("")
+        # Elided, whole in its tooltip: a caption wider than a narrow tile was cut mid-word.
+        self.caption_label = ElidedLabel("")
         self.caption_label.setObjectName("bigTileCaption")
-        self.caption_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         body.addStretch(1)
         body.addWidget(self.caption_label)
         self.value_text = PLACEHOLDER
@@ -98,6 +100,7 @@ class BigTile(QFrame):
             value += f'<span style="font-size:{self.px[1]}px; font-weight:700;"> {unit}</span>'
         self.value_label.setText(value)
         self.caption_label.setText(caption)
+        self.caption_label.setToolTip(caption)
 
     def set_state(self, state: str) -> None:
         """Live (""), dimmed during a ramp-up ("rampup") or the run's result ("result")."""
@@ -201,7 +204,7 @@ class PresentTiles(QWidget):
             result = model.result_tiles()
             if result is None:
                 for tile in self.tiles():
-                    tile.set_value(None, NOTHING_MEASURED)
+                    tile.set_value(None, NOTHING_MEASURED if tile.hero else NOT_MEASURED)
                     tile.set_state("")
                 return changed
             users = f" · {user_count(result.vus)}" if result.vus is not None else ""

@@ -29,7 +29,7 @@ from bench_gui.core.plan import Plan
 from bench_gui.gui.present.chart import PresentChart
 from bench_gui.gui.present.corner import CornerMessage
 from bench_gui.gui.present.headline import HeadlineLabel
-from bench_gui.gui.present.phase_line import PhaseLine
+from bench_gui.gui.present.phase_line import PhaseLine, starting_text
 from bench_gui.gui.present.style import Sizes, sizes_for, stylesheet
 from bench_gui.gui.present.tiles import PresentTiles
 from bench_gui.gui.widgets.elided import ElidedLabel
@@ -64,6 +64,7 @@ class PresentView(QWidget):
         self.follows = model is not None  # someone else feeds the model
         self.model = model if model is not None else LiveModel()
         self.title_override = ""
+        self.starting = ""  # what the run does before its first event (phase_line.starting_text)
         self.ratio_text: str | None = None
         self.overlay: QWidget | None = None
         self.sizes: Sizes | None = None
@@ -117,6 +118,7 @@ class PresentView(QWidget):
         if not self.follows:
             wl = plan.workload
             self.model.begin(wl.virtual_users, wl.rampup_s, wl.duration_s, plan.name)
+        self.starting = starting_text(plan)
         self._sample_clock = None
         self.refresh()
         self._start_timer()
@@ -210,7 +212,7 @@ class PresentView(QWidget):
                 self.sizes = None  # other tiles: fit their figures to the width again
                 self.apply_sizes()
             self.chart.draw(model)
-        self.phase.show_model(model, None if model.ended else self.countdown())
+        self.phase.show_model(model, None if model.ended else self.countdown(), self.starting)
 
     def _show_title(self) -> None:
         model = self.model

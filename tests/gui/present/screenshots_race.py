@@ -29,8 +29,10 @@ def _slow(events: list[Any], factor: float) -> list[Any]:
         for key in ("nopm_db", "nopm_driver", "tpm_db", "tpm_driver"):
             if event.kind == "sample" and isinstance(event.data.get(key), float):
                 event.data[key] *= factor
-        summary = event.data.get("summary")
-        if isinstance(summary, dict):
+        # Each step's summary, and the run's (its steps again: the screen reads those last).
+        for summary in [event.data.get("summary"), *event.data.get("steps", [])]:
+            if not isinstance(summary, dict):
+                continue
             for key in ("nopm", "tpm", "nopm_driver"):
                 summary[key] *= factor
             latency = summary.get("latency_ms", {}).get("all", {})

@@ -472,3 +472,55 @@ def test_the_race_panel_says_so_too(qtbot: QtBot) -> None:
     assert panel.phase.text() == (
         "Measuring  ·  database not answering for 45 s  ·  step 2 of 3  ·  16 users"
     )
+
+
+def test_a_step_cut_short_without_a_figure_is_not_counted_as_measured(view: PresentView) -> None:
+    """Seen after the booth stopped a run whose database had died: "1 step measured" on the
+    phase line over tiles saying "no step was measured"."""
+    events = sweep_events(VUS, 3, 5, stop_in_step=0)
+    for event in events:  # as the agent sent them: the database's counters lost
+        for summary in [event.data.get("summary"), *event.data.get("steps", [])]:
+            if isinstance(summary, dict):
+                summary.update(nopm=None, tpm=None, nopm_driver=None, window_s=0.0, latency_ms={})
+    view.begin_run(_plan())
+    _feed(view, events)
+    assert view.model.ended
+    assert view.tiles.nopm.caption_label.text() == "no step was measured"
+    assert view.phase.text.text() == "no step was measured"
+
+
+def test_before_its_first_event_a_run_says_what_it_is_doing(view: PresentView) -> None:
+    """A first start of the demo database (initdb) showed a "Starting" chip alone for 15 s."""
+    from bench_gui.core.plan import Target
+
+    plan = _plan()
+    plan.target = Target(kind="demo")
+    view.begin_run(plan)
+    view.refresh()
+    assert view.phase.line == "Starting  ·  starting the demo database"
+    plan.target = Target(kind="postgresql", host="db-server-1")
+    view.begin_run(plan)
+    view.refresh()
+    assert view.phase.line == "Starting  ·  connecting to db-server-1"
+    _feed(view, sweep_events(VUS, 3, 5)[:1])  # the agent's hello
+    assert view.phase.line == "Starting"
+
+
+@pytest.mark.parametrize(("width", "height"), [(1280, 720), (1366, 768), (1920, 1080)])
+def test_no_tile_caption_is_cut(qtbot: QtBot, width: int, height: int) -> None:
+    """Seen at 1280 after a failed run: "no step was measurec" under the p99.9 figure. The
+    narrow tiles say it shorter, and a caption too wide ends in "…" (whole in its tooltip)."""
+    view = shown_themed(qtbot, PresentView(), width, height)
+    view.begin_run(_plan("ipmi"))
+    view.run_failed("the demo database stopped (crashed or killed)")
+    QApplication.processEvents()
+    for tile in view.tiles.shown():
+        label = tile.caption_label
+        wide = label.fontMetrics().horizontalAdvance(label.text())
+        assert wide <= label.contentsRect().width(), (width, label.text())
+    long = "ramp-up · not counted yet, and a good deal more than a narrow tile can hold"
+    view.tiles.p999.set_value("8.42", long)
+    QApplication.processEvents()
+    label = view.tiles.p999.caption_label
+    assert label.displayed_text().endswith("…")
+    assert label.toolTip() == long

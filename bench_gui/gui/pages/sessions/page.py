@@ -15,8 +15,15 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QSize, Qt, Signal
-from PySide6.QtGui import QHideEvent, QShowEvent
-from PySide6.QtWidgets import QHBoxLayout, QLineEdit, QPushButton, QSplitter, QWidget
+from PySide6.QtGui import QHideEvent, QResizeEvent, QShowEvent
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLineEdit,
+    QPushButton,
+    QSplitter,
+    QTableWidget,
+    QWidget,
+)
 
 from bench_gui.core.power import PowerImport
 from bench_gui.gui.pages.sessions.detail import TAB_METRICS, SessionDetail
@@ -38,17 +45,45 @@ READ_ERRORS = (StoreError, SessionNotFound)
 # The list and the opened session ask for no more height than this together: the page is laid
 # out at its preferred height, and with the detail's charts asking for ~740 px it was 1053 px
 # tall, scrolling 338 px at 1280 x 720 with two sessions of the list in sight. They share
-# what the window gives instead, the list a third of it (the splitter moves).
+# what the window gives instead: the list up to LIST_ROWS rows and at most a third of it, the
+# opened session the rest, until the user moves the splitter.
 SPLIT_HINT_PX = 440
-SPLIT_SHARES = (1, 2)  # list : opened session
+LIST_ROWS = 6
 
 
 class ListAndDetail(QSplitter):
     """The list over the opened session, asking for at most :data:`SPLIT_HINT_PX`."""
 
+    def __init__(self, table: QTableWidget, detail: QWidget) -> None:
+        super().__init__(Qt.Orientation.Vertical)
+        self.setChildrenCollapsible(False)
+        self.table = table
+        self.addWidget(table)
+        self.addWidget(detail)
+        self.moved = False  # by the user: their sizes are kept
+        self.splitterMoved.connect(self._moved)
+
+    def _moved(self, _pos: int, _index: int) -> None:
+        self.moved = True
+
+    def list_px(self, height: int) -> int:
+        """The list's share of ``height``: LIST_ROWS rows, at most a third."""
+        table = self.table
+        rows = table.verticalHeader().defaultSectionSize() * LIST_ROWS
+        chrome = table.horizontalHeader().height() + table.horizontalScrollBar().sizeHint().height()
+        want = rows + chrome + 2 * table.frameWidth()
+        return max(table.minimumHeight(), min(want, height // 3))
+
     def sizeHint(self) -> QSize:  # noqa: N802 (Qt override)
         hint = super().sizeHint()
         return QSize(hint.width(), min(hint.height(), SPLIT_HINT_PX))
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt override)
+        super().resizeEvent(event)
+        if not self.moved:
+            room = self.height() - self.handleWidth()
+            share = self.list_px(room)
+            self.setSizes([share, room - share])
 
 
 class SessionsPage(Housekeeping):
@@ -101,12 +136,9 @@ class SessionsPage(Housekeeping):
         self.hammerdb.open_requested.connect(self.open_run)
         outer.addWidget(self.hammerdb)
 
-        splitter = ListAndDetail(Qt.Orientation.Vertical)
-        splitter.setChildrenCollapsible(False)
         self.table = RunTable()
         self.table.itemSelectionChanged.connect(self._on_selection)
         self.table.cellDoubleClicked.connect(lambda row, _col: self.open_row(row))
-        splitter.addWidget(self.table)
         self.detail = SessionDetail()
         self.detail.save_notes_button.clicked.connect(self.save_annotations)
         self.detail.power_button.clicked.connect(self.choose_power_log)
@@ -114,12 +146,8 @@ class SessionsPage(Housekeeping):
         # What bench-gui built of the storage, and the user's own description of it.
         self.storage_panel = StorageDescriptionPanel(self.store)
         self.detail.tabs.addTab(scrolled(self.storage_panel), "Storage")
-        splitter.addWidget(self.detail)
-        splitter.setStretchFactor(0, 1)
-        splitter.setStretchFactor(1, 3)
-        splitter.setSizes([SPLIT_HINT_PX * share for share in SPLIT_SHARES])
-        self.splitter = splitter
-        outer.addWidget(splitter, 1)
+        self.splitter = ListAndDetail(self.table, self.detail)
+        outer.addWidget(self.splitter, 1)
         # The detail's parts by the names the tests know.
         d = self.detail
         self.detail_title, self.detail_info, self.power_button = d.title, d.info, d.power_button
