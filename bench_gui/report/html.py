@@ -35,16 +35,29 @@ LOGO_TYPES = {
 }
 
 
+# A name and its number ("RAID 10", "PostgreSQL 15") and a count with its devices ("4 x
+# 800GB") are never split over two lines: "Micron S650DC RAID" over "10 cost / new order"
+# read as a cost of ten.
+_NAME_NUMBER = re.compile(r"\b([A-Z][\w-]*) (\d[\w.]*)\b")
+_COUNT = re.compile(r"\b(\d+) ([x×]) (?=\S)")
+
+
+def bound(text: str) -> str:
+    """``text`` with no-break spaces inside "RAID 10", "PostgreSQL 15" and "4 x 800GB"."""
+    text = _NAME_NUMBER.sub("\\1\u00a0\\2", text)
+    return _COUNT.sub("\\1\u00a0\\2\u00a0", text)
+
+
 def lines(text: str) -> Markup:
     """A header's lines, escaped, joined by line breaks."""
-    return Markup("<br>").join(escape(part) for part in str(text).split("\n"))
+    return Markup("<br>").join(escape(bound(part)) for part in str(text).split("\n"))
 
 
 def soft(text: object, mark: str = "\u200b") -> Markup:
     """``text`` escaped, with a break opportunity after the punctuation of long tokens, and
     every ``LONG_TOKEN`` characters in a token with no punctuation at all."""
     out = []
-    for token in re.split(r"(\s+)", str(text)):
+    for token in re.split(r"([^\S\u00a0]+)", bound(str(text))):
         if len(token) > LONG_TOKEN and not token.isspace():
             token = _BREAK_AFTER.sub(lambda m: m.group(1) + "\x00", token)
             pieces = []

@@ -13,8 +13,9 @@ import pytest
 
 from bench_gui.report import build_report, write_report
 from bench_gui.report.bottom_line import by_configuration
+from bench_gui.report.html import bound
 from bench_gui.store import SessionStore
-from tests.report.fleet import fleet
+from tests.report.fleet import fleet, seed_like_fleet
 
 
 def _pages(pdf: Path) -> list[str]:
@@ -76,3 +77,23 @@ def test_no_row_of_dashes_in_the_cost_tables(store: SessionStore) -> None:
         assert table.rows
         for row in table.rows:
             assert any(cell.value is not None for cell in row[1:]), (key, row[0].text)
+
+
+def test_a_name_keeps_its_number_on_its_line(store: SessionStore, tmp_path: Path) -> None:
+    """Two seed-like sessions on A4: the cost table's header read "Micron S650DC RAID" over
+    "10 cost / new order", and the array table's session cell "Micron S650DC RAID" over
+    "10"."""
+    assert (
+        bound("Micron S650DC RAID 10, 4 x 800GB")
+        == "Micron S650DC RAID\u00a010, 4\u00a0x\u00a0800GB"
+    )
+    ids = seed_like_fleet(store, 2)
+    pdf = write_report(build_report(store, ids, ids[0]), tmp_path / "two.pdf", page_size="a4")
+    done = subprocess.run(
+        ["pdftotext", "-bbox", str(pdf), "-"], check=True, capture_output=True, text=True
+    )
+    words = re.findall(r'yMin="([\d.]+)"[^>]*>([^<]*)</word>', done.stdout)
+    pairs = [(a, b) for a, b in zip(words, words[1:], strict=False) if a[1] == "RAID"]
+    assert pairs
+    split = [(a, b) for a, b in pairs if b[1] == "10" and a[0] != b[0]]
+    assert not split, split
