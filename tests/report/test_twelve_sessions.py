@@ -13,7 +13,7 @@ import pytest
 
 from bench_gui.report import build_report, write_report
 from bench_gui.report.bottom_line import by_configuration
-from bench_gui.report.html import bound
+from bench_gui.report.html import bound, soft
 from bench_gui.store import SessionStore
 from tests.report.fleet import fleet, seed_like_fleet
 
@@ -22,7 +22,7 @@ def _pages(pdf: Path) -> list[str]:
     done = subprocess.run(
         ["pdftotext", "-layout", str(pdf), "-"], check=True, capture_output=True, text=True
     )
-    return done.stdout.split("\f")
+    return done.stdout.replace("\u00a0", " ").split("\f")
 
 
 @pytest.mark.parametrize("paper", ["letter", "a4"])
@@ -47,6 +47,11 @@ def test_table_1_prints_whole_under_its_figure(
     baseline = report.short[ids[0]]
     rows = [n for n, page in enumerate(pages) if re.search(rf"^{baseline}\s+NOPM\s", page, re.M)]
     assert rows == [figure_page]
+    # Every session's name whole on its rows (a name was once cut every 18 characters).
+    text = "\n".join(pages[figure_page : caption_page + 1])
+    for sid in ids:
+        name = re.escape(report.short[sid])
+        assert re.search(rf"^{name}\s+NOPM ratio\s", text, re.M) or sid == ids[0], name
 
 
 def test_the_bottom_line_gives_one_item_per_configuration(store: SessionStore) -> None:
@@ -87,6 +92,8 @@ def test_a_name_keeps_its_number_on_its_line(store: SessionStore, tmp_path: Path
         bound("Micron S650DC RAID 10, 4 x 800GB")
         == "Micron S650DC RAID\u00a010, 4\u00a0x\u00a0800GB"
     )
+    whole = "Micron\u00a07450,\u00a010\u00a0x\u00a03.84TB"  # a turned table's name cell
+    assert str(soft(whole)) == whole
     ids = seed_like_fleet(store, 2)
     pdf = write_report(build_report(store, ids, ids[0]), tmp_path / "two.pdf", page_size="a4")
     done = subprocess.run(
