@@ -14,6 +14,7 @@ import pytest
 from bench_gui.report import build_report, write_report
 from bench_gui.report.bottom_line import by_configuration
 from bench_gui.report.html import bound, soft
+from bench_gui.report.wide import printed_parts
 from bench_gui.store import SessionStore
 from tests.report.fleet import fleet, seed_like_fleet
 
@@ -104,3 +105,19 @@ def test_a_name_keeps_its_number_on_its_line(store: SessionStore, tmp_path: Path
     assert pairs
     split = [(a, b) for a, b in pairs if b[1] == "10" and a[0] != b[0]]
     assert not split, split
+
+
+def test_a_table_all_sessions_share_prints_once(store: SessionStore) -> None:
+    """At 12 sessions the test schema, the same for every session, printed in two parts."""
+    ids = fleet(store, 12)
+    report = build_report(store, ids, ids[0])
+    whole = report.tables["config_schema"]
+    assert len(whole.columns) == 13
+    (printed,) = printed_parts(whole, report.short, ids[0])
+    assert printed.columns == ["Table", "All configurations"]
+    assert [(r[0].text, r[1].text) for r in printed.rows][:2] == [
+        ("warehouse", "7,500"),
+        ("district", "75,000"),
+    ]
+    # A table whose values differ still prints in parts.
+    assert len(printed_parts(report.tables["config_platform"], report.short, ids[0])) == 2
