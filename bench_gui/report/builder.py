@@ -777,7 +777,9 @@ class Builder:
             )
         return Table(
             "saturation",
-            "Each configuration at its saturation point",
+            f"{self.bname} at its saturation point"
+            if self.single
+            else "Each configuration at its saturation point",
             columns,
             rows,
             notes=notes,

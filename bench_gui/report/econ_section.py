@@ -39,7 +39,9 @@ def economics_section(b: Builder) -> None:
     section = Section("economics", "Economics: array cost per new order")
     b.sections.append(section)
     if e.arrays:
-        if b.config.hosts_identical:
+        if b.single:
+            hosts = " Only the storage devices' cost is counted; the rest of the host is left out."
+        elif b.config.hosts_identical:
             hosts = (
                 " The hosts are identical except for storage, so only the storage devices'"
                 " cost is counted."

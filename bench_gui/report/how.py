@@ -96,7 +96,12 @@ def _sequence(
                 " New-Order counts were summed for the cross-check."
             )
     erase = [(short[p.id], p.erase) for p in provs if p.erase]
-    if erase:
+    if len(erase) == 1 and len(provs) == 1:
+        name, method = erase[0]
+        how.paragraphs.append(
+            f"Before {name} was measured its devices were prepared from scratch: {method}."
+        )
+    elif erase:
         how.paragraphs.append(
             "Before each configuration was measured its devices were prepared from scratch: "
             + "; ".join(f"{name}: {method}" for name, method in erase)

@@ -353,13 +353,14 @@ class _Paginator:
         return self.try_break(start, table, figure)
 
     def run_on_under(self, figure: QTextBlock, table: QTextTable) -> bool:
-        """Let a tall table run on under its figure (made smaller, up to ROOMY_SHRINK, if
-        that makes room for it) rather than take the figure to the next page and leave more
-        than LEAVE_EMPTY of this one empty; True when it does."""
+        """Let a tall table run on under its figure (made smaller, up to MAX_SHRINK, if that
+        makes room for it: a twelve-series legend is unreadable smaller) rather than take the
+        figure to the next page and leave more than LEAVE_EMPTY of this one empty; True when
+        it does."""
         if table.format().headerRowCount() < 1:
             return False
-        for step in range(5):
-            scale = 1.0 - ROOMY_SHRINK * step / 4
+        for step in range(4):
+            scale = 1.0 - MAX_SHRINK * step / 3
             if not self.scale_figure(figure, scale):
                 return False
             rect = self.layout.frameBoundingRect(table)

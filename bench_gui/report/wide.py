@@ -59,6 +59,26 @@ def _whole(text: str) -> str:
     return text.replace(" ", "\u00a0")
 
 
+def all_shared(table: Table) -> Table | None:
+    """A table of items whose every value is shared by all sessions (one cell across their
+    columns) as two columns, the item and "All configurations"; None when a value differs.
+    (At 12 sessions the test schema, the same for all, printed twice, in two parts.)"""
+    width = len(table.columns)
+    out: list[list[Cell]] = []
+    for row in table.rows:
+        if row and row[0].span == width:  # a section's own row
+            out.append([dataclasses.replace(row[0], span=2), dataclasses.replace(row[1], span=1)])
+        elif len(row) > 1 and row[0].span == 1 and row[1].span == width - 1:
+            out.append([row[0], dataclasses.replace(row[1], span=1)])
+        else:
+            return None
+    if not out:
+        return None
+    return dataclasses.replace(
+        table, columns=[table.columns[0], "All configurations"], rows=out, text_columns=(0, 1)
+    )
+
+
 def by_session(table: Table, names: Mapping[int, str], baseline: int | None) -> Table | None:
     """A table of user counts (a row each) by session turned a quarter: a row per session and
     figure (the baseline's first), a column per user count; None when ``table`` is not one
@@ -103,6 +123,9 @@ def printed_parts(
     (:func:`by_session`); else in parts, each with the shared columns and the baseline's."""
     if len(table.columns) <= limit:
         return [table]
+    shared = all_shared(table)
+    if shared is not None:
+        return [shared]
     parts = _parts(table, names, baseline, limit)
     turned = by_session(table, names, baseline) if len(parts) > TURN_AT else None
     if turned is not None and len(turned.columns) <= limit:

@@ -198,7 +198,12 @@ def _field(text: str | None, what: str) -> str:
 def description_text(devices: str, count: int | None, raid: str, filesystem: str) -> str:
     """``4 x Seagate Exos X18 16TB, RAID 10, ext4``: a description on one line."""
     parts = []
-    if devices and count:
+    counted = re.match(r"\s*(\d+)\s*[x×]\s", devices)
+    if devices and count and counted:
+        # "1 x Micron 7450" with a count of 1 is not "1 x 1 x Micron 7450".
+        same = int(counted.group(1)) == count
+        parts.append(devices if same else f"{devices} ({count} devices)")
+    elif devices and count:
         parts.append(f"{count} x {devices}")
     elif devices:
         parts.append(devices)

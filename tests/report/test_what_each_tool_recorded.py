@@ -58,6 +58,11 @@ def test_one_session_has_no_baseline_and_the_html_keeps_its_spaces(
     said = [b.content for s in report.sections for b in s.blocks if b.kind == "text"]
     assert not [t for t in said if "each configuration" in t], said
     assert any(f"response time of {report.short[hdd]} by user count" in t for t in said)
+    assert not [t for t in said if "hosts are identical" in t], said  # one host, none to match
+    how = [t for h in report.how_we_tested for t in h.paragraphs]
+    assert not [t for t in how if "each configuration" in t], how
+    titles = [t.title for t in report.tables.values()] + [s.heading for s in report.sections]
+    assert not [t for t in titles if "each configuration" in t.lower()], titles
     html = write_report(report, tmp_path / "one.html").read_text()
     assert "(baseline)" not in html
     assert ").Your results" not in html

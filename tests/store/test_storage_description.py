@@ -36,6 +36,16 @@ def test_description_is_stored_as_entered_by_the_user(store: SessionStore) -> No
     assert store.storage_description(run_id) is None
 
 
+def test_a_count_written_with_the_devices_is_said_once(store: SessionStore) -> None:
+    """ "1 x Micron 7450 PRO 3.84TB NVMe" with a count of 1 read "1 x 1 x Micron 7450 ..." in
+    the brief's system table and in the flag of an array priced unlike it."""
+    run_id = new_run(store)
+    found = store.set_storage_description(run_id, devices="1 x Micron 7450 PRO 3.84TB", count=1)
+    assert found["text"] == "1 x Micron 7450 PRO 3.84TB"
+    other = store.set_storage_description(run_id, devices="2 x Micron 7450 PRO", count=4)
+    assert other["text"] == "2 x Micron 7450 PRO (4 devices)"
+
+
 @pytest.mark.parametrize(
     ("fields", "message"),
     [
