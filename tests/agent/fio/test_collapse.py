@@ -96,9 +96,12 @@ def test_the_slow_device_collapses_past_the_memory_limit(runs: dict[str, Any]) -
 def test_the_fast_device_keeps_far_more_past_the_limit(runs: dict[str, Any]) -> None:
     slow_past = _steps(runs, "slow")[1]
     fast_in_memory, fast_past = _steps(runs, "fast")
-    # The fast device's raw pass runs at queue depth 32 and 8 mmap jobs at most 8, so on a
-    # loaded machine its own multiplier can fall under 1: what holds is the gap to the slow one.
-    assert fast_past["ops_s"] > 2 * slow_past["ops_s"]
+    # Past the limit the slow device serves its misses at its throttle, the fast one at CPU
+    # speed: the gap is in the faults the device served. Operations per second are not
+    # compared: at zipf 0.99 most reads still hit the cache, so both sides are CPU-bound there
+    # and their ratio follows the machine's load between the two runs (1.3x on a loaded CI).
+    assert fast_past["major_faults_s"] > 2 * slow_past["major_faults_s"]
+    assert slow_past["major_faults_s"] < 1.15 * THROTTLE_IOPS
     assert fast_past["multiplier"] == pytest.approx(
         fast_past["ops_s"] / fast_past["raw_iops"], abs=5e-4
     )
