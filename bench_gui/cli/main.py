@@ -414,10 +414,11 @@ def _tune_diff(args: argparse.Namespace) -> int:
         _print_rows(rows, conn.engine)
         for note in proposal.notes:
             print(f"# note: {note}")
-        if conn.engine == "mssql":
-            from bench_gui.engines.mssql.tuner import NOT_VERIFIED
+        from bench_gui.engines.registry import kit_for as engine_kit
 
-            print(f"# note: {NOT_VERIFIED}")
+        unverified = engine_kit(conn.engine).unverified
+        if unverified:
+            print(f"# note: {unverified}")
     return EXIT_OK
 
 

@@ -122,6 +122,16 @@ __all__ = [
 ]
 
 
+def _engine_label(kind: str) -> str:
+    """The engine's name as a person reads it ("PostgreSQL"), or the kind if no kit serves it."""
+    from bench_gui.engines.registry import UnknownEngine, kit_for
+
+    try:
+        return kit_for(kind).label
+    except UnknownEngine:
+        return kind
+
+
 def plan_from_dict(data: dict[str, Any]) -> Plan:
     """Build and validate a plan; raise :class:`PlanError` naming every bad field."""
     problems: list[tuple[str, str]] = []
@@ -158,10 +168,10 @@ def plan_from_dict(data: dict[str, Any]) -> Plan:
     if password_env_problem(target.password_env):
         problems.append(("target.password_env", password_env_problem(target.password_env)))
     target.port = check_int(problems, "target.port", target_data.get("port", target.port), 1, 65535)
-    if target.kind == "postgresql" and not target.host:
-        problems.append(("target.host", "is required for a PostgreSQL target"))
-    if third_party and not target.host:
-        problems.append(("target.host", f"is required for a {target.kind} target"))
+    # Every server is reached by its host, ODBC ones by a host or a DSN (check_odbc_target).
+    served = target.kind in TARGET_KINDS or third_party
+    if served and target.kind != "demo" and target.kind not in ODBC_DEFAULTS and not target.host:
+        problems.append(("target.host", f"is required for a {_engine_label(target.kind)} target"))
     check_odbc_target(problems, target, target_data)
     if not target.database or not target.database.replace("_", "a").isalnum():
         problems.append(("target.database", "must be a plain name (letters, digits, _)"))

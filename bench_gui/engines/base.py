@@ -21,7 +21,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 # Every face a kit provides, with the call each place makes of it.
 FACES: Final[Mapping[str, str]] = {
@@ -52,6 +52,11 @@ class EngineKit:
     # What a diff's "reload" (in effect without a restart) is called for it.
     reload_word: str = "reload"
     restarts: bool = True  # whether its tuner may restart the server (else the user does)
+    # How its ODBC driver asks for TLS: one "tls" choice (Connector/ODBC), or "encrypt", an
+    # Encrypt choice and a trust-the-certificate box (SQL Server's driver).
+    tls_style: Literal["tls", "encrypt"] = "tls"
+    # Said wherever its tuning is shown when it could not be verified against a live server.
+    unverified: str = ""
     faces: Mapping[str, str] = field(default_factory=dict)
 
     def face(self, name: str) -> Any:

@@ -16,7 +16,7 @@ from pytestqt.qtbot import QtBot
 
 from bench_gui.agent.engines import engine_target
 from bench_gui.core.engine import get_engine
-from bench_gui.core.plan import Plan, Target
+from bench_gui.core.plan import Plan, PlanError, Target, plan_from_dict
 from bench_gui.core.plan_model import TARGET_KINDS
 from bench_gui.engines.base import FACES, EngineKit
 from bench_gui.engines.registry import UnknownEngine, kit_for, kits
@@ -93,6 +93,21 @@ def test_each_kind_is_a_plan_kind_with_one_kit_a_plugin_and_an_agent(kit: Engine
         if kind != "demo":  # the demo is an embedded PostgreSQL, not an engine of its own
             assert get_engine(kind).name == kind
             assert engine_target(kind) is not None, f"no agent side for {kind}"
+
+
+def test_its_plan_and_form_words_come_from_the_kit(kit: EngineKit) -> None:
+    """What the plan check, the ODBC form and `tune` say of an engine is the kit's, never a
+    branch on its name: a host is required by its label, TLS is asked its way, and a tuning
+    that could not be verified here says so."""
+    assert kit.tls_style in ("tls", "encrypt")
+    assert kit.unverified == "" or kit.unverified[0].isupper()
+    server = next(k for k in kit.kinds if k != "demo")
+    with pytest.raises(PlanError) as refused:
+        plan_from_dict({"target": {"kind": server, "host": ""}})
+    assert any(
+        field == "target.host" and (kit.label in text or "dsn" in text)
+        for field, text in refused.value.problems
+    ), refused.value.problems
 
 
 def test_an_unknown_kind_names_the_tuned_ones() -> None:

@@ -1,6 +1,13 @@
 """The SQL Server engine kit's entry: seed 003's settings through sp_configure."""
 
+from typing import Final
+
 from bench_gui.engines.base import EngineKit
+
+NOT_VERIFIED: Final = (
+    "SQL Server tuning has not been verified against a live server here: its statements are"
+    " checked by a T-SQL parser only"
+)
 
 KIT = EngineKit(
     name="mssql",
@@ -9,6 +16,8 @@ KIT = EngineKit(
     profile="mssql-seed-003",
     reload_word="at once",
     restarts=False,
+    tls_style="encrypt",
+    unverified=NOT_VERIFIED,
     faces={
         "tuner": "bench_gui.engines.mssql.tuner:MssqlTuner",
         "connect": "bench_gui.engines.mssql.tuning:connect",

@@ -19,8 +19,8 @@ from PySide6.QtWidgets import QWidget
 from bench_gui.core.tuning.pgtune import TunedSetting
 from bench_gui.core.tuning.presets import PresetError
 from bench_gui.engines.mssql.form import MssqlForm
-from bench_gui.engines.mssql.kit import KIT
-from bench_gui.engines.mssql.tuner import NOT_VERIFIED, MssqlProposal
+from bench_gui.engines.mssql.kit import KIT, NOT_VERIFIED
+from bench_gui.engines.mssql.tuner import MssqlProposal
 from bench_gui.gui.pages.database.common import ODBC_ERRORS, sentences
 from bench_gui.gui.pages.database.tuning_tab import TuningTab
 from bench_gui.gui.widgets.page_parts import Banner

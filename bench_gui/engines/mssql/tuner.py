@@ -74,10 +74,6 @@ TARGET_RECOVERY: Final = "target recovery time"
 DATABASE_MAXDOP: Final = "database maxdop"
 DATABASE_OPTIONS: Final = (RECOVERY_MODEL, TARGET_RECOVERY, DATABASE_MAXDOP)
 SERVER_MAXDOP: Final = "max degree of parallelism"
-NOT_VERIFIED: Final = (
-    "SQL Server tuning has not been verified against a live server here: its statements are"
-    " checked by a T-SQL parser only"
-)
 
 # The login's identity and rights, from catalog views only (no function the parser cannot
 # check): its server-level tokens (the login, its server roles), its database-level tokens

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from bench_gui.core.plan import AUTHENTICATION_MODES, ODBC_FIELDS, ODBC_KINDS, Target
+from bench_gui.engines.registry import kit_for
 from bench_gui.gui.widgets.page_parts import compact_combo
 from bench_gui.gui.widgets.plan_fields import PlanFields, add_row
 
@@ -67,29 +68,29 @@ class TlsChoice(QWidget):
         column.addWidget(self.combo)
         column.addWidget(self.trust_check)
         self.combo.currentIndexChanged.connect(self._update_trust)
-        self._sql_server = False
+        self._encrypt = False
         self.set_kind("mariadb")
 
     def set_kind(self, kind: str) -> None:
         """Offer the kind's own choices, keeping the value."""
         value = self.value()
-        self._sql_server = kind == "mssql"
+        self._encrypt = kit_for(kind).tls_style == "encrypt"
         self.combo.blockSignals(True)
         self.combo.clear()
-        for mode, label in ENCRYPT_LABELS if self._sql_server else TLS_LABELS:
+        for mode, label in ENCRYPT_LABELS if self._encrypt else TLS_LABELS:
             self.combo.addItem(label, mode)
         self.combo.blockSignals(False)
-        self.trust_check.setVisible(self._sql_server)
+        self.trust_check.setVisible(self._encrypt)
         self.set_value(value)
 
     def value(self) -> str:
         mode = str(self.combo.currentData() or "")
-        if self._sql_server and mode == "on" and not self.trust_check.isChecked():
+        if self._encrypt and mode == "on" and not self.trust_check.isChecked():
             return "verify"
         return mode
 
     def set_value(self, value: str) -> None:
-        if self._sql_server:
+        if self._encrypt:
             self.trust_check.setChecked(value == "on")
             value = "on" if value == "verify" else value
         index = self.combo.findData(value)
@@ -141,7 +142,7 @@ class OdbcFields:
         self.tls.set_kind(kind)
         label = self.form.labelForField(self.tls_cell)
         if isinstance(label, QWidget) and hasattr(label, "setText"):
-            label.setText("Encrypt" if kind == "mssql" else "TLS")
+            label.setText("Encrypt" if kit_for(kind).tls_style == "encrypt" else "TLS")
         current = str(self.auth_combo.currentData() or "")
         modes = AUTHENTICATION_MODES.get(kind, ("",))
         self.auth_combo.clear()
