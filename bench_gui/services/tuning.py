@@ -44,7 +44,7 @@ from bench_gui.remote.db_tuner import ApplyResult, DiffRow, HostFacts, TuningErr
 from bench_gui.remote.errors import SSHError
 from bench_gui.remote.host_access import HostIO, LocalHost
 from bench_gui.remote.machine_facts import parse_cpu_list, parse_meminfo_total, storage_kind
-from bench_gui.services.tuning_parts import Connection, Inputs, Options, ssh_host
+from bench_gui.services.tuning_parts import Connection, Inputs, Options, close_all, ssh_host
 from bench_gui.store import SessionStore, StoreError
 from bench_gui.store.tuning_history import TuningEntry, TuningHistory
 
@@ -506,11 +506,7 @@ class OsRun:
         return data
 
     def close(self) -> None:
-        for item in self.closers:
-            try:
-                item.close()
-            except (SSHError, OSError, EOFError):
-                pass  # closing a dead link
+        close_all(self.closers)
 
 
 def os_run_for_plan(

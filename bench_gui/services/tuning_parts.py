@@ -45,11 +45,16 @@ class Connection:
         return self.target.flavour
 
     def close(self) -> None:
-        for item in self.closers:
-            try:
-                item.close()
-            except (SSHError, OSError, EOFError):
-                pass  # closing a dead link
+        close_all(self.closers)
+
+
+def close_all(closers: list[Any]) -> None:
+    """Close each of a tuning's links; one that died already is passed over."""
+    for item in closers:
+        try:
+            item.close()
+        except (SSHError, OSError, EOFError):
+            pass  # closing a dead link
 
 
 @dataclass(frozen=True)

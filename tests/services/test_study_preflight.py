@@ -15,6 +15,7 @@ import tomli_w
 from bench_gui.core.study import load_study
 from bench_gui.services.study_preflight import NOTE, PROBLEM, Finding, preflight
 from bench_gui.store import SessionStore
+from tests._fixtures.layout_file import write_layout
 from tests._fixtures.loop import LoopDevices
 from tests._fixtures.ssh import free_port
 
@@ -91,20 +92,6 @@ def test_servers_presets_and_prices_are_checked_before_running(
         assert "prices" in again
 
 
-def layout_file(path: Path, device: str, point: Path) -> None:
-    path.write_text(
-        tomli_w.dumps(
-            {
-                "name": path.stem,
-                "target": "local",
-                "devices": [{"path": device, "erase": "format-only"}],
-                "filesystem": {"type": "ext4"},
-                "mount": {"point": str(point), "options": ["noatime"], "owner": ""},
-            }
-        )
-    )
-
-
 def test_a_layout_on_a_device_in_use_is_a_problem_before_anything_is_built(
     loops: LoopDevices, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -115,7 +102,7 @@ def test_a_layout_on_a_device_in_use_is_a_problem_before_anything_is_built(
     subprocess.run(["mount", used, str(tmp_path / "held")], check=True)
     systems: dict[str, Any] = {}
     for key, device in (("free", free), ("used", used)):
-        layout_file(tmp_path / f"{key}.toml", device, tmp_path / f"{key}-mnt")
+        write_layout(tmp_path / f"{key}.toml", device, tmp_path / f"{key}-mnt")
         systems[key] = {
             "name": f"{key} device",
             "storage": {"layout": f"{key}.toml", "confirm": [Path(device).name],

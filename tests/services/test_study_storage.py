@@ -15,6 +15,7 @@ from bench_gui.core.study import load_study
 from bench_gui.services.run_errors import RunError
 from bench_gui.services.study_run import StudyProgress, StudyRunner
 from bench_gui.store import SessionStore
+from tests._fixtures.layout_file import write_layout
 from tests._fixtures.loop import LoopDevices
 from tests.agent.fio.helpers import memory_cgroups_usable, need_fio, need_root
 
@@ -26,20 +27,6 @@ def mounted_at(point: Path) -> bool:
         ["findmnt", "-J", "--mountpoint", str(point)], capture_output=True, text=True
     ).stdout
     return bool(out.strip())
-
-
-def write_layout(path: Path, device: str, point: Path) -> None:
-    path.write_text(
-        tomli_w.dumps(
-            {
-                "name": path.stem,
-                "target": "local",
-                "devices": [{"path": device, "erase": "format-only"}],
-                "filesystem": {"type": "ext4"},
-                "mount": {"point": str(point), "options": ["noatime"], "owner": ""},
-            }
-        )
-    )
 
 
 def test_each_system_s_layout_is_built_for_its_runs_and_taken_down_even_when_they_fail(

@@ -21,6 +21,7 @@ from bench_gui.core.study import load_study
 from bench_gui.report.study_brief import write_brief
 from bench_gui.services.study_run import StudyRunner
 from bench_gui.store import SessionStore
+from tests._fixtures.layout_file import write_layout
 from tests._fixtures.loop import LoopDevices
 from tests.agent.fio.helpers import (
     Throttle,
@@ -59,20 +60,6 @@ def inside(throttle: Throttle) -> Iterator[None]:
         Path(home).write_text(str(os.getpid()))
 
 
-def layout(path: Path, device: str, point: Path) -> None:
-    path.write_text(
-        tomli_w.dumps(
-            {
-                "name": path.stem,
-                "target": "local",
-                "devices": [{"path": device, "erase": "format-only"}],
-                "filesystem": {"type": "ext4"},
-                "mount": {"point": str(point), "options": ["noatime"], "owner": ""},
-            }
-        )
-    )
-
-
 def test_a_random_read_study_on_a_throttled_device_runs_to_its_brief(
     loops: LoopDevices, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -83,7 +70,7 @@ def test_a_random_read_study_on_a_throttled_device_runs_to_its_brief(
     devices = {"fast": loops.make(800), "slow": loops.make(800)}
     systems: dict[str, Any] = {}
     for key, device in devices.items():
-        layout(tmp_path / f"{key}.toml", device, tmp_path / key)
+        write_layout(tmp_path / f"{key}.toml", device, tmp_path / key)
         systems[key] = {
             "name": f"{key.capitalize()} loop device",
             "storage": {
