@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QFont
 
 from bench_gui.gui.widgets.charts import (
@@ -46,6 +46,8 @@ EMPTY_DATASET = "A point appears as each dataset size is measured"
 SHORT_PLOT_PX = 170
 # Room kept between a value label and the edge of the plot, in pixels.
 LABEL_MARGIN_PX = 4.0
+ABOVE = 1.1  # a value label's anchor above its point: its foot a tenth of its height above
+UNDER_PX = 10.0  # a label put under its point starts this far below it (clear of the marker)
 
 
 def latency_text(us: float) -> str:
@@ -233,6 +235,7 @@ class DatasetSizeChart(ChartCard):
         self.ram_line.label.setFont(_font(13, bold=True))
         self.plot.addItem(self.ram_line, ignoreBounds=True)
         self._labels: list[pg.TextItem] = []
+        self._label_texts: dict[int, tuple[str, str]] = {}  # a label's full and one-line text
         self._y_data: tuple[float, float] | None = None  # log10 of the lowest, highest value
         self.plot.getViewBox().sigResized.connect(self._fit)
         self._redraw()
@@ -300,12 +303,15 @@ class DatasetSizeChart(ChartCard):
         for item in self._labels:
             self.plot.removeItem(item)
         self._labels = []
+        self._label_texts = {}
         short = self._drawn_short = self._short()
         for p in self.points:
-            text = point_label(p, short)
+            text, one_line = point_label(p, short), point_label(p, True)
             if not p.complete:
                 text += " (partial)" if short else "\n(partial)"
-            label = pg.TextItem(text, color="#ffffff", anchor=(0.5, 1.1))
+                one_line += " (partial)"
+            label = pg.TextItem(text, color="#ffffff", anchor=(0.5, ABOVE))
+            self._label_texts[id(label)] = (text, one_line)
             label.setFont(_font(VALUE_LABEL_PX - 2, bold=True))
             label.setPos(math.log2(p.ratio), math.log10(p.ops_s))
             self.plot.addItem(label)
@@ -345,7 +351,45 @@ class DatasetSizeChart(ChartCard):
         share = (lines * 1.25 * (VALUE_LABEL_PX - 2) + 10) / height if height > 0 else 0.3
         share = min(0.6, max(0.1, share))
         top = high + (high - low) * share / (1.0 - share)
-        self.plot.setRange(xRange=self._label_room(), yRange=(low, top), padding=0)
+        x_range = self._label_room()
+        self.plot.setRange(xRange=x_range, yRange=(low, top), padding=0)
+        self._place_labels()
+
+    def _place_labels(self) -> None:
+        """Each value label above its point or, where that would cover the label of a point
+        to its right (1.5x and 2x RAM, close in size and ops/s, wrote over each other), under
+        it or beside it; then the same in its one-line form; a label with no free place at
+        all is hidden (the table under the chart has every figure). Judged as drawn."""
+        box = self.plot.getViewBox()
+        box.updateMatrix()  # the range just set, not the one of the last paint
+        view = box.sceneBoundingRect()
+        placed: list[QRectF] = []
+        # Right to left: the points furthest past RAM (2x, 4x: the seed's figures) come first.
+        for label in sorted(self._labels, key=lambda item: -float(item.pos().x())):
+            label.show()
+            chosen = False
+            for text in dict.fromkeys(self._label_texts.get(id(label), ())):
+                label.setText(text)
+                width = max(label.boundingRect().width(), 1.0)
+                height = max(label.boundingRect().height(), 1.0)
+                spots = (  # above, under, to the left of, to the right of the point
+                    (0.5, ABOVE),
+                    (0.5, -UNDER_PX / height),
+                    (1.0 + UNDER_PX / width, 0.5),
+                    (-UNDER_PX / width, 0.5),
+                )
+                for anchor in spots:
+                    label.setAnchor(anchor)
+                    label.updateTransform(force=True)
+                    rect = label.sceneBoundingRect()
+                    if view.contains(rect) and not any(rect.intersects(r) for r in placed):
+                        placed.append(rect)
+                        chosen = True
+                        break
+                if chosen:
+                    break
+            if not chosen:
+                label.hide()
 
     def _label_room(self) -> tuple[float, float]:
         """The x range widened so that every value label, centred on its point, is drawn
