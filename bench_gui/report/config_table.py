@@ -19,8 +19,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from bench_gui.agent.pg.schema import ROWS_PER_WAREHOUSE, TABLES
-from bench_gui.agent.pg.tpcc_rand import ITEMS
 from bench_gui.core.multi_driver import CPU_WARN_PCT
 from bench_gui.core.tuning.presets import BUILTIN_OS_PRESETS
 from bench_gui.report.parts import Cell, Table, merged
@@ -36,6 +34,7 @@ from bench_gui.store.compare_input import (
 )
 from bench_gui.store.records import RunDetail
 from bench_gui.store.sessions import SessionStore
+from bench_gui.wire.tpcc_tables import ITEMS, ROWS_PER_WAREHOUSE, TABLES
 
 GIB = 1024**3
 NOT_RECORDED = "not recorded"

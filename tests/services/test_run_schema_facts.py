@@ -12,13 +12,13 @@ from typing import Any
 import psycopg
 import pytest
 
-from bench_gui.agent.pg.schema import TABLES
 from bench_gui.core.plan import Plan, Target
 from bench_gui.report import build_report
 from bench_gui.report.html import render_html
 from bench_gui.services.run import RunController
 from bench_gui.store import SessionStore
 from bench_gui.wire.run_config import Workload
+from bench_gui.wire.tpcc_tables import TABLES
 from tests._fixtures.pg import Clone, PgServer
 
 pytestmark = pytest.mark.integration

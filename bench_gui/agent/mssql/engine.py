@@ -44,9 +44,8 @@ from bench_gui.agent.mssql.connection import (
 from bench_gui.agent.mssql.settings import CONFIGURATIONS_SQL
 from bench_gui.agent.mysql.odbc import parse, pyodbc_module
 from bench_gui.agent.odbc_engine import OdbcEngine
-from bench_gui.agent.pg import tpcc_rand
-from bench_gui.agent.pg.schema import ROWS_PER_WAREHOUSE
 from bench_gui.wire.setting_units import setting_record
+from bench_gui.wire.tpcc_tables import ITEMS, ROWS_PER_WAREHOUSE
 
 # Driver names searched for, in order of preference (pyodbc.drivers()).
 DRIVER_PREFERENCE: Final = (
@@ -388,8 +387,8 @@ def _count_problems(cursor: Any, present: set[str], w: int) -> list[str]:
             problems.append(f"table district has {n} rows for {w} warehouses, expected {10 * w}")
     if "item" in present:
         (n,) = _one(cursor, ITEM_COUNT_SQL)
-        if n != tpcc_rand.ITEMS:
-            problems.append(f"table item has {n} rows, expected {tpcc_rand.ITEMS}")
+        if n != ITEMS:
+            problems.append(f"table item has {n} rows, expected {ITEMS}")
     for table, sql in HIGHEST_WAREHOUSE_SQL.items():
         if table in present:
             (high,) = _one(cursor, sql)

@@ -31,6 +31,7 @@ from bench_gui.agent.engines import EngineError
 from bench_gui.agent.mssql import procedures, rows, schema
 from bench_gui.agent.mssql.connection import connect
 from bench_gui.agent.pg import tpcc_rand
+from bench_gui.wire.tpcc_tables import ITEMS
 
 BATCH_ROWS: Final = 5_000  # parameter rows per executemany
 COMMIT_ROWS: Final = 50_000  # rows per transaction at most while a warehouse loads
@@ -109,8 +110,8 @@ def _warehouse_rows(gen: rows.RowGen, w: int) -> dict[str, Iterable[tuple[Any, .
     """The rows of warehouse ``w`` by table, generated as they are consumed."""
 
     def stock() -> Iterable[tuple[Any, ...]]:
-        for first in range(1, tpcc_rand.ITEMS + 1, STOCK_CHUNK):
-            yield from gen.stock(w, first, min(first + STOCK_CHUNK - 1, tpcc_rand.ITEMS))
+        for first in range(1, ITEMS + 1, STOCK_CHUNK):
+            yield from gen.stock(w, first, min(first + STOCK_CHUNK - 1, ITEMS))
 
     districts = range(1, tpcc_rand.DISTRICTS_PER_WAREHOUSE + 1)
     orders = [gen.orders(w, d) for d in districts]
@@ -243,7 +244,7 @@ def build(
         cursor = main.cursor()
         emit("tables", 0, len(schema.TABLES), "tables", "creating tables")
         schema.create_tables(cursor.execute)
-        emit("items", 0, tpcc_rand.ITEMS, "rows", "loading items")
+        emit("items", 0, ITEMS, "rows", "loading items")
         stats["rows"] += load_items(main, rows.RowGen(seed))
         cursor = main.cursor()
 

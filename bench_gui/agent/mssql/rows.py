@@ -21,6 +21,7 @@ from decimal import Decimal
 from typing import Any, Final
 
 from bench_gui.agent.pg import tpcc_rand
+from bench_gui.wire.tpcc_tables import ITEMS
 
 Row = tuple[Any, ...]
 
@@ -177,7 +178,7 @@ class RowGen:
         return Decimal(self.rng.randint(0, 2000)) * _TEN_THOUSANDTHS
 
     # -- tables ----------------------------------------------------------------------------
-    def item(self, first: int = 1, last: int = tpcc_rand.ITEMS) -> Iterator[Row]:
+    def item(self, first: int = 1, last: int = ITEMS) -> Iterator[Row]:
         rng = self.rng
         for i in range(first, last + 1):
             price = Decimal(rng.randint(100, 10_000)) * _CENTS
@@ -198,7 +199,7 @@ class RowGen:
                 ORDERS_PER_DISTRICT + 1,
             )
 
-    def stock(self, w: int, first: int = 1, last: int = tpcc_rand.ITEMS) -> Iterator[Row]:
+    def stock(self, w: int, first: int = 1, last: int = ITEMS) -> Iterator[Row]:
         rng = self.rng
         for i in range(first, last + 1):
             at = rng.randrange(_BUFFER - 240)  # the ten s_dist_xx: one 240-letter slice
@@ -263,7 +264,7 @@ class RowGen:
                         d,
                         w,
                         n,
-                        rng.randint(1, tpcc_rand.ITEMS),
+                        rng.randint(1, ITEMS),
                         w,
                         self.now if delivered else None,
                         5,

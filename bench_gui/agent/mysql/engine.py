@@ -23,8 +23,8 @@ from bench_gui.agent.counters import CounterReader
 from bench_gui.agent.engines import CheckResult, EngineError, ServerIdentity, Snapshot
 from bench_gui.agent.mysql import odbc
 from bench_gui.agent.odbc_engine import OdbcEngine
-from bench_gui.agent.pg.schema import TABLES
 from bench_gui.wire.setting_units import setting_record
+from bench_gui.wire.tpcc_tables import TABLES
 
 # Variables kept with every run: (name, unit) with "B" for sizes in bytes.
 SETTINGS: Final[tuple[tuple[str, str | None], ...]] = (

@@ -34,7 +34,7 @@ from bench_gui.agent.mysql import odbc, procedures, schema
 from bench_gui.agent.pg import tpcc_rand
 from bench_gui.agent.pg.loader import CUSTOMER_COLUMNS, ORDER_LINE_COLUMNS, DataGen
 from bench_gui.agent.pg.loader import rows_per_second as _rate
-from bench_gui.agent.pg.schema import TABLES
+from bench_gui.wire.tpcc_tables import ITEMS, TABLES
 
 
 class _Stopped(Exception):
@@ -68,7 +68,7 @@ def load_warehouse(conn: Any, gen: DataGen, w: int, folder: str, check: Callable
     conn.autocommit = False
     total = 0
     try:
-        for first in range(1, tpcc_rand.ITEMS + 1, 25_000):
+        for first in range(1, ITEMS + 1, 25_000):
             total += _load(cur, folder, "stock", gen.stock(w, first, first + 24_999), check)
         for d in range(1, tpcc_rand.DISTRICTS_PER_WAREHOUSE + 1):
             orders, new_order, lines = gen.orders(w, d)
@@ -150,14 +150,12 @@ def build(
         gen = DataGen()
         with tempfile.TemporaryDirectory(prefix="bench-gui-load-") as folder:
             conn.autocommit = False
-            stats["rows"] += _load(
-                conn.cursor(), folder, "item", gen.item(1, tpcc_rand.ITEMS), lambda: None
-            )
+            stats["rows"] += _load(conn.cursor(), folder, "item", gen.item(1, ITEMS), lambda: None)
             conn.commit()
             conn.autocommit = True
     finally:
         conn.close()
-    emit("items", stats["rows"], tpcc_rand.ITEMS, "rows", 0.0, "items loaded")
+    emit("items", stats["rows"], ITEMS, "rows", 0.0, "items loaded")
 
     done, error = _load_warehouses(conninfo, flavour, warehouses, workers, stop, stats, emit)
     if error is not None:

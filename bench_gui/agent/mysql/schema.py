@@ -13,8 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from bench_gui.agent.mysql.procedures import PROCEDURES
-from bench_gui.agent.pg import tpcc_rand
-from bench_gui.agent.pg.schema import ROWS_PER_WAREHOUSE, TABLES
+from bench_gui.wire.tpcc_tables import ITEMS, ROWS_PER_WAREHOUSE, TABLES
 
 _ADDRESS: Final = "{p}_street_1 VARCHAR(20), {p}_street_2 VARCHAR(20), {p}_city VARCHAR(20), {p}_state CHAR(2), {p}_zip CHAR(9)"  # noqa: E501
 
@@ -146,8 +145,8 @@ def _count_problems(cursor: Any, present: set[str], w: int) -> list[str]:
             problems.append(f"table district has {n} rows for {w} warehouses, expected {10 * w}")
     if "item" in present:
         (n,) = _one(cursor, "SELECT COUNT(*) FROM item")
-        if n != tpcc_rand.ITEMS:
-            problems.append(f"table item has {n} rows, expected {tpcc_rand.ITEMS}")
+        if n != ITEMS:
+            problems.append(f"table item has {n} rows, expected {ITEMS}")
     # A warehouse's rows commit together with its warehouse row (the loader's transaction):
     # the highest warehouse of each big table (a primary-key probe) must be the count.
     for table, column in (("stock", "s_w_id"), ("customer", "c_w_id"), ("orders", "o_w_id")):

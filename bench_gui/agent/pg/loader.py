@@ -26,6 +26,7 @@ import psycopg
 
 from bench_gui.agent.build_progress import BuildProgress
 from bench_gui.agent.pg import schema, tpcc_rand
+from bench_gui.wire.tpcc_tables import ITEMS, TABLES
 
 _ALNUM: Final = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 _UPPER: Final = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -156,7 +157,7 @@ class DataGen:
         pick = self.rng.choices
         words, ts = self.words, self.ts
         k = _LINE_BLOCKS * 15
-        items = pick(range(1, tpcc_rand.ITEMS + 1), k=2 * k)
+        items = pick(range(1, ITEMS + 1), k=2 * k)
         dists = pick(self.word_starts, k=2 * k)
         amounts = pick(self.amount, k=k)
         done = [
@@ -349,7 +350,7 @@ def load_items(conninfo: str, gen: DataGen | None = None) -> int:
     """Load the 100,000 items (once per database); returns the row count."""
     gen = gen or DataGen()
     with _session(conninfo) as conn, conn.transaction():
-        return _copy(conn, "item", gen.item(1, tpcc_rand.ITEMS), lambda: None)
+        return _copy(conn, "item", gen.item(1, ITEMS), lambda: None)
 
 
 def load_warehouse(
@@ -362,7 +363,7 @@ def load_warehouse(
     """Load every row of warehouse w in one transaction; returns the row count."""
     total = 0
     with conn.transaction():
-        for first in range(1, tpcc_rand.ITEMS + 1, 25_000):
+        for first in range(1, ITEMS + 1, 25_000):
             n = _copy(conn, "stock", gen.stock(w, first, first + 24_999), check)
             report(n)
             total += n
@@ -501,11 +502,11 @@ def build(
     # Tables. Autovacuum stays off while loading: it would only compete for the CPU and get
     # in the way of the index builds (it is switched back on at the end).
     ts = time.monotonic()
-    emit("tables", 0, len(schema.TABLES), "tables", 0.0, "creating tables")
+    emit("tables", 0, len(TABLES), "tables", 0.0, "creating tables")
     with psycopg.connect(conninfo, autocommit=True) as conn:
         schema.create_tables(conn)
         schema.set_autovacuum(conn, False)
-    emit("tables", len(schema.TABLES), len(schema.TABLES), "tables", 0.0, "tables created")
+    emit("tables", len(TABLES), len(TABLES), "tables", 0.0, "tables created")
     stage_times["tables"] = time.monotonic() - ts
 
     ctx = mp.get_context("spawn")
@@ -514,7 +515,7 @@ def build(
         # Items load here while the worker processes start and load warehouses: their rows
         # count from now, so their rate does too.
         loading_since = ts = time.monotonic()
-        emit("items", 0, tpcc_rand.ITEMS, "rows", 0.0, "loading items")
+        emit("items", 0, ITEMS, "rows", 0.0, "loading items")
         rows = load_items(conninfo)
         stats["rows"] += rows
         took = time.monotonic() - ts
@@ -590,12 +591,12 @@ def build(
     # insert counters, so autovacuum does not start on every table during the first run.
     ts = time.monotonic()
     vacuumed = 0
-    emit("analyze", 0, len(schema.TABLES), "tables", 0.0, "vacuum and analyze")
+    emit("analyze", 0, len(TABLES), "tables", 0.0, "vacuum and analyze")
 
     def table_done(table: str) -> None:
         nonlocal vacuumed
         vacuumed += 1
-        emit("analyze", vacuumed, len(schema.TABLES), "tables", 0.0, f"analysed {table}")
+        emit("analyze", vacuumed, len(TABLES), "tables", 0.0, f"analysed {table}")
 
     try:
         schema.vacuum_analyze(conninfo, workers, on_done=table_done, stop=stop)
@@ -604,5 +605,5 @@ def build(
     with psycopg.connect(conninfo, autocommit=True) as conn:
         schema.set_autovacuum(conn, True)
     stage_times["analyze"] = time.monotonic() - ts
-    emit("analyze", len(schema.TABLES), len(schema.TABLES), "tables", 0.0, "build complete")
+    emit("analyze", len(TABLES), len(TABLES), "tables", 0.0, "build complete")
     return finish("ok")

@@ -18,18 +18,7 @@ import psycopg
 from psycopg import sql
 
 from bench_gui.agent.pg import hammerdb, tpcc_rand
-
-TABLES: Final = (
-    "warehouse",
-    "district",
-    "customer",
-    "history",
-    "orders",
-    "new_order",
-    "order_line",
-    "item",
-    "stock",
-)
+from bench_gui.wire.tpcc_tables import ITEMS, ROWS_PER_WAREHOUSE, TABLES
 
 # Tables updated in place get free space on each page so the updates stay HOT (no index
 # maintenance). Warehouse and district are tiny and updated by every New-Order and Payment:
@@ -224,18 +213,6 @@ ROUTINES: Final = SPEC_ROUTINES + tuple(hammerdb.ROUTINE_SIGNATURES)
 
 # application_name of the build's connections, so they can be told apart in pg_stat_activity.
 APP_NAME: Final = "bench_gui-build"
-
-# Rows per warehouse at load time (order_line is ~10 per order and only checked loosely).
-ROWS_PER_WAREHOUSE: Final[dict[str, int]] = {
-    "warehouse": 1,
-    "district": 10,
-    "customer": 30_000,
-    "history": 30_000,
-    "orders": 30_000,
-    "new_order": 9_000,
-    "order_line": 300_000,
-    "stock": 100_000,
-}
 
 
 def create_tables(conn: psycopg.Connection) -> None:
@@ -822,8 +799,8 @@ def _count_problems(
             problems.append(f"table district has {n} rows for {w} warehouses, expected {10 * w}")
     if "item" in present:
         (n,) = conn.execute("SELECT count(*) FROM item").fetchone() or (0,)
-        if n != tpcc_rand.ITEMS:
-            problems.append(f"table item has {n} rows, expected {tpcc_rand.ITEMS}")
+        if n != ITEMS:
+            problems.append(f"table item has {n} rows, expected {ITEMS}")
     # Big tables: the highest warehouse through the primary key (one index probe), and the
     # catalog's row estimate. Orders, lines and history grow during runs: lower bound only.
     probes: tuple[tuple[str, str, str, bool], ...] = (

@@ -28,7 +28,7 @@ from psycopg import sql
 
 from bench_gui.agent.engines import EngineError
 from bench_gui.agent.pg.connection import connect
-from bench_gui.agent.pg.schema import TABLES
+from bench_gui.wire.tpcc_tables import TABLES
 
 # Pages an exact count may read in all (the heaps of the tables counted exactly).
 EXACT_BUDGET_BYTES: Final = 2 * 1024**3

@@ -10,6 +10,8 @@ from __future__ import annotations
 import random
 from typing import Final
 
+from bench_gui.wire.tpcc_tables import ITEMS
+
 # NURand constants C. For C_LAST the run and load constants must differ by 65..119 (excluding
 # 96 and 112) so the run-time name distribution is not the load-time one: 223 - 157 = 66.
 C_LAST_LOAD: Final = 157
@@ -22,7 +24,6 @@ A_C_LAST: Final = 255
 A_C_ID: Final = 1023
 A_OL_I_ID: Final = 8191
 
-ITEMS: Final = 100_000
 CUSTOMERS_PER_DISTRICT: Final = 3_000
 DISTRICTS_PER_WAREHOUSE: Final = 10
 

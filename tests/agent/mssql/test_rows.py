@@ -10,6 +10,7 @@ import pytest
 
 from bench_gui.agent.mssql import loader, rows, schema
 from bench_gui.agent.pg import tpcc_rand
+from bench_gui.wire.tpcc_tables import ITEMS
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +41,7 @@ def _check_types(table: str, row: tuple[object, ...], nullable: set[str] = froze
 
 def test_items(gen: rows.RowGen) -> None:
     items = list(gen.item())
-    assert len(items) == tpcc_rand.ITEMS
+    assert len(items) == ITEMS
     assert [r[0] for r in items[:3]] == [1, 2, 3]
     for row in items[:2000]:
         _check_types("item", row)

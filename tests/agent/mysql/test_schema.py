@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from bench_gui.agent.engines import EngineError
-from bench_gui.agent.pg.schema import ROWS_PER_WAREHOUSE, TABLES
+from bench_gui.wire.tpcc_tables import ROWS_PER_WAREHOUSE, TABLES
 from tests._fixtures.mariadb import MariaDbServer
 
 

@@ -12,11 +12,10 @@ import pytest
 
 from bench_gui.agent.engines import EngineError
 from bench_gui.agent.pg import schema_facts
-from bench_gui.agent.pg.schema import ROWS_PER_WAREHOUSE, TABLES
 from bench_gui.agent.pg.schema_facts import SchemaFacts, measure, record
-from bench_gui.agent.pg.tpcc_rand import ITEMS
 from bench_gui.core.events import check_event
 from bench_gui.wire.protocol import Event
+from bench_gui.wire.tpcc_tables import ITEMS, ROWS_PER_WAREHOUSE, TABLES
 from tests._fixtures.pg import PgServer, TpccBuild
 from tests._fixtures.wait import wait_until
 
