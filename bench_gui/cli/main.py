@@ -587,8 +587,8 @@ def cmd_tune(args: argparse.Namespace) -> int:
 
 
 def _add_tune_parser(sub: Any) -> None:
-    from bench_gui.core.tuning.innodb import DURABILITIES, SERVER_ROLES
     from bench_gui.core.tuning.pgtune import DB_TYPES, EDITIONS, STORAGE_TYPES
+    from bench_gui.engines.mariadb.innodb import DURABILITIES, SERVER_ROLES
 
     p = sub.add_parser(
         "tune",

@@ -8,7 +8,12 @@ from dataclasses import replace
 
 from PySide6.QtWidgets import QComboBox, QSpinBox
 
-from bench_gui.core.tuning.innodb import (
+from bench_gui.core.tuning.pgtune import (
+    STORAGE_LABELS,
+    STORAGE_TYPES,
+    TuneInputError,
+)
+from bench_gui.engines.mariadb.innodb import (
     DURABILITIES,
     DURABILITY_LABELS,
     SERVER_ROLE_LABELS,
@@ -16,11 +21,6 @@ from bench_gui.core.tuning.innodb import (
     DbVersion,
     InnoDbProposal,
     calculate,
-)
-from bench_gui.core.tuning.pgtune import (
-    STORAGE_LABELS,
-    STORAGE_TYPES,
-    TuneInputError,
 )
 from bench_gui.engines.mariadb.tuning import innodb_input
 from bench_gui.gui.pages.database.machine_form import MachineForm

@@ -20,8 +20,8 @@ from typing import Any
 
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QWidget
 
-from bench_gui.core.tuning.innodb import FLAVOUR_LABELS, DbVersion, InnoDbProposal
 from bench_gui.core.tuning.pgtune import TunedSetting
+from bench_gui.engines.mariadb.innodb import FLAVOUR_LABELS, DbVersion, InnoDbProposal
 from bench_gui.engines.mariadb.innodb_form import InnoDbForm
 from bench_gui.engines.mariadb.kit import KIT
 from bench_gui.engines.mariadb.tuner import DEFAULT_CONFIG_FILE

@@ -1,16 +1,16 @@
 """The MariaDB/MySQL kit's tuning service: a connection to a plan's target (with the server's
 machine when this side reaches it, for the option file: here for a local server, the SSH host
 with ``--ssh``; restarted through ``--control systemctl:UNIT``), and its profile ``innodb``
-(the InnoDB rules of :mod:`bench_gui.core.tuning.innodb`, the planned users from the plan)."""
+(the InnoDB rules of :mod:`bench_gui.engines.mariadb.innodb`, the planned users from the plan)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from bench_gui.core.plan import Target
-from bench_gui.core.tuning.innodb import DbVersion, InnoDbInput, InnoDbProposal
-from bench_gui.core.tuning.innodb import calculate as innodb_calculate
 from bench_gui.core.tuning.presets import PresetError
+from bench_gui.engines.mariadb.innodb import DbVersion, InnoDbInput, InnoDbProposal
+from bench_gui.engines.mariadb.innodb import calculate as innodb_calculate
 from bench_gui.engines.mariadb.tuner import (
     DEFAULT_CONFIG_FILE,
     parse_service_control,

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from bench_gui.core.tuning.innodb import DbVersion, InnoDbInput, calculate
 from bench_gui.core.tuning.pgtune import TunedSetting
+from bench_gui.engines.mariadb.innodb import DbVersion, InnoDbInput, calculate
 from bench_gui.engines.mariadb.option_file import parse_cnf
 from bench_gui.engines.mariadb.tuner import (
     MariaDbSnapshot,

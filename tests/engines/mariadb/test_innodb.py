@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from bench_gui.core.tuning.innodb import (
+from bench_gui.core.tuning.pgtune import TuneInputError
+from bench_gui.engines.mariadb.innodb import (
     DbVersion,
     InnoDbInput,
     InnoDbValueError,
@@ -16,7 +17,6 @@ from bench_gui.core.tuning.innodb import (
     sql_value,
     to_number,
 )
-from bench_gui.core.tuning.pgtune import TuneInputError
 
 GIB = 1024**3
 MARIADB_1011 = DbVersion(10, 11, 6)
