@@ -10,10 +10,24 @@ across engines (each engine's TPM is a different counter).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Final
+from typing import Any, Final, Protocol
 
-if TYPE_CHECKING:
-    from bench_gui.report.config_table import SystemFacts
+from bench_gui.store.records import RunDetail
+
+
+class SystemFacts(Protocol):
+    """What the profile words read of a session's facts (report.config_table.SystemFacts,
+    whose table calls this module)."""
+
+    @property
+    def id(self) -> int: ...
+    @property
+    def detail(self) -> RunDetail: ...
+    @property
+    def workload(self) -> dict[str, Any]: ...
+    @property
+    def imported(self) -> bool: ...
+
 
 PROFILE_WORDS: Final[dict[str, str]] = {
     "spec": "spec (TPC-C as written)",

@@ -36,6 +36,7 @@ from bench_gui.services.study_identity import (
     record_identity,
     recorded_identity,
 )
+from bench_gui.services.study_storage import LayoutScope
 from bench_gui.store import SessionStore
 from bench_gui.store.annotations import raid_level
 from bench_gui.wire.protocol import Event
@@ -250,7 +251,6 @@ class StudyRunner:
         except IdentityUnknown as exc:
             identity = None
             result.notes.append(f"system {system.key}: its server's identity is unknown ({exc})")
-        from bench_gui.services.study_storage import LayoutScope
 
         with LayoutScope(self, system, index, left), self._tuned(system, index, left, result):
             self._check_stopped()  # Stop pressed while the preset was applied

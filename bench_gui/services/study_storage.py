@@ -12,7 +12,7 @@ back and takes the layout down, so the next system finds its devices as they wer
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from bench_gui.core.storage import Layout, load_layout
 from bench_gui.core.study import layout_path
@@ -29,8 +29,16 @@ from bench_gui.remote.targets import TARGETS_FILE
 from bench_gui.services.run_errors import RunError
 from bench_gui.store.paths import data_dir
 
-if TYPE_CHECKING:
-    from bench_gui.services.study_run import StudyRunner
+
+class Runner(Protocol):
+    """What a layout scope asks of the study's runner (services.study_run.StudyRunner, which
+    opens the scopes): where the study file is, its progress, and its storage log."""
+
+    folder: Path
+    storage_log: list[str]
+
+    def _say(self, system: System, index: int, stage: str, **more: Any) -> None: ...
+
 
 # Where built layouts are recorded: the run finds the session's layout there (as the CLI's
 # and the Storage page's).
@@ -44,7 +52,7 @@ def state_dir() -> Path:
 class LayoutScope:
     """The system's layout built on entry and taken down on exit, however the runs end."""
 
-    def __init__(self, runner: StudyRunner, system: System, index: int, left: float) -> None:
+    def __init__(self, runner: Runner, system: System, index: int, left: float) -> None:
         self.runner, self.system, self.index, self.left = runner, system, index, left
         self.layout: Layout | None = None
         self.shell: Any = None

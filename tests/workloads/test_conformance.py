@@ -1,7 +1,7 @@
 """The conformance suite every registered workload kit passes (a third-party kit too: add a
 maker of one of its stored sessions to :data:`SESSION_MAKERS`).
 
-A kit provides every face of :data:`bench_gui.workloads.base.FACES`, and a real stored session
+A kit provides every face of :data:`bench_gui.workloads.contract.FACES`, and a real stored session
 of its workload shows on every page and in every format: the Sessions list and detail, the
 Compare page, the CLI's ``sessions list`` and ``sessions show``, the HTML and PDF report. None
 of them speaks another workload's words (a random-read study shows no "NOPM", a TPROC-C sweep
@@ -27,14 +27,13 @@ from bench_gui.report import write_report
 from bench_gui.report.workloads import build_any_report
 from bench_gui.store import SessionStore
 from bench_gui.workloads.base import (
-    FACES,
     UnknownWorkload,
-    WorkloadKit,
     kit_for,
     kit_of_record,
     kits,
     run_record,
 )
+from bench_gui.workloads.contract import FACES, WorkloadKit
 from tests._fixtures.random_read_sessions import seed004
 from tests._fixtures.seed_sessions import build_seed000
 

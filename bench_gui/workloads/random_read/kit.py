@@ -1,6 +1,6 @@
 """The random-read workload's kit entry (seed 004): fio's random reads by dataset size."""
 
-from bench_gui.workloads.base import WorkloadKit
+from bench_gui.workloads.contract import WorkloadKit
 
 KIT = WorkloadKit(
     name="random_read",

@@ -5,16 +5,31 @@ list where the list holds RAM."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from bench_gui.report.parts import Cell, Fact, Section, Table
-from bench_gui.workloads.random_read.economics import describe_target, gib_number
+from bench_gui.workloads.random_read.economics import (
+    RamEconomics,
+    describe_target,
+    gib_number,
+)
 
-if TYPE_CHECKING:
-    from bench_gui.workloads.random_read.report_sections import RandomReadBuilder
+
+class Builder(Protocol):
+    """What the section adds to: the random-read report's builder (report_sections), which
+    calls this module; named here so that neither module imports the other's back."""
+
+    e: RamEconomics | None
+    short: dict[int, str]
+    sections: list[Section]
+    facts: list[Fact]
+    summary: list[str]
+    bottom_line: list[str]
+
+    def add_table(self, section: Section, table: Table) -> Table: ...
 
 
-def ram_section(builder: RandomReadBuilder) -> None:
+def ram_section(builder: Builder) -> None:
     """Add the section, its table and its findings to ``builder`` (numbered in order)."""
     e = builder.e
     assert e is not None

@@ -21,6 +21,7 @@ from bench_gui.workloads.random_read.compare import (
     ops_text,
 )
 from bench_gui.workloads.random_read.economics import RamEconomics
+from bench_gui.workloads.random_read.report_economics import ram_section
 
 
 def _ms(value: float | None) -> Cell:
@@ -118,8 +119,6 @@ class RandomReadBuilder:
 
     def build(self, order: Sequence[str] = ()) -> None:
         """The sections in the report's order, or with those ``order`` names first."""
-        from bench_gui.workloads.random_read.report_economics import ram_section
-
         steps: dict[str, Callable[[], None]] = {
             "throughput": self.throughput,
             "multiplier": self.multiplier,

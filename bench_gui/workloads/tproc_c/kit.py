@@ -1,6 +1,6 @@
 """The TPROC-C workload's kit entry: HammerDB's order-entry sweep over virtual users."""
 
-from bench_gui.workloads.base import WorkloadKit
+from bench_gui.workloads.contract import WorkloadKit
 
 KIT = WorkloadKit(
     name="tproc_c",

@@ -30,7 +30,7 @@ from bench_gui.gui.widgets.page_parts import muted_label
 from bench_gui.report.model import Report
 from bench_gui.report.names import parse_short_names
 from bench_gui.report.options import LOGO_SUFFIXES, ReportOptions, check_cover, default_paper
-from bench_gui.workloads.base import WorkloadKit
+from bench_gui.workloads.contract import WorkloadKit
 from bench_gui.workloads.random_read.report import RandomReadReport
 
 AnyReport = TypeVar("AnyReport", bound=Report | RandomReadReport)

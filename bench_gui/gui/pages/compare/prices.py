@@ -36,7 +36,7 @@ from bench_gui.core.economics import (
 )
 from bench_gui.core.price_checks import doubts
 from bench_gui.store import SessionNotFound, StoreError
-from bench_gui.workloads.base import WorkloadKit
+from bench_gui.workloads.contract import WorkloadKit
 
 CURRENCIES = ("USD", "EUR", "GBP", "JPY", "CHF")
 ARRAY_COLUMNS = ("", "Device model", "Qty", "Unit price", "Cost by\nhand")

@@ -1,0 +1,76 @@
+"""The workload kit contract: what a page asks a session's workload for.
+
+A workload (TPROC-C, random read) is one folder under :mod:`bench_gui.workloads` holding a
+:class:`WorkloadKit`: its name and label, the words only its figures use, and its *faces*, one
+per place a session appears (the Sessions list and detail, Live, Compare, the CLI's printers,
+the report). Faces are named by ``"module:attribute"`` and imported when first asked for. A
+third-party kit registers itself through the ``bench_gui.workloads`` entry point group (the
+entry point loads its :class:`WorkloadKit`; the registry is :mod:`.base`).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+# Every face a kit provides, with the call each place makes of it.
+FACES: Final[Mapping[str, str]] = {
+    # services: (store, row: RunRow) -> None; fills a Sessions-list row's workload cells
+    "list_row": "the Sessions list's cells of one of its sessions",
+    # services: (header: RunHeader) -> list[str]; the facts after engine and server
+    "facts": "the Sessions detail's one line of facts",
+    # gui: a QWidget class; .show_session(store, header), .clear()
+    "sessions_overview": "the Sessions detail's Overview tab",
+    # gui: a QWidget class; the Compare page's results of its sessions
+    "compare_view": "the Compare page's results",
+    # core: (workload: Workload) -> int; the steps (points) a plan runs
+    "step_count": "a plan's steps, for a study's progress",
+    # core: (workload: Workload, from_step: int = 0) -> float; their measured windows, s
+    "plan_seconds": "a plan's time, for a study's time left",
+    # cli: (data: dict) -> None; prints `sessions show` of a session (run_to_json)
+    "cli_session": "the CLI's `sessions show`",
+    # cli: (steps: list[dict]) -> None; prints the steps `run` measured
+    "cli_steps": "the CLI's table after `run`",
+    # report: (store, ids, baseline_id, **options) -> a report html/pdf can render
+    "report": "the HTML/PDF report's builder",
+}
+
+
+# The Compare page's inputs a workload may use.
+COMPARE_INPUTS: Final = frozenset(
+    {"stop_conditions", "response_scope", "array_prices", "power_price", "ram_price"}
+)
+
+
+@dataclass(frozen=True)
+class WorkloadKit:
+    """One workload's entry: what it is called and where each of its faces lives."""
+
+    name: str  # the plan's ``workload.kind`` and the stored session's workload
+    label: str  # what a person reads: "TPROC-C", "Random read"
+    one_session: str  # one of its sessions in a sentence: "a TPROC-C sweep"
+    sessions: str  # several: "TPROC-C sweeps"
+    words: tuple[str, ...]  # words only this workload's views use ("NOPM"): never another's
+    step_noun: str  # what one stored step of it is: "step", "dataset size"
+    search_words: tuple[str, ...]  # what a filter finds its sessions by: "tpcc", "fio"
+    uses_database: bool  # whether a run connects to a database (a demo target serves one)
+    # Why a run of it takes one driver host ("runs fio on one host"); "" when it takes several.
+    one_host_why: str = ""
+    engine: str = ""  # the engine its sessions record when it has its own ("fio"), else ""
+    # What the Compare page asks of its sessions: of COMPARE_INPUTS, the ones this workload's
+    # comparison and report use (the others are hidden while its sessions are ticked).
+    compare_inputs: frozenset[str] = frozenset()
+    faces: Mapping[str, str] = field(default_factory=dict)
+
+    def face(self, name: str) -> Any:
+        """The face ``name`` (see :data:`FACES`), imported on first use."""
+        if name not in FACES:
+            raise KeyError(f"no workload face {name!r}: the faces are {', '.join(FACES)}")
+        try:
+            where = self.faces[name]
+        except KeyError:
+            raise KeyError(f"the {self.label} workload kit has no {name!r} face") from None
+        module, _, attribute = where.partition(":")
+        return getattr(importlib.import_module(module), attribute)
