@@ -168,6 +168,7 @@ LEAVE_EMPTY = 0.3
 
 # Qt lays text out in 1/64 px: a line it moved to the next page may start this much above it.
 LAYOUT_SLACK = 1 / 32
+CLIP_INSET = 1.0  # px (see write_pdf)
 
 
 def _page(y: float, page_height: float) -> int:
@@ -350,6 +351,10 @@ class _Paginator:
             return True
         if on_page and roomy and self.run_on_under(figure, table):
             return True
+        if on_page and roomy:
+            # The figure (it carries its own caption) ends this page and its table starts
+            # the next: moving both would leave more than LEAVE_EMPTY of this page empty.
+            return False
         return self.try_break(start, table, figure)
 
     def run_on_under(self, figure: QTextBlock, table: QTextTable) -> bool:
@@ -436,6 +441,8 @@ class _Paginator:
                 first = _page(rect.top(), self.page_height)
                 last = _page(rect.bottom() - 1, self.page_height)
                 tfmt = table.format()
+                if self.heading_left_behind(previous, first):
+                    return True
                 with_figure = self.figure_group(previous)
                 if with_figure is not None and first == last:
                     # A table pushed whole to the next page leaves its figure behind.
@@ -481,6 +488,9 @@ class _Paginator:
                     roomy = self.room_left(previous) > self.page_height * LEAVE_EMPTY
                     if roomy and self.shrink_figure(block, self.table_after(block), before):
                         return True
+                    # Or alone, its table starting the next page.
+                    if roomy and self.shrink_figure(block, None, before):
+                        return True
                     # Else it takes its heading and text along, unless they stand on their own.
                     start = self.group_start(previous, before)
                     opening = self.bottom_of(previous) - self.top(start) if start else 0.0
@@ -524,6 +534,24 @@ class _Paginator:
             previous = block
             block = block.next()
         return False
+
+    def heading_left_behind(self, before: QTextBlock, page: int) -> bool:
+        """A heading and its short opening (less than STANDALONE_TEXT of a page) that end a
+        page while the table they introduce starts ``page`` go to that page with it (at 12
+        sessions "Sessions compared" and its one sentence ended page 14, its table on 15);
+        True when a break was set."""
+        if not before.isValid() or OBJECT_CHAR in before.text():
+            return False
+        here = self.page_of_last_line(before)
+        if here >= page:
+            return False
+        start = self.group_start(before, here)
+        if start is None or start.blockFormat().pageBreakPolicy() == ALWAYS_BEFORE:
+            return False
+        if self.bottom_of(before) - self.top(start) >= self.page_height * STANDALONE_TEXT:
+            return False
+        self.set_break(start)
+        return True
 
     def unmove(self, table: QTextTable, page: int) -> bool:
         """Clear the break this set before a table when, as the pages are now, the table
@@ -718,7 +746,10 @@ def write_pdf(report: Report | RandomReadReport, path: Path, page_size: str | No
             clip = QRectF(0, page * content.height(), content.width(), content.height())
             painter.setClipRect(clip)
             ctx = QAbstractTextDocumentLayout.PaintContext()
-            ctx.clip = clip
+            # Lines this page only touches (Qt moves a line to the next page to within
+            # LAYOUT_SLACK) are not drawn: clipped away, their text still went into the PDF
+            # ("Sessions compared" twice in its text, once hidden under page 15's last line).
+            ctx.clip = clip.adjusted(0, CLIP_INSET, 0, -CLIP_INSET)
             layout.draw(painter, ctx)
             painter.restore()
     finally:
