@@ -304,6 +304,8 @@ def assemble(
     builder = Builder(comparison, econ, short, colors, config, latency)
     builder.build(opts.order)
     compared_names = [short[s.id] for s in others]
+    for table in builder.tables.values():
+        table.notes = merge_lines(table.notes, compared_names)
     all_vus = sorted({v for lv in comparison.levels.values() for v in lv})
     if others:
         subtitle = (

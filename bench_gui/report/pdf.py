@@ -148,6 +148,7 @@ def fit_columns(
 
 
 ALWAYS_BEFORE = QTextFormat.PageBreakFlag.PageBreak_AlwaysBefore
+AFTER = QTextFormat.PageBreakFlag.PageBreak_AlwaysAfter
 OBJECT_CHAR = "\ufffc"  # an image's place in the text
 MAX_SHRINK = 0.3  # a figure may lose this much of its height to stay with its table
 # ...and this much when the other way, a break before it, would leave more than LEAVE_EMPTY
@@ -459,6 +460,17 @@ class _Paginator:
                     or table.firstPosition() in self.run_under
                     or not self.fit_together(previous, rect)
                 )
+                # Rather than leave its caption alone on the next page, or move on whole
+                # and leave more than LEAVE_EMPTY of this one empty, a tall table sends rows on.
+                room = (first + 1) * self.page_height - rect.top()
+                if (
+                    first != last
+                    and apart
+                    and (room > self.page_height * LEAVE_EMPTY or rect.height() > self.page_height)
+                    and rect.height() > self.page_height * RUN_ON_TALL
+                    and self.rows_run_on(table, first)
+                ):
+                    return True
                 if (
                     first != last
                     and not (apart and self.may_run_on(table, rect, first))
@@ -534,6 +546,27 @@ class _Paginator:
             previous = block
             block = block.next()
         return False
+
+    def rows_run_on(self, table: QTextTable, first: int) -> bool:
+        """A table that runs on from page ``first`` takes at least RUN_ON_ROWS of its rows
+        along under its repeated header, never its caption alone (Table 5 at 12 sessions:
+        its header and caption stood on a page, its rows all on the page before); True when
+        rows were sent on."""
+        header = table.format().headerRowCount()
+        rows = list(range(header, table.rows() - 1))  # not the caption
+        pages = [self.page_of(table.cellAt(row, 0).firstCursorPosition().block()) for row in rows]
+        later = sum(1 for page in pages if page > first)
+        if header < 1 or later >= RUN_ON_ROWS or len(rows) < 2 * RUN_ON_ROWS:
+            return False
+        # A break after the first cell of the row before moves the whole row on (a break
+        # before a cell moves that cell only).
+        block = table.cellAt(rows[-RUN_ON_ROWS] - 1, 0).lastCursorPosition().block()
+        fmt = block.blockFormat()
+        if fmt.pageBreakPolicy() == AFTER:
+            return False
+        fmt.setPageBreakPolicy(AFTER)
+        QTextCursor(block).setBlockFormat(fmt)
+        return True
 
     def heading_left_behind(self, before: QTextBlock, page: int) -> bool:
         """A heading and its short opening (less than STANDALONE_TEXT of a page) that end a

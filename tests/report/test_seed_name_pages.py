@@ -3,7 +3,8 @@ by a section pushed on whole, and no heading ending a page without what it intro
 
 At 2 sessions on A4 every section (a figure and its table) took a page of its own, the page
 under Table 1 half empty; at 1 session on Letter the first page was half empty; at 12 sessions
-"Sessions compared" and its one sentence ended page 14, its table on page 15. Fills are read
+"Sessions compared" and its one sentence ended page 14, its table on page 15, and Table 5
+ran on with its header and caption alone on a page. Fills are read
 from the written PDF (tests/report/page_fill.py), headings on the laid-out document.
 """
 
@@ -21,7 +22,7 @@ from bench_gui.store import SessionStore
 from tests.report.fleet import seed_like_fleet
 from tests.report.page_fill import page_fills, sparse_pages
 from tests.report.test_page_breaks import assert_kept_together
-from tests.report.test_pages import content_size
+from tests.report.test_pages import content_size, tables
 
 # Every page but the last is filled at least this far (to the footer: 1).
 LEAST = 0.55
@@ -39,7 +40,9 @@ def test_no_page_is_left_half_empty(
     shown = [round(f, 2) for f in fills]
     assert not sparse_pages(fills, LEAST), f"pages less than {LEAST:.0%} full: {shown}"
     content = content_size(paper)
-    assert_kept_together(pdf_writer.build_document(report, content), content.height())
+    doc = pdf_writer.build_document(report, content)
+    assert_kept_together(doc, content.height())
+    assert runs_on_short(doc, content.height()) == []
 
 
 def headings_left_behind(doc: QTextDocument, height: float) -> list[str]:
@@ -75,6 +78,24 @@ def headings_left_behind(doc: QTextDocument, height: float) -> list[str]:
     return found
 
 
+def runs_on_short(doc: QTextDocument, height: float) -> list[str]:
+    """The captions of tables that run on with fewer than RUN_ON_ROWS of their rows (besides
+    the caption) on their last page: a repeated header over a caption alone."""
+    pages = pdf_writer._Paginator(doc, height)
+    short = []
+    for _, table in tables(doc):
+        rect = pages.layout.frameBoundingRect(table)  # type: ignore[arg-type]
+        last = pdf_writer._page(rect.bottom() - 1, height)
+        if pdf_writer._page(rect.top(), height) == last:
+            continue
+        rows = range(table.format().headerRowCount(), table.rows() - 1)  # type: ignore[attr-defined]
+        cells = [table.cellAt(row, 0).firstCursorPosition().block() for row in rows]  # type: ignore[attr-defined]
+        if sum(1 for cell in cells if pages.page_of(cell) == last) < pdf_writer.RUN_ON_ROWS:
+            caption = table.cellAt(table.rows() - 1, 0).firstCursorPosition().block()  # type: ignore[attr-defined]
+            short.append(caption.text())
+    return short
+
+
 def page_of(pdf: Path, text: str) -> int:
     """The page (from 1) whose text holds ``text`` first."""
     done = subprocess.run(
@@ -95,5 +116,8 @@ def test_no_heading_ends_a_page_at_twelve_sessions(
     content = content_size(paper)
     doc = pdf_writer.build_document(report, content)
     assert headings_left_behind(doc, content.height()) == []
+    assert runs_on_short(doc, content.height()) == []
     pdf = write_report(report, tmp_path / f"12-{paper}.pdf", page_size=paper)
+    fills = page_fills(pdf)
+    assert not sparse_pages(fills, LEAST), [round(f, 2) for f in fills]
     assert page_of(pdf, "Sessions compared") == page_of(pdf, "#1 HDD RAID 10 (16 x Seagate")
