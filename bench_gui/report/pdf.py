@@ -527,7 +527,7 @@ class _Paginator:
                     if nxt_table is not None
                     else self.top(nxt)
                 )
-                if _page(top, self.page_height) != here:
+                if _page(top, self.page_height) != here or self.one_line_under(nxt, here):
                     start = self.group_start(previous, here)
                     self.set_break(start if start is not None else block)
                     return True
@@ -567,6 +567,18 @@ class _Paginator:
         fmt.setPageBreakPolicy(AFTER)
         QTextCursor(block).setBlockFormat(fmt)
         return True
+
+    def one_line_under(self, block: QTextBlock, page: int) -> bool:
+        """Whether only the first line of a paragraph of several is on ``page``, under its
+        heading (at 12 sessions on Letter 'Throughput' and one line of its text ended page 1)."""
+        lines = block.layout()
+        if QTextCursor(block).currentTable() is not None or lines is None:
+            return False
+        if lines.lineCount() < 2 or OBJECT_CHAR in block.text():
+            return False
+        top = self.layout.blockBoundingRect(block).top()
+        second = _page(top + lines.lineAt(1).y(), self.page_height)
+        return self.page_of(block) == page and second != page
 
     def heading_left_behind(self, before: QTextBlock, page: int) -> bool:
         """A heading and its short opening (less than STANDALONE_TEXT of a page) that end a

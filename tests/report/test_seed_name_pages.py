@@ -47,7 +47,8 @@ def test_no_page_is_left_half_empty(
 
 def headings_left_behind(doc: QTextDocument, height: float) -> list[str]:
     """Headings that end a page with their short opening (less than STANDALONE_TEXT of a page)
-    while the table or figure they introduce starts the next one."""
+    while the table or figure they introduce starts the next one, or with the first line of
+    their text only."""
     pages = pdf_writer._Paginator(doc, height)
     found = []
     block = doc.begin()
@@ -58,6 +59,15 @@ def headings_left_behind(doc: QTextDocument, height: float) -> list[str]:
             continue
         if block.blockFormat().headingLevel() > 0:
             heading, here, nxt = block, pages.page_of(block), block.next()
+            lines = nxt.layout() if nxt.isValid() else None
+            if (
+                lines is not None
+                and lines.lineCount() > 1
+                and QTextCursor(nxt).currentTable() is None
+            ):
+                second = pages.layout.blockBoundingRect(nxt).top() + lines.lineAt(1).y()
+                if pdf_writer._page(second, height) != here:  # a heading over one line
+                    found.append(heading.text())
             while nxt.isValid():
                 inner = QTextCursor(nxt).currentTable()
                 if inner is not None or pdf_writer.OBJECT_CHAR in nxt.text():
