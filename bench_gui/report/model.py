@@ -38,6 +38,7 @@ from bench_gui.core.economics import (
     economics,
 )
 from bench_gui.core.saturation import StopConditions
+from bench_gui.report.alike import merge_facts, merge_lines, merge_section
 from bench_gui.report.bottom_line import by_configuration
 from bench_gui.report.builder import (
     DOUBT_MARK,
@@ -302,6 +303,9 @@ def assemble(
     config = config_tables([by_id[s.id] for s in comparison.sessions if s.id in by_id], short)
     builder = Builder(comparison, econ, short, colors, config, latency)
     builder.build(opts.order)
+    compared_names = [short[s.id] for s in others]
+    for table in builder.tables.values():
+        table.notes = merge_lines(table.notes, compared_names)
     all_vus = sorted({v for lv in comparison.levels.values() for v in lv})
     if others:
         subtitle = (
@@ -324,6 +328,7 @@ def assemble(
     readers += busy_driver_notes(listed, short)
     readers += profile_notes(listed, short)
     readers += imported_notes(listed, short, problems or {})
+    readers = merge_lines(readers, compared_names)
     return Report(
         title=title,
         subtitle=subtitle,
@@ -333,16 +338,18 @@ def assemble(
         provenance=list(provs),
         colors=colors,
         names=names,
-        facts=builder.facts,
-        summary=builder.summary,
-        sections=builder.sections,
+        facts=merge_facts(builder.facts, compared_names),
+        summary=merge_lines(builder.summary, compared_names),
+        sections=[merge_section(section, compared_names) for section in builder.sections],
         tables=builder.tables,
         charts=builder.charts,
         how_we_tested=how_we_tested(
             comparison, provs, nm, by_id, latency, opts.commands, opts.session_notes
         ),
         notes=authors,
-        bottom_line=by_configuration(builder.bottom_line, short.values()),
+        bottom_line=merge_lines(
+            by_configuration(builder.bottom_line, short.values()), compared_names
+        ),
         short=short,
         reader_notes=readers,
         options=opts,

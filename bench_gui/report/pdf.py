@@ -148,6 +148,7 @@ def fit_columns(
 
 
 ALWAYS_BEFORE = QTextFormat.PageBreakFlag.PageBreak_AlwaysBefore
+AFTER = QTextFormat.PageBreakFlag.PageBreak_AlwaysAfter
 OBJECT_CHAR = "\ufffc"  # an image's place in the text
 MAX_SHRINK = 0.3  # a figure may lose this much of its height to stay with its table
 # ...and this much when the other way, a break before it, would leave more than LEAVE_EMPTY
@@ -168,6 +169,7 @@ LEAVE_EMPTY = 0.3
 
 # Qt lays text out in 1/64 px: a line it moved to the next page may start this much above it.
 LAYOUT_SLACK = 1 / 32
+CLIP_INSET = 1.0  # px (see write_pdf)
 
 
 def _page(y: float, page_height: float) -> int:
@@ -350,6 +352,10 @@ class _Paginator:
             return True
         if on_page and roomy and self.run_on_under(figure, table):
             return True
+        if on_page and roomy:
+            # The figure (it carries its own caption) ends this page and its table starts
+            # the next: moving both would leave more than LEAVE_EMPTY of this page empty.
+            return False
         return self.try_break(start, table, figure)
 
     def run_on_under(self, figure: QTextBlock, table: QTextTable) -> bool:
@@ -436,6 +442,8 @@ class _Paginator:
                 first = _page(rect.top(), self.page_height)
                 last = _page(rect.bottom() - 1, self.page_height)
                 tfmt = table.format()
+                if self.heading_left_behind(previous, first):
+                    return True
                 with_figure = self.figure_group(previous)
                 if with_figure is not None and first == last:
                     # A table pushed whole to the next page leaves its figure behind.
@@ -452,6 +460,17 @@ class _Paginator:
                     or table.firstPosition() in self.run_under
                     or not self.fit_together(previous, rect)
                 )
+                # Rather than leave its caption alone on the next page, or move on whole
+                # and leave more than LEAVE_EMPTY of this one empty, a tall table sends rows on.
+                room = (first + 1) * self.page_height - rect.top()
+                if (
+                    first != last
+                    and apart
+                    and (room > self.page_height * LEAVE_EMPTY or rect.height() > self.page_height)
+                    and rect.height() > self.page_height * RUN_ON_TALL
+                    and self.rows_run_on(table, first)
+                ):
+                    return True
                 if (
                     first != last
                     and not (apart and self.may_run_on(table, rect, first))
@@ -481,6 +500,9 @@ class _Paginator:
                     roomy = self.room_left(previous) > self.page_height * LEAVE_EMPTY
                     if roomy and self.shrink_figure(block, self.table_after(block), before):
                         return True
+                    # Or alone, its table starting the next page.
+                    if roomy and self.shrink_figure(block, None, before):
+                        return True
                     # Else it takes its heading and text along, unless they stand on their own.
                     start = self.group_start(previous, before)
                     opening = self.bottom_of(previous) - self.top(start) if start else 0.0
@@ -505,7 +527,7 @@ class _Paginator:
                     if nxt_table is not None
                     else self.top(nxt)
                 )
-                if _page(top, self.page_height) != here:
+                if _page(top, self.page_height) != here or self.one_line_under(nxt, here):
                     start = self.group_start(previous, here)
                     self.set_break(start if start is not None else block)
                     return True
@@ -524,6 +546,57 @@ class _Paginator:
             previous = block
             block = block.next()
         return False
+
+    def rows_run_on(self, table: QTextTable, first: int) -> bool:
+        """A table that runs on from page ``first`` takes at least RUN_ON_ROWS of its rows
+        along under its repeated header, never its caption alone (Table 5 at 12 sessions:
+        its header and caption stood on a page, its rows all on the page before); True when
+        rows were sent on."""
+        header = table.format().headerRowCount()
+        rows = list(range(header, table.rows() - 1))  # not the caption
+        pages = [self.page_of(table.cellAt(row, 0).firstCursorPosition().block()) for row in rows]
+        later = sum(1 for page in pages if page > first)
+        if header < 1 or later >= RUN_ON_ROWS or len(rows) < 2 * RUN_ON_ROWS:
+            return False
+        # A break after the first cell of the row before moves the whole row on (a break
+        # before a cell moves that cell only).
+        block = table.cellAt(rows[-RUN_ON_ROWS] - 1, 0).lastCursorPosition().block()
+        fmt = block.blockFormat()
+        if fmt.pageBreakPolicy() == AFTER:
+            return False
+        fmt.setPageBreakPolicy(AFTER)
+        QTextCursor(block).setBlockFormat(fmt)
+        return True
+
+    def one_line_under(self, block: QTextBlock, page: int) -> bool:
+        """Whether only the first line of a paragraph of several is on ``page``, under its
+        heading (at 12 sessions on Letter 'Throughput' and one line of its text ended page 1)."""
+        lines = block.layout()
+        if QTextCursor(block).currentTable() is not None or lines is None:
+            return False
+        if lines.lineCount() < 2 or OBJECT_CHAR in block.text():
+            return False
+        top = self.layout.blockBoundingRect(block).top()
+        second = _page(top + lines.lineAt(1).y(), self.page_height)
+        return self.page_of(block) == page and second != page
+
+    def heading_left_behind(self, before: QTextBlock, page: int) -> bool:
+        """A heading and its short opening (less than STANDALONE_TEXT of a page) that end a
+        page while the table they introduce starts ``page`` go to that page with it (at 12
+        sessions "Sessions compared" and its one sentence ended page 14, its table on 15);
+        True when a break was set."""
+        if not before.isValid() or OBJECT_CHAR in before.text():
+            return False
+        here = self.page_of_last_line(before)
+        if here >= page:
+            return False
+        start = self.group_start(before, here)
+        if start is None or start.blockFormat().pageBreakPolicy() == ALWAYS_BEFORE:
+            return False
+        if self.bottom_of(before) - self.top(start) >= self.page_height * STANDALONE_TEXT:
+            return False
+        self.set_break(start)
+        return True
 
     def unmove(self, table: QTextTable, page: int) -> bool:
         """Clear the break this set before a table when, as the pages are now, the table
@@ -718,7 +791,10 @@ def write_pdf(report: Report | RandomReadReport, path: Path, page_size: str | No
             clip = QRectF(0, page * content.height(), content.width(), content.height())
             painter.setClipRect(clip)
             ctx = QAbstractTextDocumentLayout.PaintContext()
-            ctx.clip = clip
+            # Lines this page only touches (Qt moves a line to the next page to within
+            # LAYOUT_SLACK) are not drawn: clipped away, their text still went into the PDF
+            # ("Sessions compared" twice in its text, once hidden under page 15's last line).
+            ctx.clip = clip.adjusted(0, CLIP_INSET, 0, -CLIP_INSET)
             layout.draw(painter, ctx)
             painter.restore()
     finally:

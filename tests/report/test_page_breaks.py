@@ -24,7 +24,7 @@ from bench_gui.workloads.random_read.report import RandomReadReport
 from tests._fixtures.random_read_sessions import seed004
 from tests.report.fleet import fleet
 from tests.report.page_fill import page_fills, sparse_pages
-from tests.report.test_pages import content_size, runs_on, tables
+from tests.report.test_pages import content_size, figure_kept, runs_on, tables
 
 # Every page but the last is at least half full.
 HALF = 0.5
@@ -69,7 +69,7 @@ def assert_kept_together(doc: QTextDocument, height: float) -> list[tuple[int, o
             assert runs_on(pages, table, top), f"table split over pages {top + 1} and {bottom + 1}"
             run_on.append((top, table))
         if before.isValid() and pdf_writer.OBJECT_CHAR in before.text():
-            assert pages.page_of_last_line(before) == top, "a table left its figure behind"
+            assert figure_kept(pages, before, top), "a table left its figure behind"
     return run_on
 
 

@@ -47,7 +47,10 @@ def test_table_1_prints_whole_under_its_figure(
     assert caption_page - figure_page in (0, 1)
     baseline = report.short[ids[0]]
     rows = [n for n, page in enumerate(pages) if re.search(rf"^{baseline}\s+NOPM\s", page, re.M)]
-    assert rows == [figure_page]
+    # Whole on one page: its figure's, or the next when the figure ends its page (issue 28:
+    # alike findings said once, the figure moved up and the table no longer fits under it).
+    assert len(rows) == 1, rows
+    assert rows[0] - figure_page in (0, 1), (rows, figure_page)
     # Every session's name whole on its rows (a name was once cut every 18 characters).
     text = "\n".join(pages[figure_page : caption_page + 1])
     for sid in ids:
@@ -58,11 +61,11 @@ def test_table_1_prints_whole_under_its_figure(
 def test_the_bottom_line_gives_one_item_per_configuration(store: SessionStore) -> None:
     ids = fleet(store, 12)
     report = build_report(store, ids, ids[0])
-    names = [report.short[sid] for sid in ids]
-    starts = [next(n for n in names if line.startswith(n)) for line in report.bottom_line]
+    # (Alike items are one: "2, 4, 6, ... and 16 x Micron 7450 NVMe RAID 10: ...".)
+    starts = [line.split(": ")[0] for line in report.bottom_line]
     assert len(starts) == len(set(starts)), report.bottom_line
     assert len(report.bottom_line) <= len(ids)
-    nvme = next(line for line in report.bottom_line if line.startswith(names[2] + ": "))
+    nvme = next(line for line in report.bottom_line if " x Micron 7450 NVMe RAID 10: " in line)
     assert "the NOPM of" in nvme
     assert "lower average response time" in nvme
     # Two sessions: the findings stay apart, as the seeds list them.
