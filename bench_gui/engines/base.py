@@ -57,6 +57,9 @@ class EngineKit:
     tls_style: Literal["tls", "encrypt"] = "tls"
     # Said wherever its tuning is shown when it could not be verified against a live server.
     unverified: str = ""
+    # Whether a run's [os] knobs find the server's data directory (and so its devices) through
+    # the admin connection string of the run (PostgreSQL's data_directory setting).
+    data_dir_by_admin: bool = False
     faces: Mapping[str, str] = field(default_factory=dict)
 
     def face(self, name: str) -> Any:

@@ -17,6 +17,8 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from bench_gui.core.plan import Plan
+from bench_gui.engines.registry import UnknownEngine
+from bench_gui.engines.registry import kit_for as engine_kit
 from bench_gui.remote.errors import SSHError, UnknownHostKey
 from bench_gui.remote.host_access import HostIO, SSHHost
 from bench_gui.remote.link_retry import over_cuts
@@ -284,12 +286,13 @@ class RunController:
         if self.action != "run":
             return []
         try:
-            # The PostgreSQL server's data directory, for the knobs of its devices.
+            # The server's data directory, for the knobs of its devices, where its kit finds
+            # it through the admin connection.
             return self._knobs.apply(
                 self.session_id,
                 conninfo=(
                     str(config.get("admin_conninfo") or "") or None
-                    if config.get("engine") == "postgresql"
+                    if _data_dir_by_admin(str(config.get("engine") or ""))
                     else None
                 ),
                 password=env.get("PGPASSWORD"),
@@ -384,3 +387,12 @@ class RunController:
         self.session.finish(stored_status(status, has_steps), message)
         if status == "failed":
             raise RunError(self.errors[-1] if self.errors else message or "the run failed")
+
+
+def _data_dir_by_admin(engine: str) -> bool:
+    """Whether the engine's kit finds its data directory through the admin connection (an
+    engine with no kit, a third party's, does not)."""
+    try:
+        return engine_kit(engine).data_dir_by_admin
+    except UnknownEngine:
+        return False

@@ -7,6 +7,7 @@ KIT = EngineKit(
     label="PostgreSQL",
     kinds=("postgresql", "demo"),
     profile="pgtune",
+    data_dir_by_admin=True,
     faces={
         "tuner": "bench_gui.engines.postgresql.tuner:PgTuner",
         "connect": "bench_gui.engines.postgresql.tuning:connect",
