@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QResizeEvent
+from PySide6.QtGui import QFont, QFontMetrics, QResizeEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from bench_gui.services.result_figures import ResultFigures
@@ -101,6 +101,7 @@ class Figure(QFrame):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(24, 16, 24, 16)
         layout.setSpacing(4)
+        layout.addStretch(1)  # the figure in the middle of its box, however tall the row
         self.title = QLabel(title)
         self.title.setObjectName("figureTitle")
         self.value = QLabel(value)
@@ -150,6 +151,7 @@ class ResultCard(QFrame):
         self.figure_boxes = tuple(Figure(*known) for known in known_figures(figures))
         sizes = row_sizes(len(self.figure_boxes))
         self.columns = max(sizes, default=1)
+        self.rows = max(len(sizes), 1)
         boxes = iter(self.figure_boxes)
         for size in sizes:
             row = QHBoxLayout()
@@ -187,7 +189,18 @@ class ResultCard(QFrame):
         through the style sheet, since the application's theme sets every widget's font size."""
         height = max(300, self.height())
         width = max(500, self.width())
-        value_px = int(min(height * 0.14, width * 0.136 / self.columns))
+        # As large as the row's height allows (one row: larger), and as the longest value
+        # fits its box: the boxes of the fullest row are the narrowest.
+        box = (width - 72 - 18 * (self.columns - 1)) / self.columns - 48
+        probe = QFont(self.font())
+        probe.setPixelSize(100)
+        probe.setWeight(QFont.Weight.ExtraBold)
+        metrics = QFontMetrics(probe)
+        widest = max(
+            (metrics.horizontalAdvance(b.value.text()) for b in self.figure_boxes), default=1
+        )
+        fit = 100 * 0.95 * box / max(widest, 1)
+        value_px = int(min(height * (0.2 if self.rows == 1 else 0.14), fit))
         text_px = max(14, int(min(height * 0.032, width * 0.016)))
         sizes = {
             "figureValue": value_px,

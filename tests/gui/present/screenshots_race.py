@@ -67,6 +67,39 @@ class PausingClock:
         return cut
 
 
+def card_shots(app: Any, out: Path) -> None:
+    """The result card over the Present view with three known figures (no price, no TPM)
+    and with five (a race and a meter's watts and NOPM per watt, no price), at each size:
+    ``card3_SIZE.png``, ``card5_SIZE.png``; every row should run the card's width."""
+    from bench_gui.gui.present.result_card import ResultCard
+    from bench_gui.gui.present.view import PresentView
+    from bench_gui.services.result_figures import ResultFigures
+
+    for count, power in ((3, None), (5, 412.0)):
+        figures = ResultFigures(
+            session_id=1,
+            name="NVMe RAID 10 (4 x 3.84 TB)",
+            status="complete",
+            best_nopm=221_739.0,
+            best_vus=64,
+            p99_ms=19.9,
+            times_text="4.2X",
+            times_note="vs HDD array at 64 users",
+            cost_text=None,
+            cost_note="not priced",
+            power_w=power,
+        )
+        for width, height in SIZES:
+            view = PresentView()
+            view.resize(width, height)
+            view.show()
+            view.show_overlay(ResultCard(figures, 2, 3, 15))
+            for _ in range(40):
+                app.processEvents()
+            view.grab().save(str(out / f"card{count}_{width}x{height}.png"))
+            view.close()
+
+
 def main(out_dir: str) -> int:
     os.environ.setdefault("BENCH_GUI_DATA_DIR", tempfile.mkdtemp(prefix="bench-gui-shots-"))
     from PySide6.QtWidgets import QApplication
@@ -154,6 +187,7 @@ def main(out_dir: str) -> int:
             screen.grab().save(str(out / f"{kind}_error_{width}x{height}.png"))
             screen.close()
     store.close()
+    card_shots(app, out)
     return 0
 
 

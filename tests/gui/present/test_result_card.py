@@ -209,6 +209,9 @@ def test_the_figures_fill_the_card_without_a_hole(
     assert len(rights) == 1, f"{count} figures: a row ends short at {width}x{height}"
     assert len(rows) == (1 if count <= 3 else 2)
     for box in boxes:
+        # In the middle of its box, not at the top of a tall empty one (three in a row).
+        middle = box.value.geometry().center().y()
+        assert box.height() / 3 <= middle <= 2 * box.height() / 3, (count, middle, box.height())
         for label in (box.title, box.value):
             shown = label.fontMetrics().horizontalAdvance(label.text())
             assert shown <= label.width(), f"{label.text()!r} is cut ({count} figures)"
