@@ -152,6 +152,34 @@ def test_every_page_fits_a_1280_by_720_window_and_it_never_grows(
     assert hint.height() <= LAPTOP.height(), hint
 
 
+@pytest.mark.parametrize("width", [1280, 1366])
+def test_the_live_page_shows_a_run_s_whole_name_on_a_laptop(
+    qtbot: QtBot, laptop: MainWindow, width: int
+) -> None:
+    """At 1280 x 720 the header squeezed the name between the phase chip, the step and three
+    buttons: "RAID 10, …". A name of a usual length reads whole, mid-run and after it."""
+    name = "RAID 10, 4× SAS SSD — PostgreSQL 16"
+    laptop.resize(width, 720)
+    plan = Plan(name=name)
+    plan.workload.virtual_users = [8, 16, 24, 32]
+    live = laptop.live_page
+    live.begin_run(plan)
+    laptop.show_page("Live")
+    events = sweep_events([8, 16, 24, 32], 3, 5, noise=0.06, seed=11)
+    for event in events[: len(events) // 2]:
+        live.handle_event(event)
+    live.refresh()
+    settle(qtbot)
+    assert live.step_label.text().startswith("Step ")
+    assert live.run_name.displayed_text() == name  # type: ignore[attr-defined]
+    for event in events[len(events) // 2 :]:
+        live.handle_event(event)
+    live.run_finished("ok")
+    settle(qtbot)
+    assert live.run_name.displayed_text() == name  # type: ignore[attr-defined]
+    assert not grew(laptop) or width > LAPTOP.width()
+
+
 def test_the_side_panel_narrows_on_a_narrow_window(qtbot: QtBot, main_window: MainWindow) -> None:
     main_window.resize(COMPACT_BELOW + 100, 900)
     main_window.show()

@@ -5,5 +5,5 @@ The view and its parts: :mod:`.view` (the Present view), :mod:`.tiles` (the huge
 :mod:`.corner` (an error that fades in the corner), :mod:`.style` (sizes for the screen);
 :mod:`.window` (a window of its own, and the main window's factory) and :mod:`.run` (one run
 of a plan on the view, for ``bench-gui present``). The race, replay, loop and result card
-(:mod:`.booth`, :mod:`.race_panel`, :mod:`.result_card`) drive the same view.
+(:mod:`.booth`, :mod:`.result_card`) drive the same view.
 """

@@ -2,9 +2,9 @@
 
 Wires :mod:`bench_gui.services.loop`, :mod:`~bench_gui.services.race` and
 :mod:`~bench_gui.services.replay` (set up by :func:`bench_gui.services.booth.booth_setup`) to
-a screen: the Present view, or the :class:`~bench_gui.gui.present.race_panel.RacePanel`. The
-loop runs in one background task (:mod:`bench_gui.gui.tasks`); what it yields crosses into the
-GUI thread as partial results, in order:
+the Present view (any :class:`BoothScreen`). The loop runs in one background task
+(:mod:`bench_gui.gui.tasks`); what it yields crosses into the GUI thread as partial results,
+in order:
 
 - a run starts: the card goes away, the screen begins the run (``begin_run``);
 - each event: to the screen (``handle_event``), which keeps its LiveModel;
@@ -52,7 +52,7 @@ MAX_QUEUED = 2000
 
 
 class BoothScreen(Protocol):
-    """What the booth needs of the screen it drives (the Present view, the RacePanel).
+    """What the booth needs of the screen it drives (the Present view).
 
     A screen that also has ``set_race_figures(live_nopm, stored_nopm)`` gets the two NOPM the
     ratio compares, each second; one with ``set_title(text)`` is told when a run is a replay.

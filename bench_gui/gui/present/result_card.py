@@ -1,10 +1,12 @@
-"""The result card a booth shows between the runs of its loop: four figures, readable from 3 m.
+"""The result card a booth shows between the runs of its loop: its figures, readable from 3 m.
 
-Best NOPM, p99 latency, how many times the rival storage's NOPM, and the cost per new order,
-each with a line saying where it comes from (:mod:`bench_gui.services.result_figures`), and a
-countdown to the next run. The text scales with the card, so it fills a 55" screen and still
-fits a 1280x720 one. The Present view shows it as an overlay (``show_overlay``); it never
-takes a click to go away.
+Best NOPM, p99 latency, and what else is known: how many times the rival storage's NOPM, the
+cost per new order, the watts and NOPM per watt of a metered run (TPM when fewer than four
+are), each with a line saying where it comes from (:mod:`bench_gui.services.result_figures`),
+and a countdown to the next run. The figures sit in rows that each run the card's width (three
+in a row, four as two and two, five as three and two): no empty cell. The text scales with the
+card, so it fills a 55" screen and still fits a 1280x720 one. The Present view shows it as an
+overlay (``show_overlay``); it never takes a click to go away.
 """
 
 from __future__ import annotations
@@ -12,13 +14,14 @@ from __future__ import annotations
 import math
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QResizeEvent
-from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtGui import QFont, QFontMetrics, QResizeEvent
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from bench_gui.services.result_figures import ResultFigures
 
 ACCENT = "#33b1ff"
 NOT_GIVEN = "—"
+MOST_IN_A_ROW = 3
 
 STYLE = """
 QFrame#resultCard {
@@ -79,8 +82,18 @@ def known_figures(figures: ResultFigures) -> list[tuple[str, str, str, bool]]:
     return shown
 
 
+def row_sizes(count: int) -> list[int]:
+    """How many figures each row holds: up to three in one row, else as even rows as can be,
+    the fuller ones first (4: 2 + 2, 5: 3 + 2, 7: 3 + 2 + 2)."""
+    if count <= 0:
+        return []
+    rows = 1 if count <= MOST_IN_A_ROW else max(2, math.ceil(count / MOST_IN_A_ROW))
+    base, more = divmod(count, rows)
+    return [base + 1 if i < more else base for i in range(rows)]
+
+
 class Figure(QFrame):
-    """One of the card's four figures: a title, a big value, a note."""
+    """One of the card's figures: a title, a big value, a note."""
 
     def __init__(self, title: str, value: str, note: str, accent: bool = False) -> None:
         super().__init__()
@@ -88,6 +101,7 @@ class Figure(QFrame):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(24, 16, 24, 16)
         layout.setSpacing(4)
+        layout.addStretch(1)  # the figure in the middle of its box, however tall the row
         self.title = QLabel(title)
         self.title.setObjectName("figureTitle")
         self.value = QLabel(value)
@@ -132,12 +146,19 @@ class ResultCard(QFrame):
             label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
             layout.addWidget(label)
 
-        grid = QGridLayout()
+        grid = QVBoxLayout()
         grid.setSpacing(18)
         self.figure_boxes = tuple(Figure(*known) for known in known_figures(figures))
-        self.columns = 3 if len(self.figure_boxes) > 4 else 2
-        for i, box in enumerate(self.figure_boxes):
-            grid.addWidget(box, i // self.columns, i % self.columns)
+        sizes = row_sizes(len(self.figure_boxes))
+        self.columns = max(sizes, default=1)
+        self.rows = max(len(sizes), 1)
+        boxes = iter(self.figure_boxes)
+        for size in sizes:
+            row = QHBoxLayout()
+            row.setSpacing(18)
+            for _ in range(size):
+                row.addWidget(next(boxes), 1)  # equal shares: the row runs the card's width
+            grid.addLayout(row, 1)
         layout.addLayout(grid, 1)
 
         self.footer = QLabel("")
@@ -168,7 +189,18 @@ class ResultCard(QFrame):
         through the style sheet, since the application's theme sets every widget's font size."""
         height = max(300, self.height())
         width = max(500, self.width())
-        value_px = int(min(height * 0.14, width * 0.136 / self.columns))
+        # As large as the row's height allows (one row: larger), and as the longest value
+        # fits its box: the boxes of the fullest row are the narrowest.
+        box = (width - 72 - 18 * (self.columns - 1)) / self.columns - 48
+        probe = QFont(self.font())
+        probe.setPixelSize(100)
+        probe.setWeight(QFont.Weight.ExtraBold)
+        metrics = QFontMetrics(probe)
+        widest = max(
+            (metrics.horizontalAdvance(b.value.text()) for b in self.figure_boxes), default=1
+        )
+        fit = 100 * 0.95 * box / max(widest, 1)
+        value_px = int(min(height * (0.2 if self.rows == 1 else 0.14), fit))
         text_px = max(14, int(min(height * 0.032, width * 0.016)))
         sizes = {
             "figureValue": value_px,
@@ -192,4 +224,4 @@ class ResultCard(QFrame):
         return {box.title.text(): box.value.text() for box in self.figure_boxes}
 
 
-__all__ = ["ResultCard", "format_ms", "format_nopm", "known_figures"]
+__all__ = ["ResultCard", "format_ms", "format_nopm", "known_figures", "row_sizes"]

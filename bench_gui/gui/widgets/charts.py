@@ -281,7 +281,8 @@ class ChartCard(QFrame):
         layout.addWidget(self.plot_widget, 1)
         self.plot: pg.PlotItem = self.plot_widget.getPlotItem()
         _style_plot(self.plot, x_label, y_label)
-        self._placeholder = pg.TextItem("", color=MUTED, anchor=(0.5, 0.5))
+        # On the background colour: a grid line through the middle never strikes the message out.
+        self._placeholder = pg.TextItem("", color=MUTED, anchor=(0.5, 0.5), fill=BACKGROUND)
         self._placeholder.setFont(_font(17))
         # A long message wraps, centred, within the plot instead of running off its edges.
         option = self._placeholder.textItem.document().defaultTextOption()
@@ -289,6 +290,9 @@ class ChartCard(QFrame):
         self._placeholder.textItem.document().setDefaultTextOption(option)
         self.plot.addItem(self._placeholder, ignoreBounds=True)
         self.plot.getViewBox().sigResized.connect(self._fit_left_label)
+        # An empty chart's message stays in the middle whatever ranges the plot later (an
+        # autoRange over a session's step markers put it on the top edge, half cut).
+        self.plot.getViewBox().sigRangeChanged.connect(self._centre_placeholder)
         self.empty = False
         self.legend_px = LEGEND_PX
 
@@ -360,6 +364,14 @@ class ChartCard(QFrame):
         self._wrap_placeholder()
         self._placeholder.setPos((x_range[0] + x_range[1]) / 2, 0.5)
         self._placeholder.show()
+
+    def _centre_placeholder(self, *_args: object) -> None:
+        if not self.empty:
+            return
+        (x0, x1), (y0, y1) = self.plot.getViewBox().viewRange()
+        centre = ((x0 + x1) / 2, (y0 + y1) / 2)
+        if (self._placeholder.pos().x(), self._placeholder.pos().y()) != centre:
+            self._placeholder.setPos(*centre)
 
     def note_empty(self, message: str) -> None:
         """Replace the message of an empty chart until it is cleared (e.g. why a finished run

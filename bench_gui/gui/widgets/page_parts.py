@@ -184,6 +184,7 @@ class PageHeader(QWidget):
         self.subtitle.setWordWrap(not elide)
         titles.addWidget(self.subtitle)
         row.addLayout(titles, 1)
+        self.titles = titles  # the title over the subtitle (a header may add a line to it)
         self._row = row
 
     def set_subtitle(self, text: str) -> None:

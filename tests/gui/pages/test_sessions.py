@@ -127,3 +127,54 @@ def test_unknown_session_shows_a_message(page: SessionsPage) -> None:
     assert not page.open_run(9999)
     assert page.error_label.isVisibleTo(page)
     assert "9999" in page.error_label.text()
+
+
+def _message_place(chart: Any) -> tuple[float, float]:
+    """Where an empty chart's message sits in its plot, as shares of its width and height."""
+    (x0, x1), (y0, y1) = chart.plot.getViewBox().viewRange()
+    at = chart._placeholder.pos()
+    return (at.x() - x0) / (x1 - x0), (at.y() - y0) / (y1 - y0)
+
+
+def test_a_session_without_samples_says_so_in_the_middle_of_its_charts(
+    qtbot: QtBot, store: Any
+) -> None:
+    """Seen at 1280 x 720: a session whose samples were lost (its steps kept), and one that
+    failed before its first event, put "No samples were stored with this session" at the top
+    edge of the chart, half cut, once the chart ranged itself over its step markers; a
+    random-read session without samples likewise."""
+    from tests._fixtures.random_read_sessions import MULTIPLES, RAM, random_read_events
+
+    vus = [8, 16, 24]
+    lost = store_run(
+        store, "samples lost", [e for e in sweep_events(vus, 3, 5) if e.kind != "sample"], vus
+    )
+    never = int(store.create_run("never ran", {}, "", {"kind": "demo"}, "postgresql"))
+    store.finish_run(never, "failed", "cannot connect to the database")
+    file = "/mnt/ssd/bench-gui-random-read.dat"
+    plan = {"name": "random reads, samples lost", "workload": {"kind": "random_read"}}
+    target = {"kind": "random_read", "host": "local", "file": file, "driver": ""}
+    rr = int(store.create_run(plan["name"], plan, "", target, "fio"))
+    ops = (210_000.0, 120_000.0, 60_000.0, 40_000.0, 35_000.0)
+    for event in random_read_events(file, 33_000.0, ops, MULTIPLES, RAM):
+        if event.kind != "sample":
+            store.add_event(rr, event)
+    store.finish_run(rr, "complete")
+    page = SessionsPage(store)
+    qtbot.addWidget(page)
+    page.resize(1156, 900)
+    page.show()
+    qtbot.waitExposed(page)
+    page.refresh()
+    for run_id, kind in ((lost, "tproc_c"), (never, "tproc_c"), (rr, "random_read")):
+        assert page.open_run(run_id)
+        qtbot.wait(20)
+        chart = page.detail.overviews[kind].time_chart
+        assert chart.empty
+        assert chart._placeholder.isVisible()
+        assert chart._placeholder.textItem.toPlainText() == (
+            "No samples were stored with this session"
+        )
+        x, y = _message_place(chart)
+        assert x == pytest.approx(0.5, abs=0.01), (run_id, x)
+        assert y == pytest.approx(0.5, abs=0.01), (run_id, y)

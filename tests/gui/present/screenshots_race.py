@@ -6,9 +6,10 @@
 Stores two sweeps the way the runner stores them (scripted events, one sample a second: an
 NVMe array and an HDD array with a quarter of its throughput and more noise, and a price for
 the NVMe drives), then drives the booth (a loop of 3 replays, the second run failing) on the
-Present view and on the RacePanel, at 1920x1080 and 1366x768: the race mid-way through a step
-(the ratio, the ghost curve), the end state with the result card over the race, and the
-corner error.
+Present view at 1920x1080, 1366x768 and 1280x720: the race mid-way through a step (the ratio,
+the ghost curve), the end state with the result card over the race, and the corner error
+(the loop carrying on after a failed run). ``ahead`` replays the NVMe array against the HDD
+array, ``behind`` the HDD array against the NVMe one.
 """
 
 from __future__ import annotations
@@ -66,14 +67,46 @@ class PausingClock:
         return cut
 
 
+def card_shots(app: Any, out: Path) -> None:
+    """The result card over the Present view with three known figures (no price, no TPM)
+    and with five (a race and a meter's watts and NOPM per watt, no price), at each size:
+    ``card3_SIZE.png``, ``card5_SIZE.png``; every row should run the card's width."""
+    from bench_gui.gui.present.result_card import ResultCard
+    from bench_gui.gui.present.view import PresentView
+    from bench_gui.services.result_figures import ResultFigures
+
+    for count, power in ((3, None), (5, 412.0)):
+        figures = ResultFigures(
+            session_id=1,
+            name="NVMe RAID 10 (4 x 3.84 TB)",
+            status="complete",
+            best_nopm=221_739.0,
+            best_vus=64,
+            p99_ms=19.9,
+            times_text="4.2X",
+            times_note="vs HDD array at 64 users",
+            cost_text=None,
+            cost_note="not priced",
+            power_w=power,
+        )
+        for width, height in SIZES:
+            view = PresentView()
+            view.resize(width, height)
+            view.show()
+            view.show_overlay(ResultCard(figures, 2, 3, 15))
+            for _ in range(40):
+                app.processEvents()
+            view.grab().save(str(out / f"card{count}_{width}x{height}.png"))
+            view.close()
+
+
 def main(out_dir: str) -> int:
     os.environ.setdefault("BENCH_GUI_DATA_DIR", tempfile.mkdtemp(prefix="bench-gui-shots-"))
-    from PySide6.QtWidgets import QApplication, QWidget
+    from PySide6.QtWidgets import QApplication
 
     from bench_gui.core.economics import ArrayInput, DevicePrice
     from bench_gui.gui.app import apply_theme
     from bench_gui.gui.present.booth import Booth
-    from bench_gui.gui.present.race_panel import RacePanel
     from bench_gui.gui.present.view import PresentView
     from bench_gui.services.booth import BoothOptions, booth_setup
     from bench_gui.services.run_errors import RunError
@@ -104,16 +137,16 @@ def main(out_dir: str) -> int:
         for _ in range(40):
             app.processEvents()
 
-    screens: tuple[tuple[str, Any], ...] = (("present", PresentView), ("panel", RacePanel))
+    races = (("ahead", (str(fast), str(slow))), ("behind", (str(slow), str(fast))))
     for width, height in SIZES:
-        for kind, make in screens:
-            screen: QWidget = make()
+        for kind, replay in races:
+            screen = PresentView()
             screen.resize(width, height)
             screen.show()
             # Step 3 of run 1, 30 s into its 50 s (the steps start about 50.7 s apart).
             clock = PausingClock(pause_at=(2 * 50.7 + 0.5 + 30) / 10)  # at 10x
             setup = booth_setup(
-                BoothOptions(replay=(str(fast), str(slow)), speed=10, runs=3, card_seconds=15),
+                BoothOptions(replay=replay, speed=10, runs=3, card_seconds=15),
                 store,
                 clock=clock,  # type: ignore[arg-type]
             )
@@ -135,11 +168,11 @@ def main(out_dir: str) -> int:
                     raise SystemExit("the replay ended before the pause: check pause_at")
             settle()
             booth.update_race()
-            screen.refresh()  # type: ignore[attr-defined]
+            screen.refresh()
             settle()
             name = f"{kind}_race_{width}x{height}.png"
             screen.grab().save(str(out / name))
-            sys.stdout.write(f"{name}: {screen.ratio_text}\n")  # type: ignore[attr-defined]
+            sys.stdout.write(f"{name}: {screen.ratio_text}\n")
             clock.resume.set()
             while not done:
                 app.processEvents()
@@ -148,12 +181,13 @@ def main(out_dir: str) -> int:
             name = f"{kind}_card_{width}x{height}.png"
             screen.grab().save(str(out / name))
             sys.stdout.write(f"{name}: {done[0]} | {booth.errors}\n")
-            screen.show_overlay(None)  # type: ignore[attr-defined]
-            screen.show_corner_error(booth.errors[0])  # type: ignore[attr-defined]
+            screen.show_overlay(None)
+            screen.show_corner_error(booth.errors[0])
             settle()
             screen.grab().save(str(out / f"{kind}_error_{width}x{height}.png"))
             screen.close()
     store.close()
+    card_shots(app, out)
     return 0
 
 

@@ -1,8 +1,8 @@
 """The booth on a screen: a replayed race, the loop carrying on after errors, Esc, the options.
 
-The screen is the RacePanel (the booth drives the Present view through the same calls). Runs
-are stored sessions replayed with no database, or failures injected through the run factory;
-a VirtualClock takes the loop's and the replays' waits, so nothing sleeps.
+The screen is the Present view (the screen of ``bench-gui present``). Runs are stored sessions
+replayed with no database, or failures injected through the run factory; a VirtualClock takes
+the loop's and the replays' waits, so nothing sleeps.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from pytestqt.qtbot import QtBot
 from bench_gui.cli.booth import BOOTH_ERRORS, add_booth_arguments, booth_from_args, build_booth
 from bench_gui.core.plan import Plan, Target
 from bench_gui.gui.present.booth import Booth
-from bench_gui.gui.present.race_panel import RacePanel
 from bench_gui.gui.present.result_card import ResultCard
 from bench_gui.gui.present.view import PresentView
 from bench_gui.services.booth import BoothOptions, BoothSetup, booth_setup
@@ -40,8 +39,8 @@ def parse(*argv: str) -> argparse.Namespace:
 
 
 @pytest.fixture
-def panel(qtbot: QtBot) -> RacePanel:
-    widget = RacePanel()
+def panel(qtbot: QtBot) -> PresentView:
+    widget = PresentView()
     qtbot.addWidget(widget)
     widget.resize(1366, 768)
     widget.show()
@@ -86,7 +85,7 @@ def run_booth(qtbot: QtBot, booth: Booth, timeout_ms: int = 60_000) -> LoopFinis
 
 
 def test_a_replayed_race_ends_on_its_result_card(
-    qtbot: QtBot, panel: RacePanel, store: Any, sessions: tuple[int, int], booths: list[Booth]
+    qtbot: QtBot, panel: PresentView, store: Any, sessions: tuple[int, int], booths: list[Booth]
 ) -> None:
     fast, slow = sessions
     setup = booth_setup(
@@ -103,12 +102,12 @@ def test_a_replayed_race_ends_on_its_result_card(
     model = panel.model
     assert model.phase == "ok"
     assert [(p.vus, p.nopm) for p in model.points] == [(s.vus, s.nopm) for s in store.steps(fast)]
-    assert panel.title.text() == "Replay 10x: NVMe RAID 10 (4 drives)"  # never taken for live
+    assert panel.name.text() == "Replay 10x: NVMe RAID 10 (4 drives)"  # never taken for live
     # The race: four times the HDD array's NOPM at every step, the last step's result shown.
     assert panel.ratio_text == "4.0X vs HDD array at 16 users"
-    assert panel.ghost_label == "HDD array at 16 users"
-    assert panel.ghost_points
-    assert max(n for _t, n in panel.ghost_points) == pytest.approx(capacity(16) / 4)
+    assert panel.chart.ghost_label == "HDD array at 16 users"
+    assert panel.chart.ghost_points
+    assert max(n for _t, n in panel.chart.ghost_points) == pytest.approx(capacity(16) / 4)
     # The last run's card stays up, with nothing left to count down.
     assert isinstance(panel.overlay, ResultCard)
     assert panel.overlay.texts()["Best NOPM"] == f"{capacity(16):,.0f}"
@@ -146,7 +145,7 @@ def test_the_present_view_races_a_replay_and_shows_the_card(
 
 
 def test_the_loop_carries_on_after_an_error_without_a_dialog(
-    qtbot: QtBot, panel: RacePanel, store: Any, sessions: tuple[int, int], booths: list[Booth]
+    qtbot: QtBot, panel: PresentView, store: Any, sessions: tuple[int, int], booths: list[Booth]
 ) -> None:
     fast, slow = sessions
     base = booth_setup(
@@ -175,7 +174,7 @@ def test_the_loop_carries_on_after_an_error_without_a_dialog(
 
 
 def test_esc_leaves_and_nothing_else_stops_the_booth(
-    qtbot: QtBot, panel: RacePanel, store: Any, sessions: tuple[int, int], booths: list[Booth]
+    qtbot: QtBot, panel: PresentView, store: Any, sessions: tuple[int, int], booths: list[Booth]
 ) -> None:
     """A loop without end, replayed at the pace it was measured: only Esc ends it."""
     fast, slow = sessions
@@ -199,7 +198,7 @@ def test_esc_leaves_and_nothing_else_stops_the_booth(
 
 
 def test_build_booth_from_the_command_line(
-    qtbot: QtBot, panel: RacePanel, store: Any, sessions: tuple[int, int], booths: list[Booth]
+    qtbot: QtBot, panel: PresentView, store: Any, sessions: tuple[int, int], booths: list[Booth]
 ) -> None:
     fast, slow = sessions
     args = parse(
@@ -257,23 +256,3 @@ def test_a_bad_speed_is_refused_by_the_parser(capsys: pytest.CaptureFixture[str]
     with pytest.raises(SystemExit):
         parse("--replay", "1", "2", "--speed", "fast")
     assert "argument --speed: invalid float value: 'fast'" in capsys.readouterr().err
-
-
-@pytest.mark.parametrize(("width", "height"), [(1920, 1080), (1366, 768), (1280, 720)])
-def test_a_long_ratio_line_shrinks_to_fit(
-    qtbot: QtBot, panel: RacePanel, width: int, height: int
-) -> None:
-    panel.resize(width, height)
-    short = "4.2X vs HDD array"
-    panel.set_ratio_text(short)
-    qtbot.waitUntil(lambda: panel.ratio.width() > width // 2)
-    full = panel.ratio.font().pixelSize()
-    text = "4.2X vs HDD RAID 10 step 3 (192 users) of the competitor's array"
-    panel.set_ratio_text(text)
-    panel.ratio.ensurePolished()
-    shown = panel.ratio.fontMetrics().horizontalAdvance(text)
-    assert shown <= panel.ratio.width()
-    assert panel.ratio.font().pixelSize() < full
-    panel.set_ratio_text(short)
-    panel.ratio.ensurePolished()
-    assert panel.ratio.font().pixelSize() == full

@@ -1,4 +1,4 @@
-"""The race's headline on both booth screens: green when ahead, amber when behind, and at
+"""The race's headline on the Present view: green when ahead, amber when behind, and at
 1280, 1366 and 1920 px the longest whole form that fits, beside a name that stays on screen."""
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
 from bench_gui.gui.present.headline import AMBER, GREEN, HeadlineLabel
-from bench_gui.gui.present.race_panel import RacePanel
 from bench_gui.gui.present.view import PresentView
 from bench_gui.services.race import AHEAD, BEHIND, NEUTRAL, Headline
 from tests._fixtures.scripted import scripted_plan
@@ -85,23 +84,6 @@ def test_the_present_view_colours_by_tone(qtbot: QtBot) -> None:
     view.set_headline(RAMPUP)
     assert view.ratio.property("tone") == NEUTRAL
     assert _colour(view.ratio) not in (GREEN, AMBER)
-
-
-@pytest.mark.parametrize(("width", "height"), [(1280, 720), (1920, 1080)])
-def test_the_race_panel_shows_a_whole_form_in_its_tone(
-    qtbot: QtBot, width: int, height: int
-) -> None:
-    panel = RacePanel()
-    qtbot.addWidget(panel)
-    panel.resize(width, height)
-    panel.show()
-    qtbot.waitExposed(panel)
-    for headline, colour in ((RAMPUP, None), (BEHIND_25, AMBER), (AHEAD_4X, GREEN)):
-        panel.set_headline(headline)
-        _fits(panel.ratio, headline)
-        if colour is not None:
-            assert _colour(panel.ratio) == colour
-    assert panel.ratio.text() == AHEAD_4X.text  # the whole line, even at 1280
 
 
 @pytest.mark.parametrize(("width", "height"), [(1280, 720), (1366, 768), (1920, 1080)])

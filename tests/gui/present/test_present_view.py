@@ -460,20 +460,6 @@ def test_a_database_that_does_not_answer_is_said_not_collecting(
     assert view.phase.chip.text() == "Measuring"
 
 
-def test_the_race_panel_says_so_too(qtbot: QtBot) -> None:
-    from bench_gui.gui.present.race_panel import RacePanel
-
-    panel = RacePanel()
-    qtbot.addWidget(panel)
-    panel.begin_run(_plan())
-    for event in _silent(sweep_events(VUS, 3, 5), 1, 6.0, 45):
-        panel.handle_event(event)
-    panel.refresh()
-    assert panel.phase.text() == (
-        "Measuring  ·  database not answering for 45 s  ·  step 2 of 3  ·  16 users"
-    )
-
-
 def test_a_step_cut_short_without_a_figure_is_not_counted_as_measured(view: PresentView) -> None:
     """Seen after the booth stopped a run whose database had died: "1 step measured" on the
     phase line over tiles saying "no step was measured"."""

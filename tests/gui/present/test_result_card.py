@@ -161,3 +161,57 @@ def test_a_metered_run_s_card_shows_its_watts_and_nopm_per_watt(
         for label in (box.title, box.value):
             shown = label.fontMetrics().horizontalAdvance(label.text())
             assert shown <= label.width(), f"{label.text()!r} is cut"
+
+
+def _figures(count: int) -> Any:
+    """A card's figures with ``count`` of them known (2 to 6): the best NOPM and p99 always;
+    3 adds the race, 4 the cost, 5 the race and a meter's watts and NOPM per watt, 6 all of
+    them (no TPM: it fills in only when fewer than four are known)."""
+    from bench_gui.services.result_figures import ResultFigures
+
+    return ResultFigures(
+        session_id=1,
+        name="NVMe RAID 10 (4 x 3.84 TB)",
+        status="complete",
+        best_nopm=86_654.0,
+        best_vus=48,
+        p99_ms=71.4,
+        times_text="29X" if count > 2 else None,
+        times_note="vs HDD RAID 10 at 48 users",
+        cost_text="$0.06" if count in (4, 6) else None,
+        cost_note="$5,048 / 86,654 NOPM",
+        power_w=412.0 if count >= 5 else None,
+        tpm=None,
+    )
+
+
+@pytest.mark.parametrize("count", [2, 3, 4, 5, 6])
+@pytest.mark.parametrize(("width", "height"), [(1920, 1080), (1280, 720)])
+def test_the_figures_fill_the_card_without_a_hole(
+    qtbot: QtBot, themed: None, count: int, width: int, height: int
+) -> None:
+    """Seen at the booth: three figures in a 2x2 grid left its last quarter empty. Every row
+    runs the card's whole width, however many figures are known."""
+    figures = _figures(count)
+    card = ResultCard(figures, 1, 3, 5)
+    qtbot.addWidget(card)
+    card.resize(int(width * 0.84), int(height * 0.8))
+    card.show()
+    qtbot.waitExposed(card)
+    boxes = card.figure_boxes
+    assert len(boxes) == count
+    rows: dict[int, list[Any]] = {}
+    for box in boxes:
+        rows.setdefault(box.geometry().top(), []).append(box)
+    lefts = {min(b.geometry().left() for b in row) for row in rows.values()}
+    rights = {max(b.geometry().right() for b in row) for row in rows.values()}
+    assert len(lefts) == 1, f"{count} figures: a row starts late at {width}x{height}"
+    assert len(rights) == 1, f"{count} figures: a row ends short at {width}x{height}"
+    assert len(rows) == (1 if count <= 3 else 2)
+    for box in boxes:
+        # In the middle of its box, not at the top of a tall empty one (three in a row).
+        middle = box.value.geometry().center().y()
+        assert box.height() / 3 <= middle <= 2 * box.height() / 3, (count, middle, box.height())
+        for label in (box.title, box.value):
+            shown = label.fontMetrics().horizontalAdvance(label.text())
+            assert shown <= label.width(), f"{label.text()!r} is cut ({count} figures)"
