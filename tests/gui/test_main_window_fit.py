@@ -15,7 +15,14 @@ from typing import Any
 import pytest
 from PySide6.QtCore import QRect, QSize, Qt
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QApplication, QGraphicsView, QLabel, QMessageBox, QWidget
+from PySide6.QtWidgets import (
+    QApplication,
+    QGraphicsView,
+    QLabel,
+    QMessageBox,
+    QScrollArea,
+    QWidget,
+)
 from pytestqt.qtbot import QtBot
 
 from bench_gui.core.plan import Plan, plan_from_dict
@@ -552,3 +559,22 @@ def test_the_sessions_list_shows_several_sessions_under_a_window_manager(
     rows_in_sight = table.viewport().height() // table.rowHeight(0)
     assert rows_in_sight >= 3, (table.height(), table.rowHeight(0))
     assert main_window.stack.currentWidget().verticalScrollBar().maximum() == 0
+
+
+@pytest.mark.parametrize("width", [1280, 1366, 1920])
+def test_the_workload_form_never_scrolls_sideways(
+    qtbot: QtBot, laptop: MainWindow, width: int
+) -> None:
+    """At 1280 and 1366 the Workload form's two columns needed 1,216 px and the form scrolled
+    sideways, the right column's fields cut at the edge: on a laptop they stand one under the
+    other, on a wide screen side by side."""
+    laptop.resize(width, 720 if width < 1920 else 1040)
+    laptop.show_page("Workload")
+    settle(qtbot)
+    page = laptop.page("Workload")
+    columns = page.columns  # type: ignore[attr-defined]
+    form = next(s for s in page.findChildren(QScrollArea) if s.widget().isAncestorOf(columns))
+    assert form.horizontalScrollBar().maximum() == 0, (width, form.widget().minimumSizeHint())
+    assert columns.stacked == (columns.row_width() > form.viewport().width())
+    if width >= 1920:
+        assert not columns.stacked

@@ -42,6 +42,7 @@ from bench_gui.gui.pages.workload.target_section import TargetSection
 from bench_gui.gui.widgets.page_parts import ErrorLine, PageHeader, page_layout
 from bench_gui.gui.widgets.plan_fields import PlanFields
 from bench_gui.gui.widgets.power_options import PowerOptions
+from bench_gui.gui.widgets.side_by_side import SideBySide
 from bench_gui.wire.fio_sizes import RANDOM_READ_FIELDS
 from bench_gui.wire.protocol import Event
 from bench_gui.workloads.random_read.plan_form import RandomReadSection
@@ -115,20 +116,9 @@ class WorkloadPage(QWidget):
         column = QVBoxLayout(content)
         column.setContentsMargins(0, 0, 8, 0)
         column.setSpacing(6)
-        top = QHBoxLayout()
-        top.setSpacing(18)
-        sides: tuple[tuple[QWidget, ...], ...] = (
-            (self.target,),
-            (self.sweep, self.options, self.schema),
-        )
-        for widgets in sides:
-            side = QVBoxLayout()
-            side.setSpacing(6)
-            for widget in widgets:
-                side.addWidget(widget)
-            side.addStretch(1)
-            top.addLayout(side, 1)
-        column.addLayout(top)
+        # Side by side where the page is wide enough, one under the other on a laptop.
+        self.columns = SideBySide(((self.target,), (self.sweep, self.options, self.schema)))
+        column.addWidget(self.columns)
         below: tuple[QWidget, ...] = (self.random_read, self.power_options, self.os_section)
         for widget in below:
             column.addWidget(widget)
