@@ -94,6 +94,11 @@ class HeadlineLabel(QLabel):
             super().setText(shown)
         self.setToolTip(self.full_text if shown != self.full_text else "")
 
+    def shortest_width(self) -> int:
+        """The width of its shortest form at the screen's size: the least it is given."""
+        forms = self.headline.forms if self.headline is not None else ("",)
+        return self._wide(forms[-1])
+
     def set_base_px(self, px: int) -> None:
         """The font size the screen's style sheet gives this label (for measuring forms)."""
         self.base_px = px

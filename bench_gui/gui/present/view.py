@@ -45,6 +45,8 @@ LEAST_SIZE = QSize(320, 240)
 OVERLAY_SHARE = (0.84, 0.8)  # of the view's width and height
 # The most of the top row the race's headline takes: the system's name keeps the rest.
 HEADLINE_SHARE = 0.6
+# The least it takes (with its shortest form), however long the name: against what it races.
+HEADLINE_LEAST_SHARE = 0.4
 
 
 class PresentView(QWidget):
@@ -224,6 +226,24 @@ class PresentView(QWidget):
         server = short_server(model.server) or model.engine
         self.server.setText(server)
         self.server.setVisible(bool(server) and not self.ratio_text)
+        self._share_top_row()
+
+    def _share_top_row(self, room: int | None = None) -> None:
+        """The race's headline takes what the whole name leaves it, between HEADLINE_LEAST_SHARE
+        and HEADLINE_SHARE of the row (and at least its shortest form): at 1280 px a name that
+        fitted beside "4.0X vs HDD array" was cut for "4.0X vs HDD array at 32 users"."""
+        if room is None:
+            margin = self.sizes.margin if self.sizes is not None else 0
+            room = max(self.width(), 320) - 2 * margin
+        self.name.ensurePolished()
+        name = self.name.fontMetrics().horizontalAdvance(self.name.text()) + 4
+        left = room - name - self.top.spacing()
+        if self.server.isVisibleTo(self):
+            left -= self.server.sizeHint().width() + self.top.spacing()
+        least = max(self.ratio.shortest_width(), int(room * HEADLINE_LEAST_SHARE))
+        most = max(least, min(int(room * HEADLINE_SHARE), left))
+        if most != self.ratio.maximumWidth():
+            self.ratio.setMaximumWidth(most)
 
     def _start_timer(self) -> None:
         if self.isVisible() and not self.timer.isActive():
@@ -238,7 +258,7 @@ class PresentView(QWidget):
         room = width - 2 * sizes.margin
         value = self.tiles.fit_value_px(sizes.hero, sizes.value, sizes.unit, sizes.tile_title, room)
         sizes = dataclasses.replace(sizes, value=value)
-        self.ratio.setMaximumWidth(int(room * HEADLINE_SHARE))
+        self._share_top_row(room)
         if sizes == self.sizes:
             return
         self.sizes = sizes

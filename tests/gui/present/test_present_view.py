@@ -17,6 +17,7 @@ from bench_gui.gui.present.tiles import RAMPUP_CAPTION
 from bench_gui.gui.present.view import PresentView
 from bench_gui.gui.present.window import follow_main_window
 from bench_gui.services.live_model import LiveModel
+from bench_gui.services.race import AHEAD, Headline
 from bench_gui.wire.protocol import Event
 from tests._fixtures.scripted import (
     capacity,
@@ -510,3 +511,27 @@ def test_no_tile_caption_is_cut(qtbot: QtBot, width: int, height: int) -> None:
     label = view.tiles.p999.caption_label
     assert label.displayed_text().endswith("…")
     assert label.toolTip() == long
+
+
+@pytest.mark.parametrize("width", [1280, 1366])
+def test_the_name_reads_whole_beside_a_shorter_headline(qtbot: QtBot, width: int) -> None:
+    """At 1280 px "Replay 10x: NVMe RAID 10" was cut ("Replay 10x: NVMe RAID…") for the
+    longest headline "4.0X vs HDD array at 32 users": the headline takes a shorter form of its
+    own before the name is cut, and a name too long for the row still leaves the headline its
+    shortest form."""
+    view = shown_themed(qtbot, PresentView(), width, 720)
+    view.begin_run(Plan(name="Replay 10x: NVMe RAID 10"))
+    forms = ("4.0X vs HDD array at 32 users", "4.0X vs HDD array", "4.0X")
+    view.set_headline(Headline(forms, AHEAD))
+    view.refresh()
+    QApplication.processEvents()
+    assert view.name.displayed_text() == "Replay 10x: NVMe RAID 10"
+    assert view.ratio.text() in forms[:2], view.ratio.text()
+    assert _inside(view.ratio, view)
+
+    view.set_title("A name for a run so long that no booth screen could ever hold it whole")
+    view.refresh()
+    QApplication.processEvents()
+    assert view.name.displayed_text().endswith("…")
+    assert view.ratio.text() in forms
+    assert view.ratio.width() >= view.ratio.shortest_width() - 1
