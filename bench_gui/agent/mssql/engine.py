@@ -45,7 +45,7 @@ from bench_gui.agent.mssql.settings import CONFIGURATIONS_SQL
 from bench_gui.agent.mysql.odbc import parse, pyodbc_module
 from bench_gui.agent.odbc_engine import OdbcEngine
 from bench_gui.wire.setting_units import setting_record
-from bench_gui.wire.tpcc_tables import ITEMS, ROWS_PER_WAREHOUSE
+from bench_gui.wire.tpcc_tables import ITEMS, ROWS_PER_WAREHOUSE, TABLES
 
 # Driver names searched for, in order of preference (pyodbc.drivers()).
 DRIVER_PREFERENCE: Final = (
@@ -107,7 +107,7 @@ TABLE_SIZES_SQL: Final = (
     " WHERE t.schema_id = SCHEMA_ID(N'dbo') GROUP BY t.name"
 )
 COUNT_SQL: Final[dict[str, str]] = {
-    table: f"SELECT COUNT_BIG(*) FROM dbo.{table}" for table in schema.TABLES
+    table: f"SELECT COUNT_BIG(*) FROM dbo.{table}" for table in TABLES
 }
 
 
@@ -353,7 +353,7 @@ def schema_status(cursor: Any) -> SchemaStatus:
     if not present and not routines:
         return SchemaStatus("missing", 0, ["no TPROC-C tables"])
     problems: list[str] = []
-    missing = [t for t in schema.TABLES if t not in present]
+    missing = [t for t in TABLES if t not in present]
     if missing:
         problems.append("missing tables: " + ", ".join(missing))
     indexes = {str(r[0]).lower() for r in _all(cursor, INDEXES_PRESENT_SQL)}
@@ -610,7 +610,7 @@ def table_facts(cursor: Any, *, rows: bool) -> dict[str, Any]:
         else:
             counted[table] = int(estimate or 0)
             methods[table] = "estimate"
-    order = {t: i for i, t in enumerate(schema.TABLES)}
+    order = {t: i for i, t in enumerate(TABLES)}
     out["table_rows"] = dict(sorted(counted.items(), key=lambda kv: order[kv[0]]))
     out["table_rows_method"] = {t: methods[t] for t in out["table_rows"]}
     return out

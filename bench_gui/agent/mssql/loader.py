@@ -31,7 +31,7 @@ from bench_gui.agent.engines import EngineError
 from bench_gui.agent.mssql import procedures, rows, schema
 from bench_gui.agent.mssql.connection import connect
 from bench_gui.agent.pg import tpcc_rand
-from bench_gui.wire.tpcc_tables import ITEMS
+from bench_gui.wire.tpcc_tables import ITEMS, TABLES
 
 BATCH_ROWS: Final = 5_000  # parameter rows per executemany
 COMMIT_ROWS: Final = 50_000  # rows per transaction at most while a warehouse loads
@@ -242,7 +242,7 @@ def build(
     main = connect(connection_string, password=password)
     try:
         cursor = main.cursor()
-        emit("tables", 0, len(schema.TABLES), "tables", "creating tables")
+        emit("tables", 0, len(TABLES), "tables", "creating tables")
         schema.create_tables(cursor.execute)
         emit("items", 0, ITEMS, "rows", "loading items")
         stats["rows"] += load_items(main, rows.RowGen(seed))

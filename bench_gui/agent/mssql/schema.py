@@ -21,18 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from bench_gui.agent.mssql import rows
-
-TABLES: Final = (
-    "warehouse",
-    "district",
-    "customer",
-    "history",
-    "orders",
-    "new_order",
-    "order_line",
-    "item",
-    "stock",
-)
+from bench_gui.wire.tpcc_tables import TABLES
 
 _LOCKS_ROW: Final = "ALLOW_ROW_LOCKS = ON, ALLOW_PAGE_LOCKS = OFF"
 _LOCKS_PAGE: Final = "ALLOW_ROW_LOCKS = OFF, ALLOW_PAGE_LOCKS = ON"
