@@ -93,7 +93,9 @@ class UserCalls:
       clock starts);
     - ``call(cursor, tx, drawn)``: run it, every result drained; True for New-Order's
       intended rollback (counted apart, never as an error or a commit);
-    - ``failure(exc)``: the error's short name (``connection_lost`` reopens the connection).
+    - ``failure(exc)``: the error's short name (``connection_lost`` reopens the connection);
+    - ``cursor(conn)``: what ``call`` is handed for a connection (a pyodbc cursor unless the
+      engine keeps more, e.g. one prepared statement per transaction).
     """
 
     connect: Callable[[], Any]
@@ -101,6 +103,7 @@ class UserCalls:
     draw: Callable[[Any, str, int, int], Any]
     call: Callable[[Any, str, Any], bool]
     failure: Callable[[BaseException], str]
+    cursor: Callable[[Any], Any] = lambda conn: conn.cursor()
 
 
 def choose_tx(rng: Any) -> str:
@@ -145,7 +148,7 @@ def run_user(
     )
     home = owned[0] if owned else rng.randint(1, spec.warehouses)
     stock_d = rng.randint(1, 10)
-    cursor = conn.cursor() if conn is not None else None
+    cursor = calls.cursor(conn) if conn is not None else None
     previous = ""
     now = time.perf_counter
     backoff = outages.Backoff(random.Random(seed))
@@ -158,7 +161,7 @@ def run_user(
                 break
             try:
                 conn = calls.connect()
-                cursor = conn.cursor()
+                cursor = calls.cursor(conn)
             except Exception:  # noqa: BLE001 - any failure: try again after a longer delay
                 backoff.failed(now())
                 continue

@@ -1,10 +1,16 @@
-"""MariaDB/MySQL virtual users: each transaction is one ``CALL`` sent as text, over pyodbc.
+"""MariaDB/MySQL virtual users: each transaction is one prepared ``CALL``, over pyodbc.
 
 The worker process, the user threads and their counts are the ODBC engines' shared ones
-(:mod:`bench_gui.agent.odbc_users`). What is MariaDB's own is here: the ``CALL`` text (the
-parameters are numbers and one of the thousand syllable names: nothing to escape), its one
-result row ``(status, value)`` where status 1 is New-Order's intended rollback
-(:mod:`.procedures`), and the names of its errors.
+(:mod:`bench_gui.agent.odbc_users`). What is MariaDB's own is here: the ``CALL`` of each
+transaction, its one result row ``(status, value)`` where status 1 is New-Order's intended
+rollback (:mod:`.procedures`), and the names of its errors.
+
+A user keeps one cursor per transaction (:class:`Statements`), each re-executing its own
+``CALL NEWORD(?,?,...)``: pyodbc prepares a statement once and re-executes it while the SQL
+text stays the same object, so a transaction is one ``COM_STMT_EXECUTE`` with binary
+parameters. A ``CALL`` sent as text (:func:`call_text`) goes through the Connector/ODBC's
+``SQLExecDirect``, which prepares, executes and closes a server statement every time: two
+sends and three wake-ups of the user per transaction instead of one and two.
 """
 
 from __future__ import annotations
@@ -38,6 +44,51 @@ def call_text(tx: str, params: list[bytes | None], procedures: dict[str, bytes] 
     return (procedures[tx] + b",".join(values) + b")").decode("ascii")
 
 
+def call_sql(tx: str, count: int, procedures: dict[str, bytes] = PROCEDURE) -> str:
+    """The prepared ``CALL`` of ``tx`` with ``count`` placeholders, one str object per
+    (procedures, tx, count): pyodbc re-prepares when handed another object."""
+    key = (id(procedures), tx, count)
+    sql = _SQL.get(key)
+    if sql is None:
+        sql = _SQL[key] = procedures[tx].decode("ascii") + ",".join("?" * count) + ")"
+    return sql
+
+
+_SQL: dict[tuple[int, str, int], str] = {}
+
+
+def call_args(tx: str, params: list[bytes | None]) -> list[int | str | None]:
+    """The drawn parameters (libpq text) as the ``CALL``'s values: numbers as int, the last
+    parameter of :data:`NAMED` transactions (a customer's last name, maybe empty) as str."""
+    if tx in NAMED:
+        *numbers, name = params
+        return [None if p is None else int(p) for p in numbers] + [(name or b"").decode("ascii")]
+    return [None if p is None else int(p) for p in params]
+
+
+class Statements:
+    """One user connection's cursors, one per transaction, each keeping its ``CALL``
+    prepared (see the module's docstring)."""
+
+    def __init__(self, conn: Any) -> None:
+        self.conn = conn
+        self.cursors: dict[str, Any] = {}
+
+    def cursor(self, tx: str) -> Any:
+        cursor = self.cursors.get(tx)
+        if cursor is None:
+            cursor = self.cursors[tx] = self.conn.cursor()
+        return cursor
+
+
+def draw_call(
+    params: Any, tx: str, w: int, stock_d: int, procedures: dict[str, bytes] = PROCEDURE
+) -> tuple[str, list[int | str | None]]:
+    """One transaction's prepared ``CALL`` and its values, drawn before the clock starts."""
+    values = call_args(tx, params.params(tx, w, stock_d))
+    return call_sql(tx, len(values), procedures), values
+
+
 def error_kind(exc: BaseException) -> str:
     """A short name for a failed transaction (as PostgreSQL's users name theirs)."""
     if odbc.is_lost(exc):
@@ -64,9 +115,11 @@ def _failure(exc: BaseException) -> str:
     return error_kind(exc) if isinstance(exc, pyodbc.Error) else type(exc).__name__
 
 
-def _call(cursor: Any, tx: str, text: str) -> bool:
-    """Run one CALL, drain its answer; True when it says New-Order rolled back (status 1)."""
-    cursor.execute(text)
+def _call(statements: Statements, tx: str, drawn: tuple[str, list[int | str | None]]) -> bool:
+    """Run one prepared CALL on the transaction's own cursor, drain its answer; True when it
+    says New-Order rolled back (status 1)."""
+    cursor = statements.cursor(tx)
+    cursor.execute(drawn[0], drawn[1])
     row = cursor.fetchone()
     while cursor.nextset():
         pass
@@ -95,11 +148,10 @@ def user_calls(spec: WorkerSpec) -> odbc_users.UserCalls:
             hammerdb_connect(spec.conninfo) if hammerdb else odbc.connect(spec.conninfo, "mariadb")
         ),
         params=lambda seed: params_for(spec.profile, spec.warehouses, seed),
-        draw=lambda params, tx, w, stock_d: call_text(
-            tx, params.params(tx, w, stock_d), procedures
-        ),
+        draw=lambda params, tx, w, stock_d: draw_call(params, tx, w, stock_d, procedures),
         call=_call,
         failure=_failure,
+        cursor=Statements,
     )
 
 

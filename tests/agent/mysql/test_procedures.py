@@ -9,7 +9,7 @@ import pytest
 
 from bench_gui.agent.mysql import odbc
 from bench_gui.agent.mysql.engine import read_counters
-from bench_gui.agent.mysql.vu import call_text
+from bench_gui.agent.mysql.vu import Statements, _call, call_text, draw_call
 from bench_gui.agent.users import Params
 from tests._fixtures.odbc_calls import call, one
 
@@ -94,3 +94,25 @@ def test_the_users_calls_are_the_procedures_calls(cursor: Any) -> None:
         while cursor.nextset():
             pass
     assert odbc.message(Exception("x")) == "x"
+
+
+def test_a_user_prepares_each_call_once_and_re_executes_it(cursor: Any) -> None:
+    """Each transaction is one execution of its prepared CALL, not a prepare, an execute and
+    a close per call (Connector/ODBC's SQLExecDirect): one round trip as the floor's."""
+    statements = Statements(cursor.connection)
+    params = Params(1, seed=11)
+
+    def prepared() -> int:
+        status = statements.cursor("status")
+        status.execute("SHOW SESSION STATUS LIKE 'Com_stmt_prepare'")
+        count = int(status.fetchone()[1])
+        status.nextset()
+        return count
+
+    before = prepared()
+    kinds = ("new_order", "payment", "delivery", "stock_level", "order_status")
+    for n in range(40):
+        tx = kinds[n % len(kinds)]
+        _call(statements, tx, draw_call(params, tx, 1, 3))
+    # the five CALLs once, and the SHOW STATUS itself (sent as text: prepared each time)
+    assert prepared() - before == len(kinds) + 1
