@@ -362,7 +362,7 @@ class RunController:
         self.stream.reattached = True
         try:
             readings = self._clocks() if self.policy.clocks_first else []
-            if run_dir is not None:  # found by the caller already (one host)
+            if run_dir is not None and not self.policy.merged:  # found by the caller already
                 run_dirs = {self.hosts[0].name: run_dir}
             else:
                 merged, stop = self.policy.merged, self._stop
