@@ -133,11 +133,11 @@ def link_cuts(server: Any, db: Path, cuts: int, duration_s: float, sshd: Any) ->
                     rows.append({"restored_s": restored[0] - cut_at, "first_event_s": now - cut_at})
                     cut_at = None
             due = cut_at is None and len(rows) < cuts and len(delivered) % every == 0
-            port = getattr(controller._agent, "local_port", None) if due else None
+            port = getattr(controller.agent, "local_port", None) if due else None
             if port and sshd.cut(port):
                 cut_at = time.monotonic()
         session_id = controller.session_id
-        run_dir = Path(str(getattr(controller._agent, "run_dir", "")))
+        run_dir = Path(str(getattr(controller.agent, "run_dir", "")))
         status = store.get_run(session_id).status if session_id else None
     assert session_id is not None
     return {

@@ -76,7 +76,7 @@ def _figures(
     """Survived, the step summaries' words, and samples lost/duplicated against the spool."""
     session = controller.session_id
     steps = store.steps(session) if session is not None else []
-    run_dir = Path(str(getattr(controller._agent, "run_dir", "")))
+    run_dir = Path(str(getattr(controller.agent, "run_dir", "")))
     status = None if controller.final is None else controller.final.get("status")
     stored = [s.seq for s in store.samples(session)] if session is not None else []
     first = steps[0].summary if steps else {}

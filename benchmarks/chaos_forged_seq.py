@@ -46,7 +46,7 @@ def forged_seq_scenario(
                 continue
             delivered.append(event.seq)
             if forged_at is None and event.get("phase") == "measure":
-                run_dir = Path(str(getattr(controller._agent, "run_dir", "")))
+                run_dir = Path(str(getattr(controller.agent, "run_dir", "")))
                 lines = [encode_event("sample", FORGED + k, event.t, **event.data) for k in (0, 1)]
                 with open(run_dir / "events.jsonl", "a", encoding="utf-8") as spool:
                     for line in lines:  # one write a line: O_APPEND keeps lines whole
@@ -54,7 +54,7 @@ def forged_seq_scenario(
                         spool.flush()
                 forged_at = time.monotonic()
         session_id = controller.session_id
-        run_dir = Path(str(getattr(controller._agent, "run_dir", "")))
+        run_dir = Path(str(getattr(controller.agent, "run_dir", "")))
         assert session_id is not None
         run = store.get_run(session_id)
         bad = [

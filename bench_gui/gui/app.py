@@ -18,8 +18,9 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 from bench_gui.gui.compat import BAD_BINDING_HELP, binding_drops_references
 from bench_gui.gui.demo_ready import warmup_wanted
 from bench_gui.gui.errors import ExceptHooks, notifier
-from bench_gui.gui.main_window import ControllerFactory, MainWindow
+from bench_gui.gui.main_window import MainWindow
 from bench_gui.gui.resources import app_icon, load_theme
+from bench_gui.gui.run_control import ControllerFactory
 from bench_gui.gui.wheel_guard import install_wheel_guard
 from bench_gui.gui.window_fit import fit_to_screen
 
@@ -98,7 +99,7 @@ def start_up(store: Any, controller_factory: ControllerFactory | None = None) ->
     candidates = find_candidates(store, at_start=True)
     store.mark_stale_running(keep=[c.session_id for c in candidates if c.status == "running"])
     if candidates:
-        window.offer_reattach(candidates)
+        window.run_control.offer_reattach(candidates)
     return window
 
 
@@ -112,7 +113,7 @@ def start_team_push(window: MainWindow) -> bool:
     if load_team_setting() is None:
         return False
     bar = window.sessions_page.team_bar
-    say = window.set_status  # on the page on screen: the push ends while the user is there
+    say = window.face.set_status  # on the page on screen: the push ends while the user is there
 
     def pushed(result: Any) -> None:
         if not result.reached:
@@ -247,7 +248,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return 1
             errors.error.disconnect(show_start_up_error)
             if warmup_wanted():
-                QTimer.singleShot(0, window, window.prepare_demo)
+                QTimer.singleShot(0, window, window.run_control.prepare_demo)
             # The page every sweep shows, built while the user reads the first one.
             QTimer.singleShot(PRELOAD_LIVE_MS, window, lambda: window.page("Live"))
             QTimer.singleShot(TEAM_PUSH_MS, window, lambda: start_team_push(window))

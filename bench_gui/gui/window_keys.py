@@ -63,7 +63,7 @@ class WindowKeys:
 
     def update(self) -> None:
         presenting = self.window.presenting
-        self.stop.setEnabled(self.window.busy or presenting)
+        self.stop.setEnabled(self.window.run_control.busy or presenting)
         for shortcut in (*self.pages, *self.start, self.export):
             shortcut.setEnabled(not presenting)
 
@@ -71,20 +71,20 @@ class WindowKeys:
         window = self.window
         if window.presenting:
             window.toggle_present()
-        elif window.busy:
+        elif window.run_control.busy:
             self.ask_stop()
 
     def ask_stop(self) -> None:
         """The run's own confirmation on the Live page; for a build or a check, one here."""
         window = self.window
-        worker = window.worker
+        worker = window.run_control.worker
         if worker is None:
             return
         if worker.action == "run":
             window.show_page("Live")
             window.live_page.ask_stop()
             return
-        from bench_gui.gui.main_window import ACTION_WORDS
+        from bench_gui.gui.run_control import ACTION_WORDS
 
         words = ACTION_WORDS.get(worker.action, "task").lower()
         if self.stop_box is None:
@@ -102,13 +102,13 @@ class WindowKeys:
 
     def _stop_answered(self, result: int) -> None:
         if result == QMessageBox.StandardButton.Yes:
-            self.window.stop_task()
+            self.window.run_control.stop_task()
 
 
 def page_names() -> tuple[str, ...]:
-    from bench_gui.gui.main_window import PAGES
+    from bench_gui.gui.window_pages import PAGES
 
-    return PAGES
+    return tuple(PAGES)
 
 
 def install(window: MainWindow) -> WindowKeys:
@@ -118,18 +118,18 @@ def install(window: MainWindow) -> WindowKeys:
 def start_sweep(window: MainWindow) -> bool:
     """What the Workload page's Start button does, from any page: a plan with errors shows
     the Workload page with the errors next to their fields."""
-    if window.busy:
-        window.set_status("A task is running: stop it first (Esc).")
+    if window.run_control.busy:
+        window.face.set_status("A task is running: stop it first (Esc).")
         return False
     page = window.workload_page
     if not page.start_button.isEnabled():
-        window.set_status("The sweep waits for the demo target to be ready.")
+        window.face.set_status("The sweep waits for the demo target to be ready.")
         return False
     plan = page.validated_plan()
     if plan is None:
         window.show_page("Workload")
         return False
-    return window.start_run(plan)
+    return window.run_control.start_run(plan)
 
 
 def export_button(page: QWidget | None) -> QPushButton | None:
@@ -162,7 +162,7 @@ def export_current(window: MainWindow) -> bool:
         if button is not None:
             window.show_page("Compare")
     if button is None:
-        window.set_status("Nothing to export here yet: compare sessions, then Ctrl+E exports.")
+        window.face.set_status("Nothing to export here yet: compare sessions, then Ctrl+E exports.")
         return False
     press(button)
     return True

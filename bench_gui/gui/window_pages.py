@@ -1,4 +1,5 @@
-"""How the main window builds each page, the first time it is shown (or asked for).
+"""The main window's pages: :data:`PAGES`, the table of every page in the navigation's order
+with how it is built, the first time it is shown (or asked for).
 
 Each page's module is imported here, in its maker, so the window opens without the modules
 of the pages nobody has opened yet. A maker connects the page to the window and to the pages
@@ -9,7 +10,7 @@ Database page proposes for the Workload page's plan...).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from PySide6.QtWidgets import QWidget
 
@@ -21,10 +22,11 @@ def workload(window: MainWindow) -> QWidget:
     from bench_gui.gui.pages.workload import WorkloadPage
 
     page = WorkloadPage()
-    page.start_requested.connect(window.start_run)
-    page.build_requested.connect(lambda plan: window.start_task("build", plan))
-    page.check_requested.connect(lambda plan: window.start_task("check", plan))
-    page.cancel_requested.connect(window.stop_task)
+    run = window.run_control
+    page.start_requested.connect(run.start_run)
+    page.build_requested.connect(lambda plan: run.start_task("build", plan))
+    page.check_requested.connect(lambda plan: run.start_task("check", plan))
+    page.cancel_requested.connect(run.stop_task)
     targets = window.built("Targets")
     if targets is not None:
         page.set_driver_targets(targets.target_names())  # type: ignore[attr-defined]
@@ -35,7 +37,7 @@ def live(window: MainWindow) -> QWidget:
     from bench_gui.gui.pages.live import LivePage
 
     page = LivePage()
-    page.stop_requested.connect(window.stop_task)
+    page.stop_requested.connect(window.run_control.stop_task)
     page.open_session_requested.connect(window.open_last_session)
     page.present_requested.connect(window.toggle_present)
     return page
@@ -51,7 +53,7 @@ def compare(window: MainWindow) -> QWidget:
     from bench_gui.gui.pages.compare import ComparePage
 
     page = ComparePage(window.store)
-    page.status.connect(window.page_status("Compare"))
+    page.status.connect(window.face.page_status("Compare"))
     return page
 
 
@@ -59,7 +61,7 @@ def database(window: MainWindow) -> QWidget:
     from bench_gui.gui.pages.database import DatabasePage
 
     page = DatabasePage(window.store, plan_provider=lambda: window.workload_page.plan_data())
-    page.status.connect(window.page_status("Database"))
+    page.status.connect(window.face.page_status("Database"))
     return page
 
 
@@ -67,7 +69,7 @@ def targets(window: MainWindow) -> QWidget:
     from bench_gui.gui.pages.targets import TargetsPage
 
     page = TargetsPage(plan_source=lambda: window.workload_page.current_plan())
-    page.status.connect(window.page_status("Targets"))
+    page.status.connect(window.face.page_status("Targets"))
     page.targets_changed.connect(window.workload_page.set_driver_targets)
     page.targets_changed.connect(lambda _names: reload_storage_targets(window))
     window.workload_page.set_driver_targets(page.target_names())
@@ -78,7 +80,7 @@ def storage(window: MainWindow) -> QWidget:
     from bench_gui.gui.pages.storage import StoragePage
 
     page = StoragePage()
-    page.status.connect(window.page_status("Storage"))
+    page.status.connect(window.face.page_status("Storage"))
     return page
 
 
@@ -86,7 +88,7 @@ def study(window: MainWindow) -> QWidget:
     from bench_gui.gui.pages.study import StudyPage
 
     page = StudyPage(window.store)
-    page.status.connect(window.page_status("Study"))
+    page.status.connect(window.face.page_status("Study"))
     return page
 
 
@@ -97,7 +99,8 @@ def reload_storage_targets(window: MainWindow) -> None:
         page.reload_targets()  # type: ignore[attr-defined]
 
 
-MAKERS: dict[str, Callable[[MainWindow], QWidget]] = {
+# Every page, in the navigation's order: its name and what builds it for a window.
+PAGES: Final[dict[str, Callable[[MainWindow], QWidget]]] = {
     "Workload": workload,
     "Live": live,
     "Sessions": sessions,
@@ -112,9 +115,9 @@ MAKERS: dict[str, Callable[[MainWindow], QWidget]] = {
 def make(window: MainWindow, name: str) -> QWidget:
     """Build the page ``name`` for ``window`` (KeyError for a name no maker knows)."""
     try:
-        maker = MAKERS[name]
+        maker = PAGES[name]
     except KeyError:
-        raise KeyError(f"no page named {name!r} (the pages: {', '.join(MAKERS)})") from None
+        raise KeyError(f"no page named {name!r} (the pages: {', '.join(PAGES)})") from None
     return maker(window)
 
 

@@ -1,6 +1,6 @@
 """The links to a run's driver hosts: the SSH transport of each (one host, or one of several
-with its role and barrier options), the host as the run follows it, and each host's inventory
-over its own connection.
+with its role and barrier options), the host as the run follows it (one host is this machine or
+an SSH target), and each host's inventory over its own connection.
 """
 
 from __future__ import annotations
@@ -16,8 +16,9 @@ from bench_gui.remote.deploy import Deployment
 from bench_gui.remote.errors import SSHError
 from bench_gui.remote.hostkeys import APP_KNOWN_HOSTS
 from bench_gui.remote.inventory import Shell, collect_inventory
-from bench_gui.remote.ssh_transport import SSHAgentRun, SSHTransport
+from bench_gui.remote.ssh_transport import SSHTransport
 from bench_gui.remote.targets import TARGETS_FILE, get_target
+from bench_gui.remote.transport import AgentRun, Transport
 from bench_gui.services.run_errors import RunError
 from bench_gui.store.paths import data_dir
 from bench_gui.wire.protocol import Event
@@ -95,21 +96,32 @@ def host_inventory(shell: Shell, name: str, role: str) -> tuple[dict[str, Any] |
 
 @dataclass
 class Host:
-    """One driver host of the run, as the run follows it."""
+    """One driver host of the run, as the run follows it (a run on one host has one, which
+    may be this machine)."""
 
     name: str
     index: int
     role: str
-    transport: HostTransport
+    transport: Transport
     config: dict[str, Any]
+    said: str = ""  # what names the host in what is said of it ("" on a run on one host)
     clock: ClockReading | None = None
-    agent: SSHAgentRun | None = None
+    agent: AgentRun | None = None
     thread: threading.Thread | None = None
     ended: bool = False
     final: Event | None = None
     lost: str = ""  # why the host was lost ("" while it is not)
+    why: str = ""  # why following the host ended before its agent did ("" if it did not)
+    error: Exception | None = None  # what ended following it early (None if nothing did)
     go_file: str = ""
     ready: set[int] = field(default_factory=set)
     go: dict[int, float] = field(default_factory=dict)  # step -> start_at, the host's clock
     # step -> (when the host's users really began, this machine's clock; how late, s)
     started: dict[int, tuple[float, float]] = field(default_factory=dict)
+
+    @property
+    def ssh(self) -> SSHTransport:
+        """The host's SSH transport (a run's barrier, clocks and inventory need one)."""
+        if not isinstance(self.transport, SSHTransport):
+            raise RunError(f"{self.said or 'the driver host: '}not an SSH target")
+        return self.transport

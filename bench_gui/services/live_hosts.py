@@ -1,6 +1,6 @@
 """The driver hosts of a run on several hosts, as the Live page shows them (issue 18). Qt-free.
 
-A run on several driver hosts (:mod:`bench_gui.services.multi_run`) sends merged per-second
+A run on several driver hosts (:mod:`bench_gui.services.run_stream`) sends merged per-second
 samples whose ``hosts`` field holds each host's own figures (:func:`~bench_gui.services.
 multi_samples.merge_samples`: its role, users, driver NOPM and TPM, CPU in use), step ends whose
 summary keeps each host's figures over the measured window under ``driver_hosts``

@@ -1,8 +1,7 @@
 """Which run directory on a driver host belongs to a stored session (for re-attaching).
 
-Every re-attach path needs it: one driver host (:meth:`bench_gui.services.run.RunController.
-reattach`, :mod:`bench_gui.services.reattach`) and every host of a run on several
-(:mod:`bench_gui.services.multi_run`).
+Every re-attach path needs it: :meth:`bench_gui.services.run.RunController.reattach` (one
+driver host or every host of a run on several) and :mod:`bench_gui.services.reattach`.
 """
 
 from __future__ import annotations

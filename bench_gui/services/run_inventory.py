@@ -70,7 +70,7 @@ class RunInventory:
         per_host: dict[str, dict[str, Any]] = {}
         for host in hosts:
             try:
-                inventory, warning = host_inventory(host.transport.session(), host.name, host.role)
+                inventory, warning = host_inventory(host.ssh.session(), host.name, host.role)
             except (SSHError, OSError) as exc:
                 inventory, warning = None, f"driver host {host.name!r}: no inventory: {exc}"
             if inventory is None:

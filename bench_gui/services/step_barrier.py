@@ -147,11 +147,11 @@ class StepBarrier:
         """The go file on one host; a link that was cut is reopened once (a host whose link
         cannot be had is lost: a :class:`RunError` naming it, out of the loop)."""
         try:
-            write_go(host.transport.session(), host.go_file, step, start_at)
+            write_go(host.ssh.session(), host.go_file, step, start_at)
         except SSHError:
-            host.transport.close()  # a session the cut left for dead: a new one
+            host.ssh.close()  # a session the cut left for dead: a new one
             try:
-                write_go(host.transport.session(), host.go_file, step, start_at)
+                write_go(host.ssh.session(), host.go_file, step, start_at)
             except SSHError as exc:
                 raise RunError(
                     f"driver host {host.name!r} was lost at the start of step {step + 1}: its"
@@ -172,7 +172,7 @@ def read_go(host: Host) -> tuple[int, float] | None:
     if not host.go_file:
         return None
     try:
-        raw = host.transport.session().read_bytes(host.go_file)
+        raw = host.ssh.session().read_bytes(host.go_file)
         data = json.loads(raw.decode("utf-8"))
     except FileNotFoundError:
         return None

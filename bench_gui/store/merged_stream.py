@@ -1,7 +1,7 @@
 """Discarding a session's merged event stream, to merge it again from its sources.
 
 A run on several driver hosts stores one stream merged from every host's events
-(:mod:`bench_gui.services.multi_run`); each host's spool holds all of that host's events. A
+(:mod:`bench_gui.services.run_stream`); each host's spool holds all of that host's events. A
 desktop that re-attaches to such a run after losing it cannot tell which of each host's
 events the stored stream already holds (the merged sequence numbers are its own), so it
 merges the spools again from their start, once it has found every host's run: the stored

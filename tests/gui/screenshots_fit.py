@@ -37,8 +37,9 @@ def shoot(out_dir: str) -> int:
 
     from bench_gui.core.plan import Plan
     from bench_gui.gui.app import APP_NAME, apply_theme
-    from bench_gui.gui.main_window import PAGES, MainWindow
+    from bench_gui.gui.main_window import MainWindow
     from bench_gui.gui.window_fit import fit_to_screen
+    from bench_gui.gui.window_pages import PAGES
     from bench_gui.store import SessionStore
 
     settings = Path(os.environ["BENCH_GUI_DATA_DIR"]) / "settings"

@@ -43,7 +43,7 @@ def test_in_present_mode_only_esc_and_f11_act(qtbot: QtBot, laptop: MainWindow) 
         assert laptop.current_page_name() == "Live"
     qtbot.keyClick(laptop, Qt.Key.Key_E, Qt.KeyboardModifier.ControlModifier)  # no export menu
     qtbot.keyClick(laptop, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)  # no sweep
-    assert not laptop.busy
+    assert not laptop.run_control.busy
     assert QApplication.activePopupWidget() is None
     assert laptop.stack.currentWidget() is view
     assert laptop.presenting

@@ -37,8 +37,8 @@ def test_build_then_sweep_then_sessions(
 
     # Build the schema with a progress bar fed by the agent's progress events.
     qtbot.mouseClick(page.build_button, Qt.MouseButton.LeftButton)
-    assert main_window.busy
-    qtbot.waitUntil(lambda: main_window.worker is None, timeout=RUN_MS)
+    assert main_window.run_control.busy
+    qtbot.waitUntil(lambda: main_window.run_control.worker is None, timeout=RUN_MS)
     assert page.progress.value() == page.progress.maximum()
     assert "failed" not in page.task_status.text().lower(), page.task_status.text()
 
@@ -48,8 +48,8 @@ def test_build_then_sweep_then_sessions(
     live = main_window.live_page
     qtbot.waitUntil(lambda: live.model.phase == "measure", timeout=RUN_MS)
     qtbot.waitUntil(lambda: len(live.model.points) >= 1, timeout=RUN_MS)
-    assert main_window.busy  # events arrive while the event loop keeps turning
-    qtbot.waitUntil(lambda: main_window.worker is None, timeout=RUN_MS)
+    assert main_window.run_control.busy  # events arrive while the event loop keeps turning
+    qtbot.waitUntil(lambda: main_window.run_control.worker is None, timeout=RUN_MS)
 
     assert live.banner.property("tone") == "ok", live.banner_label.text()
     assert live.banner_label.text().startswith("Run complete: 3 steps measured")
@@ -62,7 +62,7 @@ def test_build_then_sweep_then_sessions(
     assert tiles is not None
 
     # Stored: every second and every step, shown on the Sessions page.
-    session_id = main_window.last_session_id
+    session_id = main_window.run_control.last_session_id
     assert session_id is not None
     samples = main_window.store.samples(session_id)
     assert len(samples) >= 3 * 5  # a sample a second, 1 s ramp-up + 4 s measured

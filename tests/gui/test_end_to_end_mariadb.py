@@ -41,7 +41,7 @@ def test_a_mariadb_sweep_runs_live_and_is_stored(
     assert main_window.current_page_name() == "Live"
     live = main_window.live_page
     qtbot.waitUntil(lambda: live.model.phase == "measure", timeout=RUN_MS)
-    qtbot.waitUntil(lambda: main_window.worker is None, timeout=RUN_MS)
+    qtbot.waitUntil(lambda: main_window.run_control.worker is None, timeout=RUN_MS)
 
     assert live.banner.property("tone") == "ok", live.banner_label.text()
     points = live.model.points
@@ -54,7 +54,7 @@ def test_a_mariadb_sweep_runs_live_and_is_stored(
         assert p.nopm_driver == pytest.approx(p.nopm, rel=0.02)
     assert live.model.tiles() is not None
 
-    session_id = main_window.last_session_id
+    session_id = main_window.run_control.last_session_id
     assert session_id is not None
     info = main_window.store.get_run(session_id)
     assert info.engine.lower().startswith("mariadb"), info.engine

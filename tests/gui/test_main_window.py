@@ -19,8 +19,9 @@ from pytestqt.qtbot import QtBot
 
 from bench_gui.gui.app import build_main_window
 from bench_gui.gui.errors import ExceptHooks, notifier
-from bench_gui.gui.main_window import PAGES, MainWindow
+from bench_gui.gui.main_window import MainWindow
 from bench_gui.gui.resources import ICON_PNG, app_icon, resource_path
+from bench_gui.gui.window_pages import PAGES
 
 pytestmark = pytest.mark.gui
 
@@ -40,14 +41,14 @@ def _unreachable_server(window: MainWindow) -> None:
 def test_navigation_has_the_pages(qtbot: QtBot, main_window: MainWindow) -> None:
     nav = main_window.nav
     assert [nav.item(i).text() for i in range(nav.count())] == list(PAGES)
-    assert PAGES[:3] == ("Workload", "Live", "Sessions")
+    assert list(PAGES)[:3] == ["Workload", "Live", "Sessions"]
     assert "Database" in PAGES
     assert "Targets" in PAGES
     assert "Storage" in PAGES
     assert main_window.current_page_name() == "Workload"
     main_window.show()
     for name in ("Sessions", "Database", "Targets", "Storage", "Live", "Workload"):
-        row = PAGES.index(name)
+        row = list(PAGES).index(name)
         rect = nav.visualItemRect(nav.item(row))
         qtbot.mouseClick(nav.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
         assert main_window.current_page_name() == name
@@ -66,7 +67,7 @@ def test_theme_and_icon_are_applied(main_window: MainWindow) -> None:
 def test_an_invalid_plan_starts_nothing(qtbot: QtBot, main_window: MainWindow) -> None:
     main_window.workload_page.warehouses_spin.setValue(0)
     qtbot.mouseClick(main_window.workload_page.start_button, Qt.MouseButton.LeftButton)
-    assert main_window.worker is None
+    assert main_window.run_control.worker is None
     assert main_window.current_page_name() == "Workload"
     assert main_window.workload_page.field_error("workload.warehouses")
 
@@ -78,24 +79,24 @@ def test_a_run_against_an_unreachable_server_fails_clearly(
     main_window.show()
     qtbot.mouseClick(main_window.workload_page.start_button, Qt.MouseButton.LeftButton)
     assert main_window.current_page_name() == "Live"
-    assert main_window.busy
+    assert main_window.run_control.busy
     assert not main_window.workload_page.start_button.isEnabled()
     # A second task is refused while one runs.
     plan = main_window.workload_page.validated_plan()
     assert plan is not None
-    assert not main_window.start_task("check", plan)
+    assert not main_window.run_control.start_task("check", plan)
 
-    qtbot.waitUntil(lambda: main_window.worker is None, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: main_window.run_control.worker is None, timeout=WAIT_MS)
     live = main_window.live_page
     assert live.banner.isVisible()
     assert live.banner.property("tone") == "failed"
     assert "Connection refused" in live.banner_label.text()
-    assert "failed" in main_window.status_label.text()
+    assert "failed" in main_window.face.status_label.text()
     assert main_window.workload_page.start_button.isEnabled()
-    assert main_window.error_box is None  # an expected failure: banner, no crash dialog
+    assert main_window.face.error_box is None  # an expected failure: banner, no crash dialog
 
     # The failed run is a session, listed on the Sessions page.
-    assert main_window.last_session_id is not None
+    assert main_window.run_control.last_session_id is not None
     main_window.show_page("Sessions")
     rows = main_window.sessions_page.row_texts()
     assert len(rows) == 1
@@ -108,7 +109,7 @@ def test_a_check_against_an_unreachable_server_reports_on_the_workload_page(
     _unreachable_server(main_window)
     qtbot.mouseClick(main_window.workload_page.check_button, Qt.MouseButton.LeftButton)
     assert main_window.current_page_name() == "Workload"
-    qtbot.waitUntil(lambda: main_window.worker is None, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: main_window.run_control.worker is None, timeout=WAIT_MS)
     status = main_window.workload_page.task_status.text()
     assert status.startswith("Checking consistency failed:")
     assert "Connection refused" in status
@@ -126,8 +127,8 @@ def test_an_unexpected_worker_exception_reaches_the_error_dialog(qtbot: QtBot, s
         window.workload_page.start_button.click()
     assert "failed unexpectedly" in blocker.args[0]
     assert "unknown action 'bogus'" in blocker.args[1]
-    qtbot.waitUntil(lambda: window.worker is None, timeout=WAIT_MS)
-    assert window.error_box is not None
+    qtbot.waitUntil(lambda: window.run_control.worker is None, timeout=WAIT_MS)
+    assert window.face.error_box is not None
     assert window.live_page.banner.property("tone") == "failed"
 
 
@@ -158,7 +159,7 @@ def test_excepthooks_route_every_uncaught_exception_to_one_signal(
         hooks.uninstall()
     assert sys.excepthook is sys.__excepthook__ or sys.excepthook is not hooks._sys_hook
 
-    box = main_window.error_box
+    box = main_window.face.error_box
     assert isinstance(box, QMessageBox)
     assert box.isVisible()
     assert box.text().startswith("Unexpected error in worker-x")
@@ -195,7 +196,7 @@ def test_a_driver_hosts_link_notice_reaches_its_card_on_the_live_page(
     window = build_main_window(store, controller_factory=lambda p, s, a: _LinkCutRun(events))
     qtbot.addWidget(window)
     window.workload_page.start_button.click()
-    qtbot.waitUntil(lambda: window.worker is None, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: window.run_control.worker is None, timeout=WAIT_MS)
     card = window.live_page.hosts.card("beta")
     assert card.link == "restored"
     assert "reconnected" in card.link_detail

@@ -27,9 +27,11 @@ from pytestqt.qtbot import QtBot
 
 from bench_gui.core.plan import Plan, plan_from_dict
 from bench_gui.gui.app import build_main_window
-from bench_gui.gui.main_window import APP_TITLE, PAGES, READY, MainWindow
+from bench_gui.gui.main_window import MainWindow
 from bench_gui.gui.nav_panel import COMPACT_BELOW
+from bench_gui.gui.window_face import APP_TITLE, READY
 from bench_gui.gui.window_fit import PREFERRED, fit_to_screen, fitted_size
+from bench_gui.gui.window_pages import PAGES
 from bench_gui.remote.demo import stop_demo
 from tests._fixtures.pg import Clone
 from tests._fixtures.scripted import sweep_events
@@ -227,21 +229,21 @@ def test_a_page_s_status_message_stays_with_its_page(laptop: MainWindow) -> None
     said: list[str] = []
     laptop.compare_page.status.connect(said.append)
     laptop.compare_page.status.emit("Compared 2 sessions")
-    assert laptop.status_label.text() == "Compared 2 sessions"
+    assert laptop.face.status_label.text() == "Compared 2 sessions"
     laptop.show_page("Database")
-    assert laptop.status_label.text() == READY
+    assert laptop.face.status_label.text() == READY
     laptop.database_page.status.emit("Connected to lab")
-    assert laptop.status_label.text() == "Connected to lab"
+    assert laptop.face.status_label.text() == "Connected to lab"
     laptop.compare_page.status.emit("Exported /tmp/report.pdf")  # Compare is not on screen
-    assert laptop.status_label.text() == "Connected to lab"
+    assert laptop.face.status_label.text() == "Connected to lab"
     laptop.show_page("Compare")
-    assert laptop.status_label.text() == said[-1]  # its last word (it may say more on show)
+    assert laptop.face.status_label.text() == said[-1]  # its last word (it may say more on show)
     assert "Exported /tmp/report.pdf" in said
-    laptop.set_status("Looking for runs left on lab…")  # the window's own: the page on screen
+    laptop.face.set_status("Looking for runs left on lab…")  # the window's own: the page on screen
     laptop.show_page("Workload")
-    assert laptop.status_label.text() == READY
+    assert laptop.face.status_label.text() == READY
     laptop.show_page("Compare")
-    assert laptop.status_label.text() in ("Looking for runs left on lab…", said[-1])
+    assert laptop.face.status_label.text() in ("Looking for runs left on lab…", said[-1])
 
 
 def test_the_title_names_the_page_and_the_app_once(laptop: MainWindow) -> None:
@@ -300,7 +302,7 @@ def test_ctrl_enter_with_a_bad_plan_shows_the_errors_on_the_workload_page(
     laptop.workload_page.warehouses_spin.setValue(0)
     laptop.show_page("Sessions")
     qtbot.keyClick(laptop, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
-    assert laptop.worker is None
+    assert laptop.run_control.worker is None
     assert laptop.current_page_name() == "Workload"
     assert laptop.workload_page.field_error("workload.warehouses")
 
@@ -331,13 +333,13 @@ def test_ctrl_enter_starts_a_sweep_and_esc_stops_it_after_asking(
     finally:
         # Whatever failed: no run left for the window's close to ask about (it would wait).
         assert laptop.shutdown(60)
-    run = laptop.store.get_run(laptop.last_session_id)
+    run = laptop.store.get_run(laptop.run_control.last_session_id)
     assert run.status == "incomplete", run.message
 
 
 def sweep_and_stop(qtbot: QtBot, window: MainWindow) -> None:
     qtbot.keyClick(window, Qt.Key.Key_Enter, Qt.KeyboardModifier.ControlModifier)
-    assert window.busy
+    assert window.run_control.busy
     assert window.current_page_name() == "Live"
     live = window.live_page
     qtbot.waitUntil(lambda: live.model.phase in ("rampup", "measure"), timeout=RUN_MS)
@@ -350,13 +352,13 @@ def sweep_and_stop(qtbot: QtBot, window: MainWindow) -> None:
     window.activateWindow()  # the window a closed dialog gives the keyboard back to
     qtbot.waitActive(window)
     qtbot.wait(300)
-    assert window.busy
+    assert window.run_control.busy
     window.show_page("Workload")
     qtbot.keyClick(window, Qt.Key.Key_Escape)  # from any page: it shows the run's question
     assert window.current_page_name() == "Live"
     assert box.isVisible()
     box.done(QMessageBox.StandardButton.Yes)  # "Stop run"
-    qtbot.waitUntil(lambda: window.worker is None, timeout=RUN_MS)
+    qtbot.waitUntil(lambda: window.run_control.worker is None, timeout=RUN_MS)
     assert not window.shortcuts.stop.isEnabled()
 
 
@@ -369,7 +371,7 @@ def test_ctrl_e_exports_the_comparison_from_any_page(
     qtbot: QtBot, laptop: MainWindow, store: Any
 ) -> None:
     qtbot.keyClick(laptop, Qt.Key.Key_E, Qt.KeyboardModifier.ControlModifier)
-    assert "Nothing to export" in laptop.status_label.text()
+    assert "Nothing to export" in laptop.face.status_label.text()
 
     first = stored_run(store, "first", [4, 8], 1)
     second = stored_run(store, "second", [4, 8], 2)
@@ -482,27 +484,27 @@ def test_a_sweep_started_while_the_demo_is_prepared_waits_for_it(
     page.vus_edit.setText("1")
     page.rampup_spin.setValue(1)
     page.duration_spin.setValue(600)
-    assert laptop.prepare_demo()
-    demo = laptop.demo
+    assert laptop.run_control.prepare_demo()
+    demo = laptop.run_control.demo
     assert demo is not None
     assert demo.busy
-    assert not laptop.prepare_demo()  # once at a time
+    assert not laptop.run_control.prepare_demo()  # once at a time
     try:
         qtbot.keyClick(laptop, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
-        assert laptop.worker is None  # waiting, not refused
-        assert "starts when it is ready" in laptop.status_label.text()
+        assert laptop.run_control.worker is None  # waiting, not refused
+        assert "starts when it is ready" in laptop.face.status_label.text()
         assert not page.start_button.isEnabled()
-        qtbot.waitUntil(lambda: laptop.worker is not None, timeout=RUN_MS)
+        qtbot.waitUntil(lambda: laptop.run_control.worker is not None, timeout=RUN_MS)
         assert demo.result is not None, demo.error
         assert demo.result.state == "built", demo.result.message
         assert laptop.current_page_name() == "Live"
         live = laptop.live_page
         qtbot.waitUntil(lambda: live.model.phase in ("rampup", "measure"), timeout=RUN_MS)
-        laptop.stop_task()
-        qtbot.waitUntil(lambda: laptop.worker is None, timeout=RUN_MS)
+        laptop.run_control.stop_task()
+        qtbot.waitUntil(lambda: laptop.run_control.worker is None, timeout=RUN_MS)
     finally:
         assert laptop.shutdown(60)
-    run = laptop.store.get_run(laptop.last_session_id)
+    run = laptop.store.get_run(laptop.run_control.last_session_id)
     assert run.status == "incomplete", run.message
     assert "building" not in " ".join(line.message for line in laptop.store.log(run.id)).lower()
 
@@ -512,17 +514,18 @@ def test_a_task_waiting_for_the_demo_can_be_called_off(
 ) -> None:
     laptop.workload_page.warehouses_spin.setValue(1)
     laptop.workload_page.database_edit.setText("gui_warm_off")
-    assert laptop.prepare_demo()
+    assert laptop.run_control.prepare_demo()
     try:
         qtbot.mouseClick(laptop.workload_page.build_button, Qt.MouseButton.LeftButton)
-        assert laptop.worker is None
-        assert not laptop.start_task("check", Plan())  # one task (waiting or running) at once
+        assert laptop.run_control.worker is None
+        # One task (waiting or running) at once.
+        assert not laptop.run_control.start_task("check", Plan())
         qtbot.mouseClick(laptop.workload_page.cancel_button, Qt.MouseButton.LeftButton)
-        assert laptop.status_label.text() == "Schema build not started."
+        assert laptop.face.status_label.text() == "Schema build not started."
         assert laptop.workload_page.build_button.isEnabled()
     finally:
         assert laptop.shutdown(60)
-    assert laptop.worker is None
+    assert laptop.run_control.worker is None
 
 
 def test_a_random_read_study_does_not_wait_for_the_demo_database(
@@ -531,14 +534,14 @@ def test_a_random_read_study_does_not_wait_for_the_demo_database(
     """fio reads a file: the demo database being made ready is nothing a study waits for."""
     study = plan_from_dict({"workload": {"kind": "random_read", "dataset_sizes": ["8MiB"]}})
     assert study.target.kind == "demo"
-    assert laptop.prepare_demo()
+    assert laptop.run_control.prepare_demo()
     try:
-        assert laptop.demo is not None
-        assert laptop.demo.busy
-        assert not laptop._waits_for_demo("run", study)
-        assert laptop._waits_for_demo("run", Plan())  # a TPROC-C sweep on the demo waits
+        assert laptop.run_control.demo is not None
+        assert laptop.run_control.demo.busy
+        assert not laptop.run_control.waits_for_demo("run", study)
+        assert laptop.run_control.waits_for_demo("run", Plan())  # a TPROC-C sweep on the demo waits
     finally:
-        laptop.stop_task()
+        laptop.run_control.stop_task()
         assert laptop.shutdown(60)
 
 

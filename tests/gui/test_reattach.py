@@ -139,8 +139,8 @@ def _wait_finished_on_host(qtbot: QtBot, target: str, session_id: int) -> None:
 
 
 def _wait_dialog(qtbot: QtBot, window: MainWindow) -> ReattachDialog:
-    qtbot.waitUntil(lambda: window.reattacher.dialog is not None, timeout=WAIT_MS)
-    dialog = window.reattacher.dialog
+    qtbot.waitUntil(lambda: window.run_control.reattacher.dialog is not None, timeout=WAIT_MS)
+    dialog = window.run_control.reattacher.dialog
     assert dialog is not None
     assert dialog.isVisible()
     return dialog
@@ -187,7 +187,8 @@ def test_a_run_still_going_on_is_followed_live_to_the_end(
     try:
         window = _start(qtbot, store, windows)
         assert window.isVisible()
-        assert window.reattacher.busy  # the scan runs in the background, the window is up
+        # The scan runs in the background, the window is up.
+        assert window.run_control.reattacher.busy
         dialog = _wait_dialog(qtbot, window)
         assert [c.session_id for c in dialog.candidates] == [session_id]
         (found,) = dialog.candidates
@@ -199,9 +200,10 @@ def test_a_run_still_going_on_is_followed_live_to_the_end(
     finally:
         os.kill(pid, signal.SIGCONT)
 
-    assert window.worker is not None, "a run still going on is followed on the Live page"
+    running = window.run_control.worker
+    assert running is not None, "a run still going on is followed on the Live page"
     assert window.current_page_name() == "Live"
-    qtbot.waitUntil(lambda: window.worker is None, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: window.run_control.worker is None, timeout=WAIT_MS)
 
     run = store.get_run(session_id)
     assert run.status == "complete", run.message
@@ -213,7 +215,7 @@ def test_a_run_still_going_on_is_followed_live_to_the_end(
     assert [p.vus for p in model.points] == [1, 2]
     assert len(model.samples) == len(store.samples(session_id))
     assert model.last_seq == highest
-    assert window.last_session_id == session_id
+    assert window.run_control.last_session_id == session_id
     abandoned[0].close()  # the first follower, long gone, must not rewrite the outcome
     assert store.get_run(session_id).status == "complete"
 
@@ -243,7 +245,7 @@ def test_declined_then_fetched_later_from_the_side_panel(
 
     run = store.get_run(session_id)
     assert (run.status, run.message) == ("incomplete", DECLINED_MESSAGE)
-    assert window.worker is None
+    assert window.run_control.worker is None
     assert find_candidates(store, at_start=True) == []  # not offered again at each start
     assert [c.session_id for c in find_candidates(store, at_start=False)] == [session_id]
 
@@ -251,8 +253,8 @@ def test_declined_then_fetched_later_from_the_side_panel(
     dialog = _wait_dialog(qtbot, window)
     assert dialog.chosen() == [session_id]
     dialog.accept()
-    assert window.worker is None  # a finished run is fetched in the background
-    qtbot.waitUntil(lambda: window.reattacher.fetching is None, timeout=WAIT_MS)
+    assert window.run_control.worker is None  # a finished run is fetched in the background
+    qtbot.waitUntil(lambda: window.run_control.reattacher.fetching is None, timeout=WAIT_MS)
 
     run = store.get_run(session_id)
     assert run.status == "complete", run.message
@@ -321,20 +323,20 @@ def test_nothing_found_on_the_host_shows_no_dialog(
     session_id = _fake_session(store, Plan(name="never started", driver=Driver(target="lab")))
 
     window = _start(qtbot, store, windows)
-    with qtbot.waitSignal(window.reattacher.scan_finished, timeout=WAIT_MS):
+    with qtbot.waitSignal(window.run_control.reattacher.scan_finished, timeout=WAIT_MS):
         pass
-    assert window.reattacher.dialog is None
+    assert window.run_control.reattacher.dialog is None
     run = store.get_run(session_id)
     assert run.status == "incomplete"
     assert "not found on lab" in run.message
     assert find_candidates(store, at_start=False) == []
-    assert "No run to re-attach" in window.status_label.text()
+    assert "No run to re-attach" in window.face.status_label.text()
 
 
 def test_no_candidate_no_scan(qtbot: QtBot, store: SessionStore, windows: list[MainWindow]) -> None:
     window = _start(qtbot, store, windows)
-    assert not window.reattacher.busy
-    assert window.reattacher.task is None
+    assert not window.run_control.reattacher.busy
+    assert window.run_control.reattacher.task is None
 
 
 def test_the_dialog_lists_each_run_with_its_state(qtbot: QtBot) -> None:

@@ -1,6 +1,6 @@
 """The Live page's driver-host cards (issue 18), from events shaped as a run on two hosts sends
 them: each host's agent events (the scripted sweep, with CPU readings made by the agent's own
-``cpu_percent``) merged by the same functions :mod:`bench_gui.services.multi_run` uses
+``cpu_percent``) merged by the same functions :mod:`bench_gui.services.run_stream` uses
 (:class:`~bench_gui.services.multi_samples.SampleMerger`,
 :func:`~bench_gui.core.multi_driver.merge_step`)."""
 

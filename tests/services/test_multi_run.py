@@ -27,9 +27,9 @@ from bench_gui.core.plan import Driver, Plan, Target
 from bench_gui.remote.inventory import collect_inventory
 from bench_gui.remote.local_shell import LocalShell
 from bench_gui.services.host_links import host_inventory, unreadable
-from bench_gui.services.multi_run import MultiRun
 from bench_gui.services.run import RunController
 from bench_gui.services.run_errors import RunError
+from bench_gui.services.run_stream import MergedStream
 from bench_gui.services.step_barrier import start_spread
 from bench_gui.store import SessionStore
 from bench_gui.wire.names import LOCK_DIR_ENV
@@ -42,9 +42,10 @@ from tests.services.test_run_lock import refused
 pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("multi_database")]
 
 
-def the_run(controller: RunController) -> MultiRun:
-    run = controller.multi_run
-    assert run is not None
+def the_run(controller: RunController) -> MergedStream:
+    """The merged stream of a run on several driver hosts (its hosts, barrier, steps)."""
+    run = controller.stream
+    assert isinstance(run, MergedStream)
     return run
 
 
@@ -90,7 +91,7 @@ def test_two_hosts_one_session(pg_server: Any, two_hosts: list[str], store: Sess
         per_host = run.step_merge.host_summaries[index]
         primary, secondary = per_host["alpha"], per_host["beta"]
         # Each host ran its part of the users; the secondary read no database counters.
-        assert [primary["vus"], secondary["vus"]] == run.splits[index] == [index + 1] * 2
+        assert [primary["vus"], secondary["vus"]] == controller.splits[index] == [index + 1] * 2
         assert secondary["nopm"] is None
         assert secondary["nopm_driver"] > 0
         # NOPM is the database's, read once, on the primary: never summed.

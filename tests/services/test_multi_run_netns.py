@@ -31,9 +31,9 @@ import pytest
 from psycopg import sql
 
 from bench_gui.core.crosscheck import nopm_doubt
-from bench_gui.services.multi_run import MultiRun
 from bench_gui.services.run import RunController
 from bench_gui.services.run_errors import RunError
+from bench_gui.services.run_stream import MergedStream
 from bench_gui.services.step_barrier import START_SPREAD_LIMIT_S
 from bench_gui.store import SessionStore, export_session, import_session
 from bench_gui.store.team_store import TeamStoreConfig
@@ -46,9 +46,10 @@ from tests.services.plans import HOSTS, two_host_plan
 pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("multi_database")]
 
 
-def the_run(controller: RunController) -> MultiRun:
-    run = controller.multi_run
-    assert run is not None
+def the_run(controller: RunController) -> MergedStream:
+    """The merged stream of a run on several driver hosts (its hosts, barrier, steps)."""
+    run = controller.stream
+    assert isinstance(run, MergedStream)
     return run
 
 

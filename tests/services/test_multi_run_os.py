@@ -74,6 +74,5 @@ def test_a_refused_value_fails_before_any_host_starts(
     run = store.get_run(controller.session_id)  # type: ignore[arg-type]
     assert run.status == "failed"
     assert "OS knobs not applied on" in run.message
-    multi = controller.multi_run
-    assert multi is not None
-    assert all(host.agent is None for host in multi.hosts)  # no agent was started
+    assert controller.hosts
+    assert all(host.agent is None for host in controller.hosts)  # no agent was started

@@ -110,11 +110,9 @@ def test_a_lost_run_is_followed_again_to_its_end(
     # A host whose run directory is gone: named, and the stored stream is left as it was.
     inner = controller.inner
     assert inner is not None
-    multi = inner.multi_run
-    assert multi is not None
-    beta = multi.hosts[1]
+    beta = inner.hosts[1]
     assert beta.agent is not None
-    beta.transport.remove_run(beta.agent.run_dir)
+    beta.ssh.remove_run(beta.agent.run_dir)  # type: ignore[attr-defined]
     last = store.last_seq(session_id)
     with pytest.raises(RunError, match=f"driver host '{two_hosts[1]}': no run of session"):
         list(RunController(plan, store).reattach(session_id))

@@ -120,7 +120,7 @@ def test_agent_that_dies_leaves_an_incomplete_session(
             if event.kind == "sample":
                 samples += 1
                 if samples == 3:
-                    controller._agent.kill()  # type: ignore[union-attr]
+                    controller.agent.kill()  # type: ignore[union-attr]
 
     with pytest.raises(RunError, match="ended without finishing"):
         follow()
@@ -204,8 +204,8 @@ def test_the_prepared_storage_layout_is_kept_with_the_session(
 def test_a_plan_on_several_unsaved_driver_hosts_is_refused_naming_them(
     store: SessionStore,
 ) -> None:
-    """Several driver hosts go to services.multi_run (tests/services/test_multi_run.py); hosts
-    that are not saved SSH targets are refused, each named, before anything starts."""
+    """Several driver hosts are one run's (tests/services/test_multi_run.py); hosts that are
+    not saved SSH targets are refused, each named, before anything starts."""
     plan = plan_from_dict(
         {
             "target": {"kind": "postgresql", "host": "db1"},

@@ -171,4 +171,4 @@ def test_main_window_has_the_compare_page(main_window: Any, store: Any) -> None:
     page.set_baseline(ssd)  # any session can be the baseline
     assert page.compare()
     assert page.table_views["throughput"].texts()[0][5] == "-95%"
-    assert "Compared 2 sessions" in main_window.status_label.text()
+    assert "Compared 2 sessions" in main_window.face.status_label.text()

@@ -333,17 +333,17 @@ def test_a_random_read_plan_started_from_the_window_runs_live(
         plan.workload.raw_iops_s = 1
         plan.workload.file = str(tmp_path / "mnt" / "data")
         main_window.show()
-        assert main_window.start_run(plan)
+        assert main_window.run_control.start_run(plan)
         live = main_window.live_page
         assert main_window.current_page_name() == "Live"
         assert live.random_read
         qtbot.waitUntil(lambda: len(live.rr.points) >= 1, timeout=RUN_MS)
-        said = main_window.status_label.text()
-        qtbot.waitUntil(lambda: main_window.worker is None, timeout=RUN_MS)
+        said = main_window.face.status_label.text()
+        qtbot.waitUntil(lambda: main_window.run_control.worker is None, timeout=RUN_MS)
     finally:
-        if main_window.worker is not None:  # the mount is not let go while fio reads it
-            main_window.stop_task()
-            qtbot.waitUntil(lambda: main_window.worker is None, timeout=RUN_MS)
+        if main_window.run_control.worker is not None:  # the mount is not let go while fio reads it
+            main_window.run_control.stop_task()
+            qtbot.waitUntil(lambda: main_window.run_control.worker is None, timeout=RUN_MS)
         loops.cleanup()
     assert said in (  # the first point's, or the second's if it started meanwhile
         f"Random reads running: point 1 of 2, 0.5× RAM · {LIMIT_MIB // 2} MiB",
@@ -355,7 +355,7 @@ def test_a_random_read_plan_started_from_the_window_runs_live(
     assert [m[0] for m in markers] == pytest.approx([0.5, 2.0])
     assert all(m[1] > 0 for m in markers)
     assert live.rr_board.dataset_chart.raw_iops is not None
-    stored = main_window.store.steps(main_window.last_session_id)
+    stored = main_window.store.steps(main_window.run_control.last_session_id)
     assert [s.summary["ops_s"] for s in stored] == pytest.approx([m[1] for m in markers])
     text = _shown_text(live)
     for word in TPROC_C_WORDS:

@@ -227,7 +227,7 @@ def test_the_app_pushes_at_its_start(
     bar = main_window.sessions_page.team_bar
     finished(qtbot, bar)
     assert len(team_names(team)) == 2
-    assert "2 sessions pushed to the team store" in main_window.status_label.text()
+    assert "2 sessions pushed to the team store" in main_window.face.status_label.text()
     close_team_store(main_window)
     assert bar.team is None
 

@@ -411,4 +411,4 @@ def test_main_window_lists_saved_targets_as_driver_hosts(
     qtbot.mouseClick(page.form.save_button, Qt.MouseButton.LeftButton)
     combo = main_window.workload_page.driver_combo
     assert [combo.itemText(i) for i in range(combo.count())] == [THIS_MACHINE, "loadgen"]
-    assert "saved" in main_window.status_label.text()
+    assert "saved" in main_window.face.status_label.text()
