@@ -350,3 +350,18 @@ def test_a_step_whose_hosts_began_apart_is_flagged() -> None:
     assert apart["spread_s"] == pytest.approx(1.05)
     assert apart["flag"].startswith("step 3: the driver hosts began 1.050 s apart")
     assert "'beta' last" in apart["flag"]
+
+
+def test_a_run_on_several_hosts_stopped_before_it_started_is_said_so(
+    pg_server: Any, two_hosts: list[str], store: SessionStore
+) -> None:
+    """As on one host: the session says it was stopped before it started, and no agent ran
+    (a stop before the primary's agent started used to end the session 'failed', 'the run
+    failed'; one before the run began left no session)."""
+    controller = RunController(two_host_plan(pg_server, two_hosts), store)
+    controller.stop()
+    assert list(controller.events()) == []
+    assert controller.session_id is not None
+    stored = store.get_run(controller.session_id)
+    assert (stored.status, stored.message) == ("incomplete", "stopped before it started")
+    assert all(host.agent is None for host in controller.hosts)
