@@ -13,10 +13,13 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
+from typing import TypeVar
 
 from bench_gui.report.parts import Block, Fact, Section
+
+T = TypeVar("T")
 
 LEAST = 3  # alike findings said once from this many
 RATIO = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(X|%)")
@@ -113,6 +116,20 @@ def _groups(
     return {found[0]: found for found in by_key.values() if len(found) >= LEAST}
 
 
+def _said_once(
+    items: Sequence[T], groups: dict[int, list[int]], merge: Callable[[list[int]], list[T]]
+) -> list[T]:
+    """``items`` with each group of alike ones said once, at its first one's place (what
+    ``merge`` makes of their indexes); the others as they are."""
+    merged_away = {i for found in groups.values() for i in found[1:]}
+    out: list[T] = []
+    for i, item in enumerate(items):
+        if i not in merged_away:
+            found = groups.get(i)
+            out.extend(merge(found) if found is not None else [item])
+    return out
+
+
 def _ordered(names: Iterable[str]) -> list[str]:
     return sorted({n for n in names if n}, key=len, reverse=True)
 
@@ -139,20 +156,14 @@ def merge_lines(lines: Sequence[str], names: Iterable[str]) -> list[str]:
         for line, s in zip(lines, subjects, strict=True)
     ]
     groups = _groups(subjects, keys)
-    merged_away = {i for found in groups.values() for i in found[1:]}
-    out = []
-    for i, line in enumerate(lines):
-        if i in merged_away:
-            continue
-        found = groups.get(i)
-        if found is None:
-            out.append(line)
-            continue
+
+    def merge(found: list[int]) -> list[str]:
         names_here = join_names([subjects[j] or "" for j in found])
         texts = [lines[j].replace(subjects[j] or "", NAME) for j in found]
         one = _merge_texts(texts, names_here)
-        out.extend([one] if one is not None else [lines[j] for j in found])
-    return out
+        return [one] if one is not None else [lines[j] for j in found]
+
+    return _said_once(lines, groups, merge)
 
 
 def merge_section(section: Section, names: Iterable[str]) -> Section:
@@ -185,25 +196,19 @@ def merge_section(section: Section, names: Iterable[str]) -> Section:
     groups = _groups(subjects, keys)
     if not groups:
         return section
-    merged_away = {i for found in groups.values() for i in found[1:]}
-    blocks: list[Block] = []
-    for i, finding in enumerate(findings):
-        if i in merged_away:
-            continue
-        found = groups.get(i)
-        if found is None:
-            blocks.extend(finding)
-            continue
+
+    def merge(found: list[int]) -> list[list[Block]]:
         names_here = join_names([subjects[j] or "" for j in found])
         merged = []
-        for k, block in enumerate(finding):
+        for k, block in enumerate(findings[found[0]]):
             texts = [findings[j][k].content.replace(subjects[j] or "", NAME) for j in found]
             one = _merge_texts(texts, names_here)
             if one is None:
-                merged = [b for j in found for b in findings[j]]
-                break
+                return [findings[j] for j in found]
             merged.append(Block(block.kind, one))
-        blocks.extend(merged)
+        return [merged]
+
+    blocks = [b for finding in _said_once(findings, groups, merge) for b in finding]
     return replace(section, blocks=blocks)
 
 
@@ -221,22 +226,16 @@ def merge_facts(facts: Sequence[Fact], names: Iterable[str]) -> list[Fact]:
         for f, s in zip(facts, subjects, strict=True)
     ]
     groups = _groups(subjects, keys)
-    merged_away = {i for found in groups.values() for i in found[1:]}
-    out = []
-    for i, fact in enumerate(facts):
-        if i in merged_away:
-            continue
-        found = groups.get(i)
-        if found is None:
-            out.append(fact)
-            continue
+
+    def merge(found: list[int]) -> list[Fact]:
         values = [v for j in found for v in RATIO.findall(facts[j].value)]
         value = _span(values).replace("–", _unit_to(values[0][1]))
         names_here = join_names([subjects[j] or "" for j in found])
-        name = subjects[i] or ""
+        fact, name = facts[found[0]], subjects[found[0]] or ""
         text = fact.text.replace(name, names_here)
-        out.append(Fact(value, text, fact.detail.replace(name, names_here)))
-    return out
+        return [Fact(value, text, fact.detail.replace(name, names_here))]
+
+    return _said_once(facts, groups, merge)
 
 
 def _unit_to(unit: str) -> str:
