@@ -205,11 +205,10 @@ class Builder:
     def vs_label(self, other: SessionData, text: str) -> str:
         return f"{self.names[other.id]}\n{text}" if self.several else text
 
-    def build(self, order: Sequence[str] = ()) -> None:
+    def build(self, economics: Callable[[Builder], None], order: Sequence[str] = ()) -> None:
         """The sections in the report's order, or with those ``order`` names first (a seed's
-        order); the configuration always last, with How we tested."""
-        from bench_gui.report.econ_section import economics_section
-
+        order); the configuration always last, with How we tested. ``economics`` writes the
+        economics section (its own module, which reads this builder's phrases)."""
         steps: dict[str, Callable[[], None]] = {
             "throughput": self.throughput,
             "latency_avg": lambda: self.latency_section("avg_ms", "avg"),
@@ -218,7 +217,7 @@ class Builder:
         if self.c.has_power():
             steps["power"] = self.power
         steps["saturation"] = self.saturation
-        steps["economics"] = lambda: economics_section(self)
+        steps["economics"] = lambda: economics(self)
         steps["repeatability"] = self.repeatability
         for key in in_order(list(steps), order):
             steps[key]()

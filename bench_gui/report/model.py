@@ -50,6 +50,7 @@ from bench_gui.report.builder import (
     users_text,
 )
 from bench_gui.report.config_table import SystemFacts, config_tables, gather
+from bench_gui.report.econ_section import economics_section
 from bench_gui.report.how import HowSection, how_we_tested
 from bench_gui.report.imported import imported_notes
 from bench_gui.report.names import Naming, check_short_names, naming
@@ -302,7 +303,7 @@ def assemble(
     by_id = {f.id: f for f in facts}
     config = config_tables([by_id[s.id] for s in comparison.sessions if s.id in by_id], short)
     builder = Builder(comparison, econ, short, colors, config, latency)
-    builder.build(opts.order)
+    builder.build(economics_section, opts.order)
     compared_names = [short[s.id] for s in others]
     for table in builder.tables.values():
         table.notes = merge_lines(table.notes, compared_names)

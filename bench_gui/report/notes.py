@@ -3,7 +3,7 @@
 "Enter its devices and count, or its cost, by hand" speaks to the person running bench-gui;
 printed on page 1 of a brief it tells the reader nothing. The author's notes (what is missing
 and how to add it) go to the command line before export and to the Compare page
-(:func:`author_warnings`), and into the document only as an appendix the author chose to keep.
+(``Report.author_notes``), and into the document only as an appendix the author chose to keep.
 What a reader must know to read the figures right (a cost that disagrees with its own
 arithmetic, a configuration that never saturated, a step left out) is written for the reader.
 """
@@ -11,16 +11,12 @@ arithmetic, a configuration that never saturated, a step left out) is written fo
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
 
 from bench_gui.core.compare import Comparison
 from bench_gui.core.economics import Economics, format_money
 from bench_gui.core.multi_driver import CPU_WARN_PCT
 from bench_gui.report import headlines
 from bench_gui.report.config_table import SystemFacts
-
-if TYPE_CHECKING:
-    from bench_gui.report.model import Report
 
 
 def reader_notes(
@@ -169,11 +165,6 @@ def author_notes(
             " prices array ID --cost ...)"
         )
     return notes
-
-
-def author_warnings(report: Report) -> list[str]:
-    """The author's notes of a report: for the CLI before export and the Compare page."""
-    return list(report.author_notes)
 
 
 def array_of(sid: int, repeats: list[int], short: Mapping[int, str]) -> str:

@@ -13,7 +13,6 @@ import pytest
 
 from bench_gui.report import build_report, write_report
 from bench_gui.report.html import render_html
-from bench_gui.report.notes import author_warnings
 from bench_gui.report.options import ReportOptions
 from bench_gui.store import SessionStore
 from tests._fixtures.seed_sessions import build_seed000, store_session, sweep
@@ -45,7 +44,7 @@ def test_page_one_speaks_to_the_reader(
 ) -> None:
     hdd, ssd, bare = unpriced
     r = build_report(store, [hdd, ssd, bare], hdd)
-    warnings = author_warnings(r)
+    warnings = list(r.author_notes)
     assert any(
         f"session {bare} (Bare): the array is unknown" in w and "by hand" in w for w in warnings
     )
@@ -84,6 +83,6 @@ def test_no_author_notes_no_appendix(store: SessionStore) -> None:
     hdd, ssd = build_seed000(store)
     store.set_run_array(hdd, None)  # the $3,440 hand cost gone: nothing left to flag
     r = build_report(store, [hdd, ssd], hdd, options=ReportOptions(author_notes="appendix"))
-    assert author_warnings(r) == []
+    assert list(r.author_notes) == []
     assert r.reader_notes == []
     assert not r.keeps_author_notes

@@ -31,7 +31,6 @@ from PySide6.QtWidgets import (
 from bench_gui.gui.pages.compare.export_options import ExportOptionsBox
 from bench_gui.gui.widgets.page_parts import ScrollColumn, scrolled
 from bench_gui.report.model import Report
-from bench_gui.report.notes import author_warnings
 from bench_gui.workloads.random_read.report import RandomReadReport
 
 AnyReport = Report | RandomReadReport
@@ -39,7 +38,7 @@ AnyReport = Report | RandomReadReport
 
 def _author_notes(report: AnyReport) -> list[str]:
     """What the author reads before export, of either workload's report."""
-    return author_warnings(report) if isinstance(report, Report) else list(report.author_notes)
+    return list(report.author_notes)
 
 
 # Each box scrolls past this height (about six lines): a long list never pushes the charts
