@@ -13,7 +13,7 @@ on the Live page like a sweep started here.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from PySide6.QtCore import QObject, Signal
 
@@ -24,14 +24,37 @@ from bench_gui.wire.protocol import Event
 from bench_gui.workloads.base import kit_for
 
 if TYPE_CHECKING:
+    from PySide6.QtWidgets import QWidget
+
     from bench_gui.gui.demo_ready import DemoReady
-    from bench_gui.gui.main_window import MainWindow
+    from bench_gui.gui.errors import ErrorNotifier
+    from bench_gui.gui.pages.live import LivePage
+    from bench_gui.gui.pages.workload import WorkloadPage
     from bench_gui.gui.reattach import Reattacher
+    from bench_gui.gui.window_face import WindowFace
     from bench_gui.services.reattach import Candidate
 
 # (plan, store, action) -> a controller; the default is bench_gui.services.run.RunController.
 ControllerFactory = Callable[[Plan, Any, str], Controller]
 ACTION_WORDS: Final = {"run": "Sweep", "build": "Schema build", "check": "Consistency check"}
+
+
+class RunWindow(Protocol):
+    """What a run asks of the window it runs in: the pages it drives, the page on screen, the
+    status bar and the error channel (the main window is one; nothing here imports it back)."""
+
+    face: WindowFace
+    errors: ErrorNotifier
+
+    @property
+    def workload_page(self) -> WorkloadPage: ...
+
+    @property
+    def live_page(self) -> LivePage: ...
+
+    def show_page(self, name: str) -> None: ...
+
+    def window(self) -> QWidget: ...
 
 
 def default_controller_factory(plan: Plan, store: Any, action: str) -> Controller:
@@ -54,9 +77,9 @@ class RunControl(QObject):
     sessions_changed = Signal()
 
     def __init__(
-        self, window: MainWindow, store: Any, controller_factory: ControllerFactory | None
+        self, window: RunWindow, store: Any, controller_factory: ControllerFactory | None
     ) -> None:
-        super().__init__(window)
+        super().__init__(window.window())
         self.window = window
         self.store = store
         self.controller_factory = controller_factory or default_controller_factory
@@ -122,7 +145,7 @@ class RunControl(QObject):
         if plan is None:
             return False
         if self.demo is None:
-            self.demo = DemoReady(self.window)
+            self.demo = DemoReady(self.window.window())
             self.demo.status.connect(self.window.face.page_status("Workload"))
             self.demo.settled.connect(self.demo_settled)
         return self.demo.start(plan)
@@ -162,7 +185,7 @@ class RunControl(QObject):
         if self._reattacher is None:
             from bench_gui.gui.reattach import Reattacher
 
-            self._reattacher = Reattacher(self.store, self.window)
+            self._reattacher = Reattacher(self.store, self.window.window())
             self._reattacher.status.connect(self._say)
             self._reattacher.live_ready.connect(self.follow_next_reattached)
             self._reattacher.session_changed.connect(lambda _id: self.sessions_changed.emit())

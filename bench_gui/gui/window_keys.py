@@ -24,9 +24,10 @@ from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QMessageBox, QPushButton, QWidget
 
 from bench_gui.gui.focus import focus_now, restore_focus_later
+from bench_gui.gui.run_control import ACTION_WORDS
 
 if TYPE_CHECKING:
-    from bench_gui.gui.main_window import MainWindow
+    from bench_gui.gui.window_shape import Window
 
 START_KEYS = ("Ctrl+Return", "Ctrl+Enter")
 STOP_KEY = "Esc"
@@ -38,7 +39,7 @@ class WindowKeys:
     """The shortcuts of one main window. Esc is live only while a task runs or while
     presenting, so that it never takes the key from a field or a dialog otherwise."""
 
-    def __init__(self, window: MainWindow) -> None:
+    def __init__(self, window: Window) -> None:
         self.window = window
         self.stop_box: QMessageBox | None = None
         self._focus_before: QWidget | None = None  # given back when the stop box closes
@@ -53,7 +54,7 @@ class WindowKeys:
         self.update()
 
     def _key(self, key: str, slot: object) -> QShortcut:
-        shortcut = QShortcut(QKeySequence(key), self.window)
+        shortcut = QShortcut(QKeySequence(key), self.window.window())
         shortcut.setContext(Qt.ShortcutContext.WindowShortcut)
         shortcut.activated.connect(slot)
         return shortcut
@@ -84,16 +85,15 @@ class WindowKeys:
             window.show_page("Live")
             window.live_page.ask_stop()
             return
-        from bench_gui.gui.run_control import ACTION_WORDS
-
         words = ACTION_WORDS.get(worker.action, "task").lower()
         if self.stop_box is None:
-            box = QMessageBox(window)
+            parent = window.window()
+            box = QMessageBox(parent)
             box.setIcon(QMessageBox.Icon.Question)
             box.setStandardButtons(QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No)
             box.setDefaultButton(QMessageBox.StandardButton.No)
             box.finished.connect(self._stop_answered)
-            box.finished.connect(lambda _r: restore_focus_later(self._focus_before, window))
+            box.finished.connect(lambda _r: restore_focus_later(self._focus_before, parent))
             self.stop_box = box
         self.stop_box.setWindowTitle(f"Stop the {words}?")
         self.stop_box.setText(f"Stop the {words} now?")
@@ -111,11 +111,11 @@ def page_names() -> tuple[str, ...]:
     return tuple(PAGES)
 
 
-def install(window: MainWindow) -> WindowKeys:
+def install(window: Window) -> WindowKeys:
     return WindowKeys(window)
 
 
-def start_sweep(window: MainWindow) -> bool:
+def start_sweep(window: Window) -> bool:
     """What the Workload page's Start button does, from any page: a plan with errors shows
     the Workload page with the errors next to their fields."""
     if window.run_control.busy:
@@ -151,7 +151,7 @@ def press(button: QPushButton) -> None:
     menu.popup(button.mapToGlobal(QPoint(0, button.height())))
 
 
-def export_current(window: MainWindow) -> bool:
+def export_current(window: Window) -> bool:
     """Ctrl+E: the page's export, or the comparison's; False (and why, in the status bar) if
     there is nothing to export yet."""
     name = window.current_page_name()

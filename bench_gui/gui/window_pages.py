@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING, Final
 from PySide6.QtWidgets import QWidget
 
 if TYPE_CHECKING:
-    from bench_gui.gui.main_window import MainWindow
+    from bench_gui.gui.window_shape import Window
 
 
-def workload(window: MainWindow) -> QWidget:
+def workload(window: Window) -> QWidget:
     from bench_gui.gui.pages.workload import WorkloadPage
 
     page = WorkloadPage()
@@ -33,7 +33,7 @@ def workload(window: MainWindow) -> QWidget:
     return page
 
 
-def live(window: MainWindow) -> QWidget:
+def live(window: Window) -> QWidget:
     from bench_gui.gui.pages.live import LivePage
 
     page = LivePage()
@@ -43,13 +43,13 @@ def live(window: MainWindow) -> QWidget:
     return page
 
 
-def sessions(window: MainWindow) -> QWidget:
+def sessions(window: Window) -> QWidget:
     from bench_gui.gui.pages.sessions import SessionsPage
 
     return SessionsPage(window.store)
 
 
-def compare(window: MainWindow) -> QWidget:
+def compare(window: Window) -> QWidget:
     from bench_gui.gui.pages.compare import ComparePage
 
     page = ComparePage(window.store)
@@ -57,7 +57,7 @@ def compare(window: MainWindow) -> QWidget:
     return page
 
 
-def database(window: MainWindow) -> QWidget:
+def database(window: Window) -> QWidget:
     from bench_gui.gui.pages.database import DatabasePage
 
     page = DatabasePage(window.store, plan_provider=lambda: window.workload_page.plan_data())
@@ -65,7 +65,7 @@ def database(window: MainWindow) -> QWidget:
     return page
 
 
-def targets(window: MainWindow) -> QWidget:
+def targets(window: Window) -> QWidget:
     from bench_gui.gui.pages.targets import TargetsPage
 
     page = TargetsPage(plan_source=lambda: window.workload_page.current_plan())
@@ -76,7 +76,7 @@ def targets(window: MainWindow) -> QWidget:
     return page
 
 
-def storage(window: MainWindow) -> QWidget:
+def storage(window: Window) -> QWidget:
     from bench_gui.gui.pages.storage import StoragePage
 
     page = StoragePage()
@@ -84,7 +84,7 @@ def storage(window: MainWindow) -> QWidget:
     return page
 
 
-def study(window: MainWindow) -> QWidget:
+def study(window: Window) -> QWidget:
     from bench_gui.gui.pages.study import StudyPage
 
     page = StudyPage(window.store)
@@ -92,7 +92,7 @@ def study(window: MainWindow) -> QWidget:
     return page
 
 
-def reload_storage_targets(window: MainWindow) -> None:
+def reload_storage_targets(window: Window) -> None:
     """The Storage page lists the saved targets too: it reads them again (if it is built)."""
     page = window.built("Storage")
     if page is not None:
@@ -100,7 +100,7 @@ def reload_storage_targets(window: MainWindow) -> None:
 
 
 # Every page, in the navigation's order: its name and what builds it for a window.
-PAGES: Final[dict[str, Callable[[MainWindow], QWidget]]] = {
+PAGES: Final[dict[str, Callable[[Window], QWidget]]] = {
     "Workload": workload,
     "Live": live,
     "Sessions": sessions,
@@ -112,7 +112,7 @@ PAGES: Final[dict[str, Callable[[MainWindow], QWidget]]] = {
 }
 
 
-def make(window: MainWindow, name: str) -> QWidget:
+def make(window: Window, name: str) -> QWidget:
     """Build the page ``name`` for ``window`` (KeyError for a name no maker knows)."""
     try:
         maker = PAGES[name]
