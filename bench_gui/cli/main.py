@@ -243,7 +243,8 @@ def cmd_gui(args: argparse.Namespace) -> int:
 
 
 def _tune_inputs(args: argparse.Namespace) -> Any:
-    from bench_gui.core.tuning.pgtune import PgVersion, parse_size
+    from bench_gui.engines.postgresql.pgtune import PgVersion
+    from bench_gui.engines.tuning_terms import parse_size
     from bench_gui.services.tuning_parts import Inputs
 
     return Inputs(
@@ -252,7 +253,7 @@ def _tune_inputs(args: argparse.Namespace) -> Any:
         connections=getattr(args, "connections", None),
         storage=getattr(args, "storage", None),
         db_type=getattr(args, "type", None) or "oltp",
-        version=PgVersion.parse(args.version) if getattr(args, "version", None) else None,
+        version=str(PgVersion.parse(args.version)) if getattr(args, "version", None) else None,
         edition=getattr(args, "edition", None) or "current",
         server=getattr(args, "server", None) or "shared",
         durability=getattr(args, "durability", None) or "full",
@@ -302,7 +303,7 @@ def _tune_proposal(args: argparse.Namespace, conn: Any) -> Any:
 
 
 def _tune_postgresql(args: argparse.Namespace) -> int:
-    from bench_gui.core.tuning.pgtune import calculate
+    from bench_gui.engines.postgresql.pgtune import calculate
 
     inputs = _tune_inputs(args)
     if inputs.ram_bytes is None:
@@ -310,7 +311,7 @@ def _tune_postgresql(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     from bench_gui.engines.postgresql.tuning import tune_input
 
-    proposal = calculate(tune_input(inputs, None, inputs.version or _latest()))
+    proposal = calculate(tune_input(inputs, None, _latest()))
     if args.json:
         print(proposal.to_json())
     elif args.alter_system:
@@ -321,15 +322,15 @@ def _tune_postgresql(args: argparse.Namespace) -> int:
 
 
 def _latest() -> Any:
-    from bench_gui.core.tuning.pgtune import LATEST_VERSION
+    from bench_gui.engines.postgresql.pgtune import LATEST_VERSION
 
     return LATEST_VERSION
 
 
 def _tune_presets(args: argparse.Namespace) -> int:
-    from bench_gui.core.tuning.pgtune import PgVersion
-    from bench_gui.core.tuning.presets import BUILTIN_OS_PRESETS
+    from bench_gui.core.os_presets import BUILTIN_OS_PRESETS
     from bench_gui.engines.mssql.tuner import PROFILE, seed_003_proposal
+    from bench_gui.engines.postgresql.pgtune import PgVersion
     from bench_gui.store.user_presets import all_presets, load_user_presets
 
     presets = all_presets()
@@ -555,8 +556,7 @@ def _tune_os(args: argparse.Namespace) -> int:
 
 def cmd_tune(args: argparse.Namespace) -> int:
     """``bench-gui tune ...``: every failure becomes one message and an exit status."""
-    from bench_gui.core.tuning.pgtune import TuneInputError
-    from bench_gui.core.tuning.presets import PresetError
+    from bench_gui.engines.tuning_terms import PresetError, TuneInputError
     from bench_gui.remote.db_tuner import TuningError
     from bench_gui.remote.errors import SSHError
     from bench_gui.remote.osknobs import OsKnobError
@@ -587,8 +587,9 @@ def cmd_tune(args: argparse.Namespace) -> int:
 
 
 def _add_tune_parser(sub: Any) -> None:
-    from bench_gui.core.tuning.pgtune import DB_TYPES, EDITIONS, STORAGE_TYPES
     from bench_gui.engines.mariadb.innodb import DURABILITIES, SERVER_ROLES
+    from bench_gui.engines.postgresql.pgtune import DB_TYPES, EDITIONS
+    from bench_gui.engines.tuning_terms import STORAGE_TYPES
 
     p = sub.add_parser(
         "tune",

@@ -11,10 +11,10 @@ from __future__ import annotations
 import re
 from typing import Any, Final
 
+from bench_gui.core.os_presets import BUILTIN_OS_PRESETS
 from bench_gui.core.plan_checks import TARGET_NAME, check_bool, check_float, check_str
 from bench_gui.core.plan_model import Monitor, OsKnobs, Plan, Power
 from bench_gui.core.power import METER_KINDS, check_meter_options, installed_meter_names
-from bench_gui.core.tuning.presets import BUILTIN_OS_PRESETS
 from bench_gui.wire.hostinfo import SYSCTLS, THP_KNOBS
 from bench_gui.workloads.base import uses_database
 

@@ -19,7 +19,7 @@ import tomli_w
 
 from bench_gui.core.echo import problems_text
 from bench_gui.core.multi_driver import step_splits
-from bench_gui.core.tuning.presets import BUILTIN_OS_PRESETS
+from bench_gui.core.os_presets import BUILTIN_OS_PRESETS
 from bench_gui.wire.fio_sizes import RANDOM_READ_FIELDS
 from bench_gui.wire.run_config import Workload
 
@@ -198,7 +198,7 @@ class OsKnobs:
     Never persisted: a reboot, the end of the run or a rollback brings the old values back.
     """
 
-    preset: str = ""  # an OS preset (bench_gui.core.tuning.presets.BUILTIN_OS_PRESETS)
+    preset: str = ""  # an OS preset (bench_gui.core.os_presets.BUILTIN_OS_PRESETS)
     knobs: dict[str, str] = field(default_factory=dict)
     # Where: "" the database host (the driver's SSH target, else this machine; a plan with
     # several driver hosts must name it), "local" this machine, or a saved SSH target's name.

@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final, Generic, Protocol, TypeVar
 
 from bench_gui.core.plan import Target
-from bench_gui.core.tuning.pgtune import TunedSetting
+from bench_gui.engines.tuning_terms import TunedSetting
 from bench_gui.remote.errors import SecretStoreError
 from bench_gui.remote.secrets import database_password
 

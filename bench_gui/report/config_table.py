@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bench_gui.core.multi_driver import CPU_WARN_PCT
-from bench_gui.core.tuning.presets import BUILTIN_OS_PRESETS
+from bench_gui.core.os_presets import BUILTIN_OS_PRESETS
 from bench_gui.report.parts import Cell, Table, merged
 from bench_gui.report.profiles import profile_text
 from bench_gui.store.compare_input import (

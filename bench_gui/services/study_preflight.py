@@ -110,7 +110,7 @@ def _database(system: System, folder: Path) -> list[Finding]:
     plan = system.plan
     if plan.target.kind == "demo":
         return []  # the embedded server is started by the run
-    from bench_gui.core.tuning.presets import PresetError
+    from bench_gui.engines.tuning_terms import PresetError
     from bench_gui.remote.db_tuner import TuningError
     from bench_gui.remote.errors import SSHError
     from bench_gui.services.study_run import profile_path, tuning_proposal

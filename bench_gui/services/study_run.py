@@ -368,7 +368,7 @@ class _TuningScope:
         tuning = self.system.tuning
         if not tuning.profile:
             return self
-        from bench_gui.core.tuning.presets import PresetError
+        from bench_gui.engines.tuning_terms import PresetError
         from bench_gui.remote.db_tuner import TuningError
         from bench_gui.services.tuning import apply_profile, connection_for_plan
 

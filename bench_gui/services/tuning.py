@@ -32,13 +32,14 @@ from typing import Any
 
 import psycopg
 
+from bench_gui.core.os_presets import BUILTIN_OS_PRESETS
 from bench_gui.core.plan import OsKnobs, Plan, PlanError, Target, load_plan
-from bench_gui.core.tuning.presets import BUILTIN_OS_PRESETS, PresetError
 from bench_gui.engines.base import EngineKit
 from bench_gui.engines.postgresql.targets import conninfo_target, demo_target
 from bench_gui.engines.postgresql.tuner import PgTuner
 from bench_gui.engines.postgresql.tuning import demo_path, server_connection
 from bench_gui.engines.registry import UnknownEngine, kit_for
+from bench_gui.engines.tuning_terms import PresetError
 from bench_gui.remote import osknobs
 from bench_gui.remote.db_tuner import ApplyResult, DiffRow, HostFacts, TuningError
 from bench_gui.remote.errors import SSHError

@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Final, Protocol
 
-from bench_gui.core.tuning.pgtune import PgVersion
 from bench_gui.remote.errors import SSHError
 from bench_gui.remote.host_access import HostIO, LocalHost
 from bench_gui.store.paths import data_dir
@@ -86,7 +85,7 @@ class Inputs:
     connections: int | None = None
     storage: str | None = None
     db_type: str = "oltp"
-    version: PgVersion | None = None
+    version: str | None = None  # the release the user names ("9.4", "16"); its kit reads it
     edition: str = "current"
     server: str = "shared"  # InnoDB: "dedicated" only when the machine is declared so
     durability: str = "full"  # InnoDB: "relaxed" flushes the log about once a second

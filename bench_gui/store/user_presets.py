@@ -1,9 +1,10 @@
 """User tuning presets: one TOML file per preset in the data directory's ``tuning-presets``.
 
-The format is :func:`bench_gui.core.tuning.presets.preset_to_toml`'s; a file can be copied to
-another machine (or edited by hand) and is validated when read. Built-in presets (the seed
-briefs') are not files: they come from :data:`~bench_gui.core.tuning.presets.BUILTIN_PRESETS`,
-and a user preset may not take one of their names.
+The format is :func:`bench_gui.engines.postgresql.presets.preset_to_toml`'s; a file can be
+copied to another machine (or edited by hand) and is validated when read. Built-in presets (the
+seed briefs') are not files: they come from
+:data:`~bench_gui.engines.postgresql.presets.BUILTIN_PRESETS`, and a user preset may not take
+one of their names.
 """
 
 from __future__ import annotations
@@ -13,14 +14,14 @@ import tempfile
 from pathlib import Path
 from typing import Final
 
-from bench_gui.core.tuning.presets import (
+from bench_gui.engines.postgresql.presets import (
     BUILTIN_PRESETS,
     Preset,
-    PresetError,
     check_preset_name,
     preset_from_toml,
     preset_to_toml,
 )
+from bench_gui.engines.tuning_terms import PresetError
 from bench_gui.store.paths import data_dir
 
 PRESETS_DIR: Final = "tuning-presets"

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from bench_gui.cli.main import main
-from bench_gui.core.tuning.pgtune import TunedSetting
+from bench_gui.engines.tuning_terms import TunedSetting
 from bench_gui.services import tuning
 from bench_gui.store import SessionStore
 from bench_gui.store.tuning_history import TuningHistory

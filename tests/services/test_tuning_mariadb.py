@@ -13,10 +13,9 @@ from typing import Any
 import pytest
 
 from bench_gui.core.plan import Plan, plan_from_dict
-from bench_gui.core.tuning.pgtune import TunedSetting
-from bench_gui.core.tuning.presets import PresetError
 from bench_gui.engines.mariadb.tuner import MariaDbTuner, check_mariadb
 from bench_gui.engines.postgresql.tuner import PgTuner
+from bench_gui.engines.tuning_terms import PresetError, TunedSetting
 from bench_gui.remote.db_tuner import TuningError
 from bench_gui.remote.host_access import LocalHost
 from bench_gui.services import tuning

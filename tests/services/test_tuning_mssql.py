@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from bench_gui.core.plan import load_plan
-from bench_gui.core.tuning.presets import PresetError
 from bench_gui.engines.mssql.tuner import PROFILE, MssqlTuner, MssqlTuningTarget
+from bench_gui.engines.tuning_terms import PresetError
 from bench_gui.remote.db_tuner import HostFacts, TuningError
 from bench_gui.services import tuning
 from bench_gui.services.tuning_parts import Connection, Inputs

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from bench_gui.core.tuning.pgtune import PgVersion
-from bench_gui.core.tuning.presets import BUILTIN_PRESETS, Preset, PresetError
+from bench_gui.engines.postgresql.pgtune import PgVersion
+from bench_gui.engines.postgresql.presets import BUILTIN_PRESETS, Preset
+from bench_gui.engines.tuning_terms import PresetError
 from bench_gui.store import SCHEMA_VERSION, SessionStore
 from bench_gui.store.tuning_history import TuningHistory
 from bench_gui.store.user_presets import (
@@ -135,7 +136,7 @@ def test_built_in_presets_cannot_be_overwritten(data_dir: Path) -> None:
 def test_os_knobs_sent_with_hello_are_stored_with_the_run(store: SessionStore) -> None:
     """The agent's hello carries ``os_knobs=hostinfo.os_knobs()``; the run keeps them, and
     two runs' configurations can be compared setting by setting."""
-    from bench_gui.core.tuning.pgtune import settings_differences
+    from bench_gui.engines.postgresql.pgtune import settings_differences
     from bench_gui.wire.hostinfo import os_knobs
     from bench_gui.wire.protocol import decode_line, encode_event
 

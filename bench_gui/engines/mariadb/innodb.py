@@ -1,6 +1,6 @@
 """InnoDB settings for MariaDB and MySQL from RAM, CPUs, storage and the planned users.
 
-The counterpart of :mod:`bench_gui.core.tuning.pgtune` for the ODBC engines: each proposed
+The counterpart of :mod:`bench_gui.engines.postgresql.pgtune` for the ODBC engines: each proposed
 variable comes with the one-line reason that produced it. The rules:
 
 - ``innodb_buffer_pool_size``: a server declared dedicated gets MySQL's
@@ -35,12 +35,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from bench_gui.core.tuning.pgtune import (
-    STORAGE_TYPES,
-    TunedSetting,
-    TuneInputError,
-    format_bytes,
-)
+from bench_gui.engines.tuning_terms import STORAGE_TYPES, TunedSetting, TuneInputError, format_bytes
 
 FLAVOURS: Final = ("mariadb", "mysql")
 FLAVOUR_LABELS: Final = {"mariadb": "MariaDB", "mysql": "MySQL"}
@@ -198,7 +193,7 @@ class InnoDbInput:
         return self.version or LATEST.get(self.flavour, LATEST["mariadb"])
 
     def validate(self) -> None:
-        """Raise :class:`~bench_gui.core.tuning.pgtune.TuneInputError` naming every bad field."""
+        """Raise :class:`~bench_gui.engines.tuning_terms.TuneInputError` naming every bad field."""
         problems: list[tuple[str, str]] = []
         if self.ram_bytes < 256 * MIB:
             problems.append(("ram", f"must be at least 256 MB, got {format_bytes(self.ram_bytes)}"))

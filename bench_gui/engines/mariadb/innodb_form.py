@@ -8,11 +8,6 @@ from dataclasses import replace
 
 from PySide6.QtWidgets import QComboBox, QSpinBox
 
-from bench_gui.core.tuning.pgtune import (
-    STORAGE_LABELS,
-    STORAGE_TYPES,
-    TuneInputError,
-)
 from bench_gui.engines.mariadb.innodb import (
     DURABILITIES,
     DURABILITY_LABELS,
@@ -23,6 +18,7 @@ from bench_gui.engines.mariadb.innodb import (
     calculate,
 )
 from bench_gui.engines.mariadb.tuning import innodb_input
+from bench_gui.engines.tuning_terms import STORAGE_LABELS, STORAGE_TYPES, TuneInputError
 from bench_gui.gui.pages.database.machine_form import MachineForm
 from bench_gui.gui.widgets.page_parts import compact_combo
 from bench_gui.remote.db_tuner import HostFacts, TuningError

@@ -20,11 +20,11 @@ from typing import Any
 
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QWidget
 
-from bench_gui.core.tuning.pgtune import TunedSetting
 from bench_gui.engines.mariadb.innodb import FLAVOUR_LABELS, DbVersion, InnoDbProposal
 from bench_gui.engines.mariadb.innodb_form import InnoDbForm
 from bench_gui.engines.mariadb.kit import KIT
 from bench_gui.engines.mariadb.tuner import DEFAULT_CONFIG_FILE
+from bench_gui.engines.tuning_terms import TunedSetting
 from bench_gui.gui.pages.database.common import ODBC_ERRORS, sentences
 from bench_gui.gui.pages.database.tuning_tab import TuningTab, edited_settings
 from bench_gui.remote.db_tuner import HostFacts, TuningError

@@ -39,7 +39,6 @@ from typing import Any, Final
 from bench_gui.agent.engines import EngineError
 from bench_gui.agent.mysql import odbc
 from bench_gui.core.plan import Target
-from bench_gui.core.tuning.pgtune import TunedSetting
 from bench_gui.engines.mariadb.innodb import (
     ENUM_VARIABLES,
     MYSQL_STATIC,
@@ -52,6 +51,7 @@ from bench_gui.engines.mariadb.innodb import (
     sql_value,
 )
 from bench_gui.engines.mariadb.option_file import edit_cnf
+from bench_gui.engines.tuning_terms import TunedSetting
 from bench_gui.remote.db_tuner import (
     ApplyResult,
     DbTarget,

@@ -8,7 +8,6 @@ from __future__ import annotations
 from typing import Any
 
 from bench_gui.core.plan import Target
-from bench_gui.core.tuning.presets import PresetError
 from bench_gui.engines.mariadb.innodb import DbVersion, InnoDbInput, InnoDbProposal
 from bench_gui.engines.mariadb.innodb import calculate as innodb_calculate
 from bench_gui.engines.mariadb.tuner import (
@@ -16,6 +15,7 @@ from bench_gui.engines.mariadb.tuner import (
     parse_service_control,
     plan_mariadb_target,
 )
+from bench_gui.engines.tuning_terms import PresetError
 from bench_gui.remote.db_tuner import HostFacts, TuningError
 from bench_gui.services.tuning_parts import NO_OPTIONS, Connection, Inputs, Options, server_host
 

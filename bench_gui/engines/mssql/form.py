@@ -9,8 +9,6 @@ from pathlib import Path
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QGridLayout, QGroupBox, QLabel, QLineEdit
 
-from bench_gui.core.tuning.pgtune import format_bytes, parse_size
-from bench_gui.core.tuning.presets import PresetError
 from bench_gui.engines.mssql.tuner import (
     PROFILE,
     MssqlProposal,
@@ -18,6 +16,7 @@ from bench_gui.engines.mssql.tuner import (
     seed_003_proposal,
 )
 from bench_gui.engines.mssql.tuning import SMALLEST_MB
+from bench_gui.engines.tuning_terms import PresetError, format_bytes, parse_size
 from bench_gui.gui.widgets.page_parts import ErrorLine, compact_combo, form_label
 from bench_gui.remote.db_tuner import HostFacts
 

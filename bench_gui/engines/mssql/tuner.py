@@ -51,8 +51,7 @@ from bench_gui.agent.mssql.schema import quote_name
 from bench_gui.agent.mysql.odbc import message as odbc_message
 from bench_gui.agent.mysql.odbc import pyodbc_module
 from bench_gui.core.plan import Target
-from bench_gui.core.tuning.pgtune import TunedSetting
-from bench_gui.core.tuning.presets import PresetError
+from bench_gui.engines.tuning_terms import PresetError, TunedSetting
 from bench_gui.remote.db_tuner import (
     ApplyResult,
     DbTarget,

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any, Final
 
 from bench_gui.core.plan import Target
-from bench_gui.core.tuning.presets import PresetError
 from bench_gui.engines.mssql.tuner import (
     PROFILE,
     MssqlProposal,
@@ -17,6 +16,7 @@ from bench_gui.engines.mssql.tuner import (
     plan_mssql_target,
     seed_003_proposal,
 )
+from bench_gui.engines.tuning_terms import PresetError
 from bench_gui.remote.db_tuner import HostFacts, TuningError
 from bench_gui.remote.host_access import HostIO, LocalHost
 from bench_gui.services.tuning_parts import NO_OPTIONS, Connection, Inputs, Options

@@ -16,10 +16,11 @@ import psycopg
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QInputDialog, QPushButton
 
-from bench_gui.core.tuning.pgtune import PgVersion, Proposal, TunedSetting, memory_warnings
-from bench_gui.core.tuning.presets import PresetError, preset_from_proposal
 from bench_gui.engines.postgresql.kit import KIT
+from bench_gui.engines.postgresql.pgtune import PgVersion, Proposal, memory_warnings
+from bench_gui.engines.postgresql.presets import preset_from_proposal
 from bench_gui.engines.postgresql.proposal_form import ProposalForm
+from bench_gui.engines.tuning_terms import PresetError, TunedSetting
 from bench_gui.gui.pages.database.tuning_tab import (
     TuningTab,
     edited_settings,

@@ -7,18 +7,21 @@ from dataclasses import replace
 
 from PySide6.QtWidgets import QComboBox, QSpinBox
 
-from bench_gui.core.tuning.pgtune import (
+from bench_gui.engines.postgresql.pgtune import (
     DB_TYPE_LABELS,
     DB_TYPES,
     EDITIONS,
-    STORAGE_LABELS,
-    STORAGE_TYPES,
     PgVersion,
     Proposal,
+)
+from bench_gui.engines.postgresql.presets import Preset
+from bench_gui.engines.postgresql.tuning import resolve_profile
+from bench_gui.engines.tuning_terms import (
+    STORAGE_LABELS,
+    STORAGE_TYPES,
+    PresetError,
     TuneInputError,
 )
-from bench_gui.core.tuning.presets import Preset, PresetError
-from bench_gui.engines.postgresql.tuning import resolve_profile
 from bench_gui.gui.pages.database.machine_form import MachineForm
 from bench_gui.gui.widgets.page_parts import compact_combo, form_label
 from bench_gui.remote.db_tuner import HostFacts
@@ -129,7 +132,7 @@ class ProposalForm(MachineForm):
         inputs = replace(
             machine,
             db_type=str(self.type_combo.currentData()),
-            version=version,
+            version=str(version),
             edition=str(self.edition_combo.currentData()),
         )
         try:

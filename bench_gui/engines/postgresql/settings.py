@@ -10,13 +10,13 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, Final
 
-from bench_gui.core.tuning.pgtune import (
+from bench_gui.engines.postgresql.pgtune import (
     Proposal,
-    TunedSetting,
     format_setting,
     normalize_value,
     same_value,
 )
+from bench_gui.engines.tuning_terms import TunedSetting
 from bench_gui.remote.db_tuner import DiffRow, diff_rows, not_accepted, out_of_range, outside
 
 AUTO_CONF: Final = "postgresql.auto.conf"

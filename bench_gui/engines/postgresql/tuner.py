@@ -46,7 +46,6 @@ import psycopg
 from psycopg import sql
 
 from bench_gui.agent.pg.liveness import with_liveness
-from bench_gui.core.tuning.pgtune import PgVersion, TunedSetting, same_value
 from bench_gui.engines.postgresql.control import (
     ControlResult,
     RestartFailed,
@@ -54,6 +53,7 @@ from bench_gui.engines.postgresql.control import (
     blame_setting,
     first_fatal,
 )
+from bench_gui.engines.postgresql.pgtune import PgVersion, same_value
 from bench_gui.engines.postgresql.settings import (
     AUTO_CONF,
     SETTINGS_SQL,
@@ -62,6 +62,7 @@ from bench_gui.engines.postgresql.settings import (
     diff_settings,
     parse_auto_conf,
 )
+from bench_gui.engines.tuning_terms import TunedSetting
 from bench_gui.remote.db_tuner import (
     ApplyResult,
     DbTuner,

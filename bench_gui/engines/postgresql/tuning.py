@@ -10,11 +10,11 @@ from pathlib import Path
 from typing import Any
 
 from bench_gui.core.plan import Target
-from bench_gui.core.tuning.pgtune import PgVersion, Proposal, TuneInput, calculate
-from bench_gui.core.tuning.presets import PresetError
 from bench_gui.engines.postgresql.control import parse_control_spec
+from bench_gui.engines.postgresql.pgtune import PgVersion, Proposal, TuneInput, calculate
 from bench_gui.engines.postgresql.targets import TuningTarget, plan_target
 from bench_gui.engines.postgresql.tuner import PgTuner
+from bench_gui.engines.tuning_terms import PresetError
 from bench_gui.remote.db_tuner import HostFacts, TuningError
 from bench_gui.remote.host_access import LocalHost
 from bench_gui.services.tuning_parts import NO_OPTIONS, Connection, Inputs, Options, server_host
@@ -84,7 +84,7 @@ def tune_input(inputs: Inputs, facts: HostFacts | None, version: PgVersion) -> T
         connections=inputs.connections,
         storage=storage,
         db_type=inputs.db_type,
-        version=inputs.version or version,
+        version=PgVersion.parse(inputs.version) if inputs.version else version,
         edition=inputs.edition,
     )
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import pytest
 
-from bench_gui.core.tuning.pgtune import TuneInputError
 from bench_gui.engines.mariadb.innodb import (
     DbVersion,
     InnoDbInput,
@@ -17,6 +16,7 @@ from bench_gui.engines.mariadb.innodb import (
     sql_value,
     to_number,
 )
+from bench_gui.engines.tuning_terms import TuneInputError
 
 GIB = 1024**3
 MARIADB_1011 = DbVersion(10, 11, 6)

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from bench_gui.core.tuning.pgtune import TunedSetting
 from bench_gui.engines.mariadb.innodb import DbVersion, InnoDbInput, calculate
 from bench_gui.engines.mariadb.option_file import parse_cnf
 from bench_gui.engines.mariadb.tuner import (
@@ -20,6 +19,7 @@ from bench_gui.engines.mariadb.tuner import (
     global_privileges,
     parse_service_control,
 )
+from bench_gui.engines.tuning_terms import TunedSetting
 from bench_gui.remote.db_tuner import NotEnoughPrivileges, RejectedSettings, TuningError
 from bench_gui.remote.host_access import LocalHost
 from tests._fixtures.mariadb import PASSWORD, MariaDbServer

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from bench_gui.core.tuning.pgtune import TunedSetting
 from bench_gui.engines.mariadb.tuner import MariaDbSnapshot, MariaDbTuner, ServiceControl
+from bench_gui.engines.tuning_terms import TunedSetting
 from bench_gui.remote.host_access import LocalHost
 from tests._fixtures.ssh import free_port
 from tests._fixtures.wait import wait_until

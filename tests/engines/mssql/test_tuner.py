@@ -11,8 +11,6 @@ from pathlib import Path
 import pytest
 
 from bench_gui.agent.mssql import settings
-from bench_gui.core.tuning.pgtune import TunedSetting
-from bench_gui.core.tuning.presets import PresetError
 from bench_gui.engines.mssql import tuner as mssql_tuner
 from bench_gui.engines.mssql.tuner import (
     DATABASE_MAXDOP,
@@ -24,6 +22,7 @@ from bench_gui.engines.mssql.tuner import (
     rights_of,
     seed_003_proposal,
 )
+from bench_gui.engines.tuning_terms import PresetError, TunedSetting
 from bench_gui.remote.db_tuner import NotEnoughPrivileges, RejectedSettings, TuningError
 from tests.agent.mssql.tsql_check import TsqlError, check_statement
 from tests.engines.mssql.scripted import ScriptedServer, odbc_error

@@ -20,7 +20,6 @@ import psycopg
 import pytest
 
 from bench_gui.cli.main import main as cli_main
-from bench_gui.core.tuning.pgtune import TunedSetting
 from bench_gui.engines.postgresql.control import (
     PgCtlControl,
     RestartFailed,
@@ -30,6 +29,7 @@ from bench_gui.engines.postgresql.control import (
 from bench_gui.engines.postgresql.settings import Snapshot, parse_auto_conf
 from bench_gui.engines.postgresql.targets import conninfo_target
 from bench_gui.engines.postgresql.tuner import PgTuner
+from bench_gui.engines.tuning_terms import TunedSetting
 from bench_gui.remote.db_tuner import NotEnoughPrivileges, RejectedSettings, TuningError
 from bench_gui.remote.host_access import LocalHost, SSHHost
 from bench_gui.services.tuning import server_facts

@@ -28,7 +28,6 @@ import psycopg
 import pytest
 
 from bench_gui.cli.main import main as cli_main
-from bench_gui.core.tuning.pgtune import TunedSetting
 from bench_gui.engines.postgresql.control import (
     PgCtlClusterControl,
     RestartFailed,
@@ -39,6 +38,7 @@ from bench_gui.engines.postgresql.control import (
 )
 from bench_gui.engines.postgresql.settings import parse_auto_conf
 from bench_gui.engines.postgresql.tuner import PgTuner
+from bench_gui.engines.tuning_terms import TunedSetting
 from bench_gui.remote import secrets
 from bench_gui.remote.db_tuner import NoServerControl
 from bench_gui.remote.host_access import HostIO, LocalHost, SSHHost

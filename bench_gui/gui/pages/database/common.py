@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QTableWidgetItem
 
 from bench_gui.agent.engines import EngineError
 from bench_gui.core.plan import Plan, PlanError, plan_from_dict
-from bench_gui.core.tuning.presets import PresetError
+from bench_gui.engines.tuning_terms import PresetError
 from bench_gui.remote.db_tuner import TuningError
 from bench_gui.remote.demo import DemoUnavailable
 from bench_gui.remote.errors import SSHError

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from bench_gui.core.tuning.pgtune import STORAGE_TYPES, format_bytes, parse_size
+from bench_gui.engines.tuning_terms import STORAGE_TYPES, format_bytes, parse_size
 from bench_gui.gui.widgets.page_parts import ErrorLine, form_label
 from bench_gui.remote.db_tuner import HostFacts
 from bench_gui.services.tuning_parts import Inputs

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from bench_gui.core.tuning.presets import BUILTIN_OS_PRESETS
+from bench_gui.core.os_presets import BUILTIN_OS_PRESETS
 from bench_gui.gui.pages.database.common import GREEN, MUTED, RED, TEXT, YELLOW, cell
 from bench_gui.gui.widgets.page_parts import form_label
 from bench_gui.remote.osknobs import Knob, expand_changes

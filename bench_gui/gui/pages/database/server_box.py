@@ -8,7 +8,7 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QGroupBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout
 
-from bench_gui.core.tuning.pgtune import format_bytes
+from bench_gui.engines.tuning_terms import format_bytes
 from bench_gui.gui.widgets.page_parts import muted_label
 from bench_gui.remote.db_tuner import HostFacts
 from bench_gui.services.tuning_parts import Connection

@@ -8,8 +8,8 @@ from typing import Any
 
 from PySide6.QtWidgets import QComboBox, QGroupBox, QLineEdit, QPlainTextEdit
 
+from bench_gui.core.os_presets import BUILTIN_OS_PRESETS
 from bench_gui.core.plan import Plan
-from bench_gui.core.tuning.presets import BUILTIN_OS_PRESETS
 from bench_gui.gui.widgets.plan_fields import PlanFields, add_row, styled_form
 
 # Placeholders of the host and data directory, by workload kind: a random-read study has no

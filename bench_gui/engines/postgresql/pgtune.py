@@ -32,8 +32,14 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from bench_gui.engines.tuning_terms import (
+    STORAGE_TYPES,
+    TunedSetting,
+    TuneInputError,
+    format_bytes,
+)
+
 DB_TYPES: Final = ("web", "oltp", "dw", "desktop", "mixed")
-STORAGE_TYPES: Final = ("hdd", "ssd", "san", "nvme")
 OS_TYPES: Final = ("linux", "windows", "mac")
 EDITIONS: Final = ("current", "classic")
 DB_TYPE_LABELS: Final = {
@@ -43,42 +49,10 @@ DB_TYPE_LABELS: Final = {
     "desktop": "Desktop application",
     "mixed": "Mixed type of application",
 }
-STORAGE_LABELS: Final = {
-    "hdd": "HDD (spinning disks)",
-    "ssd": "SSD",
-    "san": "Network storage (SAN)",
-    "nvme": "NVMe SSD",
-}
 
 MB_KB: Final = 1024
 GB_KB: Final = 1024 * 1024
 TB_KB: Final = 1024 * 1024 * 1024
-
-# Byte multipliers of the size suffixes accepted for RAM (binary, as PgTune and PostgreSQL).
-_SIZE_UNITS: Final = {
-    "": 1024**3,  # a bare number is GiB, like PgTune's default unit
-    "b": 1,
-    "k": 1024,
-    "kb": 1024,
-    "kib": 1024,
-    "m": 1024**2,
-    "mb": 1024**2,
-    "mib": 1024**2,
-    "g": 1024**3,
-    "gb": 1024**3,
-    "gib": 1024**3,
-    "t": 1024**4,
-    "tb": 1024**4,
-    "tib": 1024**4,
-}
-
-
-class TuneInputError(ValueError):
-    """Calculator inputs with one or more bad values; ``problems`` lists (field, reason)."""
-
-    def __init__(self, problems: list[tuple[str, str]]) -> None:
-        self.problems = problems
-        super().__init__("; ".join(f"{name}: {reason}" for name, reason in problems))
 
 
 # -- versions ----------------------------------------------------------------------------------
@@ -136,30 +110,6 @@ LATEST_VERSION: Final = PgVersion(18)
 # -- sizes -------------------------------------------------------------------------------------
 
 
-def parse_size(text: str | int) -> int:
-    """A size in bytes from ``"128GiB"``, ``"128GB"``, ``"512 MB"``, ``"64g"`` or ``"128"`` (GiB).
-
-    Units are binary (1 GB = 1024 MB), as PgTune and PostgreSQL count them.
-    """
-    if isinstance(text, bool):
-        raise ValueError(f"{text!r} is not a size")
-    if isinstance(text, int):
-        if text <= 0:
-            raise ValueError(f"{text} is not a positive size")
-        return text * _SIZE_UNITS[""]
-    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([A-Za-z]*)\s*", str(text))
-    if not match:
-        raise ValueError(f"{text!r} is not a size like 128GiB or 512MB")
-    number = float(match.group(1))
-    unit = match.group(2).lower()
-    if unit not in _SIZE_UNITS:
-        raise ValueError(f"{text!r}: unknown unit {match.group(2)!r} (use kB, MB, GB, TB)")
-    size = int(number * _SIZE_UNITS[unit])
-    if size <= 0:
-        raise ValueError(f"{text!r} is not a positive size")
-    return size
-
-
 def format_kb(value_kb: int) -> str:
     """PgTune's formatting: GB or MB only when exact, else kB (``32GB``, ``16MB``, ``270600kB``)."""
     if value_kb % GB_KB == 0:
@@ -167,16 +117,6 @@ def format_kb(value_kb: int) -> str:
     if value_kb % MB_KB == 0:
         return f"{value_kb // MB_KB}MB"
     return f"{value_kb}kB"
-
-
-def format_bytes(size: int) -> str:
-    """A human size for messages: ``128 GiB``, ``1.5 GiB``, ``512 MiB``."""
-    for unit, factor in (("TiB", 1024**4), ("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024)):
-        if size >= factor:
-            amount = size / factor
-            text = f"{amount:.1f}".rstrip("0").rstrip(".")
-            return f"{text} {unit}"
-    return f"{size} B"
 
 
 # -- inputs and results ------------------------------------------------------------------------
@@ -236,19 +176,6 @@ class TuneInput:
             ("Data Storage", self.storage),
             ("Rules", f"PgTune ({self.edition})"),
         ]
-
-
-@dataclass(frozen=True)
-class TunedSetting:
-    """One proposed setting: its value as postgresql.conf takes it and the rule behind it."""
-
-    name: str
-    value: str
-    rule: str
-    source: str = "pgtune"  # "pgtune", "preset NAME", "user"
-
-    def to_dict(self) -> dict[str, str]:
-        return {"name": self.name, "value": self.value, "rule": self.rule, "source": self.source}
 
 
 @dataclass

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from bench_gui.core.tuning.pgtune import PgVersion, TuneInput, calculate
-from bench_gui.core.tuning.presets import (
-    BUILTIN_OS_PRESETS,
+from bench_gui.core.os_presets import BUILTIN_OS_PRESETS
+from bench_gui.engines.postgresql.pgtune import PgVersion, TuneInput, calculate
+from bench_gui.engines.postgresql.presets import (
     BUILTIN_PRESETS,
-    PresetError,
     eic_13,
     exists_in,
     map_settings,
@@ -16,6 +15,7 @@ from bench_gui.core.tuning.presets import (
     preset_from_toml,
     preset_to_toml,
 )
+from bench_gui.engines.tuning_terms import PresetError
 
 
 def test_the_seed_presets_hold_the_briefs_tables() -> None:

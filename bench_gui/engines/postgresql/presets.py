@@ -7,9 +7,6 @@ Applied to another release, each setting is mapped, and the mapping says what it
 release notes' conversion: round(Σ n=1..N of N/n)), ``wal_keep_segments`` became
 ``wal_keep_size`` in 13; settings a release does not have are left out with a note.
 
-The OS presets hold the kernel knobs a brief set (seed 003: NUMA balancing, scheduler
-granularity, dirty ratios, read-ahead).
-
 User presets are TOML documents (:func:`preset_to_toml`, :func:`preset_from_toml`); the files
 themselves are kept by :mod:`bench_gui.store.user_presets`. Pure: no I/O.
 """
@@ -20,19 +17,19 @@ import math
 import re
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Final
 
 import tomli_w
 
-from bench_gui.core.tuning.pgtune import (
+from bench_gui.engines.postgresql.pgtune import (
     MB_KB,
     PgVersion,
     Proposal,
-    TunedSetting,
     format_kb,
     to_base_units,
 )
+from bench_gui.engines.tuning_terms import PresetError, TunedSetting
 
 PRESET_NAME_RE: Final = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
 _SETTING_NAME_RE: Final = re.compile(r"^[a-z_][a-z0-9_.]*$")
@@ -73,10 +70,6 @@ REMOVED_IN: Final = {
     "db_user_namespace": PgVersion(17),
 }
 WAL_SEGMENT_MB: Final = 16  # the default WAL segment size, which the old settings counted in
-
-
-class PresetError(ValueError):
-    """A preset that cannot be used; the message names the field and the reason."""
 
 
 def exists_in(name: str, version: PgVersion) -> bool:
@@ -230,18 +223,6 @@ class Preset:
         )
 
 
-@dataclass(frozen=True)
-class OsPreset:
-    """Kernel knobs a brief set: sysctl names, plus ``read_ahead_kb``/``scheduler`` for the
-    data devices and ``transparent_hugepage`` for THP."""
-
-    name: str
-    title: str
-    knobs: dict[str, str]
-    source: str = ""
-    notes: list[str] = field(default_factory=list)
-
-
 def _seed_94(rpc: str, eic: str) -> dict[str, str]:
     """Table 7 of seed 000 / table 1 of seed 001, in postgresql.conf spelling."""
     return {
@@ -292,27 +273,6 @@ BUILTIN_PRESETS: Final[dict[str, Preset]] = {
             source="seeds/001 (Micron 9100MAX brief), Table 1",
             builtin=True,
         ),
-    )
-}
-
-BUILTIN_OS_PRESETS: Final[dict[str, OsPreset]] = {
-    "micron-9300-linux": OsPreset(
-        name="micron-9300-linux",
-        title="Seed 003: kernel knobs of the 9300 NVMe runs",
-        knobs={
-            "kernel.numa_balancing": "0",
-            "vm.max_map_count": "262144",
-            "kernel.sched_min_granularity_ns": "10000000",
-            "kernel.sched_wakeup_granularity_ns": "15000000",
-            "vm.dirty_ratio": "40",
-            "vm.dirty_background_ratio": "10",
-            "read_ahead_kb": "2048",
-        },
-        source="seeds/003 (Micron 9300 brief), Table 2, OS Settings (read-ahead by udev rule)",
-        notes=[
-            "kernels since 6.6 (EEVDF) have no sched_min/wakeup_granularity_ns: reported as"
-            " missing, not an error"
-        ],
     )
 }
 

@@ -15,19 +15,18 @@ from __future__ import annotations
 
 import pytest
 
-from bench_gui.core.tuning.pgtune import (
+from bench_gui.engines.postgresql.pgtune import (
     PgVersion,
     TuneInput,
-    TuneInputError,
     calculate,
     format_kb,
     format_setting,
     normalize_value,
-    parse_size,
     same_value,
     settings_differences,
     to_base_units,
 )
+from bench_gui.engines.tuning_terms import TuneInputError, parse_size
 
 GB = 1024**3
 
