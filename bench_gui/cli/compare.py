@@ -22,13 +22,8 @@ from bench_gui.cli.terminal import safe
 from bench_gui.core.compare import CompareError
 from bench_gui.core.economics import ArrayInput, DevicePrice, PowerPrice
 from bench_gui.core.saturation import DEFAULT_MIN_GAIN_PCT, StopConditions
-from bench_gui.store import (
-    SessionFileError,
-    SessionNotFound,
-    SessionStore,
-    export_session,
-    import_session,
-)
+from bench_gui.services.errors import SessionFileError, SessionNotFound
+from bench_gui.store import SessionStore, export_session, import_session
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 

@@ -140,7 +140,7 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 
 def cmd_sessions(args: argparse.Namespace) -> int:
-    from bench_gui.store import SessionNotFound
+    from bench_gui.services.errors import SessionNotFound
 
     store = _open_store(args)
     if args.sessions_cmd == "list":
@@ -180,7 +180,7 @@ def cmd_sessions(args: argparse.Namespace) -> int:
 def cmd_session_power_import(args: argparse.Namespace) -> int:
     """``sessions power-import ID FILE``: a meter's log gives the stored steps their power."""
     from bench_gui.core.power import PowerLogError, read_power_log
-    from bench_gui.store import SessionNotFound
+    from bench_gui.services.errors import SessionNotFound
 
     store = _open_store(args)
     path = Path(args.file)
@@ -502,7 +502,7 @@ def _tune_history(args: argparse.Namespace) -> int:
 
 
 def _os_host(args: argparse.Namespace) -> tuple[Any, Any]:
-    from bench_gui.remote.host_access import LocalHost
+    from bench_gui.services.hosts import LocalHost
 
     if getattr(args, "ssh", None):
         from bench_gui.services.tuning_parts import ssh_host
@@ -557,9 +557,7 @@ def _tune_os(args: argparse.Namespace) -> int:
 def cmd_tune(args: argparse.Namespace) -> int:
     """``bench-gui tune ...``: every failure becomes one message and an exit status."""
     from bench_gui.engines.tuning_terms import PresetError, TuneInputError
-    from bench_gui.remote.db_tuner import TuningError
-    from bench_gui.remote.errors import SSHError
-    from bench_gui.remote.osknobs import OsKnobError
+    from bench_gui.services.errors import OsKnobError, SSHError, TuningError
 
     handlers = {
         "postgresql": _tune_postgresql,
@@ -770,8 +768,8 @@ def main(argv: list[str] | None = None) -> int:
     given = sys.argv[1:] if argv is None else argv
     if not given or given == ["gui"]:
         return cmd_gui(argparse.Namespace())  # before the commands' modules are imported
+    from bench_gui.services.errors import StoreError
     from bench_gui.services.run_errors import RunError
-    from bench_gui.store import StoreError
 
     parser = build_parser()
     args = parser.parse_args(argv)

@@ -34,8 +34,8 @@ def _fail(message: str, code: int = EXIT_FAILED) -> int:
 
 
 def cmd_import_hammerdb(args: argparse.Namespace) -> int:
+    from bench_gui.services.errors import HammerDBError
     from bench_gui.store.hammerdb import import_hammerdb
-    from bench_gui.store.hammerdb_jobs import HammerDBError
 
     store = _store(args)
     try:
@@ -90,7 +90,7 @@ def cmd_import_hammerdb(args: argparse.Namespace) -> int:
 
 
 def cmd_storage(args: argparse.Namespace) -> int:
-    from bench_gui.store import SessionNotFound
+    from bench_gui.services.errors import SessionNotFound
 
     store = _store(args)
     given = any(

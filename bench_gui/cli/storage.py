@@ -40,8 +40,6 @@ from bench_gui.core.storage import (
     build_teardown,
     load_layout,
 )
-from bench_gui.remote.errors import SSHError, UnknownHostKey
-from bench_gui.remote.hostkeys import APP_KNOWN_HOSTS
 from bench_gui.remote.storage import (
     NOT_RECORDED_FIELD,
     SIGNED_FIELD,
@@ -60,8 +58,8 @@ from bench_gui.remote.storage import (
     recorded_layouts,
     teardown_layout,
 )
-from bench_gui.remote.targets import TARGETS_FILE
-from bench_gui.store.paths import data_dir
+from bench_gui.services.errors import SSHError, UnknownHostKey
+from bench_gui.services.hosts import APP_KNOWN_HOSTS, TARGETS_FILE, data_dir
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_HOSTKEY, EXIT_REFUSED = 0, 1, 2, 3, 4
 STATE_DIR = "storage"
@@ -308,7 +306,7 @@ def cmd_recorded(args: argparse.Namespace) -> int:
 
 def cmd_storage(args: argparse.Namespace) -> int:
     """Every failure becomes one message and an exit status."""
-    from bench_gui.remote.db_placement import PlacementError
+    from bench_gui.services.errors import PlacementError
 
     handlers = {
         "devices": cmd_devices,

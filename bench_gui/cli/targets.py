@@ -19,42 +19,39 @@ from typing import Any, TextIO
 from bench_gui.cli.team_store import open_store
 from bench_gui.cli.terminal import safe
 from bench_gui.core.plan import PlanError, Target, load_plan, plan_from_dict
-from bench_gui.remote.connection import connect
-from bench_gui.remote.errors import HostKeyError, SecretStoreError, SSHError, UnknownHostKey
-from bench_gui.remote.hostkeys import APP_KNOWN_HOSTS
-from bench_gui.remote.inventory import collect_inventory
-from bench_gui.remote.secrets import (
+from bench_gui.services.agent_config import agent_config, plan_password
+from bench_gui.services.errors import HostKeyError, SecretStoreError, SSHError, UnknownHostKey
+from bench_gui.services.host_links import ssh_transport
+from bench_gui.services.hosts import (
+    SSHTarget,
+    add_target,
+    check_target,
+    collect_inventory,
+    connect,
     db_server_name,
     delete_db_password,
     forget_target,
-    set_db_password,
-    set_secret,
-)
-from bench_gui.remote.ssh_transport import check_target
-from bench_gui.remote.targets import (
-    TARGETS_FILE,
-    SSHTarget,
-    add_target,
     get_target,
+    known_hosts_path,
     load_targets,
     remove_target,
+    set_db_password,
+    set_secret,
+    targets_path,
 )
-from bench_gui.services.agent_config import agent_config, plan_password
-from bench_gui.services.host_links import ssh_transport
 from bench_gui.services.run import RunController
 from bench_gui.services.run_errors import RunError
-from bench_gui.store.paths import data_dir
 from bench_gui.wire.protocol import Event
 
 EXIT_OK, EXIT_FAILED, EXIT_HOSTKEY = 0, 1, 3
 
 
 def _targets_path() -> Path:
-    return data_dir() / TARGETS_FILE
+    return targets_path()
 
 
 def _known_hosts() -> Path:
-    return data_dir() / APP_KNOWN_HOSTS
+    return known_hosts_path()
 
 
 def _say_unknown_key(exc: UnknownHostKey) -> int:

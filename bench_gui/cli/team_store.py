@@ -50,11 +50,12 @@ def team_config(args: argparse.Namespace) -> TeamStoreConfig | None:
     url = getattr(args, "store", None)
     if not url:
         if getattr(args, "store_sslmode", None) or getattr(args, "store_sslrootcert", None):
-            from bench_gui.store.team_store import TeamStoreError
+            from bench_gui.services.errors import TeamStoreError
 
             raise TeamStoreError("--store-sslmode and --store-sslrootcert need --store URL")
         return None
-    from bench_gui.store.team_store import TeamStoreConfig, TeamStoreError
+    from bench_gui.services.errors import TeamStoreError
+    from bench_gui.store.team_store import TeamStoreConfig
 
     cert = getattr(args, "store_sslrootcert", None)
     if cert and not Path(cert).is_file():
@@ -85,7 +86,7 @@ def open_store(args: argparse.Namespace) -> SessionStore:
 def _required_team(args: argparse.Namespace) -> TeamStoreConfig:
     config = team_config(args)
     if config is None:
-        from bench_gui.store.team_store import TeamStoreError
+        from bench_gui.services.errors import TeamStoreError
 
         raise TeamStoreError(
             "which team store? give it with --store postgresql://USER@HOST[:PORT]/DATABASE"

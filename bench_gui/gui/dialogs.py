@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from bench_gui.remote.errors import ChangedHostKey, HostKeyError, UnknownHostKey
+from bench_gui.services.errors import ChangedHostKey, HostKeyError, UnknownHostKey
 
 # The server's public key file for each key type, for the "how to check" line.
 _HOST_KEY_FILES = {"ED25519": "ed25519", "RSA": "rsa", "ECDSA": "ecdsa"}

@@ -39,6 +39,7 @@ from bench_gui.gui.nav_panel import NavPanel
 from bench_gui.gui.run_control import ControllerFactory, RunControl
 from bench_gui.gui.window_face import WindowFace
 from bench_gui.gui.window_pages import PAGES
+from bench_gui.services.hosts import saved_target_names
 
 if TYPE_CHECKING:
     from bench_gui.gui.pages.compare import ComparePage
@@ -152,14 +153,12 @@ class MainWindow(QMainWindow):
         """The saved SSH targets for the Workload page's driver list, read in the background
         (reading them loads the SSH library): the app calls it once the window is up."""
         if self._targets_task is None:
-            from bench_gui.remote.errors import TargetError
+            from bench_gui.services.errors import TargetError
 
             self._targets_task = tasks.TaskRunner(
                 self, expected=(TargetError, OSError), where="saved targets"
             )
-        self._targets_task.start(
-            "targets", window_pages.saved_target_names, self._got_driver_targets, _quiet
-        )
+        self._targets_task.start("targets", saved_target_names, self._got_driver_targets, _quiet)
 
     def _got_driver_targets(self, names: list[str]) -> None:
         if self.built("Targets") is None:  # once built, the Targets page says what is saved

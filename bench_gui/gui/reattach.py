@@ -36,7 +36,7 @@ from PySide6.QtWidgets import (
 
 from bench_gui.gui.tasks import Task, TaskRunner
 from bench_gui.gui.worker import RunWorker
-from bench_gui.remote.errors import SSHError
+from bench_gui.services.errors import SessionNotFound, SSHError, StoreError
 from bench_gui.services.reattach import (
     STATE_WORDS,
     Candidate,
@@ -45,7 +45,7 @@ from bench_gui.services.reattach import (
     scan,
 )
 from bench_gui.services.run_errors import RunError
-from bench_gui.store import SessionNotFound, SessionStore, StoreError
+from bench_gui.store import SessionStore
 from bench_gui.store.sessions import STALE_MESSAGE
 
 log = logging.getLogger(__name__)

@@ -119,12 +119,3 @@ def make(window: Window, name: str) -> QWidget:
     except KeyError:
         raise KeyError(f"no page named {name!r} (the pages: {', '.join(PAGES)})") from None
     return maker(window)
-
-
-def saved_target_names() -> list[str]:
-    """The names in the app's ``targets.toml`` (loads the SSH library: call it off the GUI
-    thread)."""
-    from bench_gui.remote.targets import TARGETS_FILE, load_targets
-    from bench_gui.store.paths import data_dir
-
-    return sorted(load_targets(data_dir() / TARGETS_FILE))

@@ -45,7 +45,7 @@ from bench_gui.gui.pages.compare.session_picker import SessionPicker
 from bench_gui.gui.widgets.page_parts import ErrorLine, PageHeader, page_layout
 from bench_gui.report import ReportError
 from bench_gui.report.model import Report
-from bench_gui.store import SessionNotFound, StoreError
+from bench_gui.services.errors import SessionNotFound, StoreError
 from bench_gui.workloads.base import DEFAULT_WORKLOAD, kit_for, kits
 from bench_gui.workloads.random_read.report import RandomReadReport
 

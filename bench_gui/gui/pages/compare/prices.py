@@ -35,7 +35,7 @@ from bench_gui.core.economics import (
     ram_price,
 )
 from bench_gui.core.price_checks import doubts
-from bench_gui.store import SessionNotFound, StoreError
+from bench_gui.services.errors import SessionNotFound, StoreError
 from bench_gui.workloads.contract import WorkloadKit
 
 CURRENCIES = ("USD", "EUR", "GBP", "JPY", "CHF")

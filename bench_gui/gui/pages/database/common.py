@@ -14,11 +14,13 @@ from PySide6.QtWidgets import QTableWidgetItem
 from bench_gui.agent.engines import EngineError
 from bench_gui.core.plan import Plan, PlanError, plan_from_dict
 from bench_gui.engines.tuning_terms import PresetError
-from bench_gui.remote.db_tuner import TuningError
-from bench_gui.remote.demo import DemoUnavailable
-from bench_gui.remote.errors import SSHError
-from bench_gui.remote.osknobs import OsKnobError
-from bench_gui.store import StoreError
+from bench_gui.services.errors import (
+    DemoUnavailable,
+    OsKnobError,
+    SSHError,
+    StoreError,
+    TuningError,
+)
 
 TEXT = "#e8ecf3"
 MUTED = "#6f7b93"

@@ -11,11 +11,13 @@ from PySide6.QtWidgets import QComboBox, QGridLayout, QGroupBox, QLineEdit, QPus
 
 from bench_gui.core.plan import Plan
 from bench_gui.gui.widgets.page_parts import form_label, muted_label
-from bench_gui.remote.errors import HostKeyError, TargetError
-from bench_gui.remote.host_access import HostIO, LocalHost
-from bench_gui.remote.targets import TARGETS_FILE, load_targets
+from bench_gui.services.errors import HostKeyError, TargetError
+from bench_gui.services.hosts import (
+    HostIO,
+    LocalHost,
+    saved_target_names,
+)
 from bench_gui.services.tuning_parts import ssh_host
-from bench_gui.store.paths import data_dir
 
 LOCAL = "local"
 THIS_MACHINE = "This machine"
@@ -90,7 +92,7 @@ class OsHostBox(QGroupBox):
     def reload_hosts(self) -> None:
         """This machine and the saved SSH targets; the plan's driver host chosen first."""
         try:
-            names = sorted(load_targets(data_dir() / TARGETS_FILE))
+            names = saved_target_names()
         except TargetError:
             names = []  # a broken targets file: the Targets page says why
         current = self.host_combo.currentData()

@@ -32,11 +32,9 @@ from bench_gui.gui.pages.database.os_table import OsKnobTable, OsPresetPicker
 from bench_gui.gui.tasks import TaskRunner
 from bench_gui.gui.widgets.page_parts import muted_label
 from bench_gui.remote import osknobs
-from bench_gui.remote.errors import HostKeyError, UnknownHostKey
-from bench_gui.remote.host_access import HostIO
-from bench_gui.remote.hostkeys import APP_KNOWN_HOSTS
+from bench_gui.services.errors import HostKeyError, UnknownHostKey
+from bench_gui.services.hosts import APP_KNOWN_HOSTS, HostIO, data_dir
 from bench_gui.services.tuning import apply_os, rollback_os
-from bench_gui.store.paths import data_dir
 from bench_gui.store.tuning_history import TuningHistory
 
 OS_TASK_WORDS = {

@@ -18,9 +18,8 @@ from PySide6.QtWidgets import QFileDialog, QPushButton, QTableWidgetItem, QVBoxL
 from bench_gui.gui.pages.sessions.hammerdb_options import ImportChoices, ImportOptionsDialog
 from bench_gui.gui.tasks import Task, TaskRunner
 from bench_gui.gui.widgets.page_parts import Banner, FitTable, fit_rows
-from bench_gui.store import SessionNotFound, StoreError
+from bench_gui.services.errors import HammerDBError, SessionNotFound, StoreError
 from bench_gui.store.hammerdb import HammerDBImport, ImportedSession, import_hammerdb
-from bench_gui.store.hammerdb_jobs import HammerDBError
 
 BUTTON_TEXT = "Import HammerDB…"
 SHOW_TEXT, HIDE_TEXT = "Show sessions", "Hide sessions"

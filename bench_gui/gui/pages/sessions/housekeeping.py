@@ -16,8 +16,8 @@ from PySide6.QtWidgets import QFileDialog, QInputDialog, QLineEdit, QMessageBox,
 from bench_gui.gui.pages.sessions.detail import SessionDetail
 from bench_gui.gui.pages.sessions.run_table import RunTable
 from bench_gui.gui.widgets.page_parts import ErrorLine, PageHeader
+from bench_gui.services.errors import SessionFileError, SessionNotFound, StoreError
 from bench_gui.services.session_view import RunHeader, RunRow
-from bench_gui.store import SessionFileError, SessionNotFound, StoreError
 
 SESSION_FILE_FILTER = "bench-gui session (*.json *.json.gz);;All files (*)"
 

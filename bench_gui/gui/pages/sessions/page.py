@@ -37,8 +37,8 @@ from bench_gui.gui.tasks import Task
 from bench_gui.gui.widgets.page_parts import ErrorLine, PageHeader, page_layout, scrolled
 from bench_gui.gui.widgets.power_log_dialog import PowerLogDialog
 from bench_gui.services import session_view
+from bench_gui.services.errors import SessionNotFound, StoreError
 from bench_gui.services.session_view import RunHeader, RunRow
-from bench_gui.store import SessionNotFound, StoreError
 from bench_gui.workloads.base import DEFAULT_WORKLOAD
 
 READ_ERRORS = (StoreError, SessionNotFound)

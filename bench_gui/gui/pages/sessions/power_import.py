@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QFileDialog, QPushButton, QWidget
 from bench_gui.core.power import PowerImport, PowerLogError, preview_power_log, read_power_log
 from bench_gui.gui.tasks import Task, TaskRunner
 from bench_gui.gui.widgets.power_log_dialog import PowerLogDialog
-from bench_gui.store import SessionNotFound, StoreError
+from bench_gui.services.errors import SessionNotFound, StoreError
 
 POWER_LOG_FILTER = "Power logs (*.csv *.tsv *.txt);;All files (*)"
 BUTTON_TEXT = "Import power log…"

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 from bench_gui.gui.pages.sessions.team_settings import TeamSetting
 from bench_gui.gui.tasks import Task, TaskRunner
 from bench_gui.gui.widgets.page_parts import Banner, form_label, muted_label
-from bench_gui.store import SessionNotFound, StoreError
+from bench_gui.services.errors import SessionNotFound, StoreError
 
 # libpq's TLS modes (bench_gui.store.team_store.SSL_MODES), "" first: the URL's or libpq's.
 TLS_MODES = ("", "disable", "allow", "prefer", "require", "verify-ca", "verify-full")

@@ -27,7 +27,7 @@ from bench_gui.gui.pages.sessions.team_settings import (
 from bench_gui.gui.tasks import Task, TaskRunner
 from bench_gui.gui.widgets.elided import ElidedLabel
 from bench_gui.gui.widgets.page_parts import Banner, compact_combo
-from bench_gui.store import SessionNotFound, StoreError
+from bench_gui.services.errors import SessionNotFound, StoreError
 
 if TYPE_CHECKING:
     from bench_gui.store import SessionStore

@@ -24,8 +24,6 @@ from bench_gui.gui.pages.storage.plan_view import PlanView, RunPanel
 from bench_gui.gui.tasks import Task, TaskRunner, TaskState
 from bench_gui.gui.widgets.page_parts import Banner
 from bench_gui.remote.db_placement import PlacementResult, place_database, restore_database
-from bench_gui.remote.errors import HostKeyError, SSHError, UnknownHostKey
-from bench_gui.remote.hostkeys import APP_KNOWN_HOSTS
 from bench_gui.remote.storage import (
     ApplyResult,
     Discovery,
@@ -41,7 +39,8 @@ from bench_gui.remote.storage import (
     open_runner,
     teardown_layout,
 )
-from bench_gui.remote.targets import TARGETS_FILE
+from bench_gui.services.errors import HostKeyError, SSHError, UnknownHostKey
+from bench_gui.services.hosts import APP_KNOWN_HOSTS, TARGETS_FILE
 
 # What the user can act on (a refused device, a failed step, an unreachable target, a file
 # that cannot be written...): shown on the page. Anything else is a bug, for the notifier.

@@ -29,11 +29,13 @@ from bench_gui.gui.pages.storage.layout_form import LayoutForm
 from bench_gui.gui.pages.storage.plan_view import PlanView, RunPanel, check_run
 from bench_gui.gui.tasks import Task
 from bench_gui.gui.widgets.page_parts import Banner, PageHeader, page_layout, scrolled
-from bench_gui.remote.errors import SSHError
-from bench_gui.remote.local_shell import LOCAL_TARGET
 from bench_gui.remote.storage import Discovery, Refusal
-from bench_gui.remote.targets import TARGETS_FILE, load_targets
-from bench_gui.store.paths import data_dir
+from bench_gui.services.errors import SSHError
+from bench_gui.services.hosts import (
+    LOCAL_TARGET,
+    data_dir,
+    saved_target_names,
+)
 
 # Check boxes inside the device table, drawn like the theme's QCheckBox.
 _PAGE_STYLE = """
@@ -148,7 +150,7 @@ class StoragePage(QWidget):
         self.target_combo.clear()
         self.target_combo.addItem("This machine (local)", LOCAL_TARGET)
         try:
-            names = sorted(load_targets(self.folder / TARGETS_FILE))
+            names = saved_target_names(self.folder)
         except SSHError:
             names = []
         for name in names:

@@ -15,7 +15,7 @@ from bench_gui.gui.pages.targets.parts import (
     placeholder,
 )
 from bench_gui.gui.widgets.page_parts import Banner
-from bench_gui.remote.ssh_transport import TargetReport
+from bench_gui.services.hosts import TargetReport
 
 
 class ConnectionTestPanel(QGroupBox):

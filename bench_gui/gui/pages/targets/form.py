@@ -30,9 +30,14 @@ from PySide6.QtWidgets import (
 )
 
 from bench_gui.gui.widgets.page_parts import ErrorLine, set_prop
-from bench_gui.remote.errors import TargetError
-from bench_gui.remote.secrets import SECRET_KINDS
-from bench_gui.remote.targets import AUTH_METHODS, SUDO_MODES, SSHTarget, target_from_dict
+from bench_gui.services.errors import TargetError
+from bench_gui.services.hosts import (
+    AUTH_METHODS,
+    SECRET_KINDS,
+    SUDO_MODES,
+    SSHTarget,
+    target_from_dict,
+)
 
 AUTH_LABELS = {"agent": "ssh-agent", "key": "Key file", "password": "Password"}
 SUDO_LABELS = {

@@ -26,10 +26,16 @@ from bench_gui.gui.pages.targets.inventory_view import InventoryPanel
 from bench_gui.gui.pages.targets.remote_work import RemoteWork, Request
 from bench_gui.gui.pages.targets.target_list import TargetList
 from bench_gui.gui.widgets.page_parts import ErrorLine, PageHeader, page_layout, scrolled
-from bench_gui.remote.errors import SecretStoreError, SSHError, TargetError
-from bench_gui.remote.hostkeys import APP_KNOWN_HOSTS
-from bench_gui.remote.secrets import SECRET_KINDS, get_secret
-from bench_gui.remote.targets import TARGETS_FILE, SSHTarget, load_targets
+from bench_gui.services.errors import SecretStoreError, SSHError, TargetError
+from bench_gui.services.hosts import (
+    APP_KNOWN_HOSTS,
+    SECRET_KINDS,
+    TARGETS_FILE,
+    SSHTarget,
+    data_dir,
+    get_secret,
+    load_targets,
+)
 from bench_gui.services.targets import (
     NameTaken,
     SecretsRequest,
@@ -37,7 +43,6 @@ from bench_gui.services.targets import (
     remove_saved_target,
     save_target,
 )
-from bench_gui.store.paths import data_dir
 
 SECRET_LABELS = {
     "password": "login password",

@@ -21,8 +21,8 @@ from bench_gui.gui.pages.targets.connection_test import ConnectionTestPanel
 from bench_gui.gui.pages.targets.inventory_view import InventoryPanel
 from bench_gui.gui.tasks import TaskRunner
 from bench_gui.gui.widgets.page_parts import Banner
-from bench_gui.remote.errors import ChangedHostKey, HostKeyError, SSHError, UnknownHostKey
-from bench_gui.remote.targets import SSHTarget
+from bench_gui.services.errors import ChangedHostKey, HostKeyError, SSHError, UnknownHostKey
+from bench_gui.services.hosts import SSHTarget
 from bench_gui.services.targets import (
     DatabaseCheck,
     SecretsRequest,

@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QAbstractItemView, QGroupBox, QLabel, QVBoxLayout
 from bench_gui.gui.pages.targets.form import AUTH_LABELS
 from bench_gui.gui.pages.targets.parts import COMPACT_TABLE, cell
 from bench_gui.gui.widgets.page_parts import FitTable
-from bench_gui.remote.targets import SSHTarget
+from bench_gui.services.hosts import SSHTarget
 
 TARGET_COLUMNS = ("Name", "Host", "Port", "User", "Login", "Sudo")
 SUDO_SHORT = {"none": "none", "passwordless": "passwordless", "password": "password"}

@@ -45,8 +45,8 @@ from bench_gui.gui.pages.workload.engine_choice import (
 from bench_gui.gui.pages.workload.odbc_fields import OdbcFields
 from bench_gui.gui.widgets.page_parts import compact_combo
 from bench_gui.gui.widgets.plan_fields import PlanFields, add_row, styled_form
-from bench_gui.remote.errors import SecretStoreError
-from bench_gui.remote.secrets import database_password, set_db_password
+from bench_gui.services.errors import SecretStoreError
+from bench_gui.services.hosts import database_password, set_db_password
 from bench_gui.workloads.base import uses_database
 
 THIS_MACHINE = "This machine"
