@@ -19,7 +19,7 @@ from bench_gui.services.loop import DEFAULT_CARD_S, parse_runs
 from bench_gui.services.race import RaceError
 from bench_gui.services.replay import ReplayError
 from bench_gui.services.result_figures import ResultError
-from bench_gui.store.sessions import SessionStore
+from bench_gui.services.sessions import SessionStore
 
 if TYPE_CHECKING:
     from bench_gui.gui.present.booth import Booth, BoothScreen

@@ -23,7 +23,7 @@ from bench_gui.core.compare import CompareError
 from bench_gui.core.economics import ArrayInput, DevicePrice, PowerPrice
 from bench_gui.core.saturation import DEFAULT_MIN_GAIN_PCT, StopConditions
 from bench_gui.services.errors import SessionFileError, SessionNotFound
-from bench_gui.store import SessionStore, export_session, import_session
+from bench_gui.services.sessions import SessionStore, export_session, import_session
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -238,7 +238,7 @@ def _say_waiting(store: SessionStore, run_id: int) -> None:
     """An edit of a session that is in a team store too waits here for the next push."""
     if store.team is not None:
         return  # made in the team store itself
-    from bench_gui.store.team_sync import waiting_edits
+    from bench_gui.services.sessions import waiting_edits
 
     for where in waiting_edits(store, run_id):
         print(
@@ -415,7 +415,7 @@ def _array_cost(store: SessionStore, run_id: int) -> tuple[ArrayInput, Any, str]
     """A session's array as the economics will price it: (what it is made of, its cost or
     None, why it has none)."""
     from bench_gui.core.economics import EconomicsError, array_cost
-    from bench_gui.store.compare_input import array_input
+    from bench_gui.services.sessions import array_input
 
     spec = array_input(store, store.get_run(run_id))
     try:
@@ -441,7 +441,7 @@ def _check_array(store: SessionStore, run_id: int, only_device: str = "") -> Non
         )
     if not only_device:
         from bench_gui.core.priced_storage import disagreement
-        from bench_gui.store.compare_input import recorded_storage
+        from bench_gui.services.sessions import recorded_storage
 
         recorded = recorded_storage(store, store.get_run(run_id))
         mismatch = recorded and disagreement(spec.device, spec.count, recorded)

@@ -23,7 +23,7 @@ from bench_gui.core.plan import Plan, PlanError, load_plan
 from bench_gui.workloads.base import kit_for, kit_of_record
 
 if TYPE_CHECKING:
-    from bench_gui.store import SessionStore
+    from bench_gui.services.sessions import SessionStore
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 # Marks a NOPM figure that is doubtful (see bench_gui.core.crosscheck); plain ASCII, so it
@@ -331,7 +331,7 @@ def _tune_presets(args: argparse.Namespace) -> int:
     from bench_gui.core.os_presets import BUILTIN_OS_PRESETS
     from bench_gui.engines.mssql.tuner import PROFILE, seed_003_proposal
     from bench_gui.engines.postgresql.pgtune import PgVersion
-    from bench_gui.store.user_presets import all_presets, load_user_presets
+    from bench_gui.services.presets import all_presets, load_user_presets
 
     presets = all_presets()
     mssql = seed_003_proposal()  # SQL Server's: max server memory needs the server's RAM
@@ -484,7 +484,7 @@ def _tune_rollback(args: argparse.Namespace) -> int:
 
 
 def _tune_history(args: argparse.Namespace) -> int:
-    from bench_gui.store.tuning_history import TuningHistory
+    from bench_gui.services.tuning_view import TuningHistory
 
     key = None
     if args.target:
@@ -512,19 +512,19 @@ def _os_host(args: argparse.Namespace) -> tuple[Any, Any]:
 
 
 def _tune_os(args: argparse.Namespace) -> int:
-    from bench_gui.remote import osknobs
     from bench_gui.services.tuning import apply_os, os_changes, rollback_os
+    from bench_gui.services.tuning_view import block_devices, data_devices, default_keys, read_knobs
 
     host, session = _os_host(args)
     try:
         devices = list(args.device or [])
         notes: list[str] = []
         if not devices and args.data_dir:
-            devices, notes = osknobs.data_devices(host, args.data_dir)
+            devices, notes = data_devices(host, args.data_dir)
         if not devices:
-            devices = osknobs.block_devices(host)
+            devices = block_devices(host)
         if args.os_cmd == "show":
-            knobs = osknobs.read_knobs(host, osknobs.default_keys(devices))
+            knobs = read_knobs(host, default_keys(devices))
             if args.json:
                 print(json.dumps([_jsonable(k) for k in knobs.values()]))
             else:

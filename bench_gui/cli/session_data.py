@@ -35,7 +35,7 @@ def _fail(message: str, code: int = EXIT_FAILED) -> int:
 
 def cmd_import_hammerdb(args: argparse.Namespace) -> int:
     from bench_gui.services.errors import HammerDBError
-    from bench_gui.store.hammerdb import import_hammerdb
+    from bench_gui.services.sessions import import_hammerdb
 
     store = _store(args)
     try:

@@ -40,7 +40,9 @@ from bench_gui.core.storage import (
     build_teardown,
     load_layout,
 )
-from bench_gui.remote.storage import (
+from bench_gui.services.errors import SSHError, UnknownHostKey
+from bench_gui.services.hosts import APP_KNOWN_HOSTS, TARGETS_FILE, data_dir
+from bench_gui.services.storage import (
     NOT_RECORDED_FIELD,
     SIGNED_FIELD,
     UNREADABLE_FIELD,
@@ -58,8 +60,6 @@ from bench_gui.remote.storage import (
     recorded_layouts,
     teardown_layout,
 )
-from bench_gui.services.errors import SSHError, UnknownHostKey
-from bench_gui.services.hosts import APP_KNOWN_HOSTS, TARGETS_FILE, data_dir
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_HOSTKEY, EXIT_REFUSED = 0, 1, 2, 3, 4
 STATE_DIR = "storage"
@@ -261,7 +261,7 @@ def cmd_teardown(args: argparse.Namespace) -> int:
 
 
 def cmd_db(args: argparse.Namespace) -> int:
-    from bench_gui.remote.db_placement import place_database, restore_database
+    from bench_gui.services.storage import place_database, restore_database
 
     layout = _layout(args)
     on_log, _ = _progress_printer(args)

@@ -24,8 +24,7 @@ from typing import TYPE_CHECKING, Any
 from bench_gui.cli.terminal import safe
 
 if TYPE_CHECKING:
-    from bench_gui.store import SessionStore
-    from bench_gui.store.team_store import TeamStoreConfig
+    from bench_gui.services.sessions import SessionStore, TeamStoreConfig
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 STORE_HELP = "a team store: postgresql://USER@HOST[:PORT]/DATABASE (the password: store password)"
@@ -55,7 +54,7 @@ def team_config(args: argparse.Namespace) -> TeamStoreConfig | None:
             raise TeamStoreError("--store-sslmode and --store-sslrootcert need --store URL")
         return None
     from bench_gui.services.errors import TeamStoreError
-    from bench_gui.store.team_store import TeamStoreConfig
+    from bench_gui.services.sessions import TeamStoreConfig
 
     cert = getattr(args, "store_sslrootcert", None)
     if cert and not Path(cert).is_file():
@@ -67,7 +66,7 @@ def team_config(args: argparse.Namespace) -> TeamStoreConfig | None:
 
 def local_store(args: argparse.Namespace) -> SessionStore:
     """The session file of this machine (``--db``, else the one in the user data folder)."""
-    from bench_gui.store import SessionStore
+    from bench_gui.services.sessions import SessionStore
 
     return SessionStore(Path(args.db) if getattr(args, "db", None) else None)
 
@@ -78,7 +77,7 @@ def open_store(args: argparse.Namespace) -> SessionStore:
     config = team_config(args)
     if config is None:
         return local_store(args)
-    from bench_gui.store import SessionStore
+    from bench_gui.services.sessions import SessionStore
 
     return SessionStore(team=config)
 
@@ -100,8 +99,7 @@ def _label(info: Any) -> str:
 
 def cmd_sessions_push(args: argparse.Namespace) -> int:
     """Send the local file's finished sessions the team store lacks; each once."""
-    from bench_gui.store import SessionStore
-    from bench_gui.store.team_sync import push
+    from bench_gui.services.sessions import SessionStore, push
 
     config = _required_team(args)
     with local_store(args) as local, SessionStore(team=config) as team:
@@ -148,8 +146,7 @@ def _say_edits_and_prices(result: Any) -> None:
 
 def cmd_sessions_pull(args: argparse.Namespace) -> int:
     """Copy a colleague's sessions (by author, tag, system) into the local file."""
-    from bench_gui.store import SessionStore
-    from bench_gui.store.team_sync import pull
+    from bench_gui.services.sessions import SessionStore, pull
 
     config = _required_team(args)
     with SessionStore(team=config) as team, local_store(args) as local:
@@ -185,7 +182,7 @@ def cmd_sessions_pull(args: argparse.Namespace) -> int:
 
 def cmd_store_password(args: argparse.Namespace) -> int:
     """Put the team store's password into the OS keyring (or ``--forget`` it)."""
-    from bench_gui.store.team_store import delete_store_password, set_store_password
+    from bench_gui.services.sessions import delete_store_password, set_store_password
 
     config = _required_team(argparse.Namespace(**{**vars(args), "store": args.url}))
     name = safe(config.display)
@@ -215,8 +212,7 @@ def cmd_store_password(args: argparse.Namespace) -> int:
 def cmd_store_init(args: argparse.Namespace) -> int:
     """Make the team store ready for a team: its tables (the migrations), then an owner, a
     writer and a reader role, and the logins given made members (``--print``: the SQL only)."""
-    from bench_gui.store import SessionStore
-    from bench_gui.store.team_roles import init_roles, roles_sql
+    from bench_gui.services.sessions import SessionStore, init_roles, roles_sql
 
     config = _required_team(argparse.Namespace(**{**vars(args), "store": args.url}))
     database = config.params.get("dbname", "")
@@ -232,7 +228,7 @@ def cmd_store_init(args: argparse.Namespace) -> int:
     try:
         init_roles(config.conninfo(), database, logins)
     except psycopg.Error as exc:
-        from bench_gui.store.pg_connection import pg_reason
+        from bench_gui.services.sessions import pg_reason
 
         print(f"bench-gui: {safe(config.display)}: roles not set up: {safe(pg_reason(exc))}",
               file=sys.stderr)  # fmt: skip

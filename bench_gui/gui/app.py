@@ -195,8 +195,8 @@ def close_for_signal(app: QApplication, window: MainWindow) -> None:
 def stop_demo_server() -> None:
     """Stop the embedded demo server this app started (or attached to), unless another
     process still uses it; its data stays for the next launch."""
-    from bench_gui.remote.demo import stop_demo
     from bench_gui.services.errors import DemoUnavailable
+    from bench_gui.services.hosts import stop_demo
 
     try:
         if stop_demo():
@@ -235,7 +235,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     hooks.install()
     try:
         from bench_gui.services.errors import StoreError
-        from bench_gui.store import SessionStore
+        from bench_gui.services.sessions import SessionStore
 
         try:
             store = SessionStore()

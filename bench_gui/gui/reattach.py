@@ -45,8 +45,7 @@ from bench_gui.services.reattach import (
     scan,
 )
 from bench_gui.services.run_errors import RunError
-from bench_gui.store import SessionStore
-from bench_gui.store.sessions import STALE_MESSAGE
+from bench_gui.services.sessions import STALE_MESSAGE, SessionStore
 
 log = logging.getLogger(__name__)
 

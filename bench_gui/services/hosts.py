@@ -1,9 +1,9 @@
 """The hosts as the GUI and the command line see them: the saved SSH targets and where they are
 kept, their secrets in the keyring, the app's known host keys, a connection test, a host's
-inventory, and this machine as a host. A façade over ``remote`` (and the data folder of
-``store``): pages and commands import these names from here (the import contract "The GUI and
-the command line reach hosts and stores through the services" keeps it so); each is imported
-from its own module when first used (:mod:`bench_gui.services.facade`)."""
+inventory, this machine as a host, and the embedded demo server's end. A façade over ``remote``
+(and the data folder of ``store``): pages and commands import these names from here (the import
+contract "The GUI and the command line reach hosts and stores through the services" keeps it
+so); each is imported from its own module when first used (:mod:`bench_gui.services.facade`)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from bench_gui.services.facade import lazy_names
 
 if TYPE_CHECKING:
     from bench_gui.remote.connection import connect
+    from bench_gui.remote.demo import stop_demo
     from bench_gui.remote.host_access import HostIO, LocalHost
     from bench_gui.remote.hostkeys import APP_KNOWN_HOSTS
     from bench_gui.remote.inventory import collect_inventory
@@ -47,6 +48,7 @@ _SECRETS = "bench_gui.remote.secrets"
 # Each name and the module that defines it.
 WHERE: Final = {
     "connect": "bench_gui.remote.connection",
+    "stop_demo": "bench_gui.remote.demo",
     "HostIO": "bench_gui.remote.host_access",
     "LocalHost": "bench_gui.remote.host_access",
     "APP_KNOWN_HOSTS": "bench_gui.remote.hostkeys",
@@ -102,6 +104,7 @@ __all__ = [
     "saved_target_names",
     "set_db_password",
     "set_secret",
+    "stop_demo",
     "target_from_dict",
     "targets_path",
 ]

@@ -298,7 +298,7 @@ class ComparePage(QWidget):
     def save_prices(self) -> bool:
         """Keep the page's prices: new unit prices in the price list, each session's array,
         the power price. Returns False (message shown) on bad input."""
-        from bench_gui.store.compare_input import array_from_layout, storage_layout
+        from bench_gui.services.sessions import array_from_layout, storage_layout
 
         try:
             arrays, prices, power = self.price_inputs()

@@ -142,7 +142,7 @@ class PriceBox(QGroupBox):
     def fill_arrays(self, store: Any, ids: Sequence[int], names: Mapping[int, str]) -> None:
         """One row a session: what was typed for it is kept, a new one starts from its
         stored layout and the price list."""
-        from bench_gui.store.compare_input import array_input
+        from bench_gui.services.sessions import array_input
 
         kept: dict[int, list[str]] = {}
         for r, run_id in enumerate(self._rows):

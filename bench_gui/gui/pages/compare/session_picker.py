@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from bench_gui.services.session_view import format_time
-from bench_gui.store import RunInfo
+from bench_gui.services.sessions import RunInfo
 from bench_gui.workloads.base import UnknownWorkload, kit_for
 from bench_gui.workloads.contract import WorkloadKit
 

@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QGroupBox, QHBoxLayout, QPushButton, QVBoxLayout
 
 from bench_gui.gui.pages.database.common import RED, cell
 from bench_gui.gui.widgets.page_parts import FitTable
-from bench_gui.store.tuning_history import TuningEntry
+from bench_gui.services.tuning_view import TuningEntry
 
 HISTORY_COLUMNS = ("#", "When", "What", "Result")
 

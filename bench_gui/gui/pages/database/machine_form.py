@@ -17,8 +17,8 @@ from PySide6.QtWidgets import (
 
 from bench_gui.engines.tuning_terms import STORAGE_TYPES, format_bytes, parse_size
 from bench_gui.gui.widgets.page_parts import ErrorLine, form_label
-from bench_gui.remote.db_tuner import HostFacts
 from bench_gui.services.tuning_parts import Inputs
+from bench_gui.services.tuning_view import HostFacts
 
 Row = tuple[str, QWidget, str, QWidget]
 

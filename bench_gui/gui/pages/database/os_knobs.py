@@ -31,11 +31,21 @@ from bench_gui.gui.pages.database.os_host import HostJob, OsHostBox
 from bench_gui.gui.pages.database.os_table import OsKnobTable, OsPresetPicker
 from bench_gui.gui.tasks import TaskRunner
 from bench_gui.gui.widgets.page_parts import muted_label
-from bench_gui.remote import osknobs
 from bench_gui.services.errors import HostKeyError, UnknownHostKey
 from bench_gui.services.hosts import APP_KNOWN_HOSTS, HostIO, data_dir
 from bench_gui.services.tuning import apply_os, rollback_os
-from bench_gui.store.tuning_history import TuningHistory
+from bench_gui.services.tuning_view import (
+    SYSCTL_FILE,
+    Knob,
+    OsResult,
+    TuningHistory,
+    block_devices,
+    data_devices,
+    default_keys,
+    expand_changes,
+    persist_sysctls,
+    read_knobs,
+)
 
 OS_TASK_WORDS = {
     "os-read": ("Reading the knobs…", "Cannot read the knobs"),
@@ -77,7 +87,7 @@ class OsKnobsPanel(QWidget):
         self.host_label = ""
         self.last_result: Any = None
         self.last_error = ""
-        self.persist_path = osknobs.SYSCTL_FILE
+        self.persist_path = SYSCTL_FILE
         # Asked before persisting: (title, question) -> yes? Tests answer it themselves.
         self.confirm: Callable[[str, str], bool] = lambda title, question: ask_yes_no(
             self, title, question
@@ -137,7 +147,7 @@ class OsKnobsPanel(QWidget):
     # ---- the knobs -----------------------------------------------------------------------
 
     @property
-    def knobs(self) -> dict[str, osknobs.Knob]:
+    def knobs(self) -> dict[str, Knob]:
         """The knobs shown, by key, in the table's order."""
         return self.table.knobs
 
@@ -155,18 +165,18 @@ class OsKnobsPanel(QWidget):
             notes: list[str] = []
             devices = named
             if not devices and data_directory:
-                devices, notes = osknobs.data_devices(host, data_directory)
+                devices, notes = data_devices(host, data_directory)
             if not devices:
-                devices = osknobs.block_devices(host)
+                devices = block_devices(host)
                 notes.append(f"every disk: {', '.join(devices) or 'none'}")
-            keys = osknobs.default_keys(devices)
-            keys += list(osknobs.expand_changes(preset, devices))  # a preset's own knobs too
+            keys = default_keys(devices)
+            keys += list(expand_changes(preset, devices))  # a preset's own knobs too
             return {
                 "host": name,
                 "label": host.label,
                 "devices": devices,
                 "notes": notes,
-                "knobs": osknobs.read_knobs(host, keys),
+                "knobs": read_knobs(host, keys),
             }
 
         kind = "os-reread" if again else "os-read"
@@ -184,7 +194,7 @@ class OsKnobsPanel(QWidget):
         self._fill_table(dict(found["knobs"]), previous)
         self.refresh_history()
 
-    def _fill_table(self, knobs: dict[str, osknobs.Knob], wanted: dict[str, str]) -> None:
+    def _fill_table(self, knobs: dict[str, Knob], wanted: dict[str, str]) -> None:
         """The knobs, with the preset's values (and then the given ones) for the run."""
         values = self.presets.expanded(self.devices)
         values.update(wanted)
@@ -246,7 +256,7 @@ class OsKnobsPanel(QWidget):
             )
         )
 
-    def _applied(self, result: osknobs.OsResult) -> None:
+    def _applied(self, result: OsResult) -> None:
         self.last_result = result
         lines = [f"{k}: {a} → {b}" for k, (a, b) in result.changed.items()]
         text = f"Changed: {', '.join(lines) or 'nothing'}."
@@ -271,7 +281,7 @@ class OsKnobsPanel(QWidget):
             )
         )
 
-    def _rolled_back(self, outcome: tuple[osknobs.OsResult, int, Any]) -> None:
+    def _rolled_back(self, outcome: tuple[OsResult, int, Any]) -> None:
         result, _rid, undone = outcome
         self.last_result = result
         back = ", ".join(f"{k} = {v}" for k, (_a, v) in result.changed.items())
@@ -302,7 +312,7 @@ class OsKnobsPanel(QWidget):
             HostJob(
                 "os-persist",
                 self.shown_host,
-                lambda host: osknobs.persist_sysctls(host, values, path),
+                lambda host: persist_sysctls(host, values, path),
                 lambda _text: self.message.emit(
                     f"Persisted {len(values)} sysctl(s) to {path} on {label}.", "ok"
                 ),

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 from bench_gui.core.os_presets import BUILTIN_OS_PRESETS
 from bench_gui.gui.pages.database.common import GREEN, MUTED, RED, TEXT, YELLOW, cell
 from bench_gui.gui.widgets.page_parts import form_label
-from bench_gui.remote.osknobs import Knob, expand_changes
+from bench_gui.services.tuning_view import Knob, expand_changes
 
 BY_HAND = "By hand (edit the “For the run” column)"
 OS_COLUMNS = ("Knob", "Current", "For the run", "Choices", "Status")

@@ -24,8 +24,8 @@ from bench_gui.gui.pages.database.common import PlanProvider, plan_of
 from bench_gui.gui.pages.database.os_knobs import OsKnobsPanel
 from bench_gui.gui.pages.database.tuning_tab import ConnectFactory, TuningTab
 from bench_gui.gui.widgets.page_parts import Banner, PageHeader, page_layout, scrolled
-from bench_gui.remote.db_tuner import DiffRow, HostFacts
 from bench_gui.services.tuning_parts import Connection
+from bench_gui.services.tuning_view import DiffRow, HostFacts
 
 SUBTITLE = (
     "PostgreSQL, InnoDB and SQL Server settings and the host's OS knobs: a diff before"

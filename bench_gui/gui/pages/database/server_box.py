@@ -10,8 +10,8 @@ from PySide6.QtWidgets import QGroupBox, QHBoxLayout, QLabel, QPushButton, QVBox
 
 from bench_gui.engines.tuning_terms import format_bytes
 from bench_gui.gui.widgets.page_parts import muted_label
-from bench_gui.remote.db_tuner import HostFacts
 from bench_gui.services.tuning_parts import Connection
+from bench_gui.services.tuning_view import HostFacts
 
 
 class ServerBox(QGroupBox):

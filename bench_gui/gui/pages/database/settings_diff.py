@@ -9,7 +9,7 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
 
 from bench_gui.gui.pages.database.common import GREEN, MUTED, RED, TEXT, YELLOW, cell
-from bench_gui.remote.db_tuner import DiffRow
+from bench_gui.services.tuning_view import DiffRow
 
 COLUMNS = ("", "Setting", "Current", "Proposed", "Takes effect", "Rule")
 COL_CHECK, COL_NAME, COL_CURRENT, COL_PROPOSED, COL_EFFECT, COL_RULE = range(6)

@@ -25,10 +25,9 @@ from bench_gui.gui.pages.database.server_box import ServerBox
 from bench_gui.gui.pages.database.settings_diff import SettingsDiffTable
 from bench_gui.gui.tasks import TaskRunner
 from bench_gui.gui.widgets.page_parts import muted_label
-from bench_gui.remote.db_tuner import DiffRow, HostFacts
 from bench_gui.services import tuning
 from bench_gui.services.tuning_parts import Connection
-from bench_gui.store.tuning_history import TuningHistory
+from bench_gui.services.tuning_view import DiffRow, HostFacts, TuningHistory
 
 ConnectFactory = Callable[[Plan], Connection]
 Connected = tuple[Connection, dict[str, Any], HostFacts]

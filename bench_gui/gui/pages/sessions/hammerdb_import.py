@@ -19,7 +19,7 @@ from bench_gui.gui.pages.sessions.hammerdb_options import ImportChoices, ImportO
 from bench_gui.gui.tasks import Task, TaskRunner
 from bench_gui.gui.widgets.page_parts import Banner, FitTable, fit_rows
 from bench_gui.services.errors import HammerDBError, SessionNotFound, StoreError
-from bench_gui.store.hammerdb import HammerDBImport, ImportedSession, import_hammerdb
+from bench_gui.services.sessions import HammerDBImport, ImportedSession, import_hammerdb
 
 BUTTON_TEXT = "Import HammerDB…"
 SHOW_TEXT, HIDE_TEXT = "Show sessions", "Hide sessions"

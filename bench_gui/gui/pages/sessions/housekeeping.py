@@ -101,7 +101,7 @@ class Housekeeping(QWidget):
         return True
 
     def export_run(self, run_id: int, path: Path) -> bool:
-        from bench_gui.store.exchange import export_session
+        from bench_gui.services.sessions import export_session
 
         try:
             export_session(self.store, run_id, path)
@@ -114,7 +114,7 @@ class Housekeeping(QWidget):
 
     def import_file(self, path: Path) -> int | None:
         """Import a session file; its id, or None (and why) when the file is refused."""
-        from bench_gui.store.exchange import import_session
+        from bench_gui.services.sessions import import_session
 
         try:
             run_id = import_session(self.store, path)

@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 
 from bench_gui.gui.widgets.page_parts import ErrorLine, form_label, min_text_height, muted_label
 from bench_gui.services.errors import SessionNotFound, StoreError
-from bench_gui.store.compare_input import layout_summary, storage_layout
+from bench_gui.services.sessions import layout_summary, storage_layout
 
 BUILT_TITLE = "Built by bench-gui"
 ENTERED_TITLE = "Entered by you"

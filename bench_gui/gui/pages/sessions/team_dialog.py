@@ -39,7 +39,7 @@ def _expected() -> tuple[type[BaseException], ...]:
 def count_sessions(setting: TeamSetting) -> tuple[str, int]:
     """Connect to the team store (creating its tables when it is new) and count its runs;
     what Test shows. StoreError when it cannot be reached."""
-    from bench_gui.store import SessionStore
+    from bench_gui.services.sessions import SessionStore
 
     config = setting.config()
     with SessionStore(team=config) as team:
@@ -169,7 +169,7 @@ class TeamStoreDialog(QDialog):
         if not password:
             self.banner.show_text("failed", "Type the password first (an empty one is not kept).")
             return False
-        from bench_gui.store.team_store import set_store_password
+        from bench_gui.services.sessions import set_store_password
 
         config = setting.config()
         try:

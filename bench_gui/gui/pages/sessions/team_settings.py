@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QSettings
 
 if TYPE_CHECKING:
-    from bench_gui.store.team_store import TeamStoreConfig
+    from bench_gui.services.sessions import TeamStoreConfig
 
 GROUP = "team_store"
 
@@ -37,7 +37,7 @@ class TeamSetting:
 
     def config(self) -> TeamStoreConfig:
         """The store's connection setting; TeamStoreError says what is wrong with it."""
-        from bench_gui.store.team_store import TeamStoreConfig
+        from bench_gui.services.sessions import TeamStoreConfig
 
         return TeamStoreConfig(
             self.url.strip(), sslmode=self.sslmode or None, sslrootcert=self.sslrootcert or None

@@ -30,8 +30,7 @@ from bench_gui.gui.widgets.page_parts import Banner, compact_combo
 from bench_gui.services.errors import SessionNotFound, StoreError
 
 if TYPE_CHECKING:
-    from bench_gui.store import SessionStore
-    from bench_gui.store.team_sync import SyncResult
+    from bench_gui.services.sessions import SessionStore, SyncResult
 
 EVERYONE = "Everyone"
 VIEW_LOCAL, VIEW_TEAM = 0, 1
@@ -48,8 +47,7 @@ def push_to_team(
     and bring the pushed and pulled sessions here up to date with colleagues' edits
     (:func:`~bench_gui.store.team_sync.sync`); the store (None when it could not be reached)
     and what was done. Runs in a worker thread."""
-    from bench_gui.store import SessionStore
-    from bench_gui.store.team_sync import SyncResult, sync
+    from bench_gui.services.sessions import SessionStore, SyncResult, sync
 
     config = setting.config()
     team = opened

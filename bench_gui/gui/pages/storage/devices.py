@@ -16,7 +16,7 @@ from bench_gui.gui.pages.storage.evidence import (
 )
 from bench_gui.gui.widgets.format import human_bytes
 from bench_gui.gui.widgets.page_parts import FitTable, fit_rows
-from bench_gui.remote.storage import BlockDevice, Discovery
+from bench_gui.services.storage import BlockDevice, Discovery
 
 DEVICE_COLUMNS = ("", "Device", "Type", "Size", "Media", "Model", "Serial", "Firmware", "Use")
 # Device types a layout may be built on (the others are shown, greyed, without a tick).

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from html import escape
 
-from bench_gui.remote.storage import BlockDevice, Refusal
+from bench_gui.services.storage import BlockDevice, Refusal
 
 OK_COLOR = "#42be65"
 BAD_COLOR = "#ff6b74"

@@ -23,10 +23,12 @@ from bench_gui.gui.pages.storage.devices import DevicesPanel
 from bench_gui.gui.pages.storage.plan_view import PlanView, RunPanel
 from bench_gui.gui.tasks import Task, TaskRunner, TaskState
 from bench_gui.gui.widgets.page_parts import Banner
-from bench_gui.remote.db_placement import PlacementResult, place_database, restore_database
-from bench_gui.remote.storage import (
+from bench_gui.services.errors import HostKeyError, SSHError, UnknownHostKey
+from bench_gui.services.hosts import APP_KNOWN_HOSTS, TARGETS_FILE
+from bench_gui.services.storage import (
     ApplyResult,
     Discovery,
+    PlacementResult,
     Progress,
     Refusal,
     Runner,
@@ -37,10 +39,10 @@ from bench_gui.remote.storage import (
     describe_line,
     discover,
     open_runner,
+    place_database,
+    restore_database,
     teardown_layout,
 )
-from bench_gui.services.errors import HostKeyError, SSHError, UnknownHostKey
-from bench_gui.services.hosts import APP_KNOWN_HOSTS, TARGETS_FILE
 
 # What the user can act on (a refused device, a failed step, an unreachable target, a file
 # that cannot be written...): shown on the page. Anything else is a bug, for the notifier.

@@ -23,7 +23,7 @@ from bench_gui.core.storage import Layout
 from bench_gui.gui.pages.storage.fields import combo, edit, words
 from bench_gui.gui.pages.storage.members import MemberTable
 from bench_gui.gui.widgets.page_parts import ErrorLine, compact_combo, form_label
-from bench_gui.remote.storage import BlockDevice
+from bench_gui.services.storage import BlockDevice
 
 LEVELS = (("single", "Single device"), ("0", "RAID 0"), ("1", "RAID 1"), ("10", "RAID 10"))
 BACKENDS = (("mdadm", "mdadm (md array)"), ("btrfs", "btrfs multi-device"))

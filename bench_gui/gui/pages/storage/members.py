@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
 
 from bench_gui.core.storage import ERASE_METHODS, DeviceSpec
 from bench_gui.gui.widgets.page_parts import fit_rows
-from bench_gui.remote.storage import BlockDevice
+from bench_gui.services.storage import BlockDevice
 
 MEMBER_COLUMNS = ("Device", "Erase method", "I/O scheduler", "Read-ahead")
 SCHEDULER_CHOICES = ("none", "mq-deadline", "kyber", "bfq")

@@ -29,13 +29,13 @@ from bench_gui.gui.pages.storage.layout_form import LayoutForm
 from bench_gui.gui.pages.storage.plan_view import PlanView, RunPanel, check_run
 from bench_gui.gui.tasks import Task
 from bench_gui.gui.widgets.page_parts import Banner, PageHeader, page_layout, scrolled
-from bench_gui.remote.storage import Discovery, Refusal
 from bench_gui.services.errors import SSHError
 from bench_gui.services.hosts import (
     LOCAL_TARGET,
     data_dir,
     saved_target_names,
 )
+from bench_gui.services.storage import Discovery, Refusal
 
 # Check boxes inside the device table, drawn like the theme's QCheckBox.
 _PAGE_STYLE = """

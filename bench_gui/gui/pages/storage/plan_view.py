@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 from bench_gui.core.storage import Layout, StoragePlan, build_plan, build_teardown, normalize_device
 from bench_gui.gui.pages.storage.evidence import muted_html, ok_html, refusals_html
 from bench_gui.gui.widgets.page_parts import form_label, min_text_height, mono_font
-from bench_gui.remote.storage import (
+from bench_gui.services.storage import (
     Discovery,
     Refusal,
     check_layout,

@@ -29,6 +29,7 @@ from bench_gui.gui.tasks import TaskRunner, TaskState
 from bench_gui.gui.widgets.page_parts import Banner, ErrorLine, FitTable, PageHeader
 from bench_gui.services.errors import StoreError
 from bench_gui.services.run_errors import RunError
+from bench_gui.services.sessions import SessionStore
 from bench_gui.services.study_run import (
     StudyProgress,
     StudyResult,
@@ -39,7 +40,6 @@ from bench_gui.services.study_run import (
     sessions_of,
 )
 from bench_gui.services.study_templates import SEEDS, TemplateError, write_template
-from bench_gui.store import SessionStore
 
 COLUMNS = ("System", "Name", "Baseline", "Measured windows", "Session")
 
