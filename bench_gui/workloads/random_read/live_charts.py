@@ -36,6 +36,7 @@ from bench_gui.gui.widgets.charts import (
     TimeSeriesChart,
     format_count,
 )
+from bench_gui.gui.widgets.label_place import place_label
 from bench_gui.workloads.random_read.compare import multiplier_text
 
 OPS_COLOR = NOPM_COLOR
@@ -378,15 +379,8 @@ class DatasetSizeChart(ChartCard):
                     (1.0 + UNDER_PX / width, 0.5),
                     (-UNDER_PX / width, 0.5),
                 )
-                for anchor in spots:
-                    label.setAnchor(anchor)
-                    label.updateTransform(force=True)
-                    rect = label.sceneBoundingRect()
-                    if view.contains(rect) and not any(rect.intersects(r) for r in placed):
-                        placed.append(rect)
-                        chosen = True
-                        break
-                if chosen:
+                if place_label(label, spots, view, placed):
+                    chosen = True
                     break
             if not chosen:
                 label.hide()
