@@ -185,11 +185,11 @@ class OverlayChart(ChartCard):
         return True
 
     def _place_labels(self) -> None:
-        """Each mark's label above its point, or higher (or under it), at the first place where
-        it covers no other label and no curve's point (two sessions both unsaturated at 32 users, or a
-        saturation under another curve's point, wrote over each other); the plot's top is
-        raised, up to a limit, until every label has a place. Judged as drawn: again on a
-        resize."""
+        """Each mark's label above its point, or higher (or under it), at the first place
+        where it covers no other label and no curve's point (two sessions both unsaturated at
+        32 users, or a saturation under another curve's point, wrote over each other); the
+        plot's top is raised, up to a limit, until every label has a place. Judged as drawn:
+        again on a resize."""
         if self.spec is None or not self.mark_labels or self._top <= 0:
             return
         box = self.plot.getViewBox()
