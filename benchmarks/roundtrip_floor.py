@@ -238,25 +238,41 @@ class WindowCpu:
         self.server = server
         self.floor = floor  # what starts a FloorAlongside at the window's start, or None
         self.alongside: FloorAlongside | None = None
-        self.samples: list[tuple[float, float, float | None, int]] = []
+        self.samples: list[tuple[float, float | None, int]] = []
+        # Each worker's CPU at the window's start and as last read: a worker whose /proc entry
+        # is gone at the end (it exited) keeps its last reading, so no worker's share can be
+        # negative and their sum never falls below what was read at the start.
+        self.workers_start: dict[int, float] = {}
+        self.workers_last: dict[int, float] = {}
         self._thread = threading.Thread(target=self._watch, daemon=True)
         self._thread.start()
 
-    def _sample(self) -> tuple[float, float, float | None, int]:
-        import resource
-
-        workers = 0.0
+    def _read_workers(self) -> dict[int, float]:
+        seen = {}
         for proc, _writer in self.step.procs:
             try:
-                workers += _proc_cpu(proc.pid, with_children=False)
+                seen[proc.pid] = _proc_cpu(proc.pid, with_children=False)
             except (OSError, TypeError):
-                pass
+                pass  # not started, or gone: its last reading stands
+        return seen
+
+    def _sample(self) -> tuple[float, float | None, int]:
+        import resource
+
+        for pid, cpu in self._read_workers().items():
+            self.workers_last[pid] = max(cpu, self.workers_last.get(pid, 0.0))
         me = resource.getrusage(resource.RUSAGE_SELF)
         return (
-            workers,
             me.ru_utime + me.ru_stime,
             self.server.seconds(),
             sum(self.step.driver_counts()),
+        )
+
+    def workers_seconds(self) -> float:
+        """The workers' CPU in the window, never negative (see ``workers_start``)."""
+        return sum(
+            max(0.0, self.workers_last.get(pid, start) - start)
+            for pid, start in self.workers_start.items()
         )
 
     def _watch(self) -> None:
@@ -268,11 +284,17 @@ class WindowCpu:
         if flags[FLAG_STOP]:
             return
         self.samples.append(self._sample())
+        self.workers_start = dict(self.workers_last)
         if self.floor is not None:
             self.alongside = self.floor()
-        # (a coarse poll: this thread's CPU counts as the supervising process')
+        # (a coarse poll: this thread's CPU counts as the supervising process'; the workers'
+        # CPU is read each second so that one exiting early keeps a recent reading)
+        polls = 0
         while flags[FLAG_MEASURING] and not flags[FLAG_STOP]:
             time.sleep(0.05)
+            polls += 1
+            if polls % 20 == 0:
+                self._sample()
         self.samples.append(self._sample())
 
     def result(self) -> dict[str, float] | None:
@@ -280,14 +302,14 @@ class WindowCpu:
         self._thread.join(timeout=5)
         if len(self.samples) < 2:
             return None
-        (w0, s0, v0, n0), (w1, s1, v1, n1) = self.samples
+        (s0, v0, n0), (s1, v1, n1) = self.samples
         n = n1 - n0
         if n <= 0:
             return None
         server = (v1 - v0) / n * 1e6 if v0 is not None and v1 is not None else float("nan")
         return {
-            "workers": (w1 - w0) / n * 1e6,
-            "supervisor": (s1 - s0) / n * 1e6,
+            "workers": self.workers_seconds() / n * 1e6,
+            "supervisor": max(0.0, s1 - s0) / n * 1e6,
             "server": server,
             "transactions": float(n),
         }

@@ -176,9 +176,11 @@ def run_user(
             if not wait(flags, delay):
                 break
         w = rng.choice(owned) if owned else home
-        drawn = calls.draw(params, tx, w, stock_d)
-        started = now()
         try:
+            # Drawing is inside: a failure there is a user's error like any other, reported
+            # through the counts, never a thread ending silently.
+            drawn = calls.draw(params, tx, w, stock_d)
+            started = now()
             rolled_back = calls.call(cursor, tx, drawn)
         except Exception as exc:  # noqa: BLE001 - a user thread must not die silently
             kind = calls.failure(exc)

@@ -17,7 +17,7 @@ from bench_gui.agent import odbc_users
 from bench_gui.agent.engines import EngineError
 from bench_gui.agent.mssql import vu as mssql_vu
 from bench_gui.agent.mysql import vu as mysql_vu
-from bench_gui.agent.users import SLOTS, WorkerSpec
+from bench_gui.agent.users import SLOT_ERRORS, SLOTS, WorkerSpec
 from tests._fixtures.mariadb import PASSWORD, PASSWORD_ENV, MariaDbServer
 from tests._fixtures.ssh import free_port
 from tests.agent.mssql.recording import Log, RecordingConnection
@@ -101,3 +101,50 @@ def test_mariadb_names_a_refused_connect_away_and_a_wrong_password_not(
     with pytest.raises(EngineError) as denied:
         calls.connect()
     assert not odbc_users._server_away(calls, denied.value), denied.value
+
+
+def test_a_failure_drawing_parameters_is_a_counted_error_not_a_silent_end() -> None:
+    """The third draw raises: the user reports it through the counts, as any user error, and
+    goes on drawing its next transaction until the stop flag (it used to end its thread
+    silently: the draw ran outside the ``try``)."""
+    flags = [0]
+    draws = [0]
+    calls_made = [0]
+
+    def draw(_params: Any, tx: str, _w: int, _d: int) -> str:
+        draws[0] += 1
+        if draws[0] == 3:
+            raise ValueError("no item list")
+        return tx
+
+    def call(_cursor: Any, _tx: str, _drawn: Any) -> bool:
+        calls_made[0] += 1
+        if calls_made[0] >= 9:
+            flags[0] = 1
+        return False
+
+    class Params:
+        def __init__(self, seed: int) -> None:
+            import random
+
+            self.rng = random.Random(seed)
+
+    class Conn:
+        def close(self) -> None:
+            pass
+
+    calls = odbc_users.UserCalls(
+        connect=Conn,
+        params=Params,
+        draw=draw,
+        call=call,
+        failure=lambda exc: type(exc).__name__,
+        cursor=lambda _conn: object(),
+    )
+    counters = [0] * SLOTS
+    counts = odbc_users.Counts(0, counters)
+    odbc_users.run_user(_spec(), 0, Conn(), counts, flags, 7, calls)
+    assert draws[0] == 10
+    assert calls_made[0] == 9
+    assert counts.take()[2] == {"ValueError": 1}
+    assert counters[SLOT_ERRORS] == 1

@@ -1,8 +1,11 @@
 """The five TPROC-C transactions as MariaDB/MySQL stored procedures: the ``spec`` profile.
 
-Each is one ``CALL`` (one round trip) that opens a transaction, commits it, and returns one
-row ``(status, value)``: status 0 is a commit, 1 the New-Order's intended rollback (a real
-``ROLLBACK`` of everything it did, district increment included, so NOPM never counts it).
+Each is one ``CALL`` (one round trip) that opens a transaction and commits it, and returns no
+result set: the CALL's own OK is the commit's answer, one packet and one wake-up of the user.
+The New-Order's intended rollback is a real ``ROLLBACK`` of everything it did (district
+increment included, so NOPM never counts it): ``SIGNAL SQLSTATE '45000'`` with ``TPC01``
+(:data:`ROLLBACK_MARK`) enters the exit handler, whose ``ROLLBACK`` runs before its
+``RESIGNAL`` reaches the user, who counts it as a rollback, never an error.
 Any other failure rolls back in an exit handler and reaches the client as an error:
 ``45000`` with ``TPC02`` (customer not found) or ``TPC03`` (item or stock row missing outside
 the intended rollback: damaged data), or the server's own (1213 deadlock, 1205 lock wait).
@@ -22,6 +25,8 @@ from typing import Final
 from bench_gui.agent.mysql import hammerdb
 from bench_gui.agent.pg import tpcc_rand
 
+# The intended rollback's message, raised after the procedure's ROLLBACK (module docstring).
+ROLLBACK_MARK: Final = "TPC01"
 SPEC_PROCEDURES: Final = ("NEWORD", "PAYMENT", "OSTAT", "DELIVERY", "SLEV")
 # Both profiles' procedures (bench_gui.agent.profiles): ours, then HammerDB's (HDB_*).
 PROCEDURES: Final = SPEC_PROCEDURES + hammerdb.PROCEDURES
@@ -77,9 +82,9 @@ proc: BEGIN
         SELECT i_price INTO v_price FROM item WHERE i_id = v_item;
         IF v_price IS NULL THEN
             IF p_rbk = 1 THEN
-                ROLLBACK;
-                SELECT 1, 0;
-                LEAVE proc;
+                -- the exit handler's ROLLBACK undoes it all (one ROLLBACK, one Com_rollback)
+                -- before its RESIGNAL reaches the user, who counts TPC01 as a rollback
+                SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'TPC01 intended rollback';
             END IF;
             SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'TPC03 item missing';
         END IF;
@@ -111,7 +116,6 @@ proc: BEGIN
     VALUES (v_o_id, p_d_id, p_w_id, p_c_id, NOW(), NULL, p_ol_cnt, v_all_local);
     INSERT INTO new_order (no_o_id, no_d_id, no_w_id) VALUES (v_o_id, p_d_id, p_w_id);
     COMMIT;
-    SELECT 0, v_o_id;
 END
 """.replace("{c_ol_i_id}", str(tpcc_rand.C_OL_I_ID))
 
@@ -169,7 +173,6 @@ BEGIN
     VALUES (v_c_id, p_c_d_id, p_c_w_id, p_d_id, p_w_id, NOW(), p_h_amount,
             CONCAT(v_w_name, '    ', v_d_name));
     COMMIT;
-    SELECT 0, v_c_id;
 END
 """
 )
@@ -215,7 +218,6 @@ BEGIN
         FROM order_line WHERE ol_w_id = p_w_id AND ol_d_id = p_d_id AND ol_o_id = v_o_id;
     END IF;
     COMMIT;
-    SELECT 0, v_lines;
 END
 """
 )
@@ -252,7 +254,6 @@ BEGIN
         SET v_d = v_d + 1;
     END WHILE;
     COMMIT;
-    SELECT 0, v_n;
 END
 """
 
@@ -270,7 +271,6 @@ BEGIN
       AND ol.ol_o_id >= v_next - 20 AND ol.ol_o_id < v_next
       AND s.s_quantity < p_threshold;
     COMMIT;
-    SELECT 0, v_n;
 END
 """
 

@@ -2,8 +2,8 @@
 
 The worker process, the user threads and their counts are the ODBC engines' shared ones
 (:mod:`bench_gui.agent.odbc_users`). What is MariaDB's own is here: the ``CALL`` of each
-transaction, its one result row ``(status, value)`` where status 1 is New-Order's intended
-rollback (:mod:`.procedures`), and the names of its errors.
+transaction, answered by the CALL's OK alone, New-Order's intended rollback signalled as
+``TPC01`` after the procedure's ROLLBACK (:mod:`.procedures`), and the names of its errors.
 
 A user keeps one cursor per transaction (:class:`Statements`), each re-executing its own
 ``CALL NEWORD(?,?,...)``: pyodbc prepares a statement once and re-executes it while the SQL
@@ -19,6 +19,7 @@ from typing import Any
 
 from bench_gui.agent import odbc_users
 from bench_gui.agent.mysql import odbc
+from bench_gui.agent.mysql.procedures import ROLLBACK_MARK
 from bench_gui.agent.profiles import params_for
 from bench_gui.agent.users import WorkerSpec
 
@@ -116,10 +117,23 @@ def _failure(exc: BaseException) -> str:
 
 
 def _call(statements: Statements, tx: str, drawn: tuple[str, list[int | str | None]]) -> bool:
-    """Run one prepared CALL on the transaction's own cursor, drain its answer; True when it
-    says New-Order rolled back (status 1)."""
+    """Run one prepared CALL on the transaction's own cursor; True when New-Order rolled back.
+
+    The ``spec`` procedures answer a commit with the CALL's OK alone (no result set to read)
+    and the intended rollback with ``TPC01`` raised after their ROLLBACK
+    (:mod:`.procedures`); HammerDB's own (the ``hammerdb`` profile) answer with rows, drained
+    here, whose status 1 is their rollback."""
+    import pyodbc
+
     cursor = statements.cursor(tx)
-    cursor.execute(drawn[0], drawn[1])
+    try:
+        cursor.execute(drawn[0], drawn[1])
+    except pyodbc.Error as exc:
+        if ROLLBACK_MARK in odbc.message(exc) and not odbc.is_lost(exc):
+            return True
+        raise
+    if cursor.description is None:
+        return False
     row = cursor.fetchone()
     while cursor.nextset():
         pass

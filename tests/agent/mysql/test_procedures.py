@@ -11,13 +11,23 @@ from bench_gui.agent.mysql import odbc
 from bench_gui.agent.mysql.engine import read_counters
 from bench_gui.agent.mysql.vu import Statements, _call, call_text, draw_call
 from bench_gui.agent.users import Params
-from tests._fixtures.odbc_calls import call, one
+from tests._fixtures.odbc_calls import one
+
+
+class _Single:
+    """One cursor for every transaction (what :func:`_call` asks of a user's statements)."""
+
+    def __init__(self, cursor: Any) -> None:
+        self._cursor = cursor
+
+    def cursor(self, _tx: str) -> Any:
+        return self._cursor
 
 
 def test_new_order_commits_an_order_and_its_lines(cursor: Any) -> None:
     before = one(cursor, "SELECT d_next_o_id FROM district WHERE d_w_id = 1 AND d_id = 3")
-    status, o_id = call(cursor, "CALL NEWORD(1, 1, 3, 42, 7, 0)")
-    assert (status, o_id) == (0, before)
+    assert _call(_Single(cursor), "new_order", ("CALL NEWORD(1, 1, 3, 42, 7, 0)", [])) is False
+    o_id = before
     assert one(cursor, "SELECT d_next_o_id FROM district WHERE d_w_id = 1 AND d_id = 3") == (
         before + 1
     )
@@ -36,9 +46,16 @@ def test_the_one_percent_rollback_undoes_everything_and_counts_as_a_rollback(
     before = one(cursor, "SELECT d_next_o_id FROM district WHERE d_w_id = 1 AND d_id = 4")
     stock = one(cursor, "SELECT SUM(s_order_cnt) FROM stock WHERE s_w_id = 1")
     counters = read_counters(cursor)
-    status, _ = call(cursor, "CALL NEWORD(1, 1, 4, 7, 9, 1)")
+    orders = one(cursor, "SELECT COUNT(*) FROM orders WHERE o_w_id = 1 AND o_d_id = 4")
+    lines = one(cursor, "SELECT COUNT(*) FROM order_line WHERE ol_w_id = 1 AND ol_d_id = 4")
+    # Counted by the user as a rollback (True), not raised as an error.
+    assert _call(_Single(cursor), "new_order", ("CALL NEWORD(1, 1, 4, 7, 9, 1)", [])) is True
     after = read_counters(cursor)
-    assert status == 1
+    # No rows left behind: no order, no lines, no pending new-order.
+    assert one(cursor, "SELECT COUNT(*) FROM orders WHERE o_w_id = 1 AND o_d_id = 4") == orders
+    assert one(cursor, "SELECT COUNT(*) FROM order_line WHERE ol_w_id = 1 AND ol_d_id = 4") == lines
+    pending = f"no_w_id = 1 AND no_d_id = 4 AND no_o_id = {before}"
+    assert one(cursor, f"SELECT COUNT(*) FROM new_order WHERE {pending}") == 0
     # The district increment and the eight stock updates before the bad item are gone.
     assert one(cursor, "SELECT d_next_o_id FROM district WHERE d_w_id = 1 AND d_id = 4") == before
     assert one(cursor, "SELECT SUM(s_order_cnt) FROM stock WHERE s_w_id = 1") == stock
@@ -54,8 +71,8 @@ def test_payment_by_last_name_pays_the_middle_customer(cursor: Any) -> None:
     ids = [r[0] for r in cursor.fetchall()]
     middle = ids[(len(ids) + 1) // 2 - 1]
     ytd = one(cursor, "SELECT w_ytd FROM warehouse WHERE w_id = 1")
-    status, c_id = call(cursor, f"CALL PAYMENT(1, 5, 1, 2, 0, 1, 123.45, '{name}')")
-    assert (status, c_id) == (0, middle)
+    cursor.execute(f"CALL PAYMENT(1, 5, 1, 2, 0, 1, 123.45, '{name}')")
+    assert cursor.description is None  # no result set: the CALL's OK alone
     assert one(cursor, "SELECT w_ytd FROM warehouse WHERE w_id = 1") == ytd + Decimal("123.45")
     assert (
         one(cursor, f"SELECT COUNT(*) FROM history WHERE h_c_id = {middle} AND h_amount = 123.45")
@@ -67,21 +84,19 @@ def test_an_unknown_customer_is_an_error_and_changes_nothing(cursor: Any) -> Non
     import pyodbc
 
     ytd = one(cursor, "SELECT w_ytd FROM warehouse WHERE w_id = 1")
-    with pytest.raises(pyodbc.Error, match="TPC02"):
-        call(cursor, "CALL PAYMENT(1, 5, 1, 2, 0, 1, 10.00, 'NOSUCHNAME')")
+    with pytest.raises(pyodbc.Error, match="TPC02"):  # an error stays an error for the user
+        _call(
+            _Single(cursor), "payment", ("CALL PAYMENT(1, 5, 1, 2, 0, 1, 10.00, 'NOSUCHNAME')", [])
+        )
     assert one(cursor, "SELECT w_ytd FROM warehouse WHERE w_id = 1") == ytd
 
 
 def test_delivery_order_status_and_stock_level(cursor: Any) -> None:
     pending = one(cursor, "SELECT COUNT(*) FROM new_order WHERE no_w_id = 1")
-    assert call(cursor, "CALL DELIVERY(1, 3)") == (0, 10)
+    for text in ("CALL DELIVERY(1, 3)", "CALL OSTAT(1, 1, 5, 0, '')", "CALL SLEV(1, 1, 20)"):
+        cursor.execute(text)
+        assert cursor.description is None, text  # a commit reads no result set
     assert one(cursor, "SELECT COUNT(*) FROM new_order WHERE no_w_id = 1") == pending - 10
-    status, lines = call(cursor, "CALL OSTAT(1, 1, 5, 0, '')")
-    assert status == 0
-    assert 5 <= lines <= 15
-    status, low = call(cursor, "CALL SLEV(1, 1, 20)")
-    assert status == 0
-    assert 0 <= low <= 200
 
 
 def test_the_users_calls_are_the_procedures_calls(cursor: Any) -> None:
@@ -90,9 +105,7 @@ def test_the_users_calls_are_the_procedures_calls(cursor: Any) -> None:
         text = call_text(tx, params.params(tx, 1, 3))
         assert text.startswith("CALL ")
         cursor.execute(text)
-        cursor.fetchall()
-        while cursor.nextset():
-            pass
+        assert cursor.description is None
     assert odbc.message(Exception("x")) == "x"
 
 
