@@ -24,5 +24,6 @@ KIT = WorkloadKit(
         "cli_session": "bench_gui.workloads.random_read.cli:print_session",
         "cli_steps": "bench_gui.workloads.random_read.cli:print_steps",
         "report": "bench_gui.workloads.random_read.report:build",
+        "plan_fields": "bench_gui.wire.fio_sizes:RANDOM_READ_FIELDS",
     },
 )
