@@ -37,6 +37,10 @@ FACES: Final[Mapping[str, str]] = {
     "report": "the HTML/PDF report's builder",
     # core: tuple[str, ...]; the plan's [workload] fields only this workload reads
     "plan_fields": "the plan fields it owns (another kind's plan may not set them)",
+    # services: (plan, action, password | None) -> (config, env); the agent's configuration
+    "agent_config": "the agent's configuration and secret environment for a plan",
+    # services: (plan, config) -> dict; what a session records as its target
+    "session_target": "the stored session's target",
 }
 
 

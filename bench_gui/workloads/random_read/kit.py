@@ -25,5 +25,7 @@ KIT = WorkloadKit(
         "cli_steps": "bench_gui.workloads.random_read.cli:print_steps",
         "report": "bench_gui.workloads.random_read.report:build",
         "plan_fields": "bench_gui.wire.fio_sizes:RANDOM_READ_FIELDS",
+        "agent_config": "bench_gui.services.agent_config:random_read_config",
+        "session_target": "bench_gui.services.agent_config:file_target",
     },
 )

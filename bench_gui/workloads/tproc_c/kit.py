@@ -24,5 +24,7 @@ KIT = WorkloadKit(
         "cli_steps": "bench_gui.workloads.tproc_c.cli:print_steps",
         "report": "bench_gui.workloads.tproc_c.report:build",
         "plan_fields": "bench_gui.core.plan_model:TPROC_C_FIELDS",
+        "agent_config": "bench_gui.services.agent_config:database_config",
+        "session_target": "bench_gui.services.agent_config:database_target",
     },
 )
