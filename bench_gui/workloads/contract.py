@@ -41,6 +41,8 @@ FACES: Final[Mapping[str, str]] = {
     "agent_config": "the agent's configuration and secret environment for a plan",
     # services: (plan, config) -> dict; what a session records as its target
     "session_target": "the stored session's target",
+    # services: (controller: RunController) -> list[dict]; the steps a run measured, as JSON
+    "step_results": "the steps a run measured, in the CLI's JSON shape",
 }
 
 

@@ -27,5 +27,6 @@ KIT = WorkloadKit(
         "plan_fields": "bench_gui.wire.fio_sizes:RANDOM_READ_FIELDS",
         "agent_config": "bench_gui.services.agent_config:random_read_config",
         "session_target": "bench_gui.services.agent_config:file_target",
+        "step_results": "bench_gui.services.run_results:random_read_results",
     },
 )

@@ -26,5 +26,6 @@ KIT = WorkloadKit(
         "plan_fields": "bench_gui.core.plan_model:TPROC_C_FIELDS",
         "agent_config": "bench_gui.services.agent_config:database_config",
         "session_target": "bench_gui.services.agent_config:database_target",
+        "step_results": "bench_gui.services.run_results:tproc_c_results",
     },
 )
