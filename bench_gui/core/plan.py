@@ -70,9 +70,9 @@ from bench_gui.core.plan_model import (
     Power,
     Target,
 )
-from bench_gui.wire.fio_sizes import RANDOM_READ_FIELDS
 from bench_gui.wire.run_config import Workload
-from bench_gui.workloads.base import uses_database
+from bench_gui.workloads.base import kits, uses_database
+from bench_gui.workloads.contract import WorkloadKit
 
 __all__ = [
     "AUTHENTICATION_MODES",
@@ -120,6 +120,14 @@ __all__ = [
     "plugin_engine_kinds",
     "shown",
 ]
+
+
+def _field_owner(key: str) -> WorkloadKit | None:
+    """The workload kit whose plan fields include ``key``, if one does."""
+    for kit in kits():
+        if key in kit.face("plan_fields"):
+            return kit
+    return None
 
 
 def _engine_label(kind: str) -> str:
@@ -190,12 +198,8 @@ def plan_from_dict(data: dict[str, Any]) -> Plan:
     for key in wl_data:
         if key not in Workload.__dataclass_fields__:
             problems.append((f"workload.{key}", "unknown field"))
-        elif wl.kind == "random_read" and key in TPROC_C_FIELDS:
-            problems.append(
-                (f"workload.{key}", 'a TPROC-C field: not used by kind = "random_read"')
-            )
-        elif wl.kind == "tproc_c" and key in RANDOM_READ_FIELDS:
-            problems.append((f"workload.{key}", 'only for kind = "random_read"'))
+        elif (owner := _field_owner(key)) is not None and owner.name != wl.kind:
+            problems.append((f"workload.{key}", owner.foreign_field(wl.kind)))
     if wl.kind == "random_read":
         check_random_read(problems, wl, wl_data)
         if "name" not in data:

@@ -20,7 +20,6 @@ import tomli_w
 from bench_gui.core.echo import problems_text
 from bench_gui.core.multi_driver import step_splits
 from bench_gui.core.os_presets import BUILTIN_OS_PRESETS
-from bench_gui.wire.fio_sizes import RANDOM_READ_FIELDS
 from bench_gui.wire.run_config import Workload
 
 TARGET_KINDS = ("demo", "postgresql", "mariadb", "mysql", "mssql")
@@ -254,15 +253,19 @@ class Plan:
             for key in ODBC_FIELDS:
                 del data["target"][key]
         workload = data["workload"]
-        if self.workload.kind == "random_read":
-            # fio on the driver host: no database, none of TPROC-C's fields.
+        from bench_gui.workloads.base import DEFAULT_WORKLOAD, kits, uses_database
+
+        if not uses_database(self.workload.kind):
+            # fio on the driver host: no database.
             del data["target"]
-            for key in TPROC_C_FIELDS:
-                del workload[key]
-        else:
-            # A TPROC-C plan stays as it was before there were other workloads.
-            for key in (*RANDOM_READ_FIELDS, "kind"):
-                del workload[key]
+        # None of another workload's fields; a plan of the default workload stays as it was
+        # before there were other workloads.
+        for kit in kits():
+            if kit.name != self.workload.kind:
+                for key in kit.face("plan_fields"):
+                    workload.pop(key, None)
+        if self.workload.kind == DEFAULT_WORKLOAD:
+            del workload["kind"]
         return data
 
     def to_toml(self) -> str:

@@ -18,6 +18,7 @@ from bench_gui.remote.storage import session_layout
 from bench_gui.services.run_errors import RunError
 from bench_gui.store.paths import data_dir
 from bench_gui.wire.fio_sizes import RANDOM_READ_FIELDS
+from bench_gui.workloads.base import kit_for
 
 # The agent actions a run controller drives.
 ACTIONS = ("run", "build", "check", "status")
@@ -35,9 +36,18 @@ def agent_config(
     plan: Plan, action: str, password: DbPassword | None = None
 ) -> tuple[dict[str, Any], dict[str, str]]:
     """The agent's JSON configuration and the secret environment for a plan (``password``:
-    the one :func:`plan_password` found, else looked up here)."""
-    if plan.workload.kind == "random_read":
-        return random_read_config(plan, action)
+    the one :func:`plan_password` found, else looked up here): the plan's workload kit's
+    ``agent_config`` face builds them."""
+    build = kit_for(plan.workload.kind).face("agent_config")
+    config, env = build(plan, action, password)
+    return config, env
+
+
+def database_config(
+    plan: Plan, action: str, password: DbPassword | None = None
+) -> tuple[dict[str, Any], dict[str, str]]:
+    """The agent's configuration for a workload run against a database (TPROC-C): the target's
+    connection, its secrets in the environment, the workload's fields, metrics and power."""
     target = plan.target
     env: dict[str, str] = {}
     if target.kind == "demo":
@@ -105,9 +115,12 @@ def random_read_file(plan: Plan) -> str:
     return f"{point.rstrip('/')}/{DEFAULT_DATA_FILE}"
 
 
-def random_read_config(plan: Plan, action: str) -> tuple[dict[str, Any], dict[str, str]]:
+def random_read_config(
+    plan: Plan, action: str, password: DbPassword | None = None
+) -> tuple[dict[str, Any], dict[str, str]]:
     """The agent's configuration for a random-read plan (fio on the driver host, no
-    database): the workload's fields, the data file resolved, host metrics and power."""
+    database, so no ``password``): the workload's fields, the data file resolved, host
+    metrics and power."""
     if action != "run":
         raise RunError(f"a random_read plan can only be run, not {action!r}")
     wl = plan.workload
@@ -130,15 +143,23 @@ def random_read_config(plan: Plan, action: str) -> tuple[dict[str, Any], dict[st
 
 
 def session_target(plan: Plan, config: dict[str, Any]) -> dict[str, Any]:
-    """What a session records as its target: the database, or for a random-read run the
-    host and the data file."""
-    if plan.workload.kind == "random_read":
-        return {
-            "kind": "random_read",
-            "host": plan.driver.target or "local",
-            "file": config.get("file"),
-            "driver": plan.driver.target,
-        }
+    """What a session records as its target (the workload kit's ``session_target`` face)."""
+    target: dict[str, Any] = kit_for(plan.workload.kind).face("session_target")(plan, config)
+    return target
+
+
+def file_target(plan: Plan, config: dict[str, Any]) -> dict[str, Any]:
+    """A random-read run's target: the host and the data file."""
+    return {
+        "kind": "random_read",
+        "host": plan.driver.target or "local",
+        "file": config.get("file"),
+        "driver": plan.driver.target,
+    }
+
+
+def database_target(plan: Plan, config: dict[str, Any]) -> dict[str, Any]:
+    """A database run's target: the database."""
     return {
         "kind": plan.target.kind,
         "host": plan.target.host,

@@ -73,6 +73,8 @@ from bench_gui.store import SessionStore
 from bench_gui.store.merged_stream import discard_stream
 from bench_gui.store.paths import data_dir
 from bench_gui.wire.protocol import Event
+from bench_gui.workloads.base import kit_for
+from bench_gui.workloads.contract import WorkloadKit
 
 log = logging.getLogger(__name__)
 
@@ -189,15 +191,18 @@ class RunController:
         return lambda state, detail: self._link_state(state, f"driver host {name!r}: {detail}")
 
     @property
-    def random_read(self) -> bool:
-        return self.plan.workload.kind == "random_read"
+    def kit(self) -> WorkloadKit:
+        """The plan's workload kit."""
+        return kit_for(self.plan.workload.kind)
 
     @property
     def password(self) -> DbPassword:
         """The database password the run sends (looked up once), and where it came from."""
         if self._password is None:
-            if self.random_read:  # fio reads a file: no database, no password
-                self._password = DbPassword(None, "none: a random_read workload has no database")
+            if not self.kit.uses_database:  # fio reads a file: no database, no password
+                self._password = DbPassword(
+                    None, f"none: a {self.kit.name} workload has no database"
+                )
             else:
                 self._password = plan_password(self.plan)
         return self._password
@@ -273,7 +278,7 @@ class RunController:
         for host in self.hosts:
             host.config["session_id"] = self.session_id
             host.config["session_name"] = self.plan.name  # for the lock's "who holds it"
-        if self.random_read:
+        if not self.kit.uses_database:
             self.store.add_log(self.session_id, "info", f"data file: {config['file']}")
         elif self.plan.target.kind != "demo":  # where the password came from, for the record
             self.store.add_log(

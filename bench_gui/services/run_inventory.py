@@ -17,6 +17,7 @@ from bench_gui.services.host_links import Host, host_inventory
 from bench_gui.store import SessionStore
 from bench_gui.store.paths import data_dir
 from bench_gui.wire.protocol import Event
+from bench_gui.workloads.base import kit_for
 
 
 def database_record(hello: Event) -> dict[str, Any]:
@@ -87,7 +88,7 @@ class RunInventory:
 
     def hello(self, session_id: int, hello: Event) -> None:
         """The agent's ``hello`` names the data file (random read) or the database."""
-        if self.plan.workload.kind == "random_read":
+        if not kit_for(self.plan.workload.kind).uses_database:
             self._data_file(session_id, hello)
         else:
             self._database(session_id, hello)

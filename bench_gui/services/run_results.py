@@ -53,9 +53,14 @@ def _why_not_counted(summary: dict[str, Any]) -> dict[str, Any]:
 def step_results(controller: RunController) -> list[dict[str, Any]]:
     """Step summaries in the CLI's JSON shape: from the run's summary event, or, when the run
     ended without one (the database restarted, the agent died), from the steps the store
-    kept, so a finished step is never reported missing."""
-    if controller.random_read:
-        return random_read_results(controller)
+    kept, so a finished step is never reported missing; the workload kit's ``step_results``
+    face reads them."""
+    results: list[dict[str, Any]] = controller.kit.face("step_results")(controller)
+    return results
+
+
+def tproc_c_results(controller: RunController) -> list[dict[str, Any]]:
+    """A TPROC-C run's steps: its summary event's, else the store's."""
     if controller.summary is None:
         if controller.session_id is None:
             return []

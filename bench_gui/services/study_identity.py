@@ -21,6 +21,7 @@ from bench_gui.core.study_model import System
 from bench_gui.remote.db_tuner import TuningError
 from bench_gui.remote.errors import SSHError
 from bench_gui.store import SessionStore
+from bench_gui.workloads.base import uses_database
 
 INVENTORY_KEY: Final = "study_system"
 # Compared in this order; the words say what changed.
@@ -48,7 +49,7 @@ def _shown(name: str, value: Any) -> str:
 def read_identity(system: System) -> dict[str, Any]:
     """What the system's target is now (IdentityUnknown when it cannot be read)."""
     plan = system.plan
-    if plan.workload.kind == "random_read":
+    if not uses_database(plan.workload.kind):  # no database: the host is what it runs on
         return _host_identity(system)
     from bench_gui.services.tuning import connection_for_plan, server_facts
 

@@ -35,6 +35,14 @@ FACES: Final[Mapping[str, str]] = {
     "cli_steps": "the CLI's table after `run`",
     # report: (store, ids, baseline_id, **options) -> a report html/pdf can render
     "report": "the HTML/PDF report's builder",
+    # core: tuple[str, ...]; the plan's [workload] fields only this workload reads
+    "plan_fields": "the plan fields it owns (another kind's plan may not set them)",
+    # services: (plan, action, password | None) -> (config, env); the agent's configuration
+    "agent_config": "the agent's configuration and secret environment for a plan",
+    # services: (plan, config) -> dict; what a session records as its target
+    "session_target": "the stored session's target",
+    # services: (controller: RunController) -> list[dict]; the steps a run measured, as JSON
+    "step_results": "the steps a run measured, in the CLI's JSON shape",
 }
 
 
@@ -63,6 +71,12 @@ class WorkloadKit:
     # comparison and report use (the others are hidden while its sessions are ticked).
     compare_inputs: frozenset[str] = frozenset()
     faces: Mapping[str, str] = field(default_factory=dict)
+    # What the plan reader says when a plan of another kind ({kind}) sets one of its fields.
+    foreign_field_note: str = 'only for kind = "{name}"'
+
+    def foreign_field(self, kind: str) -> str:
+        """The plan reader's problem for one of this kit's fields in a ``kind`` plan."""
+        return self.foreign_field_note.format(kind=kind, name=self.name)
 
     def face(self, name: str) -> Any:
         """The face ``name`` (see :data:`FACES`), imported on first use."""

@@ -95,8 +95,35 @@ def test_every_face_is_present_and_loads(kit: WorkloadKit) -> None:
     assert kit.sessions
     assert kit.words
     for face in FACES:
-        assert callable(kit.face(face)), face
+        if face in DATA_FACES:
+            assert kit.face(face), face
+        else:
+            assert callable(kit.face(face)), face
     assert kit_for(kit.name) is kit
+
+
+# The faces that are data a kit declares rather than something called.
+DATA_FACES = frozenset({"plan_fields"})
+
+
+def test_a_kit_s_plan_fields_are_workload_fields_no_other_kit_claims(kit: WorkloadKit) -> None:
+    from bench_gui.wire.run_config import Workload
+
+    fields = kit.face("plan_fields")
+    assert all(isinstance(name, str) for name in fields)
+    assert set(fields) <= set(Workload.__dataclass_fields__) - {"kind"}
+    for other in kits():
+        if other.name != kit.name:
+            assert not set(fields) & set(other.face("plan_fields")), other.name
+    assert kit.foreign_field("other_kind")
+
+
+def test_a_kit_without_its_plan_fields_fails_the_contract(kit: WorkloadKit) -> None:
+    from dataclasses import replace
+
+    lacking = replace(kit, faces={k: v for k, v in kit.faces.items() if k != "plan_fields"})
+    with pytest.raises(KeyError, match="plan_fields"):
+        lacking.face("plan_fields")
 
 
 def test_an_unknown_workload_is_named_with_the_known_ones() -> None:

@@ -24,5 +24,9 @@ KIT = WorkloadKit(
         "cli_session": "bench_gui.workloads.random_read.cli:print_session",
         "cli_steps": "bench_gui.workloads.random_read.cli:print_steps",
         "report": "bench_gui.workloads.random_read.report:build",
+        "plan_fields": "bench_gui.wire.fio_sizes:RANDOM_READ_FIELDS",
+        "agent_config": "bench_gui.services.agent_config:random_read_config",
+        "session_target": "bench_gui.services.agent_config:file_target",
+        "step_results": "bench_gui.services.run_results:random_read_results",
     },
 )

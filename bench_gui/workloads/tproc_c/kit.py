@@ -12,6 +12,7 @@ KIT = WorkloadKit(
     words=("NOPM", "virtual users"),
     uses_database=True,
     compare_inputs=frozenset({"stop_conditions", "response_scope", "array_prices", "power_price"}),
+    foreign_field_note='a TPROC-C field: not used by kind = "{kind}"',
     faces={
         "list_row": "bench_gui.workloads.tproc_c.session_view:list_row",
         "facts": "bench_gui.workloads.tproc_c.session_view:facts",
@@ -22,5 +23,9 @@ KIT = WorkloadKit(
         "cli_session": "bench_gui.workloads.tproc_c.cli:print_session",
         "cli_steps": "bench_gui.workloads.tproc_c.cli:print_steps",
         "report": "bench_gui.workloads.tproc_c.report:build",
+        "plan_fields": "bench_gui.core.plan_model:TPROC_C_FIELDS",
+        "agent_config": "bench_gui.services.agent_config:database_config",
+        "session_target": "bench_gui.services.agent_config:database_target",
+        "step_results": "bench_gui.services.run_results:tproc_c_results",
     },
 )
