@@ -34,6 +34,7 @@ from bench_gui.core.study_model import (
     System,
     Tuning,
 )
+from bench_gui.workloads.base import kit_for, kits
 
 Problems = list[tuple[str, str]]
 
@@ -150,8 +151,9 @@ def _system(
         profile=check_str(problems, f"{path}.tuning.profile", tuning_data.get("profile", "")),
         restart=check_bool(problems, f"{path}.tuning.restart", tuning_data.get("restart", True)),
     )
-    if tuning.profile and plan is not None and plan.workload.kind == "random_read":
-        problems.append((f"{path}.tuning", "a random-read study has no database to tune"))
+    if tuning.profile and plan is not None and not kit_for(plan.workload.kind).uses_database:
+        one = kit_for(plan.workload.kind).one_session
+        problems.append((f"{path}.tuning", f"{one} has no database to tune"))
     if plan is None:
         return None
     return System(key=key, name=name, plan=plan, storage=storage, tuning=tuning, raw=data)
@@ -347,9 +349,10 @@ def _report(problems: Problems, value: Any, kind: str, systems: list[str]) -> Re
         out.order = _order(problems, data["order"], kind)
     if "short_names" in data:
         out.short_names = _short_names(problems, data["short_names"], systems)
-    for name in ("target_ops", "dataset"):
-        if name in data and kind != "random_read":
-            problems.append((f"report.{name}", "only for a random-read study"))
+    for owner in kits():
+        for name in sorted(owner.report_options - kit_for(kind).report_options):
+            if name in data:
+                problems.append((f"report.{name}", f"only for {owner.one_session}"))
     if "target_ops" in data:
         out.target_ops = _number(problems, "report.target_ops", data["target_ops"], 0, above=True)
     if "dataset" in data:
@@ -428,8 +431,11 @@ def study_from_dict(data: dict[str, Any]) -> Study:
         )  # fmt: skip
     kind = next(iter(kinds)) if kinds else "tproc_c"
     stop = _stop(problems, data.get("stop", {}))
-    if "stop" in data and kind == "random_read":
-        problems.append(("stop", "a random-read study has no stop condition (dataset sizes)"))
+    study_kit = kit_for(kind)
+    if "stop" in data and "stop_conditions" not in study_kit.compare_inputs:
+        problems.append(
+            ("stop", f"{study_kit.one_session} has no stop condition ({study_kit.step_noun}s)")
+        )
     prices = _prices(problems, data.get("prices", {}))
     report = _report(problems, data.get("report", {}), kind, list(systems_data))
     if problems:

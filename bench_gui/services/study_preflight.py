@@ -33,6 +33,7 @@ from bench_gui.core.economics import DevicePrice, find_price
 from bench_gui.core.price_checks import currency_doubt, price_doubt
 from bench_gui.core.study_model import Study, System
 from bench_gui.store import SessionStore
+from bench_gui.workloads.base import kit_for
 
 PROBLEM: Final = "problem"
 NOTE: Final = "note"
@@ -66,10 +67,10 @@ def preflight(
         if measured(system):
             continue
         found += _driver_host(system)
-        if system.plan.workload.kind == "random_read":
-            found += _random_read(system)
-        else:
+        if kit_for(system.plan.workload.kind).uses_database:
             found += _database(system, folder)
+        else:  # fio reads a file: no database to reach
+            found += _random_read(system)
         found += _layout(system, folder)
     found += _prices(study, store)
     return found
@@ -224,7 +225,7 @@ def _prices(study: Study, store: SessionStore) -> list[Finding]:
         storage = system.storage
         path = f"systems.{system.key}.storage"
         if not storage.devices:
-            if study.workload_kind != "random_read":
+            if "array_prices" in kit_for(study.workload_kind).compare_inputs:
                 found.append(
                     Finding(path, NOTE, "no devices named: the brief prices no array for this"
                             " system")

@@ -71,6 +71,8 @@ class WorkloadKit:
     # comparison and report use (the others are hidden while its sessions are ticked).
     compare_inputs: frozenset[str] = frozenset()
     faces: Mapping[str, str] = field(default_factory=dict)
+    # The study file's [report] options only its brief reads ("target_ops", "dataset").
+    report_options: frozenset[str] = frozenset()
     # What the plan reader says when a plan of another kind ({kind}) sets one of its fields.
     foreign_field_note: str = 'only for kind = "{name}"'
 

@@ -123,8 +123,24 @@ def test_a_random_read_study_has_no_stop_condition_nor_tuning() -> None:
         "systems": {"ssd": {"workload": {"file": "/tmp/x.dat"}, "tuning": {"profile": "p"}}},
     }
     found = problems(data)
-    assert "stop" in found
-    assert "systems.ssd.tuning" in found
+    assert found["stop"] == "a random-read study has no stop condition (dataset sizes)"
+    assert found["systems.ssd.tuning"] == "a random-read study has no database to tune"
+
+
+def test_a_tproc_c_study_refuses_the_random_read_brief_s_options() -> None:
+    found = problems(minimal(report={"target_ops": 100000, "dataset": "2GiB"}))
+    assert found["report.target_ops"] == "only for a random-read study"
+    assert found["report.dataset"] == "only for a random-read study"
+    # The random-read study itself takes them.
+    study = study_from_dict(
+        {
+            "name": "rr",
+            "workload": {"kind": "random_read", "dataset_sizes": ["64MiB"]},
+            "systems": {"ssd": {"workload": {"file": "/tmp/x.dat"}}},
+            "report": {"target_ops": 100000, "dataset": "2GiB"},
+        }
+    )
+    assert study.report.target_ops == 100000
 
 
 def test_syntax_errors_and_unreadable_files_are_study_errors(tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ KIT = WorkloadKit(
     one_host_why="runs fio on one host",
     engine="fio",
     compare_inputs=frozenset({"ram_price"}),
+    report_options=frozenset({"target_ops", "dataset"}),
     faces={
         "list_row": "bench_gui.workloads.random_read.session_view:list_row",
         "facts": "bench_gui.workloads.random_read.session_view:facts",
