@@ -132,7 +132,10 @@ def _make_file_scheduling() -> Any:
             return str(node.gateway.id)
 
         def _try_assign(self, node: Any) -> None:
-            if node.shutting_down or self._pending_of(self.assigned_work.get(node, {})):
+            # A worker runs its last test only once it has the next one (or is shut down), so
+            # a worker holding one test counts as free: its file may overlap the next file by
+            # that one test, even for knob and measuring files.
+            if node.shutting_down or self._pending_of(self.assigned_work.get(node, {})) > 1:
                 return
             self.plan.done(self._worker_id(node))
             if not self.workqueue:
