@@ -238,3 +238,29 @@ def _no_thread_left_behind() -> Iterator[None]:
         if thread.is_alive():
             leftover.append(thread.name)
     assert not leftover, f"threads left running: {leftover}"
+
+
+@pytest.fixture(autouse=True)
+def _drop_leaked_top_level_widgets() -> Iterator[None]:
+    """Close and delete the top-level widgets a test created and left behind (hidden dialogs,
+    menus, pages never parented): thousands of them slow every later test's event processing.
+    Widgets that existed before the test (those of session-scoped fixtures) are kept."""
+    import sys
+
+    if "PySide6.QtWidgets" not in sys.modules:
+        yield
+        return
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance()
+    before = {id(w) for w in QApplication.topLevelWidgets()} if app is not None else set()
+    yield
+    app = QApplication.instance()
+    if app is None:
+        return
+    leaked = [w for w in QApplication.topLevelWidgets() if id(w) not in before]
+    for widget in leaked:
+        widget.close()
+        widget.deleteLater()
+    if leaked:
+        app.processEvents()
