@@ -46,6 +46,9 @@ KNOB_FILES = frozenset(
         "tests/remote/test_db_placement.py",
         "tests/remote/test_storage_signatures.py",
         "tests/integration/test_study_throttled_tprocc.py",
+        # loop devices (the loops / loop_disk fixtures of tests/_fixtures/loop.py)
+        "tests/report/test_priced_storage.py",
+        "tests/services/test_study_preflight.py",
     }
 )
 # Files whose tests measure (timing, multipliers, idle power): last, alone on the machine.
