@@ -17,6 +17,8 @@
 # Environment:
 #   BENCH_GUI_PYTEST_TIMEOUT=4500   seconds before pytest is interrupted (0: no limit)
 #   BENCH_GUI_SKIP_INSTALL=1        use the existing .venv and Debian packages as they are
+#   BENCH_GUI_TEST_WORKERS=N        pytest-xdist workers (default: CPUs + 1, at most 4; 1: serial,
+#                                   no -n). Files are dealt out by tests/_fixtures/schedule.py.
 if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi
 set -uo pipefail
 
@@ -102,7 +104,16 @@ check "ruff format" warn ruff format --check .
 check "lint-imports" fail lint-imports
 check "mypy" fail mypy
 
-pytest_cmd=(python -m pytest "$@")
+workers=${BENCH_GUI_TEST_WORKERS:-}
+if [ -z "$workers" ]; then
+    workers=$(($(nproc 2>/dev/null || echo 1) + 1))
+    if [ "$workers" -gt 4 ]; then workers=4; fi
+fi
+pytest_cmd=(python -m pytest)
+if [ "$workers" -gt 1 ]; then
+    pytest_cmd+=(-n "$workers")
+fi
+pytest_cmd+=("$@")
 timeout_s=${BENCH_GUI_PYTEST_TIMEOUT:-4500}
 if [ "$timeout_s" != 0 ]; then
     # SIGINT first, so pytest still tears its fixtures down and prints which tests ran and

@@ -49,6 +49,8 @@ REMOTE_ROOT_ENV = "BENCH_GUI_REMOTE_ROOT"
 _PRIVATE_BASE = "_bench_gui_private_base"
 _BASE_PREFIX = "bench-gui-tests-"
 _BASE_OWNER = "pid"
+# The run's private folder, which pytest-xdist workers put theirs under.
+TEST_BASE_ENV = "BENCH_GUI_TEST_BASE"
 
 
 def _drop_stale_bases() -> None:
@@ -86,13 +88,15 @@ def pytest_configure(config: pytest.Config) -> None:
     Qt put their sockets and locks) point there too. The folder is open for traversal: the
     embedded server runs as its own OS user.
     """
-    if hasattr(config, "workerinput"):  # a pytest-xdist worker: its controller decided
+    if hasattr(config, "workerinput"):  # a pytest-xdist worker: a folder of its own
+        _isolate_worker(config)
         return
     _drop_stale_bases()
     base = Path(tempfile.mkdtemp(prefix=_BASE_PREFIX))
     (base / _BASE_OWNER).write_text(f"{os.getpid()}\n")
     base.chmod(0o755)
     setattr(config, _PRIVATE_BASE, base)
+    os.environ[TEST_BASE_ENV] = str(base)  # the workers' folders go under it
     # Once more at exit, after the handlers registered later have run: the embedded
     # PostgreSQL's own atexit cleanup takes its lock file in XDG_RUNTIME_DIR, recreating it.
     atexit.register(shutil.rmtree, base, ignore_errors=True)
@@ -111,6 +115,34 @@ def pytest_configure(config: pytest.Config) -> None:
         runtime = base / "runtime"
         runtime.mkdir(mode=0o700)
         os.environ["XDG_RUNTIME_DIR"] = str(runtime)
+
+
+def _isolate_worker(config: pytest.Config) -> None:
+    """A pytest-xdist worker's TMPDIR, run locks, XDG_RUNTIME_DIR and XDG config and data
+    folders are its own (under the controller's base): two workers never share a lock, a
+    socket or a settings file. Ports come free from the OS (bound to 0), so they never meet."""
+    worker = str(config.workerinput["workerid"])
+    base = Path(os.environ.get(TEST_BASE_ENV) or tempfile.mkdtemp(prefix=_BASE_PREFIX))
+    own = base / "workers" / worker
+    own.mkdir(parents=True, exist_ok=True)
+    own.chmod(0o755)
+    for name, mode in (("tmp", 0o1777), ("locks", 0o1777), ("runtime", 0o700)):
+        (own / name).mkdir(exist_ok=True)
+        (own / name).chmod(mode)
+    os.environ["TMPDIR"] = str(own / "tmp")
+    tempfile.tempdir = None
+    os.environ["BENCH_GUI_LOCK_DIR"] = str(own / "locks")
+    os.environ["XDG_RUNTIME_DIR"] = str(own / "runtime")
+    os.environ["XDG_CONFIG_HOME"] = str(own / "config")
+    os.environ["XDG_DATA_HOME"] = str(own / "data")
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
+    """Whole files per worker, longest first, knob files one at a time, measuring files
+    last and alone (tests/_fixtures/schedule.py)."""
+    from tests._fixtures.schedule import make_scheduler
+
+    return make_scheduler(config, log)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -206,3 +238,29 @@ def _no_thread_left_behind() -> Iterator[None]:
         if thread.is_alive():
             leftover.append(thread.name)
     assert not leftover, f"threads left running: {leftover}"
+
+
+@pytest.fixture(autouse=True)
+def _drop_leaked_top_level_widgets() -> Iterator[None]:
+    """Close and delete the top-level widgets a test created and left behind (hidden dialogs,
+    menus, pages never parented): thousands of them slow every later test's event processing.
+    Widgets that existed before the test (those of session-scoped fixtures) are kept."""
+    import sys
+
+    if "PySide6.QtWidgets" not in sys.modules:
+        yield
+        return
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance()
+    before = {id(w) for w in QApplication.topLevelWidgets()} if app is not None else set()
+    yield
+    app = QApplication.instance()
+    if app is None:
+        return
+    leaked = [w for w in QApplication.topLevelWidgets() if id(w) not in before]
+    for widget in leaked:
+        widget.close()
+        widget.deleteLater()
+    if leaked:
+        app.processEvents()
