@@ -242,7 +242,7 @@ def _no_thread_left_behind() -> Iterator[None]:
 
 @pytest.fixture(autouse=True)
 def _drop_leaked_top_level_widgets() -> Iterator[None]:
-    """Close and delete the top-level widgets a test created and left behind (hidden dialogs,
+    """Delete the hidden top-level widgets a test created and left behind (closed dialogs,
     menus, pages never parented): thousands of them slow every later test's event processing.
     Widgets that existed before the test (those of session-scoped fixtures) are kept."""
     import sys
@@ -258,9 +258,12 @@ def _drop_leaked_top_level_widgets() -> Iterator[None]:
     app = QApplication.instance()
     if app is None:
         return
-    leaked = [w for w in QApplication.topLevelWidgets() if id(w) not in before]
+    # Hidden ones only, deleted without a close: a close could ask its own question (a main
+    # window with a task running asks before quitting) and wait for an answer nobody gives.
+    leaked = [
+        w for w in QApplication.topLevelWidgets() if id(w) not in before and not w.isVisible()
+    ]
     for widget in leaked:
-        widget.close()
         widget.deleteLater()
     if leaked:
         app.processEvents()
