@@ -61,6 +61,23 @@ def record(store: SessionStore, count: int, samples: int) -> int:
     return events
 
 
+def store_size(url: str) -> tuple[int, float]:
+    """The team store's rows (every table of the public schema) and its database's MB."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        tables = [
+            r[0]
+            for r in conn.execute(
+                "SELECT tablename FROM pg_tables WHERE schemaname = current_schema()"
+            ).fetchall()
+        ]
+        rows = 0
+        for table in tables:
+            query = sql.SQL("SELECT count(*) FROM {}").format(sql.Identifier(table))
+            rows += int(conn.execute(query).fetchone()[0])  # type: ignore[index]
+        size = conn.execute("SELECT pg_database_size(current_database())").fetchone()
+    return rows, float(size[0]) / 1e6 if size else 0.0  # type: ignore[index]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sessions", type=int, default=100)
@@ -103,6 +120,7 @@ def main() -> int:
                 second = push(local, team)
                 again = time.perf_counter() - started
                 total = len(team.list_runs(None))
+                rows, size_mb = store_size(config.url)
                 # A colleague's pull of them all: each read as a record and checked as a file
                 # import is, then written.
                 with SessionStore(work / "colleague.sqlite3") as colleague:
@@ -113,6 +131,7 @@ def main() -> int:
             f"pushed {len(first.copied)} sessions in {took:.2f} s"
             f" ({took / max(len(first.copied), 1) * 1000:.1f} ms a session)"
         )
+        print(f"the pushed sessions: {rows} rows, {size_mb:.1f} MB in the team database")
         print(f"pushed again: {len(second.copied)} sent in {again:.3f} s; team store holds {total}")
         print(
             f"pulled {len(pulled.copied)} sessions (checked, {len(pulled.refused)} refused) in"
