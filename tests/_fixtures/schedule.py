@@ -36,7 +36,6 @@ KNOB_FILES = frozenset(
         "tests/services/test_multi_run_os.py",
         "tests/services/test_study_storage.py",
         "tests/services/test_study_db_move.py",
-        "tests/services/test_study_throttled.py",
         "tests/gui/pages/test_database_os_knobs.py",
         "tests/gui/pages/test_storage.py",
         "tests/cli/test_storage.py",
@@ -45,7 +44,6 @@ KNOB_FILES = frozenset(
         "tests/remote/test_storage_guards.py",
         "tests/remote/test_db_placement.py",
         "tests/remote/test_storage_signatures.py",
-        "tests/integration/test_study_throttled_tprocc.py",
         # loop devices (the loops / loop_disk fixtures of tests/_fixtures/loop.py)
         "tests/report/test_priced_storage.py",
         "tests/services/test_study_preflight.py",
@@ -58,6 +56,10 @@ MEASURING_FILES = frozenset(
         "tests/agent/fio/test_warmup.py",
         "tests/agent/fio/test_study.py",
         "tests/gui/pages/test_live_random_read.py",
+        # a throttled device against a fast one: the fast one must be 5x faster, which a
+        # loaded machine denies it (2,930 against 1,943 raw IOPS seen beside another run)
+        "tests/services/test_study_throttled.py",
+        "tests/integration/test_study_throttled_tprocc.py",
     }
 )
 MEASURING_PREFIXES = ("tests/agent/test_power",)
