@@ -74,11 +74,11 @@ def test_a_run_stores_the_schema_and_the_report_prints_it(
     assert "table_rows" not in last
     # As the run left it: more orders, lines and history; the same count(*) the agent saw.
     after, after_size = counts(pg_server.uri(database))
-    assert last["after_run"] == {
-        "database_size_bytes": after_size,
-        "table_rows": after,
-        "table_rows_method": dict.fromkeys(TABLES, "exact"),
-    }
+    stored = dict(last["after_run"])
+    # The size to within a few pages: autovacuum may write a visibility map or free-space page
+    # between the agent's reading and this one (8,192 bytes more seen on a loaded machine).
+    assert stored.pop("database_size_bytes") == pytest.approx(after_size, abs=64 * 8192)
+    assert stored == {"table_rows": after, "table_rows_method": dict.fromkeys(TABLES, "exact")}
     for grown in ("orders", "order_line", "history"):
         assert after[grown] > before[grown], grown
     assert after_size >= size
