@@ -46,14 +46,6 @@ from bench_gui.wire.protocol import Event
 EXIT_OK, EXIT_FAILED, EXIT_HOSTKEY = 0, 1, 3
 
 
-def _targets_path() -> Path:
-    return targets_path()
-
-
-def _known_hosts() -> Path:
-    return known_hosts_path()
-
-
 def _say_unknown_key(exc: UnknownHostKey) -> int:
     print(
         f"bench-gui: {exc}\n  If this is the right machine, run again with"
@@ -85,7 +77,7 @@ def cmd_target_add(args: argparse.Namespace) -> int:
         notes=args.notes,
     )
     try:
-        add_target(target, _targets_path(), replace=args.replace)
+        add_target(target, targets_path(), replace=args.replace)
     except SSHError as exc:
         print(f"bench-gui: {exc}", file=sys.stderr)
         return EXIT_FAILED
@@ -95,12 +87,12 @@ def cmd_target_add(args: argparse.Namespace) -> int:
         set_secret(target.name, "passphrase", _read_secret(args, "Key passphrase"))
     if args.ask_sudo_password:
         set_secret(target.name, "sudo_password", _read_secret(args, "sudo password"))
-    print(f"target {target.name} saved in {_targets_path()}")
+    print(f"target {target.name} saved in {targets_path()}")
     return EXIT_OK
 
 
 def cmd_target_list(args: argparse.Namespace) -> int:
-    targets = load_targets(_targets_path())
+    targets = load_targets(targets_path())
     if args.json:
         print(json.dumps([asdict(t) for t in targets.values()]))
         return EXIT_OK
@@ -112,7 +104,7 @@ def cmd_target_list(args: argparse.Namespace) -> int:
 
 def cmd_target_remove(args: argparse.Namespace) -> int:
     try:
-        remove_target(args.name, _targets_path())
+        remove_target(args.name, targets_path())
     except SSHError as exc:
         print(f"bench-gui: {exc}", file=sys.stderr)
         return EXIT_FAILED
@@ -190,13 +182,13 @@ def _database_for(plan_path: str | None) -> tuple[str | None, str | None]:
 
 def cmd_target_test(args: argparse.Namespace) -> int:
     try:
-        target = get_target(args.name, _targets_path())
+        target = get_target(args.name, targets_path())
         conninfo, password = _database_for(args.plan)
         report = check_target(
             target,
             conninfo,
             args.accept_host_key,
-            known_hosts=_known_hosts(),
+            known_hosts=known_hosts_path(),
             db_password=password,
         )
     except UnknownHostKey as exc:
@@ -216,8 +208,8 @@ def cmd_target_test(args: argparse.Namespace) -> int:
 
 def cmd_target_inventory(args: argparse.Namespace) -> int:
     try:
-        target = get_target(args.name, _targets_path())
-        session = connect(target, args.accept_host_key, known_hosts=_known_hosts())
+        target = get_target(args.name, targets_path())
+        session = connect(target, args.accept_host_key, known_hosts=known_hosts_path())
     except UnknownHostKey as exc:
         return _say_unknown_key(exc)
     except SSHError as exc:
