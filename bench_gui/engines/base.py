@@ -38,6 +38,10 @@ FACES: Final[Mapping[str, str]] = {
     "proposal": "a proposal of settings from a profile",
     # gui: a QWidget class (store, plan_provider); .handles(kind), .busy, .shutdown(timeout_s)
     "panel": "its tab on the Database page",
+    # services: (values: Mapping[str, str], ram_bytes: int, *, fatal_only: bool = False) ->
+    # dict[name, why]; proposed settings whose memory does not fit the server's RAM
+    # (fatal_only: only those with which the server may not start)
+    "memory_warnings": "settings too large for the server's RAM",
 }
 
 

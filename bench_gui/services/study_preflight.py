@@ -27,7 +27,7 @@ import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from bench_gui.core.economics import DevicePrice, find_price
 from bench_gui.core.price_checks import currency_doubt, price_doubt
@@ -134,12 +134,41 @@ def _database(system: System, folder: Path) -> list[Finding]:
             return [Finding(f"systems.{key}.target", level, f"the database does not answer: {exc}")]
         if profile:
             try:
-                tuning_proposal(conn, profile_path(folder, profile))
+                proposal = tuning_proposal(conn, profile_path(folder, profile))
             except (PresetError, TuningError, SSHError, OSError, ValueError) as exc:
                 return [Finding(f"systems.{key}.tuning.profile", PROBLEM, str(exc))]
+            return _memory(conn, proposal, f"systems.{key}.tuning.profile", profile)
     finally:
         conn.close()
     return []
+
+
+def _memory(conn: Any, proposal: Any, path: str, profile: str) -> list[Finding]:
+    """The profile's memory settings against the server's RAM: a preset written for a larger
+    machine (seed 000's 30GB shared_buffers) stops a smaller server from starting, which the
+    run would find only after its rollback."""
+    from bench_gui.remote.db_tuner import TuningError
+    from bench_gui.remote.errors import SSHError
+    from bench_gui.services.tuning import engine_kit, server_facts
+
+    try:
+        ram = server_facts(conn).ram_bytes
+    except (TuningError, SSHError, OSError):
+        ram = None
+    if not ram:
+        return []
+    values = {s.name: s.value for s in proposal.settings}
+    kit = engine_kit(conn.engine)
+    check = kit.face("memory_warnings")
+    fatal = check(values, ram, fatal_only=True)
+    instead = f" (for this machine: profile = {kit.profile!r}, or a preset file of your own)"
+    found = [
+        Finding(path, PROBLEM, f"{profile}: {name} {why}{instead}") for name, why in fatal.items()
+    ]
+    for name, why in check(values, ram).items():
+        if name not in fatal:
+            found.append(Finding(path, NOTE, f"{profile}: {name} {why}"))
+    return found
 
 
 def _random_read(system: System) -> list[Finding]:

@@ -175,6 +175,9 @@ class StudyRunner:
         # The storage layouts' step logs (built and taken down around a system's runs).
         self.storage_log: list[str] = []
         self._stopped = False
+        # The time left as last said: what a rollback or a teardown after the runs says (the
+        # system's own windows are behind it then, not ahead).
+        self.left_now: float | None = None
 
     def stop(self) -> None:
         """Stop the running system's run (its session keeps what was measured) and start no
@@ -239,6 +242,8 @@ class StudyRunner:
         return None
 
     def _say(self, system: System, index: int, stage: str, **more: Any) -> None:
+        if more.get("remaining_s") is not None:
+            self.left_now = more["remaining_s"]
         self.on_progress(
             StudyProgress(system.key, system.name, index, len(self.study.systems), stage, **more)
         )
@@ -309,6 +314,7 @@ class StudyRunner:
                     f" (session {controller.session_id}, status {status}): run the study"
                     " again to measure it"
                 )
+            self.left_now = left - own  # what the rollback and teardown say after the runs
         self._say(system, index, "done", remaining_s=left - own,
                   message=f"session {controller.session_id}")  # fmt: skip
         return controller.session_id
@@ -400,7 +406,8 @@ class _TuningScope:
             if self.entry is not None:
                 from bench_gui.services.tuning import rollback_last
 
-                self.runner._say(self.system, self.index, "rollback", remaining_s=self.left,
+                self.runner._say(self.system, self.index, "rollback",
+                                 remaining_s=self.runner.left_now,
                                  message=f"rolling back {self.system.tuning.profile}")  # fmt: skip
                 rollback_last(self.runner.store, self.conn, restart=self.system.tuning.restart)
         finally:

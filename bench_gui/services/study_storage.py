@@ -36,6 +36,7 @@ class Runner(Protocol):
 
     folder: Path
     storage_log: list[str]
+    left_now: float | None  # the time left as last said (after the runs: without them)
 
     def _say(self, system: System, index: int, stage: str, **more: Any) -> None: ...
 
@@ -60,7 +61,9 @@ class LayoutScope:
         self.placed = False
 
     def _say(self, stage: str, message: str) -> None:
-        self.runner._say(self.system, self.index, stage, remaining_s=self.left, message=message)
+        # Before the runs the system's windows are ahead; the teardown says what is left after.
+        left = self.runner.left_now if stage == "teardown" else self.left
+        self.runner._say(self.system, self.index, stage, remaining_s=left, message=message)
 
     def _log(self, line: str) -> None:
         self.runner.storage_log.append(f"{self.system.key}: {line}")

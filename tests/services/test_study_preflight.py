@@ -138,3 +138,38 @@ def test_a_layout_on_a_device_in_use_is_a_problem_before_anything_is_built(
     mounted = subprocess.run(["findmnt", "-n", "-o", "SOURCE", str(tmp_path / "held")],
                              capture_output=True, text=True).stdout.strip()  # fmt: skip
     assert mounted == used
+
+
+def test_a_preset_larger_than_the_server_s_ram_is_a_problem_before_it_is_applied(
+    pg_server: Any, tmp_path: Path
+) -> None:
+    # Seed 000's Table 7 sets shared_buffers = 30GB for a 128 GB server: on a smaller one the
+    # server does not start, which the run found only by restarting it and rolling back.
+    (tmp_path / "big.toml").write_text(
+        'name = "big"\ntitle = "a larger machine\'s memory"\n[settings]\n'
+        'shared_buffers = "4TB"\neffective_cache_size = "6TB"\nrandom_page_cost = "1.1"\n'
+    )
+    (tmp_path / "fits.toml").write_text(
+        'name = "fits"\ntitle = "this machine\'s"\n[settings]\nshared_buffers = "64MB"\n'
+    )
+    target = {"kind": "postgresql", "host": pg_server.socket_dir, "database": "preflight_db"}
+    study = {
+        "name": "Memory",
+        "workload": {"warehouses": 1, "virtual_users": [1], "rampup_s": 1, "duration_s": 2},
+        "systems": {
+            "big": {"name": "Big preset", "target": target,
+                    "tuning": {"profile": "big.toml", "restart": True}},
+            "fits": {"name": "Preset that fits", "target": target,
+                     "tuning": {"profile": "fits.toml", "restart": True}},
+        },
+    }  # fmt: skip
+    path = tmp_path / "study.toml"
+    path.write_text(tomli_w.dumps(study))
+    with SessionStore(tmp_path / "sessions.sqlite3") as store:
+        found = by_path(preflight(load_study(path), tmp_path, store))
+    big = found["systems.big.tuning.profile"]
+    assert [f.level for f in big] == [PROBLEM, NOTE]
+    assert big[0].text.startswith("big.toml: shared_buffers 4TB is more than the machine's ")
+    assert "it may not start (for this machine: profile = 'pgtune'" in big[0].text
+    assert big[1].text.startswith("big.toml: effective_cache_size 6TB is more than")
+    assert "systems.fits.tuning.profile" not in found

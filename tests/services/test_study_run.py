@@ -105,6 +105,11 @@ def test_a_study_resumes_between_systems_and_writes_its_brief(
         assert result.sessions["disk"] == first
         assert len(store.list_runs()) == runs_before + 1  # the disk was not measured again
         assert [p.stage for p in seen][:1] == ["skipped"]
+        # The time left only goes down: the SSD's rollback comes after its runs, so it says
+        # what is left after them (0 s), not the 4 s it said before them.
+        lefts = [p.remaining_s for p in seen if p.remaining_s is not None]
+        assert lefts == sorted(lefts, reverse=True), [(p.stage, p.remaining_s) for p in seen]
+        assert [p.remaining_s for p in seen if p.stage == "rollback"] == [0]
 
         second = result.sessions["ssd"]
         assert set(store.tags(second)) == {"study:study-test", system_tag(study.system("ssd"))}

@@ -32,6 +32,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -401,3 +402,21 @@ def calculate(inp: InnoDbInput) -> InnoDbProposal:
         warnings=warnings,
         notes=notes,
     )
+
+
+def memory_warnings(
+    values: Mapping[str, str], ram_bytes: int, *, fatal_only: bool = False
+) -> dict[str, str]:
+    """The buffer pool when it does not fit the machine's RAM (InnoDB allocates it as the
+    server starts, so the server may not start); the engine kit's ``memory_warnings``."""
+    value = values.get("innodb_buffer_pool_size")
+    if value is None:
+        return {}
+    try:
+        size = to_number("innodb_buffer_pool_size", value)
+    except ValueError:
+        return {}
+    if size <= ram_bytes:
+        return {}
+    why = f"more than the machine's {format_bytes(ram_bytes)} of RAM: it may not start"
+    return {"innodb_buffer_pool_size": f"{value} is {why}"}

@@ -14,5 +14,6 @@ KIT = EngineKit(
         "snapshot": "bench_gui.engines.mariadb.tuner:MariaDbSnapshot.from_dict",
         "proposal": "bench_gui.engines.mariadb.tuning:proposal",
         "panel": "bench_gui.engines.mariadb.panel:MariaDbPanel",
+        "memory_warnings": "bench_gui.engines.mariadb.innodb:memory_warnings",
     },
 )

@@ -25,5 +25,6 @@ KIT = EngineKit(
         "snapshot": "bench_gui.engines.mssql.tuner:MssqlSnapshot.from_dict",
         "proposal": "bench_gui.engines.mssql.tuning:proposal",
         "panel": "bench_gui.engines.mssql.panel:MssqlPanel",
+        "memory_warnings": "bench_gui.engines.mssql.tuning:memory_warnings",
     },
 )

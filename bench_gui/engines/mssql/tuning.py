@@ -5,6 +5,7 @@ with the server's RAM known, max server memory) or a SQL Server preset file."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
 
@@ -16,7 +17,7 @@ from bench_gui.engines.mssql.tuner import (
     plan_mssql_target,
     seed_003_proposal,
 )
-from bench_gui.engines.tuning_terms import PresetError
+from bench_gui.engines.tuning_terms import PresetError, format_bytes
 from bench_gui.remote.db_tuner import HostFacts, TuningError
 from bench_gui.remote.host_access import HostIO, LocalHost
 from bench_gui.services.tuning_parts import NO_OPTIONS, Connection, Inputs, Options
@@ -75,3 +76,24 @@ def proposal(
         f"no profile {spec!r} for a SQL Server: use {PROFILE} (seed 003's settings)"
         ' or a SQL Server preset file (.toml with engine = "mssql")'
     )
+
+
+MAX_MEMORY: Final = "max server memory (MB)"
+
+
+def memory_warnings(
+    values: Mapping[str, str], ram_bytes: int, *, fatal_only: bool = False
+) -> dict[str, str]:
+    """max server memory above the machine's RAM: a cap the server never reaches, so the
+    operating system pages it out under load (never fatal: the server starts); the engine
+    kit's ``memory_warnings``."""
+    value = values.get(MAX_MEMORY)
+    if fatal_only or value is None:
+        return {}
+    try:
+        mb = int(str(value).strip())
+    except ValueError:
+        return {}
+    if mb * 1024**2 <= ram_bytes:
+        return {}
+    return {MAX_MEMORY: f"{mb:,} MB is more than the machine's {format_bytes(ram_bytes)} of RAM"}

@@ -15,5 +15,6 @@ KIT = EngineKit(
         "snapshot": "bench_gui.engines.postgresql.settings:Snapshot.from_dict",
         "proposal": "bench_gui.engines.postgresql.tuning:proposal",
         "panel": "bench_gui.engines.postgresql.panel:PostgresPanel",
+        "memory_warnings": "bench_gui.engines.postgresql.pgtune:memory_warnings",
     },
 )

@@ -654,19 +654,22 @@ def settings_differences(
     ]
 
 
-def memory_warnings(values: Mapping[str, str], ram_bytes: int) -> dict[str, str]:
-    """Settings whose memory does not fit the machine, by name, with why (for a diff)."""
+def memory_warnings(
+    values: Mapping[str, str], ram_bytes: int, *, fatal_only: bool = False
+) -> dict[str, str]:
+    """Settings whose memory does not fit the machine, by name, with why (for a diff, and a
+    study's check before its run); ``fatal_only``: those with which the server may not start."""
     ram_kb = ram_bytes / 1024
     out: dict[str, str] = {}
     ram = format_bytes(ram_bytes)
     checks = (
-        ("shared_buffers", 1.0, f"more than the machine's {ram} of RAM: it may not start"),
-        ("shared_buffers", 0.5, f"more than half the machine's {ram} of RAM"),
-        ("effective_cache_size", 1.0, f"more than the machine's {ram} of RAM"),
-        ("maintenance_work_mem", 0.5, f"more than half the machine's {ram} of RAM"),
+        ("shared_buffers", 1.0, f"more than the machine's {ram} of RAM: it may not start", True),
+        ("shared_buffers", 0.5, f"more than half the machine's {ram} of RAM", False),
+        ("effective_cache_size", 1.0, f"more than the machine's {ram} of RAM", False),
+        ("maintenance_work_mem", 0.5, f"more than half the machine's {ram} of RAM", False),
     )
-    for name, share, why in checks:
-        if name in out or name not in values:
+    for name, share, why, fatal in checks:
+        if name in out or name not in values or (fatal_only and not fatal):
             continue
         try:
             kb = to_base_units(values[name], "kB")
