@@ -160,7 +160,7 @@ ROOMY_SHRINK = 0.4
 RUN_ON_TALL = 0.35
 RUN_ON_ROWS = 2
 LISTING_LINES = 6  # lines of a command listing kept together at a page break
-LISTING_COLOR = QColor("#151b26")  # the listing's background (brief_qt.html.j2)
+LISTING_COLOR = QColor("#eef2f7")  # the listing's light background, for print (brief_qt.html.j2)
 STANDALONE_TEXT = 0.12  # a heading and its text shorter than this go along with their figure
 # A section's opening (heading and text) at least STANDALONE_TEXT tall stays where it is rather
 # than move to the next page when moving it would leave more than this share of a page empty.
