@@ -32,3 +32,21 @@ def write_template(seed: str, path: Path, overwrite: bool = False) -> Path:
         raise TemplateError(f"{path} exists: give another file name (or --force to replace it)")
     path.write_text(text, encoding="utf-8")
     return path
+
+
+def template_summary(seed: str) -> tuple[str, str]:
+    """A template's study name and what it reproduces (its opening comment, the brief's title
+    and set-up), for the app's gallery of templates."""
+    import tomllib
+
+    text = template_text(seed)
+    lines: list[str] = []
+    for line in text.splitlines():
+        if not line.startswith("#") or line.strip() == "#":
+            break
+        lines.append(line.lstrip("#").strip())
+    about = " ".join(lines)
+    prefix = f"A study made from {seed.replace('-', ' ')}"
+    if about.startswith(prefix):
+        about = about[len(prefix) :].lstrip(" :")
+    return str(tomllib.loads(text).get("name", seed)), about

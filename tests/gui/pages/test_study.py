@@ -9,6 +9,7 @@ from typing import Any
 from pytestqt.qtbot import QtBot
 
 from bench_gui.gui.pages.study import StudyPage
+from bench_gui.services.study_templates import SEEDS
 from tests.services.test_study_run import PRESET, study_text
 
 
@@ -22,6 +23,17 @@ def test_a_template_opens_with_its_systems_to_measure(
     page = StudyPage(store)
     qtbot.addWidget(page)
     assert not page.run_button.isEnabled()
+    assert not page.check_button.isEnabled()
+    # The margins every page has (it sat 20 px further left and higher than the others).
+    margins = page.layout().contentsMargins()
+    assert (margins.left(), margins.top()) == (20, 16)
+    # The gallery: each seed's study by its name, with the brief it reproduces.
+    combo = page.template_combo
+    assert [combo.itemData(i) for i in range(combo.count())] == list(SEEDS)
+    assert combo.itemText(3) == "seed-003: Two against four 9300 NVMe SSDs on SQL Server"
+    combo.setCurrentIndex(4)
+    assert page.template_about.text().startswith('"Cost accounting for SSDs')
+    combo.setCurrentIndex(3)
     assert page.new_from_template("seed-003", tmp_path / "s.toml")
     assert cells(page, 0) == ["two", "four"]
     assert cells(page, 2) == ["baseline", ""]
@@ -49,9 +61,14 @@ def test_a_study_runs_to_its_brief_from_the_page(
     qtbot.addWidget(page)
     assert page.open(path)
     seen: list[str] = []
+    rows: list[list[str]] = []
+    bar: list[int] = []
     page.runner.progress.connect(lambda _w, _f, text: seen.append(text))
+    page.runner.partial.connect(lambda _w, _p: rows.append(cells(page, 4)))
+    page.runner.progress.connect(lambda _w, _f, _t: bar.append(page.progress_bar.value()))
     assert page.start()
     assert page.stop_button.isEnabled()
+    assert page.progress_bar.isVisible() or not page.isVisible()
     qtbot.waitUntil(lambda: page.runner.busy is None, timeout=180_000)
     assert page.banner.tone() == "ok", page.banner.text()
     assert "brief.html" in page.banner.text()
@@ -59,3 +76,34 @@ def test_a_study_runs_to_its_brief_from_the_page(
     assert any(t.startswith("[2/2 ssd]") for t in seen)
     assert all(c.startswith("#") for c in cells(page, 4))
     assert (tmp_path / "brief.html").is_file()
+    # Each system's row said what the study was doing to it while it did it.
+    assert ["measuring: step 1/1", "to measure"] in rows
+    assert any(r[1] == "applying its tuning" for r in rows)
+    assert any(r[0].startswith("#") and r[1] == "measuring: step 1/1" for r in rows)
+    assert bar == sorted(bar) and bar[-1] >= 500  # the bar only goes forward
+    assert page.progress_bar.value() == 1000
+    assert not page.brief_button.isHidden()
+
+
+def test_check_reaches_the_server_and_names_a_preset_too_large_for_it(
+    qtbot: QtBot, store: Any, pg_server: Any, tmp_path: Path
+) -> None:
+    pg_server.clone_tpcc("study_disk", warehouses=1)
+    pg_server.clone_tpcc("study_ssd", warehouses=1)
+    (tmp_path / "ssd-preset.toml").write_text(
+        PRESET.replace('random_page_cost = "1.1"', 'shared_buffers = "4TB"')
+    )
+    path = tmp_path / "study.toml"
+    path.write_text(study_text(pg_server))
+    page = StudyPage(store)
+    qtbot.addWidget(page)
+    assert page.open(path)
+    assert page.check_button.isEnabled()
+    assert page.check()
+    assert not page.run_button.isEnabled()  # one task at a time
+    assert not page.stop_button.isEnabled()  # a check is not a run to stop
+    qtbot.waitUntil(lambda: page.runner.busy is None, timeout=60_000)
+    text = page.errors.text()
+    assert text.startswith("Not ready: 1 problem would stop the run:")
+    assert "systems.ssd.tuning.profile: ssd-preset.toml: shared_buffers 4TB is more" in text
+    assert page.run_button.isEnabled()
