@@ -107,3 +107,26 @@ def test_check_reaches_the_server_and_names_a_preset_too_large_for_it(
     assert text.startswith("Not ready: 1 problem would stop the run:")
     assert "systems.ssd.tuning.profile: ssd-preset.toml: shared_buffers 4TB is more" in text
     assert page.run_button.isEnabled()
+
+
+def test_stop_from_the_page_is_the_user_s_not_a_failure(
+    qtbot: QtBot, store: Any, pg_server: Any, tmp_path: Path
+) -> None:
+    pg_server.clone_tpcc("study_disk", warehouses=1)
+    pg_server.clone_tpcc("study_ssd", warehouses=1)
+    (tmp_path / "ssd-preset.toml").write_text(PRESET)
+    path = tmp_path / "study.toml"
+    path.write_text(study_text(pg_server, duration=60))
+    page = StudyPage(store)
+    qtbot.addWidget(page)
+    assert page.open(path)
+    assert page.start()
+    qtbot.waitUntil(lambda: cells(page, 4)[0] == "measuring: step 1/1", timeout=60_000)
+    page.stop()
+    qtbot.waitUntil(lambda: page.runner.busy is None, timeout=60_000)
+    # Stopped (amber), not failed (red); the stopped session is measured again next time.
+    assert page.banner.tone() == "stopped", page.banner.text()
+    assert "Run study goes on from there" in page.banner.text()
+    assert cells(page, 4) == ["to measure", "to measure"]
+    assert page.progress_line.text() == ""  # not the last progress, "about 60 s left"
+    assert page.run_button.isEnabled()

@@ -91,6 +91,7 @@ class StudyPage(QWidget):
         self._runner_obj: StudyRunner | None = None
         # What the running study is doing to each system (key -> words), shown in its row.
         self._doing: dict[str, str] = {}
+        self._stop_asked = False  # Stop was pressed: the run's end is the user's, not a failure
         self.runner = TaskRunner(
             self, expected=(StudyError, RunError, StoreError, OSError), where="the Study page"
         )
@@ -250,6 +251,7 @@ class StudyPage(QWidget):
         self.banner.clear()
         self.brief_button.hide()
         self._doing.clear()
+        self._stop_asked = False
 
         def work(state: TaskState) -> StudyResult:
             def progress(p: StudyProgress) -> None:
@@ -298,6 +300,7 @@ class StudyPage(QWidget):
         """Stop the running system (what it measured is kept; a new run goes on from there)."""
         runner = self._runner_obj
         if runner is not None:
+            self._stop_asked = True
             runner.stop()
 
     def _done(self, result: StudyResult) -> None:
@@ -317,7 +320,16 @@ class StudyPage(QWidget):
             self.errors.show_error(f"The check could not finish: {message}")
             return
         self._doing.clear()
-        self.banner.show_text("failed", message)
+        self.progress_line.setText("")
+        if self._stop_asked:
+            # The user's Stop, not a failure: what was measured is kept, a run goes on from it.
+            self.banner.show_text(
+                "stopped",
+                "Study stopped: the running system's session keeps what it measured and is"
+                " measured again; Run study goes on from there.",
+            )
+        else:
+            self.banner.show_text("failed", message)
         self.status.emit("Study stopped")
         self.refresh()
 
