@@ -56,7 +56,7 @@ def cmd_study_new(args: argparse.Namespace) -> int:
 def cmd_study_check(args: argparse.Namespace) -> int:
     from bench_gui.cli.team_store import open_store
     from bench_gui.core.study_model import StudyError
-    from bench_gui.services.study_preflight import preflight
+    from bench_gui.services.study_preflight import check_unmeasured
     from bench_gui.services.study_run import plan_seconds, sessions_of
 
     try:
@@ -77,13 +77,8 @@ def cmd_study_check(args: argparse.Namespace) -> int:
         )
     # What the file points at (servers, hosts, devices, prices), for the systems still to
     # measure: a study that would fail at its third system says so before the first.
-    measured = {r["system"] for r in rows if r["session"]}
     findings = (
-        []
-        if args.file_only
-        else preflight(
-            study, Path(args.file).resolve().parent, store, lambda system: system.key in measured
-        )  # fmt: skip
+        [] if args.file_only else check_unmeasured(study, Path(args.file).resolve().parent, store)
     )
     ready = not any(f.problem for f in findings)
     code = EXIT_OK if ready else EXIT_FAILED
@@ -116,6 +111,7 @@ def cmd_study_run(args: argparse.Namespace) -> int:
     from bench_gui.core.study_model import StudyError
     from bench_gui.report.study_brief import write_brief
     from bench_gui.services.run_errors import RunError
+    from bench_gui.services.study_preflight import check_unmeasured, problems_text
     from bench_gui.services.study_run import StudyRunner, progress_text
 
     try:
@@ -123,6 +119,16 @@ def cmd_study_run(args: argparse.Namespace) -> int:
     except StudyError as exc:
         return _bad_study(exc)
     store = open_store(args)
+    if not args.no_check:
+        # What would stop the run at its third system is said before the first is measured.
+        found = check_unmeasured(study, Path(args.file).resolve().parent, store)
+        if any(f.problem for f in found):
+            problems = sum(1 for f in found if f.problem)
+            print(safe(problems_text(found)), file=sys.stderr)
+            return _fail(
+                f"not started: {problems} problem{'s' if problems != 1 else ''} would stop the"
+                " run (bench-gui study check FILE says the same; --no-check runs anyway)"
+            )
     printer = ProgressPrinter(sys.stderr, quiet=args.quiet)
 
     def event(_system: Any, event: Any) -> None:
@@ -207,6 +213,11 @@ def add_commands(sub: Any) -> None:
     sp = ssub.add_parser("run", help="measure each system not measured yet, then the brief")
     sp.add_argument("file")
     sp.add_argument("--no-brief", action="store_true", help="measure only")
+    sp.add_argument(
+        "--no-check",
+        action="store_true",
+        help="start without reaching first what each system points at (as study check does)",
+    )
     sp.add_argument("--json", action="store_true", help="last stdout line: the result as JSON")
     sp.add_argument("--quiet", action="store_true", help="no progress on stderr")
     sp.add_argument("--verbose", action="store_true", help="also every step's samples")

@@ -76,6 +76,20 @@ def preflight(
     return found
 
 
+def check_unmeasured(study: Study, folder: Path, store: SessionStore) -> list[Finding]:
+    """:func:`preflight` for the systems a run would measure (those without a valid session):
+    what ``study check`` says, and what ``study run`` and the Study page look at first."""
+    from bench_gui.services.study_run import sessions_of
+
+    measured = {system.key for system, session in sessions_of(store, study) if session}
+    return preflight(study, folder, store, lambda system: system.key in measured)
+
+
+def problems_text(found: list[Finding]) -> str:
+    """The problems that would stop a run, one per line with its path (empty: none)."""
+    return "\n".join(f"{f.path}: {f.text}" for f in found if f.problem)
+
+
 # -- the systems -----------------------------------------------------------------------------
 
 

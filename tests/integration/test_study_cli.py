@@ -129,3 +129,16 @@ def test_study_check_reaches_the_servers_before_anything_runs(tmp_path: Path) ->
     file_only = bench("study", "check", str(path), "--file-only", db=db)
     assert file_only.returncode == 0, file_only.stderr
     assert "problem" not in file_only.stdout
+
+    # `study run` checks first: nothing is measured when a problem would stop the run.
+    run = bench("study", "run", str(path), "--json", db=db)
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "systems.hdd.target: the database does not answer" in run.stderr
+    assert "not started: 2 problems would stop the run" in run.stderr
+    assert "[1/2 hdd]" not in run.stderr  # no system was started
+    # --no-check starts anyway: the first system's run fails, naming it.
+    forced = bench("study", "run", str(path), "--no-check", db=db)
+    assert forced.returncode == 1
+    assert "[1/2 hdd]" in forced.stderr
+    assert "system hdd: tuning micron-15k-hdd: " in forced.stderr
+    assert "Connection refused" in forced.stderr

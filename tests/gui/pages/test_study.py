@@ -107,6 +107,14 @@ def test_check_reaches_the_server_and_names_a_preset_too_large_for_it(
     assert text.startswith("Not ready: 1 problem would stop the run:")
     assert "systems.ssd.tuning.profile: ssd-preset.toml: shared_buffers 4TB is more" in text
     assert page.run_button.isEnabled()
+    # Run study checks first: nothing is measured (the disk system would have been, before).
+    runs = len(store.list_runs())
+    assert page.start()
+    qtbot.waitUntil(lambda: page.runner.busy is None, timeout=60_000)
+    assert page.banner.tone() == "failed"
+    assert page.banner.text().startswith("Not started: the check found what would stop the run")
+    assert "shared_buffers 4TB" in page.banner.text()
+    assert len(store.list_runs()) == runs
 
 
 def test_stop_from_the_page_is_the_user_s_not_a_failure(

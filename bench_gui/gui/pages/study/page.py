@@ -31,7 +31,7 @@ from bench_gui.gui.widgets.page_parts import Banner, ErrorLine, FitTable, PageHe
 from bench_gui.services.errors import StoreError
 from bench_gui.services.run_errors import RunError
 from bench_gui.services.sessions import SessionStore
-from bench_gui.services.study_preflight import Finding, preflight
+from bench_gui.services.study_preflight import Finding, check_unmeasured, problems_text
 from bench_gui.services.study_run import (
     StudyProgress,
     StudyResult,
@@ -262,6 +262,11 @@ class StudyPage(QWidget):
                 if state.cancelled and self._runner_obj is not None:
                     self._runner_obj.stop()
 
+            # What would stop the run at its last system is said before the first is measured.
+            state.set_progress(0.0, "Checking what each system points at…")
+            problems = problems_text(check_unmeasured(study, path.parent, self.store))
+            if problems:
+                raise RunError(f"Not started: the check found what would stop the run:\n{problems}")
             runner = StudyRunner(
                 study,
                 self.store,
@@ -352,8 +357,7 @@ class StudyPage(QWidget):
         store = self.store
 
         def work() -> list[Finding]:
-            measured = {s.key for s, session in sessions_of(store, study) if session is not None}
-            return preflight(study, path.parent, store, lambda s: s.key in measured)
+            return check_unmeasured(study, path.parent, store)
 
         self.progress_line.setText("Checking the servers, presets, hosts, devices and prices…")
         return self.runner.start("check", work, self._checked, self._failed)
