@@ -212,6 +212,15 @@ def test_the_live_page_shows_its_view(kit: WorkloadKit, qtbot: QtBot) -> None:
     no_foreign_words(kit, visible_texts(page), "the Live page")
 
 
+def test_the_live_page_names_no_workload() -> None:
+    """The Live page asks the kits (their ``live_view``); it never branches on a name."""
+    import bench_gui.gui.pages.live.page as live_page
+
+    source = Path(live_page.__file__).read_text(encoding="utf-8")
+    for kit in KITS:
+        assert kit.name not in source, kit.name
+
+
 def test_the_cli_lists_and_shows_it(
     kit: WorkloadKit, store: SessionStore, session: int, capsys: pytest.CaptureFixture[str]
 ) -> None:
