@@ -264,7 +264,7 @@ def main() -> int:
     page = LivePage()
     window.layout().addWidget(page)
     layout = LiveLayout(list(CHART_KEYS), 4, []) if args.charts == "all" else LiveLayout()
-    page.apply_layout(layout)
+    page.view.apply_layout(layout)
     window.resize(1920, 1080)
     window.show()
     page.begin_run(plan)
@@ -361,7 +361,7 @@ def main() -> int:
     print(
         f"events: {len(events):,} ({samples:,} rows in the live buffer), built in {build_s:.1f} s"
     )
-    shown = page.layout_choice
+    shown = page.view.layout_choice
     print(f"charts shown: {len(shown.charts)} ({args.charts}), columns {shown.columns}")
     print(f"fed in {elapsed:.1f} s: {len(events) / elapsed:,.0f} events/s")
     print(

@@ -230,15 +230,16 @@ class MainWindow(QMainWindow):
         """Full screen without the side panel and the status bar (F11), and back.
 
         With ``present_factory`` set, the widget it makes (once) is what the screen shows; the
-        page that was on screen comes back when presenting ends. A random-read study has no
-        booth view (that one speaks of new orders): its own Live view fills the screen."""
+        page that was on screen comes back when presenting ends. A run whose Live view has no
+        Present view (a random-read study: the booth speaks of new orders) fills the screen
+        with that view."""
         self.presenting = not self.presenting
         if self.presenting:
             self._focus_before_present = focus_now()
         self.nav_panel.setVisible(not self.presenting)
         self.statusBar().setVisible(not self.presenting)
         live = self.built("Live")
-        study = bool(getattr(live, "random_read", False))
+        study = not getattr(live, "presents", True)
         if self.presenting:
             if study:
                 self.stack.setCurrentWidget(self._frames["Live"])

@@ -25,6 +25,8 @@ FACES: Final[Mapping[str, str]] = {
     "sessions_overview": "the Sessions detail's Overview tab",
     # gui: a QWidget class; the Compare page's results of its sessions
     "compare_view": "the Compare page's results",
+    # gui: a class of live_view.LiveView, made once by the page with its LiveParts
+    "live_view": "the Live page's view of a run in progress",
     # core: (workload: Workload) -> int; the steps (points) a plan runs
     "step_count": "a plan's steps, for a study's progress",
     # core: (workload: Workload, from_step: int = 0) -> float; their measured windows, s

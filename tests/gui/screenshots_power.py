@@ -72,18 +72,18 @@ def main(out_dir: str) -> int:
     settle()
     window.grab().save(str(out / "live-power.png"))
 
-    live.apply_layout(LiveLayout(list(CHART_KEYS), 4, []))
+    live.view.apply_layout(LiveLayout(list(CHART_KEYS), 4, []))
     live.refresh()
     settle()
     window.grab().save(str(out / "live-power-all-charts.png"))
 
     live.choose_charts()
     settle()
-    assert live.layout_dialog is not None
-    live.layout_dialog.grab().save(str(out / "live-chart-chooser.png"))
-    live.layout_dialog.reject()
+    assert live.view.layout_dialog is not None
+    live.view.layout_dialog.grab().save(str(out / "live-chart-chooser.png"))
+    live.view.layout_dialog.reject()
 
-    live.apply_layout(LiveLayout())
+    live.view.apply_layout(LiveLayout())
     for event in events[cut + 1 :]:
         live.handle_event(event)
     live.run_finished("ok")
@@ -108,7 +108,7 @@ def main(out_dir: str) -> int:
         sockets=1,
     )
     live.begin_run(rapl)
-    live.apply_layout(LiveLayout(["throughput", "power", "efficiency", "cpu", "disk_mbs",
+    live.view.apply_layout(LiveLayout(["throughput", "power", "efficiency", "cpu", "disk_mbs",
                                   "disk_latency"], 3, []))  # fmt: skip
     cut = next(
         i
@@ -121,7 +121,7 @@ def main(out_dir: str) -> int:
     settle()
     window.grab().save(str(out / "live-rapl.png"))
     live.run_finished("stopped")
-    live.apply_layout(LiveLayout())
+    live.view.apply_layout(LiveLayout())
 
     window.workload_page.set_plan(plan)
     window.show_page("Workload")

@@ -166,11 +166,11 @@ def test_the_live_page_at_1280_keeps_its_tiles_on_one_row_and_readable_charts(
     for event in events[: len(events) // 2]:
         live.handle_event(event)
     live.refresh()
-    qtbot.waitUntil(lambda: len(live.tiles.flow.rows) == 1)
-    assert live.tiles.compact
-    for tile in live.tiles.flow.shown():
+    qtbot.waitUntil(lambda: len(live.view.tiles.flow.rows) == 1)
+    assert live.view.tiles.compact
+    for tile in live.view.tiles.flow.shown():
         assert tile.value_label.width() >= tile.value_label.sizeHint().width()
-    for chart in live.charts.values():
+    for chart in live.view.charts.values():
         assert chart.plot_widget.height() >= 120
         axis = chart.plot.getAxis("left")
         if axis.labelText and axis.label.isVisible():
@@ -179,7 +179,7 @@ def test_the_live_page_at_1280_keeps_its_tiles_on_one_row_and_readable_charts(
     live.run_finished("ok")
     # A wide screen: the figures at full size.
     laptop.resize(1920, 1080)
-    qtbot.waitUntil(lambda: not live.tiles.compact)
+    qtbot.waitUntil(lambda: not live.view.tiles.compact)
 
 
 def test_the_live_countdown_says_the_step_s_figures_are_coming_instead_of_0_00(

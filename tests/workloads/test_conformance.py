@@ -175,6 +175,52 @@ def test_the_compare_page_shows_its_view(
     no_foreign_words(kit, visible_texts(view), "the Compare page")
 
 
+def test_the_live_page_shows_its_view(kit: WorkloadKit, qtbot: QtBot) -> None:
+    """Its ``live_view`` keeps the Live page's contract (every method, with the page's
+    arguments) and is the view a plan of it gets; the page then speaks only its words."""
+    import inspect
+
+    from bench_gui.core.plan import Plan
+    from bench_gui.gui.pages.live import LivePage
+    from bench_gui.workloads.live_view import LiveView
+
+    view_class = kit.face("live_view")
+    for name, member in vars(LiveView).items():
+        if inspect.isfunction(member) and not name.startswith("_"):
+            theirs = inspect.signature(getattr(view_class, name))
+            assert list(theirs.parameters) == list(inspect.signature(member).parameters), name
+    page = LivePage()
+    qtbot.addWidget(page)
+    page.resize(1600, 1000)
+    page.show()
+    plan = Plan(name="a run of the conformance suite")
+    plan.workload.kind = kit.name
+    page.begin_run(plan)
+    view = page.views[kit.name]
+    assert isinstance(view, view_class)
+    assert isinstance(view, LiveView)
+    assert page.view is view
+    assert any(widget.isVisibleTo(page) for widget, _stretch in view.widgets())
+    for other in page.views.values():
+        if other is not view:
+            assert not any(widget.isVisibleTo(page) for widget, _stretch in other.widgets())
+    page.ask_stop()
+    assert page.stop_confirm is not None
+    no_foreign_words(kit, page.stop_confirm.informativeText(), "the Live page's stop box")
+    page.stop_confirm.reject()
+    page.run_finished("stopped")
+    no_foreign_words(kit, visible_texts(page), "the Live page")
+
+
+def test_the_live_page_names_no_workload() -> None:
+    """The Live page asks the kits (their ``live_view``); it never branches on a name."""
+    import bench_gui.gui.pages.live.page as live_page
+
+    source = Path(live_page.__file__).read_text(encoding="utf-8")
+    for kit in KITS:
+        assert kit.name not in source, kit.name
+
+
 def test_the_cli_lists_and_shows_it(
     kit: WorkloadKit, store: SessionStore, session: int, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -20,6 +20,7 @@ KIT = WorkloadKit(
         "facts": "bench_gui.workloads.random_read.session_view:facts",
         "sessions_overview": "bench_gui.workloads.random_read.sessions_overview:RandomReadOverview",
         "compare_view": "bench_gui.workloads.random_read.compare_results:RandomReadView",
+        "live_view": "bench_gui.workloads.random_read.live_view:RandomReadLiveView",
         "step_count": "bench_gui.workloads.random_read.plan_time:step_count",
         "plan_seconds": "bench_gui.workloads.random_read.plan_time:plan_seconds",
         "cli_session": "bench_gui.workloads.random_read.cli:print_session",

@@ -18,6 +18,7 @@ KIT = WorkloadKit(
         "facts": "bench_gui.workloads.tproc_c.session_view:facts",
         "sessions_overview": "bench_gui.workloads.tproc_c.sessions_overview:TprocCOverview",
         "compare_view": "bench_gui.gui.pages.compare.results:ComparisonView",
+        "live_view": "bench_gui.workloads.tproc_c.live_view:TprocCLiveView",
         "step_count": "bench_gui.workloads.tproc_c.plan_time:step_count",
         "plan_seconds": "bench_gui.workloads.tproc_c.plan_time:plan_seconds",
         "cli_session": "bench_gui.workloads.tproc_c.cli:print_session",

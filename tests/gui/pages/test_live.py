@@ -37,8 +37,8 @@ def test_live_page_shows_a_running_sweep(page: LivePage) -> None:
     events = sweep_events(VUS, 3, 5)
     page.begin_run(_plan())
     assert page.stop_button.isEnabled()
-    assert page.throughput_chart.empty
-    assert page.scaling_chart.categories == VUS
+    assert page.view.throughput_chart.empty
+    assert page.view.scaling_chart.categories == VUS
     # Everything up to 1 s before the end of the second step's measured window.
     cut = next(
         i
@@ -50,23 +50,23 @@ def test_live_page_shows_a_running_sweep(page: LivePage) -> None:
     page.refresh()
 
     # The tile averages the step's last 5 samples: all at full throughput by now.
-    assert page.tile_nopm.value_text == f"{capacity(16):,.0f}"
-    assert page.tile_vus.value_text == "16"
-    assert page.tile_latency.value_text == "2.78"  # 1.5 + 0.08 * 16 ms
-    assert page.tile_errors.value_text == "0"
+    assert page.view.tile_nopm.value_text == f"{capacity(16):,.0f}"
+    assert page.view.tile_vus.value_text == "16"
+    assert page.view.tile_latency.value_text == "2.78"  # 1.5 + 0.08 * 16 ms
+    assert page.view.tile_errors.value_text == "0"
     assert page.phase_pill.text() == "MEASURING"
     assert page.step_label.text() == "Step 2 of 3  ·  16 users"
     assert page.countdown.text() in ("0:01", "0:00")  # 1 s left, ticking down
     assert "PostgreSQL 16.4" in page.run_detail.text()
 
-    curve = page.throughput_chart.curves["nopm"]
+    curve = page.view.throughput_chart.curves["nopm"]
     x, y = curve.getData()
     assert len(x) == 8 + 7
     assert y[-1] == pytest.approx(capacity(16))
-    assert page.throughput_chart.marker_count == 2
-    assert not page.throughput_chart.empty
-    assert set(page.scaling_chart.values) == {8}
-    assert page.scaling_chart.values[8][0] == pytest.approx(capacity(8))
+    assert page.view.throughput_chart.marker_count == 2
+    assert not page.view.throughput_chart.empty
+    assert set(page.view.scaling_chart.values) == {8}
+    assert page.view.scaling_chart.values[8][0] == pytest.approx(capacity(8))
 
     for event in events[cut + 1 :]:
         page.handle_event(event)
@@ -78,7 +78,7 @@ def test_live_page_shows_a_running_sweep(page: LivePage) -> None:
     assert page.phase_pill.text() == "FINISHED"
     assert page.countdown.text() == ""
     assert not page.stop_button.isEnabled()
-    assert sorted(page.scaling_chart.values) == VUS
+    assert sorted(page.view.scaling_chart.values) == VUS
     assert not page.timer.isActive()
 
 
@@ -126,10 +126,10 @@ def test_begin_run_clears_the_previous_run(page: LivePage) -> None:
     page.begin_run(_plan())
     page.refresh()
     assert not page.banner.isVisible()
-    assert page.throughput_chart.empty
-    assert page.throughput_chart.marker_count == 0
-    assert page.scaling_chart.values == {}
-    assert page.tile_nopm.value_text == "—"
+    assert page.view.throughput_chart.empty
+    assert page.view.throughput_chart.marker_count == 0
+    assert page.view.scaling_chart.values == {}
+    assert page.view.tile_nopm.value_text == "—"
     assert len(page.model.samples) == 0
 
 
@@ -139,13 +139,13 @@ def test_charts_a_run_never_fed_say_why_they_are_empty(page: LivePage) -> None:
     from bench_gui.gui.pages.live import NO_HOST_MESSAGE, NO_POWER_MESSAGE
     from bench_gui.gui.widgets.chart_layout import LiveLayout
 
-    page.apply_layout(LiveLayout(charts=["throughput", "power", "cpu", "memory"]))
+    page.view.apply_layout(LiveLayout(charts=["throughput", "power", "cpu", "memory"]))
     page.begin_run(_plan())
     for event in sweep_events(VUS, 3, 5):
         page.handle_event(event)
     page.refresh()
-    assert not page.throughput_chart.empty
-    power, cpu = page.chart("power"), page.chart("cpu")
+    assert not page.view.throughput_chart.empty
+    power, cpu = page.view.chart("power"), page.view.chart("cpu")
     assert power.empty
     assert cpu.empty
     assert power._placeholder.toPlainText() == NO_POWER_MESSAGE
@@ -154,10 +154,10 @@ def test_charts_a_run_never_fed_say_why_they_are_empty(page: LivePage) -> None:
     page.run_finished("ok")
     assert power._placeholder.toPlainText() == NO_POWER_MESSAGE
     assert cpu._placeholder.toPlainText() == NO_HOST_MESSAGE
-    assert page.chart("memory")._placeholder.toPlainText() == NO_HOST_MESSAGE
+    assert page.view.chart("memory")._placeholder.toPlainText() == NO_HOST_MESSAGE
 
     page.begin_run(_plan())  # the next run waits again
-    assert "Waiting" in page.chart("memory")._placeholder.toPlainText()
+    assert "Waiting" in page.view.chart("memory")._placeholder.toPlainText()
 
 
 def test_a_legend_too_wide_for_its_chart_moves_below_the_title(qtbot: QtBot) -> None:

@@ -62,9 +62,9 @@ def test_the_nopm_tile_and_the_outcome_flag_another_load(page: LivePage) -> None
     for event in events[: cut + 1]:
         page.handle_event(event)
     page.refresh()
-    detail = page.tile_nopm.detail_label.text()
+    detail = page.view.tile_nopm.detail_label.text()
     assert detail.startswith(f"⚑ {ANOTHER_LOAD}")
-    assert page.tile_nopm.toolTip().startswith("NOPM doubtful: the database counted ")
+    assert page.view.tile_nopm.toolTip().startswith("NOPM doubtful: the database counted ")
 
     for event in events[cut + 1 :]:
         page.handle_event(event)
@@ -81,6 +81,6 @@ def test_a_clean_run_is_not_flagged(page: LivePage) -> None:
         page.handle_event(event)
     page.run_finished("ok")
     page.refresh()
-    assert "⚑" not in page.tile_nopm.detail_label.text()
-    assert page.tile_nopm.toolTip() == ""
+    assert "⚑" not in page.view.tile_nopm.detail_label.text()
+    assert page.view.tile_nopm.toolTip() == ""
     assert "⚑" not in page.banner.text()

@@ -48,7 +48,7 @@ def _feed(page: LivePage, events: list[Event]) -> None:
 
 
 def test_the_hero_tile_gets_its_larger_font(page: LivePage) -> None:
-    hero, normal = page.tile_nopm.value_label, page.tile_tpm.value_label
+    hero, normal = page.view.tile_nopm.value_label, page.view.tile_tpm.value_label
     for label in (hero, normal):
         label.style().unpolish(label)
         label.style().polish(label)
@@ -61,9 +61,9 @@ def test_the_hero_tile_gets_its_larger_font(page: LivePage) -> None:
 
 def test_titles_keep_the_case_of_their_units(page: LivePage) -> None:
     page.begin_run(_plan("ipmi"))
-    titles = {tile.title_label.text() for tile in page.tiles.tiles()}
+    titles = {tile.title_label.text() for tile in page.view.tiles.tiles()}
     assert {"mW / NOPM", "NOPM", "TPM", "p99.9 latency", "Power", "Errors"} <= titles
-    for tile in page.tiles.tiles():
+    for tile in page.view.tiles.tiles():
         label = tile.title_label
         label.ensurePolished()
         assert label.font().capitalization() == QFont.Capitalization.MixedCase
@@ -73,12 +73,12 @@ def test_ramp_up_figures_are_marked_and_measured_ones_are_not(page: LivePage) ->
     events = sweep_events(VUS, 3, 5)
     page.begin_run(_plan())
     _feed(page, events[: sample_index(events, 1, 2.0) + 1])
-    nopm = page.tile_nopm
+    nopm = page.view.tile_nopm
     assert page.model.phase == "rampup"
-    for tile in (nopm, page.tile_tpm, page.tile_latency, page.tile_p999):
+    for tile in (nopm, page.view.tile_tpm, page.view.tile_latency, page.view.tile_p999):
         assert tile.state == "rampup"
         assert tile.detail_label.text() == RAMPUP_NOTE
-    assert page.tile_vus.state == ""
+    assert page.view.tile_vus.state == ""
     nopm.value_label.ensurePolished()
     dimmed = nopm.value_label.palette().color(nopm.value_label.foregroundRole())
 
@@ -98,19 +98,20 @@ def test_after_the_run_the_tiles_show_the_best_step_not_the_last_second(page: Li
     plan.workload.duration_s = 8
     page.begin_run(plan)
     _feed(page, events[:-2])
-    last_second = page.tile_nopm.value_text
+    last_second = page.view.tile_nopm.value_text
     _feed(page, events[-2:])
     page.run_finished("ok")
     best = page.model.best_point()
     assert best is not None
     assert best.nopm is not None
-    assert page.tile_nopm.value_text == f"{best.nopm:,.0f}"
-    assert page.tile_nopm.value_text != last_second
-    assert page.tile_nopm.detail_label.text().startswith(f"best step · {best.vus} users")
-    assert page.tile_tpm.value_text == f"{best.tpm:,.0f}"
-    assert page.tile_p999.value_text == f"{best.latency_all['p999']:.1f}"
-    assert page.tile_vus.value_text == str(best.vus)
-    for tile in (page.tile_nopm, page.tile_tpm, page.tile_latency, page.tile_p999):
+    assert page.view.tile_nopm.value_text == f"{best.nopm:,.0f}"
+    assert page.view.tile_nopm.value_text != last_second
+    assert page.view.tile_nopm.detail_label.text().startswith(f"best step · {best.vus} users")
+    assert page.view.tile_tpm.value_text == f"{best.tpm:,.0f}"
+    assert page.view.tile_p999.value_text == f"{best.latency_all['p999']:.1f}"
+    assert page.view.tile_vus.value_text == str(best.vus)
+    sweep = page.view
+    for tile in (sweep.tile_nopm, sweep.tile_tpm, sweep.tile_latency, sweep.tile_p999):
         assert tile.state == "result"
         assert "best step" in tile.detail_label.text()
 
@@ -124,9 +125,9 @@ def test_the_power_result_is_the_best_steps(page: LivePage) -> None:
     assert best is not None
     assert best.power_w is not None
     assert best.mw_per_nopm is not None
-    assert page.tile_power.value_text == f"{best.power_w:,.0f}"
-    assert page.tile_mw.value_text == f"{best.mw_per_nopm:.2f}"
-    assert page.tile_power.detail_label.text().startswith("best step")
+    assert page.view.tile_power.value_text == f"{best.power_w:,.0f}"
+    assert page.view.tile_mw.value_text == f"{best.mw_per_nopm:.2f}"
+    assert page.view.tile_power.detail_label.text().startswith("best step")
 
 
 def test_rollbacks_are_the_workloads_not_errors(page: LivePage) -> None:
@@ -135,7 +136,7 @@ def test_rollbacks_are_the_workloads_not_errors(page: LivePage) -> None:
     _feed(page, events)
     rollbacks = sum(int(e.get("rollbacks") or 0) for e in events if e.kind == "sample")
     assert rollbacks > 0
-    errors = page.tile_errors
+    errors = page.view.tile_errors
     assert errors.title_label.text() == "Errors"
     assert errors.value_text == "0"
     assert errors.detail_label.text() == f"{rollbacks:,} rollbacks\n(1% by design)"
@@ -150,21 +151,21 @@ def test_tiles_wrap_when_the_page_is_narrow(page: LivePage, qtbot: QtBot) -> Non
     page.resize(2600, 1000)
     page.begin_run(_plan("ipmi"))
     _feed(page, power_sweep_events(VUS, 3, 5))
-    qtbot.waitUntil(lambda: len(page.tiles.flow.rows) == 1)
+    qtbot.waitUntil(lambda: len(page.view.tiles.flow.rows) == 1)
     page.resize(900, 1000)
-    qtbot.waitUntil(lambda: len(page.tiles.flow.rows) > 1)
+    qtbot.waitUntil(lambda: len(page.view.tiles.flow.rows) > 1)
 
     def unclipped() -> bool:
         return all(
             t.value_label.width() >= t.value_label.sizeHint().width()
-            and t.geometry().right() <= page.tiles.width()
-            for t in page.tiles.tiles()
+            and t.geometry().right() <= page.view.tiles.width()
+            for t in page.view.tiles.tiles()
             if t.isVisibleTo(page)
         )
 
     qtbot.waitUntil(unclipped, timeout=3000)
-    shown = [t for row in page.tiles.flow.rows for t in row]
-    assert [t for t in page.tiles.tiles() if t.isVisibleTo(page)] == shown  # in order
+    shown = [t for row in page.view.tiles.flow.rows for t in row]
+    assert [t for t in page.view.tiles.tiles() if t.isVisibleTo(page)] == shown  # in order
     assert all(isinstance(t, Tile) for t in shown)
 
 
@@ -234,57 +235,57 @@ def test_the_charts_shade_each_steps_measured_window(page: LivePage) -> None:
     assert len(windows) == 2
     assert windows[0] == pytest.approx((3.5, 8.5))  # step 0 starts at 0.5 s: 3 s of ramp-up
     for key in ("throughput", "latency"):
-        chart = page.chart(key)
+        chart = page.view.chart(key)
         assert isinstance(chart, TimeSeriesChart)
         assert len(chart.windows) == len(windows)
         for drawn, window in zip(chart.windows, windows, strict=True):
             assert drawn == pytest.approx(window)
-    assert "measured" in page.throughput_chart.legend_text
+    assert "measured" in page.view.throughput_chart.legend_text
     _feed(page, events[sample_index(events, 1, 6.0) + 1 :])
-    assert len(page.throughput_chart.windows) == 3
+    assert len(page.view.throughput_chart.windows) == 3
 
 
 # ---- the chart grid ----------------------------------------------------------------------------
 
 
 def test_rows_fill_the_width(page: LivePage, qtbot: QtBot) -> None:
-    page.apply_layout(LiveLayout(["throughput", "scaling", "latency", "cpu"], 3, []))
-    assert page.board.placed == [["throughput", "scaling"], ["latency", "cpu"]]
+    page.view.apply_layout(LiveLayout(["throughput", "scaling", "latency", "cpu"], 3, []))
+    assert page.view.board.placed == [["throughput", "scaling"], ["latency", "cpu"]]
     QApplication.processEvents()
-    grid_width = page.charts_grid.geometry().width()
-    for row in page.board.placed:
-        cells = [page.board._cells[key] for key in row]
-        covered = sum(c.width() for c in cells) + page.charts_grid.spacing() * (len(cells) - 1)
+    grid_width = page.view.charts_grid.geometry().width()
+    for row in page.view.board.placed:
+        cells = [page.view.board._cells[key] for key in row]
+        covered = sum(c.width() for c in cells) + page.view.charts_grid.spacing() * (len(cells) - 1)
         assert covered >= grid_width - 4
-    page.apply_layout(LiveLayout(["throughput", "scaling", "latency", "cpu", "memory"], 3, []))
-    assert [len(row) for row in page.board.placed] == [3, 2]
+    page.view.apply_layout(LiveLayout(["throughput", "scaling", "latency", "cpu", "memory"], 3, []))
+    assert [len(row) for row in page.view.board.placed] == [3, 2]
 
 
 def test_power_charts_without_a_meter_collapse_to_one_line(page: LivePage) -> None:
-    page.apply_layout(LiveLayout(["throughput", "power", "mw_per_nopm", "latency"], 2, []))
+    page.view.apply_layout(LiveLayout(["throughput", "power", "mw_per_nopm", "latency"], 2, []))
     page.begin_run(_plan("none"))
     _feed(page, sweep_events(VUS, 3, 5)[:10])
-    assert page.board.placed == [["throughput", "latency"]]
-    assert not page.chart("power").isVisibleTo(page)
-    note = page.board.note
+    assert page.view.board.placed == [["throughput", "latency"]]
+    assert not page.view.chart("power").isVisibleTo(page)
+    note = page.view.board.note
     assert note.isVisibleTo(page)
     assert note.text() == NO_POWER_NOTE
     assert note.height() < 2 * note.fontMetrics().height()
 
     page.begin_run(_plan("ipmi"))  # a meter: the charts are back, the note gone
-    assert page.board.placed == [["throughput", "power"], ["mw_per_nopm", "latency"]]
+    assert page.view.board.placed == [["throughput", "power"], ["mw_per_nopm", "latency"]]
     assert not note.isVisibleTo(page)
 
 
 def test_power_readings_without_a_meter_in_the_plan_bring_the_charts_back(
     page: LivePage,
 ) -> None:
-    page.apply_layout(LiveLayout(["throughput", "power"], 2, []))
+    page.view.apply_layout(LiveLayout(["throughput", "power"], 2, []))
     page.begin_run(_plan("none"))
-    assert page.board.placed == [["throughput"]]
+    assert page.view.board.placed == [["throughput"]]
     _feed(page, power_sweep_events(VUS, 3, 5)[:12])
-    assert page.board.placed == [["throughput", "power"]]
-    assert not page.board.note.isVisibleTo(page)
+    assert page.view.board.placed == [["throughput", "power"]]
+    assert not page.view.board.note.isVisibleTo(page)
 
 
 @pytest.mark.parametrize("tone", ["failed", "stopped"])
@@ -295,16 +296,16 @@ def test_a_run_that_ended_before_its_first_sample_says_so(page: LivePage, tone: 
         page.run_failed("cannot connect to 10.0.0.5:5432: password authentication failed")
     else:
         page.run_finished("stopped")
-    for key in page.layout_choice.charts:
-        chart = page.board.charts.get(key)
+    for key in page.view.layout_choice.charts:
+        chart = page.view.board.charts.get(key)
         if chart is None or not chart.isVisibleTo(page):
             continue
         text = chart._placeholder.toPlainText()
         assert text == ENDED_EARLY[tone], key
         assert text != NO_HOST_MESSAGE
     # No result to show: the tiles are not outlined as one.
-    assert page.tile_nopm.state == ""
-    assert page.tile_nopm.detail_label.text() == "no step was measured"
+    assert page.view.tile_nopm.state == ""
+    assert page.view.tile_nopm.detail_label.text() == "no step was measured"
 
 
 def test_after_the_run_the_page_keeps_the_height_it_is_given(qtbot: QtBot) -> None:

@@ -56,7 +56,7 @@ def test_each_host_has_a_card(page: LivePage) -> None:
         assert view.cpu_label.property("tone") == ""
     # A short row: the charts keep the page's height.
     assert strip.height() < 110
-    assert page.board.height() > 300
+    assert page.view.board.height() > 300
 
 
 def test_a_host_past_80_percent_is_flagged(page: LivePage) -> None:
@@ -119,4 +119,4 @@ def test_a_new_run_replaces_the_cards(page: LivePage) -> None:
     views = page.hosts_strip.findChildren(HostCardView)
     assert sorted(v.name_label.text() for v in views) == ["alpha", "beta"]
     assert page.hosts_strip.cards["alpha"].property("tone") == "warning"
-    assert page.tile_vus.value_text != ""
+    assert page.view.tile_vus.value_text != ""

@@ -112,26 +112,26 @@ def test_live_mw_per_nopm_is_measured_windows_only() -> None:
 def test_power_tiles_and_charts(page: LivePage) -> None:
     events = power_sweep_events(VUS, 3, 5, idle_s=5)
     page.begin_run(_plan())
-    assert page.tile_power.isVisible()
-    assert page.tile_mw.isVisible()
+    assert page.view.tile_power.isVisible()
+    assert page.view.tile_mw.isVisible()
     for event in events:
         page.handle_event(event)
     page.refresh()
-    assert page.tile_power.value_text == f"{watts(capacity(24)):,.0f}"
-    assert "idle 180 W" in page.tile_power.detail_label.text()
-    assert page.tile_mw.value_text == f"{1000 * watts(capacity(24)) / capacity(24):.2f}"
-    power = page.charts["power"]
+    assert page.view.tile_power.value_text == f"{watts(capacity(24)):,.0f}"
+    assert "idle 180 W" in page.view.tile_power.detail_label.text()
+    assert page.view.tile_mw.value_text == f"{1000 * watts(capacity(24)) / capacity(24):.2f}"
+    power = page.view.charts["power"]
     assert isinstance(power, TimeSeriesChart)
     assert power.title_label.text() == "Power (IPMI DCMI)"
     assert "idle&nbsp;180&nbsp;W" in power.legend_text
     x, y = power.curves["power_w"].getData()
     assert y[0] == IDLE_W  # the baseline is charted before the first step
-    cpu = page.charts["cpu"]
+    cpu = page.view.charts["cpu"]
     assert isinstance(cpu, TimeSeriesChart)
     page.refresh()  # socket curves come one per redraw
     page.refresh()
     assert {"socket:0", "socket:1"} <= set(cpu.curves)
-    disks = page.charts["disk_iops"]
+    disks = page.view.charts["disk_iops"]
     assert isinstance(disks, TimeSeriesChart)
     for _ in range(3):
         page.refresh()  # one device's curves per redraw
@@ -148,25 +148,25 @@ def test_rapl_is_labelled_cpu_power_not_wall(page: LivePage) -> None:
     events = power_sweep_events(
         VUS, 3, 5, meter="rapl", scope="cpu", label="RAPL CPU power (1 package; not wall power)"
     )
-    page.apply_layout(LiveLayout(["throughput", "power", "mw_per_nopm", "efficiency"], 2, []))
+    page.view.apply_layout(LiveLayout(["throughput", "power", "mw_per_nopm", "efficiency"], 2, []))
     page.begin_run(_plan("rapl"))
     for event in events:
         page.handle_event(event)
     page.refresh()
-    assert page.tile_power.title_label.text() == "CPU power"
-    assert page.charts["power"].title_label.text() == "CPU power (RAPL, not wall)"
-    assert page.charts["mw_per_nopm"].title_label.text() == "mW per NOPM (CPU power)"
-    efficiency = page.charts["efficiency"]
+    assert page.view.tile_power.title_label.text() == "CPU power"
+    assert page.view.charts["power"].title_label.text() == "CPU power (RAPL, not wall)"
+    assert page.view.charts["mw_per_nopm"].title_label.text() == "mW per NOPM (CPU power)"
+    efficiency = page.view.charts["efficiency"]
     assert isinstance(efficiency, ScalingChart)
     assert set(efficiency.values) == set(VUS)
-    assert "not wall power" in page.tile_power.toolTip()
+    assert "not wall power" in page.view.tile_power.toolTip()
 
 
 def test_no_meter_says_so(page: LivePage) -> None:
     plan = _plan("none")
     page.begin_run(plan)
-    assert not page.tile_power.isVisible()
-    power = page.charts["power"]
+    assert not page.view.tile_power.isVisible()
+    power = page.view.charts["power"]
     assert isinstance(power, TimeSeriesChart)
     assert power.empty
     assert power.empty_message == NO_POWER_MESSAGE
@@ -179,23 +179,24 @@ def test_the_timer_draws_one_chart_at_a_time(page: LivePage, qtbot: QtBot) -> No
         page.handle_event(event)
     qtbot.wait(250)  # the tiles were drawn by begin_run: their next turn is due
     page.tick()  # the tiles' turn
-    assert page.tile_power.value_text != "—"
-    shown = page.layout_choice.charts
-    assert list(page._stale) == shown
+    assert page.view.tile_power.value_text != "—"
+    shown = page.view.layout_choice.charts
+    assert list(page.view.board.stale) == shown
     page.tick()  # the first chart's turn: it gets its data (and one of its step markers)
-    assert page.throughput_chart.curves["nopm"].getData()[0] is not None
-    assert page.throughput_chart.marker_count == 1
-    power = page.charts["power"]
+    assert page.view.throughput_chart.curves["nopm"].getData()[0] is not None
+    assert page.view.throughput_chart.marker_count == 1
+    power = page.view.charts["power"]
     assert isinstance(power, TimeSeriesChart)
     assert power.empty  # not its turn yet
-    assert list(page._stale)[:2] == ["scaling", "power"]
-    assert list(page._stale)[-1] == "throughput"  # back in the queue for its other markers
+    assert list(page.view.board.stale)[:2] == ["scaling", "power"]
+    # Back in the queue for its other markers.
+    assert list(page.view.board.stale)[-1] == "throughput"
     for _ in range(40):
         page.tick()
-    assert not page._stale
-    assert page.throughput_chart.marker_count == 3
+    assert not page.view.board.stale
+    assert page.view.throughput_chart.marker_count == 3
     assert not power.empty
-    x, _y = page.throughput_chart.curves["nopm"].getData()
+    x, _y = page.view.throughput_chart.curves["nopm"].getData()
     assert len(x) == 3 * 8 + 5
 
 
@@ -216,14 +217,14 @@ def test_layout_round_trip_through_qsettings(settings_dir: Path) -> None:
 
 
 def test_user_chooses_arranges_and_the_choice_is_remembered(page: LivePage, qtbot: QtBot) -> None:
-    assert page.layout_choice.charts == list(DEFAULT_CHARTS)
+    assert page.view.layout_choice.charts == list(DEFAULT_CHARTS)
     page.begin_run(_plan())
     for event in power_sweep_events(VUS, 3, 5):
         page.handle_event(event)
     page.refresh()
 
     page.choose_charts()
-    dialog = page.layout_dialog
+    dialog = page.view.layout_dialog
     assert dialog is not None
     assert dialog.isVisible()
     keys = [dialog.chart_list.item(i).data(Qt.ItemDataRole.UserRole) for i in range(12)]
@@ -249,7 +250,7 @@ def test_user_chooses_arranges_and_the_choice_is_remembered(page: LivePage, qtbo
         item.setCheckState(Qt.CheckState.Unchecked)
     dialog.accept()
 
-    assert page.layout_choice.charts == [
+    assert page.view.layout_choice.charts == [
         "power",
         "scaling",
         "latency",
@@ -257,35 +258,35 @@ def test_user_chooses_arranges_and_the_choice_is_remembered(page: LivePage, qtbo
         "disk_iops",
         "disk_latency",
     ]
-    assert page.layout_choice.columns == 2
-    assert page.layout_choice.devices == ["md0"]
-    assert page.board.position_of("power") == (0, 0)
-    assert page.board.position_of("disk_latency") == (2, 1)
-    assert page.board.placed[0][0] == "power"
-    cell = page.charts_grid.itemAtPosition(0, 0).widget()
-    assert cell.chart is page.charts["power"]
-    assert not page.throughput_chart.isVisibleTo(page)
+    assert page.view.layout_choice.columns == 2
+    assert page.view.layout_choice.devices == ["md0"]
+    assert page.view.board.position_of("power") == (0, 0)
+    assert page.view.board.position_of("disk_latency") == (2, 1)
+    assert page.view.board.placed[0][0] == "power"
+    cell = page.view.charts_grid.itemAtPosition(0, 0).widget()
+    assert cell.chart is page.view.charts["power"]
+    assert not page.view.throughput_chart.isVisibleTo(page)
     for _ in range(3):
         page.refresh()
-    iops = page.charts["disk_iops"]
+    iops = page.view.charts["disk_iops"]
     assert isinstance(iops, TimeSeriesChart)
     assert set(iops.curves) == {"md0:r_iops", "md0:w_iops"}
 
     again = LivePage()
     qtbot.addWidget(again)
-    assert again.layout_choice == page.layout_choice
+    assert again.view.layout_choice == page.view.layout_choice
 
 
 def test_restore_defaults_in_the_dialog(page: LivePage) -> None:
-    page.apply_layout(LiveLayout(["memory"], 1, ["sda"]))
+    page.view.apply_layout(LiveLayout(["memory"], 1, ["sda"]))
     page.choose_charts()
-    dialog = page.layout_dialog
+    dialog = page.view.layout_dialog
     assert dialog is not None
     assert dialog.layout_choice() == LiveLayout(["memory"], 1, ["sda"])
     dialog.set_layout(LiveLayout(), [])
     assert dialog.layout_choice() == LiveLayout()
     dialog.reject()
-    assert page.layout_choice.charts == ["memory"]
+    assert page.view.layout_choice.charts == ["memory"]
 
 
 def test_idle_rows_do_not_disturb_the_nopm_tile() -> None:

@@ -64,7 +64,7 @@ def _shown_text(page: LivePage) -> str:
         for label in page.findChildren(QLabel)
         if label.isVisibleTo(page) and label.text()
     ]
-    board = page.rr_board
+    board = page.views["random_read"].board
     for chart in board.charts.values():
         parts += [chart.title_label.text(), chart.legend_text, chart.toolTip()]
         plot = chart.plot
@@ -78,12 +78,13 @@ def test_a_running_study_shows_its_figures_and_the_points_done(
 ) -> None:
     events, device = run
     page.begin_run(_plan())
-    assert page.rr_board.isVisible()
-    assert not page.tiles.isVisible()
-    assert not page.board.isVisible()
+    assert page.view.board.isVisible()
+    sweep = page.views["tproc_c"]
+    assert not sweep.tiles.isVisible()
+    assert not sweep.board.isVisible()
     assert not page.header.charts_button.isVisible()
     assert not page.header.present_button.isVisible()
-    assert page.rr_board.dataset_chart.empty
+    assert page.view.board.dataset_chart.empty
 
     last = _samples(events, 2)
     cut = next(i for i, e in enumerate(events) if e is last[-1])
@@ -91,7 +92,7 @@ def test_a_running_study_shows_its_figures_and_the_points_done(
         page.handle_event(event)
     page.refresh()
 
-    tiles = page.rr_board.tiles
+    tiles = page.view.board.tiles
     measured = [s for s in last if s.get("phase") == "measure"]
     ops = float(np.mean([s.get("ops_s") for s in measured[-SMOOTHING:]]))
     assert tiles.ops.value_text == fmt_ops(ops)
@@ -112,27 +113,27 @@ def test_a_running_study_shows_its_figures_and_the_points_done(
     )
 
     # ops/s and latency by second: the current point's seconds, its measured window shaded.
-    x, y = page.rr_board.ops_chart.curves["ops_s"].getData()
+    x, y = page.view.board.ops_chart.curves["ops_s"].getData()
     assert list(x) == [s.get("elapsed") for s in last]
     assert list(y) == [s.get("ops_s") for s in last]
-    assert page.rr_board.ops_chart.windows == [
+    assert page.view.board.ops_chart.windows == [
         (max(measured[0].get("elapsed") - 1.0, WARMUP_S), measured[-1].get("elapsed"))
     ]
-    assert "point 3" in page.rr_board.ops_chart.title_label.text()
-    _x, y = page.rr_board.latency_chart.curves["p999"].getData()
+    assert "point 3" in page.view.board.ops_chart.title_label.text()
+    _x, y = page.view.board.latency_chart.curves["p999"].getData()
     for value, sample in zip(y, last, strict=True):
         lat = sample.get("latency_ms").get("read")
         if lat:
             assert value == pytest.approx(math.log10(lat["p999"] * 1000))
         else:
             assert math.isnan(value)
-    _x, y = page.rr_board.device_chart.curves["device_r_iops"].getData()
+    _x, y = page.view.board.device_chart.curves["device_r_iops"].getData()
     assert list(y) == [s.get("host")["disks"][device]["r_iops"] for s in last]
     raw = next(e for e in events if e.get("stage") == "done").data["raw_iops"]["iops"]
-    assert page.rr_board.device_chart.legend_text.count("raw") == 1
+    assert page.view.board.device_chart.legend_text.count("raw") == 1
 
     # The dataset-size axis: one marker per finished point, the raw line, the point running.
-    chart = page.rr_board.dataset_chart
+    chart = page.view.board.dataset_chart
     ends = [e.data["summary"] for e in events[:cut] if e.kind == "step" and e.get("phase") == "end"]
     assert len(ends) == 2
     markers = chart.marker_values()
@@ -162,7 +163,7 @@ def test_the_finished_study_shows_every_point_and_its_result(
     page.run_finished("ok")
 
     ends = [e.data["summary"] for e in events if e.kind == "step" and e.get("phase") == "end"]
-    chart = page.rr_board.dataset_chart
+    chart = page.view.board.dataset_chart
     assert [m[1] for m in chart.marker_values()] == pytest.approx([s["ops_s"] for s in ends])
     assert chart.live is None
     last = ends[-1]
@@ -170,7 +171,7 @@ def test_the_finished_study_shows_every_point_and_its_result(
     assert banner.startswith("Run complete: 3 dataset sizes measured.")
     assert f"At 2× RAM: {last['ops_s']:,.0f} ops/s" in banner
     assert f"({multiplier_text(last['multiplier'])} the raw device IOPS)" in banner
-    tiles = page.rr_board.tiles
+    tiles = page.view.board.tiles
     assert tiles.ops.value_text == fmt_ops(last["ops_s"])
     assert tiles.ops.state == "result"
     assert (
@@ -191,14 +192,15 @@ def test_a_stored_session_without_its_plan_still_gets_its_view(
     agent's hello does."""
     events, _device = run
     page.begin_run(Plan(name="an older session"))
-    assert page.tiles.isVisible()
+    sweep = page.view
+    assert sweep.tiles.isVisible()
     for event in events:
         page.handle_event(event)
     page.run_finished("ok")
-    assert page.random_read
-    assert page.rr_board.isVisible()
-    assert not page.tiles.isVisible()
-    assert len(page.rr_board.dataset_chart.marker_values()) == len(MULTIPLES)
+    assert page.view is page.views["random_read"]
+    assert page.view.board.isVisible()
+    assert not sweep.tiles.isVisible()
+    assert len(page.view.board.dataset_chart.marker_values()) == len(MULTIPLES)
     assert page.run_detail.text().startswith("random reads  ·  3 dataset sizes")
     text = _shown_text(page) + "\n" + page.banner_label.text()
     for word in TPROC_C_WORDS:
@@ -207,10 +209,10 @@ def test_a_stored_session_without_its_plan_still_gets_its_view(
     # The next TPROC-C run gets the sweep's view back.
     plan = Plan(name="sweep")
     page.begin_run(plan)
-    assert not page.random_read
-    assert page.tiles.isVisible()
-    assert page.board.isVisible()
-    assert not page.rr_board.isVisible()
+    assert page.view is sweep
+    assert sweep.tiles.isVisible()
+    assert sweep.board.isVisible()
+    assert not page.views["random_read"].board.isVisible()
     assert page.header.present_button.isVisible()
 
 
@@ -222,7 +224,7 @@ def test_the_view_says_what_comes_before_the_first_point(
     page.handle_event(events[0])  # the hello: the data file comes next
     page.refresh()
     assert page.phase_pill.text() == "PRE-ALLOCATING"
-    assert page.rr_board.tiles.point.detail_label.text() == "pre-allocating the data file"
+    assert page.view.board.tiles.point.detail_label.text() == "pre-allocating the data file"
     written = next(e for e in events if e.get("task") == "prepare")
     total, rate = written.get("total"), written.get("rate")
     page.handle_event(
@@ -230,7 +232,7 @@ def test_the_view_says_what_comes_before_the_first_point(
     )
     page.refresh()
     assert page.phase_pill.text() == "PRE-ALLOCATING 25%"
-    assert page.rr_board.tiles.point.detail_label.text() == (
+    assert page.view.board.tiles.point.detail_label.text() == (
         f"pre-allocating 25% of {total >> 20} MiB · {rate:,.0f} MB/s"
     )
     raw_second = next(e for e in events if e.get("task") == "raw_iops")
@@ -238,15 +240,15 @@ def test_the_view_says_what_comes_before_the_first_point(
         page.handle_event(event)
     page.refresh()
     assert page.phase_pill.text() == "RAW IOPS"
-    assert page.rr_board.tiles.point.detail_label.text().startswith("raw-IOPS pre-pass")
+    assert page.view.board.tiles.point.detail_label.text().startswith("raw-IOPS pre-pass")
     assert page.countdown.text() != ""
     done = next(e for e in events if e.get("stage") == "done")
     for event in events[events.index(raw_second) + 1 : events.index(done) + 1]:
         page.handle_event(event)
     page.refresh()
     assert page.phase_pill.text() == "DROPPING CACHES"
-    assert page.rr_board.dataset_chart.raw_line.isVisible()
-    assert page.rr_board.dataset_chart.marker_values() == []
+    assert page.view.board.dataset_chart.raw_line.isVisible()
+    assert page.view.board.dataset_chart.marker_values() == []
 
 
 def test_a_stopped_study_keeps_what_it_measured(
@@ -262,7 +264,7 @@ def test_a_stopped_study_keeps_what_it_measured(
     banner = page.banner_label.text()
     assert "dataset sizes measured so far are kept" in banner
     assert "At 0.5× RAM:" in banner
-    assert len(page.rr_board.dataset_chart.marker_values()) == 1
+    assert len(page.view.board.dataset_chart.marker_values()) == 1
 
 
 def test_on_a_narrow_page_the_dataset_tile_says_the_point(
@@ -276,7 +278,7 @@ def test_on_a_narrow_page_the_dataset_tile_says_the_point(
     for event in events[: events.index(last[-1]) + 1]:
         page.handle_event(event)
     page.refresh()
-    tiles = page.rr_board.tiles
+    tiles = page.view.board.tiles
     assert tiles.point.isVisible()
     assert len(tiles.flow.rows) == 1
     needs = [tile.needed_width() for tile in tiles.tiles()]
@@ -336,8 +338,8 @@ def test_a_random_read_plan_started_from_the_window_runs_live(
         assert main_window.run_control.start_run(plan)
         live = main_window.live_page
         assert main_window.current_page_name() == "Live"
-        assert live.random_read
-        qtbot.waitUntil(lambda: len(live.rr.points) >= 1, timeout=RUN_MS)
+        assert live.view is live.views["random_read"]
+        qtbot.waitUntil(lambda: len(live.view.model.points) >= 1, timeout=RUN_MS)
         said = main_window.face.status_label.text()
         qtbot.waitUntil(lambda: main_window.run_control.worker is None, timeout=RUN_MS)
     finally:
@@ -351,10 +353,10 @@ def test_a_random_read_plan_started_from_the_window_runs_live(
     ), said
     assert live.banner.property("tone") == "ok", live.banner_label.text()
     assert live.banner_label.text().startswith("Run complete: 2 dataset sizes measured.")
-    markers = live.rr_board.dataset_chart.marker_values()
+    markers = live.view.board.dataset_chart.marker_values()
     assert [m[0] for m in markers] == pytest.approx([0.5, 2.0])
     assert all(m[1] > 0 for m in markers)
-    assert live.rr_board.dataset_chart.raw_iops is not None
+    assert live.view.board.dataset_chart.raw_iops is not None
     stored = main_window.store.steps(main_window.run_control.last_session_id)
     assert [s.summary["ops_s"] for s in stored] == pytest.approx([m[1] for m in markers])
     text = _shown_text(live)
