@@ -52,7 +52,14 @@ def netns_unavailable() -> str:
     made = _ip("netns", "add", probe, check=False)
     if made.returncode != 0:
         return f"ip netns add failed: {made.stderr.strip()}"
-    _ip("netns", "delete", probe, check=False)
+    try:
+        # Entering it needs a mount namespace of its own ("/" a mount point: a plain chroot
+        # has none, and `ip -n` says "mount --make-rslave / failed").
+        entered = _ip("-n", probe, "link", "set", "lo", "up", check=False)
+        if entered.returncode != 0:
+            return f"ip -n cannot enter a namespace here: {entered.stderr.strip()}"
+    finally:
+        _ip("netns", "delete", probe, check=False)
     return ""
 
 
