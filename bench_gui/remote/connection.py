@@ -33,6 +33,7 @@ from bench_gui.remote.errors import (
     NoAnswer,
     NoSudo,
     SSHError,
+    first_error_line,
 )
 from bench_gui.remote.hostkeys import HostKeyChecker, RaisingPolicy, host_id
 from bench_gui.remote.secrets import TargetSecrets
@@ -72,10 +73,7 @@ class CommandResult:
         return self.exit_status == 0
 
     def first_error_line(self) -> str:
-        for line in (self.stderr + "\n" + self.stdout).splitlines():
-            if line.strip():
-                return line.strip()
-        return f"exit status {self.exit_status}"
+        return first_error_line(self.stderr, self.stdout, self.exit_status)
 
 
 @dataclass

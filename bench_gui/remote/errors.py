@@ -7,6 +7,8 @@ dialog needs (host, key type, fingerprint) as attributes as well.
 
 from __future__ import annotations
 
+import re
+
 
 class SSHError(Exception):
     """Anything that went wrong reaching or using a target over SSH."""
@@ -110,3 +112,18 @@ class DeployError(SSHError):
 
 class RemotePythonUnsupported(DeployError):
     """The driver host's Python is missing or too old for the agent."""
+
+
+# sudo's warning on a host whose own name is not in its /etc/hosts: printed before the real
+# reason ("... is not in the sudoers file"), which the first line alone would hide.
+_NOISE = re.compile(r"^sudo: unable to resolve host ")
+
+
+def first_error_line(stderr: str, stdout: str, exit_status: int) -> str:
+    """The line that says why a command failed: the first of stderr then stdout, past sudo's
+    "unable to resolve host" warning (said only when nothing else is)."""
+    lines = [line.strip() for line in (stderr + "\n" + stdout).splitlines() if line.strip()]
+    telling = [line for line in lines if not _NOISE.match(line)]
+    if telling:
+        return telling[0]
+    return lines[0] if lines else f"exit status {exit_status}"

@@ -22,6 +22,8 @@ import subprocess
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
+from bench_gui.remote.errors import first_error_line
+
 if TYPE_CHECKING:
     from bench_gui.remote.connection import SSHConnection
 
@@ -40,10 +42,7 @@ class RunResult:
         return self.exit_status == 0
 
     def first_error_line(self) -> str:
-        for line in (self.stderr + "\n" + self.stdout).splitlines():
-            if line.strip():
-                return line.strip()
-        return f"exit status {self.exit_status}"
+        return first_error_line(self.stderr, self.stdout, self.exit_status)
 
 
 class HostIO(Protocol):
