@@ -17,6 +17,26 @@ def cells(page: StudyPage, column: int) -> list[str]:
     return [page.table.item(r, column).text() for r in range(page.table.rowCount())]
 
 
+def opened_study(
+    qtbot: QtBot,
+    store: Any,
+    pg_server: Any,
+    tmp_path: Path,
+    preset: str = PRESET,
+    duration: float = 3,
+) -> StudyPage:
+    """The page with the two-system study of the services' tests open (fresh databases)."""
+    pg_server.clone_tpcc("study_disk", warehouses=1)
+    pg_server.clone_tpcc("study_ssd", warehouses=1)
+    (tmp_path / "ssd-preset.toml").write_text(preset)
+    path = tmp_path / "study.toml"
+    path.write_text(study_text(pg_server, duration=duration))
+    page = StudyPage(store)
+    qtbot.addWidget(page)
+    assert page.open(path)
+    return page
+
+
 def test_a_template_opens_with_its_systems_to_measure(
     qtbot: QtBot, store: Any, tmp_path: Path
 ) -> None:
@@ -52,14 +72,7 @@ def test_a_template_opens_with_its_systems_to_measure(
 def test_a_study_runs_to_its_brief_from_the_page(
     qtbot: QtBot, store: Any, pg_server: Any, tmp_path: Path
 ) -> None:
-    pg_server.clone_tpcc("study_disk", warehouses=1)
-    pg_server.clone_tpcc("study_ssd", warehouses=1)
-    (tmp_path / "ssd-preset.toml").write_text(PRESET)
-    path = tmp_path / "study.toml"
-    path.write_text(study_text(pg_server))
-    page = StudyPage(store)
-    qtbot.addWidget(page)
-    assert page.open(path)
+    page = opened_study(qtbot, store, pg_server, tmp_path)
     seen: list[str] = []
     rows: list[list[str]] = []
     bar: list[int] = []
@@ -89,16 +102,8 @@ def test_a_study_runs_to_its_brief_from_the_page(
 def test_check_reaches_the_server_and_names_a_preset_too_large_for_it(
     qtbot: QtBot, store: Any, pg_server: Any, tmp_path: Path
 ) -> None:
-    pg_server.clone_tpcc("study_disk", warehouses=1)
-    pg_server.clone_tpcc("study_ssd", warehouses=1)
-    (tmp_path / "ssd-preset.toml").write_text(
-        PRESET.replace('random_page_cost = "1.1"', 'shared_buffers = "4TB"')
-    )
-    path = tmp_path / "study.toml"
-    path.write_text(study_text(pg_server))
-    page = StudyPage(store)
-    qtbot.addWidget(page)
-    assert page.open(path)
+    big = PRESET.replace('random_page_cost = "1.1"', 'shared_buffers = "4TB"')
+    page = opened_study(qtbot, store, pg_server, tmp_path, preset=big)
     assert page.check_button.isEnabled()
     assert page.check()
     assert not page.run_button.isEnabled()  # one task at a time
@@ -121,14 +126,7 @@ def test_check_reaches_the_server_and_names_a_preset_too_large_for_it(
 def test_stop_from_the_page_is_the_user_s_not_a_failure(
     qtbot: QtBot, store: Any, pg_server: Any, tmp_path: Path
 ) -> None:
-    pg_server.clone_tpcc("study_disk", warehouses=1)
-    pg_server.clone_tpcc("study_ssd", warehouses=1)
-    (tmp_path / "ssd-preset.toml").write_text(PRESET)
-    path = tmp_path / "study.toml"
-    path.write_text(study_text(pg_server, duration=60))
-    page = StudyPage(store)
-    qtbot.addWidget(page)
-    assert page.open(path)
+    page = opened_study(qtbot, store, pg_server, tmp_path, duration=60)
     assert page.start()
     qtbot.waitUntil(lambda: cells(page, 4)[0] == "measuring: step 1/1", timeout=60_000)
     page.stop()
