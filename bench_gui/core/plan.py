@@ -17,9 +17,7 @@ from typing import Any
 from bench_gui.core.plan_checks import (
     check_int,
     check_odbc_target,
-    check_random_read,
     check_str,
-    check_tproc_c,
     parse_dataset_sizes,
     parse_vu_list,
     password_env_problem,
@@ -71,7 +69,7 @@ from bench_gui.core.plan_model import (
     Target,
 )
 from bench_gui.wire.run_config import Workload
-from bench_gui.workloads.base import kits, uses_database
+from bench_gui.workloads.base import kit_for, kits, uses_database
 from bench_gui.workloads.contract import WorkloadKit
 
 __all__ = [
@@ -194,34 +192,16 @@ def plan_from_dict(data: dict[str, Any]) -> Plan:
     wl.kind = check_str(problems, "workload.kind", wl_data.get("kind", wl.kind))
     if wl.kind not in WORKLOAD_KINDS:
         problems.append(("workload.kind", f"must be one of {', '.join(WORKLOAD_KINDS)}"))
-        wl.kind = "tproc_c"
+        wl.kind = WORKLOAD_KINDS[0]
     for key in wl_data:
         if key not in Workload.__dataclass_fields__:
             problems.append((f"workload.{key}", "unknown field"))
         elif (owner := _field_owner(key)) is not None and owner.name != wl.kind:
             problems.append((f"workload.{key}", owner.foreign_field(wl.kind)))
-    if wl.kind == "random_read":
-        check_random_read(problems, wl, wl_data)
-        if "name" not in data:
-            plan.name = "Random-read sweep"
-        if "target" in data:
-            problems.append(
-                (
-                    "target",
-                    "a random_read workload reads a file with fio on the driver host and uses"
-                    " no database: remove [target] (the host is [driver] target)",
-                )
-            )
-    else:
-        check_tproc_c(problems, wl, wl_data)
-        if wl.profile == "hammerdb" and target.kind not in HAMMERDB_PROFILE_KINDS:
-            problems.append(
-                (
-                    "workload.profile",
-                    f"HammerDB's transactions exist for {', '.join(HAMMERDB_PROFILE_KINDS)}"
-                    f' only, not for a {target.kind} target: use profile = "spec"',
-                )
-            )
+    kit = kit_for(wl.kind)
+    kit.face("plan_checks")(problems, plan, data)
+    if kit.default_name and "name" not in data:
+        plan.name = kit.default_name
 
     driver_data = data.get("driver", {})
     if not isinstance(driver_data, dict):

@@ -30,6 +30,7 @@ from bench_gui.store.row_values import (
 )
 from bench_gui.store.schema import FINAL_STATUSES
 from bench_gui.store.store_core import StoreCore
+from bench_gui.workloads.base import kits
 
 STALE_MESSAGE: Final = "bench-gui stopped while this run was going on"
 
@@ -39,10 +40,15 @@ def target_summary(target: dict[str, Any]) -> str:
     kind = str(target.get("kind") or "")
     if kind == "demo":
         return "embedded demo"
-    if kind == "random_read":
-        machine = str(target.get("host") or "local")
-        where = "this machine" if machine == "local" else machine
-        return f"fio on {where}: {target.get('file') or 'no file'}"
+    owner = next((kit for kit in kits() if kit.name == kind), None)
+    if owner is not None:  # a workload that reads no database is its own target
+        return str(owner.face("target_summary")(target))
+    return database_summary(target)
+
+
+def database_summary(target: dict[str, Any]) -> str:
+    """A database target in a few words: ``user@host:port/database``."""
+    kind = str(target.get("kind") or "")
     host = target.get("host")
     if not host:
         return kind or "unknown target"

@@ -45,6 +45,14 @@ FACES: Final[Mapping[str, str]] = {
     "session_target": "the stored session's target",
     # services: (controller: RunController) -> list[dict]; the steps a run measured, as JSON
     "step_results": "the steps a run measured, in the CLI's JSON shape",
+    # gui: a QWidget class with .fields (PlanFields), .set_plan(plan), .fill(data: dict),
+    # .problems() -> [(field, reason)]; its own section of the Workload page's form
+    "plan_form": "the Workload page's section of its own fields",
+    # core: (problems: list, plan: Plan, data: dict) -> None; its plan's own checks
+    "plan_checks": "the plan reader's checks of its fields",
+    # store: (target: dict) -> str; the Sessions list's label of a target of its own kind
+    # (a workload that reads no database records itself as the target: "fio on HOST: FILE")
+    "target_summary": "a session's target in a few words",
 }
 
 
@@ -77,6 +85,12 @@ class WorkloadKit:
     report_options: frozenset[str] = frozenset()
     # What the plan reader says when a plan of another kind ({kind}) sets one of its fields.
     foreign_field_note: str = 'only for kind = "{name}"'
+    # The Workload page: what its plan is ("TPROC-C sweep plan"), its start button's words,
+    # and whether its plan_form is wide (under both columns) rather than in the sweep's column.
+    plan_title: str = ""
+    default_name: str = ""  # a plan's name when its file names none ("": the plan's own)
+    start_words: str = "Start run"
+    form_wide: bool = False
 
     def foreign_field(self, kind: str) -> str:
         """The plan reader's problem for one of this kit's fields in a ``kind`` plan."""

@@ -15,6 +15,10 @@ KIT = WorkloadKit(
     engine="fio",
     compare_inputs=frozenset({"ram_price"}),
     report_options=frozenset({"target_ops", "dataset"}),
+    plan_title="Random-read study",
+    start_words="Start study",
+    form_wide=True,
+    default_name="Random-read sweep",
     faces={
         "list_row": "bench_gui.workloads.random_read.session_view:list_row",
         "facts": "bench_gui.workloads.random_read.session_view:facts",
@@ -30,5 +34,8 @@ KIT = WorkloadKit(
         "agent_config": "bench_gui.services.agent_config:random_read_config",
         "session_target": "bench_gui.services.agent_config:file_target",
         "step_results": "bench_gui.services.run_results:random_read_results",
+        "plan_form": "bench_gui.workloads.random_read.plan_form:RandomReadSection",
+        "plan_checks": "bench_gui.workloads.random_read.plan_checks:check",
+        "target_summary": "bench_gui.workloads.random_read.session_view:target_summary",
     },
 )

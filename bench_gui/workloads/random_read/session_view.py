@@ -203,3 +203,10 @@ __all__ = [
     "point_rows",
     "short_label",
 ]
+
+
+def target_summary(target: dict[str, Any]) -> str:
+    """A session's target as the Sessions list says it: ``fio on HOST: FILE``."""
+    machine = str(target.get("host") or "local")
+    where = "this machine" if machine == "local" else machine
+    return f"fio on {where}: {target.get('file') or 'no file'}"

@@ -13,6 +13,8 @@ KIT = WorkloadKit(
     uses_database=True,
     compare_inputs=frozenset({"stop_conditions", "response_scope", "array_prices", "power_price"}),
     foreign_field_note='a TPROC-C field: not used by kind = "{kind}"',
+    plan_title="TPROC-C sweep",
+    start_words="Start sweep",
     faces={
         "list_row": "bench_gui.workloads.tproc_c.session_view:list_row",
         "facts": "bench_gui.workloads.tproc_c.session_view:facts",
@@ -28,5 +30,8 @@ KIT = WorkloadKit(
         "agent_config": "bench_gui.services.agent_config:database_config",
         "session_target": "bench_gui.services.agent_config:database_target",
         "step_results": "bench_gui.services.run_results:tproc_c_results",
+        "plan_form": "bench_gui.gui.pages.workload.sections:OptionsSection",
+        "plan_checks": "bench_gui.workloads.tproc_c.plan_checks:check",
+        "target_summary": "bench_gui.store.run_rows:database_summary",
     },
 )

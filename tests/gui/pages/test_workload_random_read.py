@@ -54,7 +54,7 @@ def choose_kind(page: WorkloadPage, kind: str) -> None:
 
 
 def tproc_c_shown(page: WorkloadPage) -> list[bool]:
-    widgets = (page.warehouses_spin, page.vus_edit, page.rampup_spin, page.options, page.schema)
+    widgets = (page.warehouses_spin, page.vus_edit, page.rampup_spin, page.forms["tproc_c"], page.schema)
     return [w.isVisibleTo(page) for w in widgets]
 
 
@@ -62,14 +62,14 @@ def test_the_kind_switch_shows_each_kinds_sections_and_keeps_the_others_values(
     page: WorkloadPage,
 ) -> None:
     assert tproc_c_shown(page) == [True] * 5
-    assert not page.random_read.isVisibleTo(page)
+    assert not page.forms["random_read"].isVisibleTo(page)
     page.warehouses_spin.setValue(25)
     page.pg_radio.setChecked(True)
     page.host_edit.setText("db1")
 
     choose_kind(page, "random_read")
     assert tproc_c_shown(page) == [False] * 5
-    assert page.random_read.isVisibleTo(page)
+    assert page.forms["random_read"].isVisibleTo(page)
     # No database: only the host fio runs on, which the demo's rule does not hold back.
     assert not page.host_edit.isVisibleTo(page)
     assert not page.engine_combo.isVisibleTo(page)
@@ -89,7 +89,7 @@ def test_the_kind_switch_shows_each_kinds_sections_and_keeps_the_others_values(
 
     choose_kind(page, "tproc_c")
     assert tproc_c_shown(page) == [True] * 5
-    assert not page.random_read.isVisibleTo(page)
+    assert not page.forms["random_read"].isVisibleTo(page)
     assert page.target.title() == "Target"
     assert page.name_edit.text() == "TPROC-C sweep"
     data = page.plan_data()
@@ -114,7 +114,7 @@ def test_a_random_read_plan_from_toml_shows_in_the_form_and_saves_back_identical
     source = tmp_path / "seed-004.toml"
     source.write_text(SEED_004, encoding="utf-8")
     assert page.load_plan_file(source)
-    rr = page.random_read
+    rr = page.forms["random_read"]
     assert page.workload_kind_combo.currentData() == "random_read"
     assert rr.isVisibleTo(page)
     assert rr.sizes_edit.text() == "0.25, 0.5, 1.0, 1.5, 2, 4, 512MiB"
@@ -153,9 +153,9 @@ def test_a_random_read_plan_from_toml_shows_in_the_form_and_saves_back_identical
 
 def test_start_gives_a_valid_random_read_plan(qtbot: QtBot, page: WorkloadPage) -> None:
     choose_kind(page, "random_read")
-    page.random_read.sizes_edit.setText("0.5, 2, 1GiB")
-    page.random_read.memory_combo.setCurrentIndex(1)
-    page.random_read.memory_edit.setText("256MiB")
+    page.forms["random_read"].sizes_edit.setText("0.5, 2, 1GiB")
+    page.forms["random_read"].memory_combo.setCurrentIndex(1)
+    page.forms["random_read"].memory_edit.setText("256MiB")
     with qtbot.waitSignal(page.start_requested, timeout=1000) as blocker:
         qtbot.mouseClick(page.start_button, Qt.MouseButton.LeftButton)
     plan = blocker.args[0]
@@ -171,7 +171,7 @@ def test_bad_random_read_values_are_shown_next_to_their_field(
     qtbot: QtBot, page: WorkloadPage
 ) -> None:
     choose_kind(page, "random_read")
-    rr = page.random_read
+    rr = page.forms["random_read"]
     rr.sizes_edit.setText("0.5, big")
     # Checked as it is typed.
     assert page.field_error("workload.dataset_sizes").startswith(
@@ -215,7 +215,7 @@ def test_the_io_engine_decides_direct_io_where_the_plan_would_refuse_a_choice(
     page: WorkloadPage,
 ) -> None:
     choose_kind(page, "random_read")
-    rr = page.random_read
+    rr = page.forms["random_read"]
     assert rr.ioengine_combo.currentData() == "mmap"
     assert not rr.direct_check.isEnabled()
     assert not rr.direct_check.isChecked()

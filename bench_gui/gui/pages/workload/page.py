@@ -13,7 +13,7 @@ fields, as the plan model asks.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, cast
 
 from PySide6.QtCore import Signal, SignalInstance
 from PySide6.QtWidgets import (
@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 from bench_gui.core.echo import problem_lines
 from bench_gui.core.engine import EngineCatalog
 from bench_gui.core.plan import (
-    TPROC_C_FIELDS,
+    WORKLOAD_KINDS,
     Plan,
     PlanError,
     load_plan,
@@ -37,15 +37,24 @@ from bench_gui.core.plan import (
 )
 from bench_gui.gui.pages.workload.os_section import OsSection
 from bench_gui.gui.pages.workload.schema_box import SchemaBox
-from bench_gui.gui.pages.workload.sections import OptionsSection, SweepSection
+from bench_gui.gui.pages.workload.sections import SweepSection
 from bench_gui.gui.pages.workload.target_section import TargetSection
 from bench_gui.gui.widgets.page_parts import ErrorLine, PageHeader, page_layout
 from bench_gui.gui.widgets.plan_fields import PlanFields
 from bench_gui.gui.widgets.power_options import PowerOptions
 from bench_gui.gui.widgets.side_by_side import SideBySide
-from bench_gui.wire.fio_sizes import RANDOM_READ_FIELDS
 from bench_gui.wire.protocol import Event
-from bench_gui.workloads.random_read.plan_form import RandomReadSection
+from bench_gui.workloads.base import kit_for, kits
+
+
+class KitForm(Protocol):
+    """What the page asks of a workload kit's ``plan_form`` (a QWidget of its own fields)."""
+
+    fields: PlanFields
+
+    def set_plan(self, plan: Plan) -> None: ...
+    def fill(self, data: dict[str, Any]) -> None: ...
+    def problems(self) -> list[tuple[str, str]]: ...
 
 
 class WorkloadPage(QWidget):
@@ -89,8 +98,9 @@ class WorkloadPage(QWidget):
         self.sweep = SweepSection()
         self.sweep.kind_changed.connect(self._show_kind)
         self.sweep.vus_edit.textChanged.connect(self._first_step_changed)
-        self.options = OptionsSection()
-        self.random_read = RandomReadSection()
+        # Each workload kit's own section of the form (TPROC-C's options, the random-read
+        # study's sizes and reads), shown while its kind is chosen.
+        self.forms: dict[str, QWidget] = {kit.name: kit.face("plan_form")() for kit in kits()}
         self.schema = SchemaBox()
         self.schema.build_button.clicked.connect(lambda: self._request(self.build_requested))
         self.schema.check_button.clicked.connect(lambda: self._request(self.check_requested))
@@ -101,25 +111,22 @@ class WorkloadPage(QWidget):
         hosts = self.target.hosts
         hosts.changed.connect(lambda: self.os_section.set_several_hosts(hosts.several))
         hosts.several_radio.toggled.connect(self.os_section.set_several_hosts)
-        for section in (
-            self.target,
-            self.sweep,
-            self.options,
-            self.random_read,
-            self.power_options,
-            self.os_section,
-        ):
+        for section in (self.target, self.sweep, self.power_options, self.os_section):
             self.fields.include(section.fields)
-        # Two columns (the target; the workload, its options and the schema), then the
-        # random-read study in their place for a random-read plan, power and OS knobs.
+        for name in self.forms:
+            self.fields.include(self.kit_form(name).fields)
+        # Two columns (the target; the workload, its kit's narrow section and the schema),
+        # then a kit's wide section (the random-read study's), power and OS knobs.
         content = QWidget()
         column = QVBoxLayout(content)
         column.setContentsMargins(0, 0, 8, 0)
         column.setSpacing(6)
         # Side by side where the page is wide enough, one under the other on a laptop.
-        self.columns = SideBySide(((self.target,), (self.sweep, self.options, self.schema)))
+        narrow = [form for name, form in self.forms.items() if not kit_for(name).form_wide]
+        wide = [form for name, form in self.forms.items() if kit_for(name).form_wide]
+        self.columns = SideBySide(((self.target,), (self.sweep, *narrow, self.schema)))
         column.addWidget(self.columns)
-        below: tuple[QWidget, ...] = (self.random_read, self.power_options, self.os_section)
+        below: tuple[QWidget, ...] = (*wide, self.power_options, self.os_section)
         for widget in below:
             column.addWidget(widget)
         column.addStretch(1)
@@ -158,7 +165,6 @@ class WorkloadPage(QWidget):
         self.name_edit, self.warehouses_spin = s.name_edit, s.warehouses_spin
         self.vus_edit, self.vu_hint = s.vus_edit, s.vu_hint
         self.rampup_spin, self.duration_spin = s.rampup_spin, s.duration_spin
-        self.keying_check, self.build_combo = self.options.keying_check, self.options.build_combo
         self.build_button, self.check_button = b.build_button, b.check_button
         self.cancel_button, self.progress = b.cancel_button, b.progress
         self.task_status, self.check_list = b.task_status, b.check_list
@@ -172,12 +178,16 @@ class WorkloadPage(QWidget):
         self._base = plan
         self.target.set_plan(plan)
         self.sweep.set_plan(plan)
-        self.options.set_plan(plan)
-        self.random_read.set_plan(plan)
+        for name in self.forms:
+            self.kit_form(name).set_plan(plan)
         self.power_options.set_plan(plan)
         self.os_section.set_plan(plan)
         self.clear_errors()
         self._show_kind(plan.workload.kind)
+
+    def kit_form(self, kind: str) -> KitForm:
+        """The workload kit's own section of the form, as the page uses it."""
+        return cast(KitForm, self.forms[kind])
 
     @property
     def workload_kind(self) -> str:
@@ -186,15 +196,15 @@ class WorkloadPage(QWidget):
 
     def _show_kind(self, kind: str) -> None:
         """The chosen kind's sections shown, the other kind's hidden (their values kept)."""
-        tproc_c = kind == "tproc_c"
-        self.options.setVisible(tproc_c)
-        self.schema.setVisible(tproc_c)
-        self.random_read.setVisible(not tproc_c)
+        kit = kit_for(kind)
+        for name, form in self.forms.items():
+            form.setVisible(name == kind)
+        self.schema.setVisible(kit.uses_database)
         self.target.set_workload_kind(kind)
         self.sweep.show_kind(kind)
         self.os_section.set_workload_kind(kind)
         self.power_options.set_workload_kind(kind)
-        self.start_button.setText("Start sweep  ▶" if tproc_c else "Start study  ▶")
+        self.start_button.setText(f"{kit.start_words}  ▶")
         self._update_subtitle()
 
     def plan_data(self) -> dict[str, Any]:
@@ -203,25 +213,28 @@ class WorkloadPage(QWidget):
         data = self._base.to_dict()
         kind = self.workload_kind
         workload = data.setdefault("workload", {})
-        other = (*RANDOM_READ_FIELDS, "kind") if kind == "tproc_c" else TPROC_C_FIELDS
-        for key in other:
-            workload.pop(key, None)
-        self.sweep.fill(data)
-        self.target.fill(data)
-        if kind == "tproc_c":
-            self.options.fill(data)
+        for other in kits():  # another kind's fields, kept in the base plan, are dropped
+            if other.name != kind:
+                for key in other.face("plan_fields"):
+                    workload.pop(key, None)
+        if kind == WORKLOAD_KINDS[0]:
+            workload.pop("kind", None)  # the default kind is not written
         else:
             workload["kind"] = kind
-            self.random_read.fill(data)
+        self.sweep.fill(data)
+        self.target.fill(data)
+        self.kit_form(kind).fill(data)
         self.power_options.fill(data)
         self.os_section.fill(data)
         return data
 
     def page_problems(self) -> list[tuple[str, str]]:
         """Problems of the fields the plan model cannot see (it gets their values only)."""
-        if self.workload_kind == "random_read":
-            return self.random_read.problems()
-        return self.target.hosts.problems()
+        kind = self.workload_kind
+        problems = self.kit_form(kind).problems()
+        if not kit_for(kind).one_host_why:  # a kind that may run on several driver hosts
+            problems += self.target.hosts.problems()
+        return problems
 
     def _first_step_changed(self, text: str) -> None:
         """The several driver hosts' hint follows the sweep's first step."""
@@ -284,7 +297,7 @@ class WorkloadPage(QWidget):
 
     def _update_subtitle(self) -> None:
         where = f"Plan file: {self.plan_path}" if self.plan_path else "Unsaved plan"
-        what = "TPROC-C sweep" if self.workload_kind == "tproc_c" else "Random-read study"
+        what = kit_for(self.workload_kind).plan_title
         self.header.set_subtitle(f"{what} plan  ·  {where}")
 
     # ---- files ---------------------------------------------------------------------------

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 from bench_gui.core.plan import BUILD_MODES, PROFILES, WORKLOAD_KINDS, Plan, parse_vu_list
 from bench_gui.gui.widgets.page_parts import compact_combo
 from bench_gui.gui.widgets.plan_fields import PlanFields, add_row, styled_form
+from bench_gui.workloads.base import kit_for
 
 VU_HINT = "One sweep step per user count: a list (8,16,24) or a range (8-64/8)."
 WORKLOAD_LABELS = {
@@ -30,7 +31,13 @@ WORKLOAD_LABELS = {
     "random_read": "Random read (fio: dataset size against RAM)",
 }
 # The name a plan of each kind gets when it names none (the plan model's).
-DEFAULT_NAMES = {"tproc_c": Plan().name, "random_read": "Random-read sweep"}
+
+
+def default_name(kind: str) -> str:
+    """A new plan's run name for a workload kind (its kit's, else a plan's own)."""
+    return kit_for(kind).default_name or Plan().name
+
+
 BUILD_MODE_LABELS = {
     "if_missing": "Build if missing",
     "always": "Always rebuild",
@@ -86,7 +93,7 @@ class SweepSection(QGroupBox):
             self.kind_combo.addItem(WORKLOAD_LABELS.get(kind, kind), kind)
         self.kind_combo.currentIndexChanged.connect(self._kind_chosen)
         add_row(form, "Kind", self.fields.cell("workload.kind", self.kind_combo))
-        self._shown_kind = "tproc_c"
+        self._shown_kind = WORKLOAD_KINDS[0]
         self.warehouses_spin = QSpinBox()
         # 0 is allowed in the box so the plan's own validation can say why it is wrong.
         self.warehouses_spin.setRange(0, 100_000)
@@ -110,32 +117,34 @@ class SweepSection(QGroupBox):
             "Measured window",
             self.fields.cell("workload.duration_s", self.duration_spin, "Per step, after ramp-up."),
         )
-        self.tproc_c_inputs = (
-            self.warehouses_spin,
-            self.vus_edit,
-            self.rampup_spin,
-            self.duration_spin,
-        )
+        # The sweep's rows, by their [workload] field: shown for a kind whose kit owns them.
+        self.sweep_rows = {
+            "warehouses": self.warehouses_spin,
+            "virtual_users": self.vus_edit,
+            "rampup_s": self.rampup_spin,
+            "duration_s": self.duration_spin,
+        }
 
     @property
     def workload_kind(self) -> str:
-        return str(self.kind_combo.currentData() or "tproc_c")
+        return str(self.kind_combo.currentData() or WORKLOAD_KINDS[0])
 
     def _kind_chosen(self) -> None:
         """The run name follows the kind while it is the other kind's default name."""
         kind = self.workload_kind
-        if self.name_edit.text().strip() in ("", DEFAULT_NAMES.get(self._shown_kind)):
-            self.name_edit.setText(DEFAULT_NAMES.get(kind, ""))
+        if self.name_edit.text().strip() in ("", default_name(self._shown_kind)):
+            self.name_edit.setText(default_name(kind))
         self.show_kind(kind)
         self.kind_changed.emit(kind)
 
     def show_kind(self, kind: str) -> None:
-        """TPROC-C's rows only for a TPROC-C plan."""
+        """The sweep's rows that the kind's kit owns (TPROC-C's: warehouses, users...)."""
         self._shown_kind = kind
-        for widget in self.tproc_c_inputs:
+        owned = set(kit_for(kind).face("plan_fields"))
+        for field, widget in self.sweep_rows.items():
             cell = widget.parentWidget()  # the field's cell: the input, its hint and error
             if cell is not None:
-                self.form.setRowVisible(cell, kind == "tproc_c")
+                self.form.setRowVisible(cell, field in owned)
 
     def set_plan(self, plan: Plan) -> None:
         wl = plan.workload
@@ -150,15 +159,16 @@ class SweepSection(QGroupBox):
         self.duration_spin.setValue(wl.duration_s)
 
     def fill(self, data: dict[str, Any]) -> None:
-        """The name, and TPROC-C's sweep (the page writes the kind)."""
+        """The name, and the sweep's fields the kind owns (the page writes the kind)."""
         data["name"] = self.name_edit.text().strip()
-        if self.workload_kind != "tproc_c":
-            return
-        wl = data["workload"]
-        wl["warehouses"] = self.warehouses_spin.value()
-        wl["virtual_users"] = self.vus_edit.text()
-        wl["rampup_s"] = self.rampup_spin.value()
-        wl["duration_s"] = self.duration_spin.value()
+        owned = set(kit_for(self.workload_kind).face("plan_fields"))
+        values = {
+            "warehouses": self.warehouses_spin.value(),
+            "virtual_users": self.vus_edit.text(),
+            "rampup_s": self.rampup_spin.value(),
+            "duration_s": self.duration_spin.value(),
+        }
+        data["workload"].update({k: v for k, v in values.items() if k in owned})
 
     def _check_vus(self, text: str) -> None:
         """The user list is checked as it is typed."""
@@ -215,6 +225,10 @@ class OptionsSection(QGroupBox):
         self.keying_check.setChecked(wl.keying_thinking)
         self.reset_check.setChecked(wl.reset_between_steps)
         self.build_combo.setCurrentIndex(max(0, self.build_combo.findData(wl.build)))
+
+    def problems(self) -> list[tuple[str, str]]:
+        """Nothing the plan's own checks do not see (the kit form's contract)."""
+        return []
 
     def fill(self, data: dict[str, Any]) -> None:
         wl = data["workload"]
