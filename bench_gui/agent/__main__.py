@@ -39,7 +39,7 @@ import sys
 import threading
 from typing import Any, TextIO
 
-from bench_gui.agent import AGENT_VERSION, secrets
+from bench_gui.agent import secrets
 from bench_gui.agent.barrier import (
     DEFAULT_TIMEOUT_S,
     ROLES,
@@ -47,7 +47,7 @@ from bench_gui.agent.barrier import (
     coordination_from_args,
 )
 from bench_gui.agent.driver import RunCut, StepFailed, run_sweep, sweep_message
-from bench_gui.agent.engines import AgentEngine, EngineError, open_engine
+from bench_gui.agent.engines import AgentEngine, open_engine
 from bench_gui.agent.profiles import ProfileError, check_profile
 from bench_gui.agent.runlock import (
     HeldLock,
@@ -58,7 +58,9 @@ from bench_gui.agent.runlock import (
     take_lock,
 )
 from bench_gui.agent.signals import stop_on_signals
+from bench_gui.wire.engine_errors import EngineError
 from bench_gui.wire.hostinfo import os_knobs
+from bench_gui.wire.names import AGENT_VERSION
 from bench_gui.wire.protocol import EventWriter
 from bench_gui.wire.run_config import ConfigError, RunConfig
 

@@ -40,7 +40,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
-from bench_gui.agent.engines import EngineError, Snapshot
+from bench_gui.agent.engines import Snapshot
+from bench_gui.wire.engine_errors import EngineError
 from bench_gui.wire.go_file import GO_SUFFIX, beat_path, go_path, read_go
 
 ROLES: Final = ("primary", "secondary")

@@ -20,8 +20,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from bench_gui.agent.engines import AgentEngine, EngineError
+from bench_gui.agent.engines import AgentEngine
 from bench_gui.agent.hostmetrics import Monitor
+from bench_gui.wire.engine_errors import EngineError
 
 
 class DatabaseAway(EngineError):

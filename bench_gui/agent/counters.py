@@ -16,7 +16,8 @@ import threading
 import time
 from typing import Any, Final
 
-from bench_gui.agent.engines import EngineError, Snapshot
+from bench_gui.agent.engines import Snapshot
+from bench_gui.wire.engine_errors import EngineError
 
 # How long a sampler waits for a fresh reading of a server that answered so far.
 ANSWER_WAIT_S: Final = 0.5

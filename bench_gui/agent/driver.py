@@ -27,7 +27,7 @@ from typing import Any
 
 from bench_gui.agent.barrier import BarrierTimeout, Coordination, NoCounters, wait_until
 from bench_gui.agent.between_steps import DatabaseAway, watched
-from bench_gui.agent.engines import AgentEngine, CounterSource, EngineError, Snapshot
+from bench_gui.agent.engines import AgentEngine, CounterSource, Snapshot
 from bench_gui.agent.hostmetrics import Monitor
 from bench_gui.agent.outages import Outages
 from bench_gui.agent.power import MeterError
@@ -42,6 +42,7 @@ from bench_gui.agent.users import (
     WorkerSpec,
 )
 from bench_gui.wire import hist
+from bench_gui.wire.engine_errors import EngineError
 from bench_gui.wire.protocol import TX_KEYS, EventWriter
 from bench_gui.wire.run_config import RunConfig
 

@@ -50,6 +50,7 @@ from dataclasses import dataclass
 from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
+from bench_gui.wire.engine_errors import EngineError
 from bench_gui.wire.names import AGENT_ENGINE_GROUP
 
 if TYPE_CHECKING:
@@ -62,10 +63,6 @@ AGENT_ENGINES: Final[dict[str, str]] = {
     "mysql": "bench_gui.agent.mysql.engine:MySqlEngine",
     "mssql": "bench_gui.agent.mssql.engine:MssqlEngine",
 }
-
-
-class EngineError(RuntimeError):
-    """A failure with a message meant for the user (wrong credentials, missing schema...)."""
 
 
 @dataclass

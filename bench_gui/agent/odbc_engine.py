@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from bench_gui.agent.engines import EngineError
+from bench_gui.wire.engine_errors import EngineError
 
 T = TypeVar("T")
 

@@ -72,7 +72,7 @@ def conninfo_with_password(engine: str, conninfo: str, password: str | None) -> 
         if "password" in conninfo_to_dict(conninfo):
             return conninfo
         return make_conninfo(conninfo, password=password)
-    from bench_gui.agent.mysql import odbc
+    from bench_gui.wire import odbc
 
     params = odbc.parse(conninfo)
     if "PWD" in params or "PASSWORD" in params:

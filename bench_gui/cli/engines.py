@@ -8,7 +8,7 @@ required of a third-party engine (one without them is shown as "not stated"):
 
 - ``odbc_drivers``: words searched for, case-insensitively and in order, in the names
   ``pyodbc.drivers()`` gives (absent or empty: the engine does not use ODBC); a driver counts
-  as found only when its library loads (:mod:`bench_gui.agent.odbc_drivers`), and the
+  as found only when its library loads (:mod:`bench_gui.wire.odbc_drivers`), and the
   installed drivers are listed with their libraries;
 - ``verified_live`` (bool) and ``verified_how`` (one line): whether, and how, the engine was
   run against a real server of its kind.
@@ -21,9 +21,9 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from bench_gui.agent.odbc_drivers import OdbcDriver
-from bench_gui.agent.odbc_drivers import drivers as odbc_drivers
 from bench_gui.cli.terminal import safe
+from bench_gui.wire.odbc_drivers import OdbcDriver
+from bench_gui.wire.odbc_drivers import drivers as odbc_drivers
 
 
 @dataclass(frozen=True)

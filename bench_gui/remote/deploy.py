@@ -11,7 +11,7 @@ otherwise the message says what the host runs and what to install. pyodbc is onl
 the MariaDB/MySQL and SQL Server engines: when no copy fits the host it is left out with a
 note, and the agent says what to install if such a run comes. It loads unixODBC
 (``libodbc.so.2``) and the engine's ODBC driver, system packages no deployment ships; the
-agent names them when they are missing (:func:`bench_gui.agent.mysql.odbc.pyodbc_module`).
+agent names them when they are missing (:func:`bench_gui.wire.odbc.pyodbc_module`).
 
 Third-party engines (:mod:`bench_gui.remote.agent_plugins`): every distribution installed here
 that declares a ``bench_gui.agent_engines`` entry point is shipped into ``deps/`` too, with its
@@ -45,13 +45,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
-import bench_gui.agent
-import bench_gui.wire
-from bench_gui.agent import AGENT_VERSION
 from bench_gui.remote import agent_plugins, agent_wheels
 from bench_gui.remote.connection import SSHConnection
 from bench_gui.remote.errors import DeployError, RemotePythonUnsupported, SSHError
 from bench_gui.remote.python_info import PythonInfo
+from bench_gui.wire.names import AGENT_VERSION
 
 MIN_PYTHON: Final = (3, 10)  # the agent uses zip(strict=...) and X | Y in isinstance
 # What the agent imports besides the stdlib, as distributions. hdrhistogram declares pbr and
@@ -196,11 +194,21 @@ class Bundle:
         return buf.getvalue()
 
 
+def _package_folder(name: str) -> Path:
+    """Where a package's files are, found without importing it: the desktop ships the agent's
+    files and never runs them (the contract "the desktop imports the wire, not the agent")."""
+    spec = importlib.util.find_spec(name)
+    places = list(spec.submodule_search_locations or []) if spec is not None else []
+    if not places:
+        raise DeployError(f"the package {name} is not installed beside bench_gui: reinstall it")
+    return Path(places[0])
+
+
 def _agent_files() -> dict[str, bytes]:
     """The agent's package and the contract it imports (bench_gui.wire), as the host gets them."""
     files = {"bench_gui/__init__.py": _BUNDLE_STUB.encode()}
-    for package in (bench_gui.agent, bench_gui.wire):
-        root = Path(package.__file__ or "").parent
+    for package in ("bench_gui.agent", "bench_gui.wire"):
+        root = _package_folder(package)
         prefix = "bench_gui/" + root.name + "/"
         for path in sorted(root.rglob("*")):
             if not path.is_file() or "__pycache__" in path.parts or path.suffix == ".pyc":

@@ -10,6 +10,8 @@ from typing import Final
 # engines (which a plugin cannot override); the deployment ships every installed distribution
 # that declares one.
 AGENT_ENGINE_GROUP: Final = "bench_gui.agent_engines"
+# The agent's version: a driver host whose deployed agent says another is deployed again.
+AGENT_VERSION: Final = "0.1.0"
 
 # The ODBC engines' password, from the environment (never in a conninfo string).
 DB_PASSWORD_ENV: Final = "BENCH_GUI_DB_PASSWORD"

@@ -6,9 +6,10 @@ from __future__ import annotations
 import pytest
 
 from bench_gui.agent.__main__ import _public_config
-from bench_gui.agent.engines import AgentEngine, EngineError, open_engine
-from bench_gui.agent.mysql import odbc
+from bench_gui.agent.engines import AgentEngine, open_engine
 from bench_gui.agent.pg.engine import PgEngine
+from bench_gui.wire import odbc
+from bench_gui.wire.engine_errors import EngineError
 from bench_gui.wire.run_config import RunConfig
 
 

@@ -14,10 +14,10 @@ import pyodbc
 import pytest
 
 from bench_gui.agent import odbc_users
-from bench_gui.agent.engines import EngineError
 from bench_gui.agent.mssql import vu as mssql_vu
 from bench_gui.agent.mysql import vu as mysql_vu
 from bench_gui.agent.users import SLOT_ERRORS, SLOTS, WorkerSpec
+from bench_gui.wire.engine_errors import EngineError
 from tests._fixtures.mariadb import PASSWORD, PASSWORD_ENV, MariaDbServer
 from tests._fixtures.ssh import free_port
 from tests.agent.mssql.recording import Log, RecordingConnection

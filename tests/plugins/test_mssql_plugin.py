@@ -7,11 +7,11 @@ from __future__ import annotations
 import pytest
 from bench_gui_plugins.mssql import ConnectionSettingError, MssqlEngine
 
-from bench_gui.agent.mssql.engine import resolve_conninfo
-from bench_gui.agent.mysql.odbc import parse
 from bench_gui.core.engine import Engine, get_engine
 from bench_gui.core.plan import Target, plan_from_toml
+from bench_gui.wire.mssql_connect import resolve_conninfo
 from bench_gui.wire.names import DB_PASSWORD_ENV
+from bench_gui.wire.odbc import parse
 
 DRIVER18 = "ODBC Driver 18 for SQL Server"
 

@@ -21,10 +21,11 @@ from typing import Any
 
 import pytest
 
-from bench_gui.agent.engines import EngineError, known_engines, open_engine
+from bench_gui.agent.engines import known_engines, open_engine
 from bench_gui.remote.deploy import Deployment, bundle_for, local_python
 from bench_gui.remote.errors import DeployError
 from bench_gui.remote.ssh_transport import SSHTransport
+from bench_gui.wire.engine_errors import EngineError
 from tests._fixtures import plugin_dist
 
 HOST_PYTHON = "/usr/bin/python3"
@@ -252,8 +253,9 @@ def test_a_host_with_its_own_packages_keeps_them_and_gets_the_plugin(
 
 MISSING_PYODBC = """
     import json
-    from bench_gui.agent.engines import EngineError, open_engine
-    from bench_gui.agent.mssql.engine import installed_driver
+    from bench_gui.agent.engines import open_engine
+    from bench_gui.wire.engine_errors import EngineError
+    from bench_gui.wire.mssql_connect import installed_driver
     messages = {}
     try:
         open_engine("mysql", "SERVER=127.0.0.1;UID=u", "SERVER=127.0.0.1;UID=u", "tpcc")

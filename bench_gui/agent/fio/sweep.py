@@ -19,9 +19,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from bench_gui.agent import AGENT_VERSION
 from bench_gui.agent.driver import open_monitor, window_tolerance_s
-from bench_gui.agent.engines import EngineError
 from bench_gui.agent.fio.cgroup import CgroupError, MemoryCgroup
 from bench_gui.agent.fio.dataset import DatasetError, drop_caches, prepare
 from bench_gui.agent.fio.residency import cached_bytes
@@ -30,8 +28,10 @@ from bench_gui.agent.fio.status import Reading, Second, SecondTracker, reading, 
 from bench_gui.agent.fio.study import Point, Study, StudyError
 from bench_gui.agent.fio.warmup import SteadyJudge
 from bench_gui.agent.hostmetrics import Monitor
+from bench_gui.wire.engine_errors import EngineError
 from bench_gui.wire.fio_sizes import RANDOM_READ_FIELDS, format_size
 from bench_gui.wire.hostinfo import os_knobs
+from bench_gui.wire.names import AGENT_VERSION
 from bench_gui.wire.protocol import EventWriter
 from bench_gui.wire.run_config import RunConfig
 

@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from bench_gui.agent.counters import CounterReader
-from bench_gui.agent.engines import EngineError, Snapshot
+from bench_gui.agent.engines import Snapshot
+from bench_gui.wire.engine_errors import EngineError
 
 COUNTERS_SQL: Final = (
     "SELECT (SELECT SUM(CAST(d_next_o_id AS bigint)) FROM dbo.district) AS new_orders,"
@@ -114,7 +115,7 @@ class MssqlCounterReader(CounterReader):
     """:class:`~bench_gui.agent.counters.CounterReader` on a pyodbc connection of its own.
 
     ``password``: None takes it from the environment (see
-    :func:`bench_gui.agent.mssql.connection.connect`).
+    :func:`bench_gui.wire.mssql_connect.connect`).
     """
 
     def __init__(self, conninfo: str, password: str | None = None) -> None:
@@ -125,7 +126,7 @@ class MssqlCounterReader(CounterReader):
         super().__init__(conninfo)
 
     def _open(self) -> Any:
-        from bench_gui.agent.mssql.connection import connect
+        from bench_gui.wire.mssql_connect import connect
 
         conn = connect(self.conninfo, password=self.password)
         conn.timeout = QUERY_TIMEOUT_S  # SQL_ATTR_QUERY_TIMEOUT for every statement

@@ -29,37 +29,24 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from bench_gui.agent import odbc_drivers
 from bench_gui.agent.counters import CounterReader
-from bench_gui.agent.engines import CheckResult, EngineError, ServerIdentity
+from bench_gui.agent.engines import CheckResult, ServerIdentity
 from bench_gui.agent.mssql import procedures, schema
-from bench_gui.agent.mssql.connection import (
+from bench_gui.agent.odbc_engine import OdbcEngine
+from bench_gui.wire.engine_errors import EngineError
+from bench_gui.wire.mssql_connect import (
     FREETDS_DRIVER,
     MS_DRIVER,
-    ConnectionSpecError,
-    MssqlTarget,
-    build_connection_string,
     connect,
+    installed_driver,
+    resolve_conninfo,
 )
-from bench_gui.agent.mssql.settings import CONFIGURATIONS_SQL
-from bench_gui.agent.mysql.odbc import parse, pyodbc_module
-from bench_gui.agent.odbc_engine import OdbcEngine
+from bench_gui.wire.mssql_names import quote_name
+from bench_gui.wire.mssql_settings import CONFIGURATIONS_SQL
+from bench_gui.wire.odbc import parse
 from bench_gui.wire.setting_units import setting_record
 from bench_gui.wire.tpcc_tables import ITEMS, ROWS_PER_WAREHOUSE, TABLES
 
-# Driver names searched for, in order of preference (pyodbc.drivers()).
-DRIVER_PREFERENCE: Final = (
-    "ODBC Driver 18 for SQL Server",
-    "ODBC Driver 17 for SQL Server",
-    "sql server",  # any other Microsoft driver
-    "freetds",
-)
-# plan.target.authentication -> the ODBC Authentication keyword of Microsoft's driver ("" for
-# a SQL login or Windows/Kerberos, which connection.py spells itself).
-ENTRA_AUTHENTICATION: Final = {
-    "entra_password": "ActiveDirectoryPassword",
-    "entra_integrated": "ActiveDirectoryIntegrated",
-}
 # A facts query the server cannot answer in this time is cancelled by the driver.
 FACTS_TIMEOUT_S: Final = 600
 # Tables counted exactly while the sum of their sizes stays under this (else the metadata).
@@ -116,7 +103,7 @@ def drop_database_sql(name: str) -> tuple[str, str, str]:
     whatever another session was doing there, so it runs only when confirmed (see
     :meth:`MssqlEngine.drop_database`)."""
     exists_sql, _create = schema.database_sql(name)
-    quoted = schema.quote_name(name)
+    quoted = quote_name(name)
     return (
         exists_sql,
         f"ALTER DATABASE {quoted} SET SINGLE_USER WITH ROLLBACK IMMEDIATE",
@@ -164,106 +151,6 @@ def all_statements(database: str = "tpcc") -> list[str]:
         *drop_database_sql(database),
         other_sessions_sql(database),
     ]
-
-
-def installed_driver(names: list[str] | None = None) -> str:
-    """The SQL Server ODBC driver this host has (:data:`DRIVER_PREFERENCE`) and, when the
-    names are this host's own (``names`` None), whose library loads; EngineError naming the
-    installed drivers when there is none."""
-    listed = ""
-    if names is None:
-        found = odbc_drivers.drivers([str(n) for n in pyodbc_module("mssql").drivers()])
-        names = [d.name for d in found if d.usable]
-        listed = odbc_drivers.describe(found)
-    for word in DRIVER_PREFERENCE:
-        for name in names:
-            if word.lower() in name.lower():
-                return str(name)
-    raise EngineError(
-        f"no SQL Server ODBC driver is installed on this host (ODBC drivers:"
-        f" {listed or ', '.join(names) or 'none'}); install Microsoft's msodbcsql18 or FreeTDS"
-        f" (Debian: tdsodbc), or name the driver in target.odbc_driver"
-    )
-
-
-def _braced(value: str) -> str:
-    if any(c in value for c in ";{}=") or value != value.strip() or " " in value:
-        return "{" + value.replace("}", "}}") + "}"
-    return value
-
-
-def join_params(params: dict[str, str]) -> str:
-    """An ODBC connection string of ``params`` (values braced when they need it)."""
-    return ";".join(f"{key}={_braced(value)}" for key, value in params.items())
-
-
-def _with_database(params: dict[str, str], database: str | None) -> dict[str, str]:
-    out = {k: v for k, v in params.items() if k not in ("DATABASE", "INITIAL CATALOG")}
-    if database:
-        out["DATABASE"] = database
-    return out
-
-
-def neutral_target(params: dict[str, str], driver: str) -> tuple[MssqlTarget, str]:
-    """The :class:`MssqlTarget` of a neutral string (see the module's docstring) and the
-    ``Authentication`` keyword of an Entra login ('' for none)."""
-    try:
-        port = int(params.get("PORT", "1433"))
-    except ValueError:
-        raise EngineError(
-            f"PORT {params['PORT']!r} in the connection string is no number"
-        ) from None
-    mode = params.get("AUTHENTICATION", "").lower()
-    entra = ENTRA_AUTHENTICATION.get(mode, "")
-    if mode not in ("", "sql", "windows", *ENTRA_AUTHENTICATION):
-        raise EngineError(
-            f"authentication {mode!r}: expected sql, windows, entra_password or entra_integrated"
-        )
-    integrated = mode in ("windows", "entra_integrated")
-    target = MssqlTarget(
-        server=params.get("SERVER", ""),
-        port=port,
-        database=params.get("DATABASE", ""),
-        user="" if integrated else params.get("UID", ""),
-        authentication="integrated" if integrated else "sql",
-        driver=driver,
-        encrypt=params.get("ENCRYPT", "yes"),
-        trust_server_certificate=params.get("TRUSTSERVERCERTIFICATE", "no").lower() == "yes",
-    )
-    return target, entra
-
-
-def resolve_conninfo(conninfo: str, database: str | None, driver: str | None = None) -> str:
-    """The string the engine connects with: ``conninfo`` on ``database`` (None: as it says),
-    built for this host's driver when it names neither DRIVER nor DSN. ``driver``: the one to
-    use then (default: :func:`installed_driver`). EngineError naming what is wrong."""
-    params = parse(conninfo)
-    if "PWD" in params or "PASSWORD" in params:
-        raise EngineError(
-            "the connection string holds a password: keep it in BENCH_GUI_DB_PASSWORD"
-        )
-    if database is not None:
-        params = _with_database(params, database)
-    if "DRIVER" in params or "DSN" in params:
-        return join_params(params)
-    chosen = driver or installed_driver()
-    target, entra = neutral_target(params, chosen)
-    if entra and "freetds" in chosen.lower():
-        raise EngineError(f"{entra} (Entra ID) needs Microsoft's ODBC driver, not {chosen}")
-    unchecked = params.get("TRUSTSERVERCERTIFICATE", "no").lower() == "yes"
-    if "freetds" in chosen.lower() and params.get("ENCRYPT", "yes") != "no" and not unchecked:
-        raise EngineError(
-            f"{chosen} cannot validate the server's certificate from a connection string:"
-            " set target.tls to 'on' (encrypted, certificate not checked) or 'off', or use a"
-            " DSN whose freetds.conf names a CA file"
-        )
-    try:
-        text = build_connection_string(target)
-    except ConnectionSpecError as exc:
-        raise EngineError(f"cannot connect to SQL Server: {exc}") from exc
-    if entra:  # Entra ID in place of Kerberos (integrated) or of a SQL login (password)
-        text = text.replace(";Trusted_Connection=yes", "")
-    return f"{text};Authentication={entra}" if entra else text
 
 
 def _one(cursor: Any, sql: str, *params: Any) -> Any:
@@ -411,7 +298,7 @@ class MssqlEngine(OdbcEngine):
 
     def __init__(self, conninfo: str, admin_conninfo: str, database: str) -> None:
         try:
-            schema.quote_name(database)
+            quote_name(database)
         except ValueError as exc:
             raise EngineError(f"database: {exc}") from exc
         self.database = database
@@ -617,14 +504,11 @@ def table_facts(cursor: Any, *, rows: bool) -> dict[str, Any]:
 
 
 __all__ = [
-    "DRIVER_PREFERENCE",
     "MS_DRIVER",
     "FREETDS_DRIVER",
     "MssqlEngine",
     "SchemaStatus",
     "all_statements",
-    "installed_driver",
-    "resolve_conninfo",
     "schema_status",
     "table_facts",
 ]

@@ -27,10 +27,10 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any, Final
 
-from bench_gui.agent.engines import EngineError
 from bench_gui.agent.mssql import procedures, rows, schema
-from bench_gui.agent.mssql.connection import connect
 from bench_gui.agent.pg import tpcc_rand
+from bench_gui.wire.engine_errors import EngineError
+from bench_gui.wire.mssql_connect import connect
 from bench_gui.wire.tpcc_tables import ITEMS, TABLES
 
 BATCH_ROWS: Final = 5_000  # parameter rows per executemany

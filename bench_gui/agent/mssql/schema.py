@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from bench_gui.agent.mssql import rows
+from bench_gui.wire.mssql_names import quote_name
 from bench_gui.wire.tpcc_tables import TABLES
 
 _LOCKS_ROW: Final = "ALLOW_ROW_LOCKS = ON, ALLOW_PAGE_LOCKS = OFF"
@@ -184,13 +185,6 @@ def database_sql(database: str) -> tuple[str, str]:
     name = quote_name(database)
     literal = database.replace("'", "''")
     return (f"SELECT DB_ID(N'{literal}')", f"CREATE DATABASE {name}")
-
-
-def quote_name(name: str) -> str:
-    """[name] with ] doubled, as QUOTENAME does; refuses names SQL Server cannot hold."""
-    if not name or len(name) > 128 or "\x00" in name:
-        raise ValueError(f"not a valid SQL Server name: {name!r} (1 to 128 characters)")
-    return "[" + name.replace("]", "]]") + "]"
 
 
 def create_tables(execute: Callable[[str], Any]) -> None:

@@ -22,9 +22,9 @@ from typing import Any
 
 from bench_gui.agent import odbc_users
 from bench_gui.agent.mssql import hammerdb, transactions
-from bench_gui.agent.mssql.connection import connect
 from bench_gui.agent.profiles import HammerDbParams
 from bench_gui.agent.users import WorkerSpec
+from bench_gui.wire.mssql_connect import connect
 
 
 def _values(drawn: list[bytes | None]) -> list[Any]:
@@ -46,7 +46,7 @@ def _failure(exc: BaseException) -> str:
 
 def user_calls(spec: WorkerSpec, opener: Callable[[], Any] | None = None) -> odbc_users.UserCalls:
     """SQL Server's side of a virtual user (:class:`bench_gui.agent.odbc_users.UserCalls`).
-    ``opener`` opens a connection (default: :func:`bench_gui.agent.mssql.connection.connect`
+    ``opener`` opens a connection (default: :func:`bench_gui.wire.mssql_connect.connect`
     on the spec's string). The hammerdb profile calls :mod:`.hammerdb`'s procedures with
     HammerDB's draws (:class:`bench_gui.agent.profiles.HammerDbParams`)."""
     if spec.profile == "hammerdb":

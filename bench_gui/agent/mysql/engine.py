@@ -20,9 +20,10 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from bench_gui.agent.counters import CounterReader
-from bench_gui.agent.engines import CheckResult, EngineError, ServerIdentity, Snapshot
-from bench_gui.agent.mysql import odbc
+from bench_gui.agent.engines import CheckResult, ServerIdentity, Snapshot
 from bench_gui.agent.odbc_engine import OdbcEngine
+from bench_gui.wire import odbc
+from bench_gui.wire.engine_errors import EngineError
 from bench_gui.wire.setting_units import setting_record
 from bench_gui.wire.tpcc_tables import TABLES
 

@@ -29,11 +29,12 @@ from collections.abc import Callable
 from typing import Any
 
 from bench_gui.agent.build_progress import BuildProgress
-from bench_gui.agent.engines import EngineError
-from bench_gui.agent.mysql import odbc, procedures, schema
+from bench_gui.agent.mysql import procedures, schema
 from bench_gui.agent.pg import tpcc_rand
 from bench_gui.agent.pg.loader import CUSTOMER_COLUMNS, ORDER_LINE_COLUMNS, DataGen
 from bench_gui.agent.pg.loader import rows_per_second as _rate
+from bench_gui.wire import odbc
+from bench_gui.wire.engine_errors import EngineError
 from bench_gui.wire.tpcc_tables import ITEMS, TABLES
 
 

@@ -18,10 +18,10 @@ from __future__ import annotations
 from typing import Any
 
 from bench_gui.agent import odbc_users
-from bench_gui.agent.mysql import odbc
 from bench_gui.agent.mysql.procedures import ROLLBACK_MARK
 from bench_gui.agent.profiles import params_for
 from bench_gui.agent.users import WorkerSpec
+from bench_gui.wire import odbc
 
 PROCEDURE = {
     "new_order": b"CALL NEWORD(",

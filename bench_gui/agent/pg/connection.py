@@ -7,8 +7,8 @@ from typing import Any
 
 import psycopg
 
-from bench_gui.agent.engines import EngineError
-from bench_gui.agent.pg.liveness import with_liveness
+from bench_gui.wire.engine_errors import EngineError
+from bench_gui.wire.pg_liveness import with_liveness
 
 
 def connect(conninfo: str, *, what: str = "database") -> psycopg.Connection[Any]:

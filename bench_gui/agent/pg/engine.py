@@ -20,11 +20,12 @@ from typing import Any
 import psycopg
 from psycopg import sql
 
-from bench_gui.agent.engines import CheckResult, EngineError, ServerIdentity, Snapshot
+from bench_gui.agent.engines import CheckResult, ServerIdentity, Snapshot
 from bench_gui.agent.pg import template
 from bench_gui.agent.pg.connection import connect
 from bench_gui.agent.pg.counters import read_counters
-from bench_gui.agent.pg.liveness import server_away, with_liveness
+from bench_gui.wire.engine_errors import EngineError
+from bench_gui.wire.pg_liveness import server_away, with_liveness
 from bench_gui.wire.setting_units import setting_record
 
 # The raw setting with its unit (16384 of 8kB), the text SHOW prints (128MB), where it was set

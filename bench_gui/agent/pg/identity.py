@@ -23,7 +23,8 @@ from typing import Any
 
 import psycopg
 
-from bench_gui.agent.engines import EngineError, ServerIdentity
+from bench_gui.agent.engines import ServerIdentity
+from bench_gui.wire.engine_errors import EngineError
 
 
 def server_identity(conn: psycopg.Connection[Any]) -> ServerIdentity:

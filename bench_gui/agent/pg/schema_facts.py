@@ -26,8 +26,8 @@ from typing import Any, Final
 import psycopg
 from psycopg import sql
 
-from bench_gui.agent.engines import EngineError
 from bench_gui.agent.pg.connection import connect
+from bench_gui.wire.engine_errors import EngineError
 from bench_gui.wire.tpcc_tables import TABLES
 
 # Pages an exact count may read in all (the heaps of the tables counted exactly).

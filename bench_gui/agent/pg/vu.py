@@ -26,7 +26,6 @@ from psycopg import pq
 
 from bench_gui.agent import outages
 from bench_gui.agent.pg import hammerdb
-from bench_gui.agent.pg.liveness import server_away, with_liveness
 from bench_gui.agent.profiles import params_for
 from bench_gui.agent.users import (
     HIST_MAX_US,
@@ -42,6 +41,7 @@ from bench_gui.agent.users import (
     hold_until_started,
     owned_warehouses,
 )
+from bench_gui.wire.pg_liveness import server_away, with_liveness
 from bench_gui.wire.protocol import TX_KEYS
 
 # The names other modules and the tests know this module by.

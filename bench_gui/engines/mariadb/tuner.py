@@ -1,7 +1,7 @@
 """Tune a real MariaDB or MySQL: read the InnoDB variables, diff, apply, verify, roll back.
 
 Reached through pyodbc and the Connector/ODBC, as the agent reaches it
-(:mod:`bench_gui.agent.mysql.odbc`); the password is added at connect time only.
+(:mod:`bench_gui.wire.odbc`); the password is added at connect time only.
 
 How a change is made, per flavour:
 
@@ -36,8 +36,6 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any, Final
 
-from bench_gui.agent.engines import EngineError
-from bench_gui.agent.mysql import odbc
 from bench_gui.core.plan import Target
 from bench_gui.engines.mariadb.innodb import (
     ENUM_VARIABLES,
@@ -71,6 +69,8 @@ from bench_gui.remote.db_tuner import (
     taken_at,
 )
 from bench_gui.remote.host_access import HostIO
+from bench_gui.wire import odbc
+from bench_gui.wire.engine_errors import EngineError
 
 DEFAULT_CONFIG_FILE: Final = "/etc/mysql/mariadb.conf.d/99-bench-gui.cnf"
 _NAME_RE: Final = re.compile(r"^[a-z_][a-z0-9_]*$")

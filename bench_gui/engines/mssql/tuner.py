@@ -8,7 +8,7 @@ drive it through a recording connection (a test seam); a test against a real ser
 
 What is read: ``sys.configurations`` (``value``, what sp_configure set, and ``value_in_use``,
 what runs) and the benchmark database's recovery model and target recovery time, by
-:func:`bench_gui.agent.mssql.settings.read_settings`. How a change is made:
+:func:`bench_gui.wire.mssql_settings.read_settings`. How a change is made:
 
 - a server option: ``EXEC sp_configure`` then ``RECONFIGURE``; an advanced one (MAXDOP, max
   server memory) needs 'show advanced options' = 1 first, which is put back as it was right
@@ -43,13 +43,6 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from bench_gui.agent.engines import EngineError
-from bench_gui.agent.mssql import settings
-from bench_gui.agent.mssql.connection import connect as odbc_connect
-from bench_gui.agent.mssql.engine import resolve_conninfo
-from bench_gui.agent.mssql.schema import quote_name
-from bench_gui.agent.mysql.odbc import message as odbc_message
-from bench_gui.agent.mysql.odbc import pyodbc_module
 from bench_gui.core.plan import Target
 from bench_gui.engines.tuning_terms import PresetError, TunedSetting
 from bench_gui.remote.db_tuner import (
@@ -66,8 +59,15 @@ from bench_gui.remote.db_tuner import (
     taken_at,
     unknown_row,
 )
+from bench_gui.wire import mssql_settings as settings
+from bench_gui.wire.engine_errors import EngineError
+from bench_gui.wire.mssql_connect import connect as odbc_connect
+from bench_gui.wire.mssql_connect import resolve_conninfo
+from bench_gui.wire.mssql_names import quote_name
+from bench_gui.wire.odbc import message as odbc_message
+from bench_gui.wire.odbc import pyodbc_module
 
-PROFILE: Final = "mssql-seed-003"  # seed 003's settings (bench_gui.agent.mssql.settings)
+PROFILE: Final = "mssql-seed-003"  # seed 003's settings (bench_gui.wire.mssql_settings)
 RECOVERY_MODEL: Final = "recovery model"  # the diff's names of the database options
 TARGET_RECOVERY: Final = "target recovery time"
 DATABASE_MAXDOP: Final = "database maxdop"
@@ -256,7 +256,7 @@ class MssqlProposal:
 
 
 def seed_003_proposal(ram_mb: int | None = None, version: str = "") -> MssqlProposal:
-    """Seed 003's settings (:func:`~bench_gui.agent.mssql.settings.seed_003_preset`); max
+    """Seed 003's settings (:func:`~bench_gui.wire.mssql_settings.seed_003_preset`); max
     server memory only when the server's RAM is known."""
     preset = settings.seed_003_preset(ram_mb)
     notes = [
@@ -604,7 +604,7 @@ class MssqlTuner(DbTuner[Any, MssqlState, "MssqlSnapshot"]):
     """Diff, apply and roll back seed 003's settings (or a preset file's) on one SQL Server.
 
     ``connect``: a function returning a pyodbc connection on the benchmark database
-    (autocommit); by default the agent's :func:`~bench_gui.agent.mssql.connection.connect`
+    (autocommit); by default the agent's :func:`~bench_gui.wire.mssql_connect.connect`
     on ``conninfo`` finished for this machine's SQL Server ODBC driver. Tests hand a
     recording connection here (no server exists where they run)."""
 

@@ -45,7 +45,6 @@ from typing import Any
 import psycopg
 from psycopg import sql
 
-from bench_gui.agent.pg.liveness import with_liveness
 from bench_gui.engines.postgresql.control import (
     ControlResult,
     RestartFailed,
@@ -81,6 +80,7 @@ from bench_gui.remote.machine_facts import (
     parse_meminfo_total,
     storage_kind,
 )
+from bench_gui.wire.pg_liveness import with_liveness
 
 
 @dataclass

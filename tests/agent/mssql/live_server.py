@@ -22,8 +22,8 @@ import os
 from dataclasses import dataclass
 from typing import Final
 
-from bench_gui.agent.mssql.engine import join_params
-from bench_gui.agent.mysql.odbc import parse
+from bench_gui.wire.mssql_connect import join_params
+from bench_gui.wire.odbc import parse
 
 ENV: Final = "BENCH_GUI_TEST_MSSQL"
 PASSWORD_ENV: Final = "BENCH_GUI_TEST_MSSQL_PASSWORD"

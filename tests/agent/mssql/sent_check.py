@@ -9,7 +9,8 @@ from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
 
-from bench_gui.agent.mssql import checks, counters, engine, hammerdb, procedures, schema, settings
+from bench_gui.agent.mssql import checks, counters, engine, hammerdb, procedures, schema
+from bench_gui.wire import mssql_settings as settings
 from tests.agent.mssql.recording import ResultSets
 from tests.agent.mssql.tsql_check import TsqlError, check_procedure, check_statement
 

@@ -7,8 +7,8 @@ import sys
 
 import pytest
 
-from bench_gui.agent.engines import EngineError
-from bench_gui.agent.mssql.connection import (
+from bench_gui.wire.engine_errors import EngineError
+from bench_gui.wire.mssql_connect import (
     PASSWORD_ENV,
     ConnectionSpecError,
     MssqlTarget,
@@ -134,7 +134,7 @@ def test_package_imports_without_pyodbc() -> None:
         "import sys; sys.modules['pyodbc'] = None\n"
         "import bench_gui.agent.mssql.loader, bench_gui.agent.mssql.transactions\n"
         "import bench_gui.agent.mssql.counters, bench_gui.agent.mssql.checks\n"
-        "import bench_gui.agent.mssql.settings\n"
+        "import bench_gui.wire.mssql_settings\n"
         "print('ok')"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)

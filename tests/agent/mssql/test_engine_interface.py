@@ -10,10 +10,12 @@ from typing import Any
 import pyodbc
 import pytest
 
-from bench_gui.agent.engines import AGENT_ENGINES, AgentEngine, EngineError, open_engine
-from bench_gui.agent.mssql.engine import MssqlEngine, installed_driver, resolve_conninfo
+from bench_gui.agent.engines import AGENT_ENGINES, AgentEngine, open_engine
+from bench_gui.agent.mssql.engine import MssqlEngine
 from bench_gui.agent.mysql.engine import MariaDbEngine, MySqlEngine
 from bench_gui.agent.pg.engine import PgEngine
+from bench_gui.wire.engine_errors import EngineError
+from bench_gui.wire.mssql_connect import installed_driver, resolve_conninfo
 
 DRIVER18 = "ODBC Driver 18 for SQL Server"
 CONNINFO = "DRIVER={ODBC Driver 18 for SQL Server};SERVER=tcp:db1,1433;UID=sa;Encrypt=yes"

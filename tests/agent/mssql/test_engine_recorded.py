@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from bench_gui.agent.engines import EngineError
 from bench_gui.agent.mssql import counters, engine, loader, procedures, schema
 from bench_gui.agent.mssql.engine import MssqlEngine
+from bench_gui.wire.engine_errors import EngineError
 from tests.agent.mssql.recording import Log, RecordingConnection
 from tests.agent.mssql.sent_check import CONFIG_ROWS, check_sent, complete_database
 from tests.agent.mssql.tsql_check import TsqlError

@@ -16,10 +16,10 @@ from typing import Any
 
 import pytest
 
-from bench_gui.agent.mssql import checks, counters, loader, procedures, settings
-from bench_gui.agent.mssql.connection import connect
-from bench_gui.agent.mssql.engine import resolve_conninfo
+from bench_gui.agent.mssql import checks, counters, loader, procedures
 from bench_gui.agent.mssql.transactions import PROCEDURE_OF, Caller, Params
+from bench_gui.wire import mssql_settings as settings
+from bench_gui.wire.mssql_connect import connect, resolve_conninfo
 from tests.agent.mssql.live_server import SKIP_REASON, live_server
 
 SERVER = live_server()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bench_gui.agent.mssql import settings
+from bench_gui.wire import mssql_settings as settings
 
 
 def _snapshot(maxdop: int = 0, show: int = 0, recovery: str = "FULL") -> settings.SettingsSnapshot:

@@ -12,8 +12,9 @@ import re
 import pytest
 from sqlglot import exp
 
-from bench_gui.agent.mssql import checks, counters, procedures, schema, settings
+from bench_gui.agent.mssql import checks, counters, procedures, schema
 from bench_gui.agent.mssql.transactions import CALLS, PROCEDURE_OF
+from bench_gui.wire import mssql_settings as settings
 from tests.agent.mssql.tsql_check import TsqlError, check_procedure, check_statement
 
 

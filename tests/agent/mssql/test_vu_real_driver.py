@@ -17,9 +17,9 @@ from typing import Any
 import pyodbc
 import pytest
 
-from bench_gui.agent.mssql.connection import connect
 from bench_gui.agent.mssql.vu import worker_main
 from bench_gui.agent.users import SLOT_ERRORS, SLOT_ROLLBACK, SLOTS, TX_INDEX, WorkerSpec
+from bench_gui.wire.mssql_connect import connect
 from tests._fixtures.mariadb import PASSWORD, PASSWORD_ENV, MariaDbServer
 from tests._fixtures.wait import wait_until
 

@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from bench_gui.agent.mysql import odbc
 from bench_gui.agent.mysql.engine import read_counters
 from bench_gui.agent.mysql.vu import Statements, _call, call_text, draw_call
 from bench_gui.agent.users import Params
+from bench_gui.wire import odbc
 from tests._fixtures.odbc_calls import one
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from bench_gui.agent.engines import EngineError
+from bench_gui.wire.engine_errors import EngineError
 from bench_gui.wire.tpcc_tables import ROWS_PER_WAREHOUSE, TABLES
 from tests._fixtures.mariadb import MariaDbServer
 
@@ -70,7 +70,7 @@ def test_a_missing_index_or_procedure_makes_the_schema_partial(
         status = engine.schema_status()
     finally:
         from bench_gui.agent.mysql import procedures, schema
-        from bench_gui.agent.mysql.odbc import connect
+        from bench_gui.wire.odbc import connect
 
         conn = connect(engine.conninfo, "mariadb")
         cursor = conn.cursor()

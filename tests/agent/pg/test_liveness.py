@@ -10,9 +10,9 @@ import pytest
 from bench_gui_plugins.postgresql import PostgresEngine
 from psycopg.conninfo import conninfo_to_dict
 
-from bench_gui.agent.pg.liveness import LIVENESS_OPTIONS, server_away, with_liveness
 from bench_gui.agent.pg.vu import _connect
 from bench_gui.core.plan import Target
+from bench_gui.wire.pg_liveness import LIVENESS_OPTIONS, server_away, with_liveness
 from tests._fixtures.pg import Clone, PgServer
 
 

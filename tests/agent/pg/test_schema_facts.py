@@ -10,10 +10,10 @@ from typing import Any
 import psycopg
 import pytest
 
-from bench_gui.agent.engines import EngineError
 from bench_gui.agent.pg import schema_facts
 from bench_gui.agent.pg.schema_facts import SchemaFacts, measure, record
 from bench_gui.core.events import check_event
+from bench_gui.wire.engine_errors import EngineError
 from bench_gui.wire.protocol import Event
 from bench_gui.wire.tpcc_tables import ITEMS, ROWS_PER_WAREHOUSE, TABLES
 from tests._fixtures.pg import PgServer, TpccBuild

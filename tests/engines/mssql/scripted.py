@@ -29,9 +29,9 @@ from typing import Any
 
 import pyodbc
 
-from bench_gui.agent.mssql import settings
 from bench_gui.engines.mssql import tuner as mssql_tuner
 from bench_gui.engines.mssql.tuner import MssqlTuner
+from bench_gui.wire import mssql_settings as settings
 from tests.agent.mssql.recording import Log, RecordingConnection, ResultSets
 from tests.agent.mssql.tsql_check import check_statement
 

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from bench_gui.agent.mssql import settings
 from bench_gui.engines.mssql import tuner as mssql_tuner
 from bench_gui.engines.mssql.tuner import (
     DATABASE_MAXDOP,
@@ -24,6 +23,7 @@ from bench_gui.engines.mssql.tuner import (
 )
 from bench_gui.engines.tuning_terms import PresetError, TunedSetting
 from bench_gui.remote.db_tuner import NotEnoughPrivileges, RejectedSettings, TuningError
+from bench_gui.wire import mssql_settings as settings
 from tests.agent.mssql.tsql_check import TsqlError, check_statement
 from tests.engines.mssql.scripted import ScriptedServer, odbc_error
 

@@ -15,11 +15,11 @@ from typing import Any
 
 import pytest
 
-from bench_gui.agent.mssql import settings
-from bench_gui.agent.mssql.connection import connect
-from bench_gui.agent.mssql.engine import drop_database_sql, resolve_conninfo
-from bench_gui.agent.mssql.schema import quote_name
+from bench_gui.agent.mssql.engine import drop_database_sql
 from bench_gui.engines.mssql.tuner import MssqlSnapshot, MssqlTuner, seed_003_proposal
+from bench_gui.wire import mssql_settings as settings
+from bench_gui.wire.mssql_connect import connect, resolve_conninfo
+from bench_gui.wire.mssql_names import quote_name
 from tests.agent.mssql.live_server import SKIP_REASON, LiveServer, live_server
 
 SERVER = live_server()

@@ -107,9 +107,13 @@ def test_plan_round_trips_through_a_file(qtbot: QtBot, page: WorkloadPage, tmp_p
 
     page.warehouses_spin.setValue(50)
     page.forms["tproc_c"].keying_check.setChecked(True)
-    page.forms["tproc_c"].build_combo.setCurrentIndex(page.forms["tproc_c"].build_combo.findData("always"))
+    page.forms["tproc_c"].build_combo.setCurrentIndex(
+        page.forms["tproc_c"].build_combo.findData("always")
+    )
     assert page.forms["tproc_c"].profile_combo.currentData() == "spec"
-    page.forms["tproc_c"].profile_combo.setCurrentIndex(page.forms["tproc_c"].profile_combo.findData("hammerdb"))
+    page.forms["tproc_c"].profile_combo.setCurrentIndex(
+        page.forms["tproc_c"].profile_combo.findData("hammerdb")
+    )
     target = tmp_path / "saved.toml"
     assert page.save_plan_file(target)
 

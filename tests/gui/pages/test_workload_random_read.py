@@ -54,7 +54,13 @@ def choose_kind(page: WorkloadPage, kind: str) -> None:
 
 
 def tproc_c_shown(page: WorkloadPage) -> list[bool]:
-    widgets = (page.warehouses_spin, page.vus_edit, page.rampup_spin, page.forms["tproc_c"], page.schema)
+    widgets = (
+        page.warehouses_spin,
+        page.vus_edit,
+        page.rampup_spin,
+        page.forms["tproc_c"],
+        page.schema,
+    )
     return [w.isVisibleTo(page) for w in widgets]
 
 

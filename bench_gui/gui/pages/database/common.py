@@ -11,7 +11,6 @@ import pyodbc
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QTableWidgetItem
 
-from bench_gui.agent.engines import EngineError
 from bench_gui.core.plan import Plan, PlanError, plan_from_dict
 from bench_gui.engines.tuning_terms import PresetError
 from bench_gui.services.errors import (
@@ -21,6 +20,7 @@ from bench_gui.services.errors import (
     StoreError,
     TuningError,
 )
+from bench_gui.wire.engine_errors import EngineError
 
 TEXT = "#e8ecf3"
 MUTED = "#6f7b93"

@@ -9,14 +9,13 @@ server whose processes are stopped while its kernel still answers (that is the s
 :mod:`bench_gui.agent.pg.counters`). :func:`server_away` tells a server that is away for now
 (restarting, refusing) from a connection that can never work (a wrong password or database).
 
-Pure (psycopg's conninfo parser only), so the desktop side uses it as is.
+Pure (psycopg's conninfo parser only, imported where it is called: the contract loads no
+database driver), so the agent and the desktop's tuner use it as is.
 """
 
 from __future__ import annotations
 
 from typing import Final
-
-from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 # libpq parameters (seconds, except tcp_user_timeout in milliseconds): a silent peer is given
 # up after about idle + interval x count = 25 s, unacknowledged data after 30 s.
@@ -35,6 +34,8 @@ def with_liveness(conninfo: str) -> str:
 
     Idempotent; a URI comes back as a key=value string (libpq reads both).
     """
+    from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
     present = conninfo_to_dict(conninfo)
     missing = {k: v for k, v in LIVENESS_OPTIONS.items() if k not in present}
     if not missing:

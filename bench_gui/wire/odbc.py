@@ -14,8 +14,8 @@ import socket
 import sys
 from typing import Any, Final
 
-from bench_gui.agent import odbc_drivers
-from bench_gui.agent.engines import EngineError
+from bench_gui.wire import odbc_drivers
+from bench_gui.wire.engine_errors import EngineError
 from bench_gui.wire.names import DB_PASSWORD_ENV
 
 # Words the installed drivers' names are searched for, per flavour, in order of preference.
