@@ -32,14 +32,8 @@ from typing import Any
 
 from bench_gui.cli.terminal import safe
 from bench_gui.core.echo import problem_lines
-from bench_gui.core.storage import (
-    ERASE_METHODS,
-    Layout,
-    LayoutError,
-    build_plan,
-    build_teardown,
-    load_layout,
-)
+from bench_gui.core.storage import ERASE_METHODS, Layout, LayoutError, load_layout
+from bench_gui.core.storage_plan import build_plan, build_teardown
 from bench_gui.services.errors import SSHError, UnknownHostKey
 from bench_gui.services.hosts import APP_KNOWN_HOSTS, TARGETS_FILE, data_dir
 from bench_gui.services.storage import (

@@ -7,16 +7,9 @@ from typing import Any
 
 import pytest
 
-from bench_gui.core.storage import (
-    ERASE_METHODS,
-    Layout,
-    LayoutError,
-    build_plan,
-    build_teardown,
-    layout_from_dict,
-    load_layout,
-    parse_mdstat,
-)
+from bench_gui.core.mdstat import parse_mdstat
+from bench_gui.core.storage import ERASE_METHODS, Layout, LayoutError, layout_from_dict, load_layout
+from bench_gui.core.storage_plan import build_plan, build_teardown
 
 
 def raid10(**extra: Any) -> dict[str, Any]:

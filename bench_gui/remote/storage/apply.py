@@ -1,6 +1,6 @@
 """Applying and tearing down a layout: the guarded entry points.
 
-:func:`apply_layout` runs a :class:`~bench_gui.core.storage.StoragePlan` only after the user
+:func:`apply_layout` runs a :class:`~bench_gui.core.storage_plan.StoragePlan` only after the user
 typed every device name, and only if a fresh discovery finds no evidence against any device;
 otherwise :class:`StorageRefused` lists each device with its evidence and nothing is touched.
 Steps run one by one with a live log and a progress callback (the md resync from
@@ -16,7 +16,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from bench_gui.core.storage import Layout, build_plan, build_teardown
+from bench_gui.core.storage import Layout
+from bench_gui.core.storage_plan import build_plan, build_teardown
 from bench_gui.remote.storage.discovery import discover
 from bench_gui.remote.storage.errors import Evidence, Refusal, StorageRefused
 from bench_gui.remote.storage.executor import ApplyResult, LogFn, ProgressFn, StepExecutor

@@ -14,8 +14,8 @@ from collections.abc import Iterable
 from dataclasses import asdict
 from typing import Any, Final
 
+from bench_gui.core.mdstat import parse_mdstat
 from bench_gui.core.open_handles import HandleScan
-from bench_gui.core.storage import parse_mdstat
 from bench_gui.remote.storage.devices import CANDIDATE_TYPES, BlockDevice, Discovery
 from bench_gui.remote.storage.errors import Evidence
 from bench_gui.remote.storage.parsers import (

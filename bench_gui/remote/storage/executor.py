@@ -14,7 +14,8 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any, Final, NoReturn
 
-from bench_gui.core.storage import Step, parse_mdstat
+from bench_gui.core.mdstat import parse_mdstat
+from bench_gui.core.storage_plan import Step
 from bench_gui.remote.errors import SSHError
 from bench_gui.remote.storage.errors import StorageError
 from bench_gui.remote.storage.runner import Runner

@@ -14,14 +14,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from bench_gui.core.storage import (
-    ERASE_METHODS,
-    Layout,
-    StoragePlan,
-    mkfs_argv,
-    normalize_device,
-    valid_device_path,
-)
+from bench_gui.core.storage import ERASE_METHODS, Layout, normalize_device, valid_device_path
+from bench_gui.core.storage_plan import StoragePlan, mkfs_argv
 from bench_gui.remote.storage.devices import CANDIDATE_TYPES, BlockDevice, Discovery
 from bench_gui.remote.storage.errors import (
     NOT_RECORDED_FIELD,

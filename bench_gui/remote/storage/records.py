@@ -18,7 +18,8 @@ import time
 from pathlib import Path
 from typing import Any, Final
 
-from bench_gui.core.storage import ERASE_METHODS, Layout, mkfs_argv
+from bench_gui.core.storage import ERASE_METHODS, Layout
+from bench_gui.core.storage_plan import mkfs_argv
 from bench_gui.remote.local_shell import LOCAL_TARGET
 from bench_gui.remote.storage.devices import Discovery
 from bench_gui.remote.storage.parsers import Mount

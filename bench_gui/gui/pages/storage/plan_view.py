@@ -21,7 +21,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from bench_gui.core.storage import Layout, StoragePlan, build_plan, build_teardown, normalize_device
+from bench_gui.core.storage import Layout, normalize_device
+from bench_gui.core.storage_plan import StoragePlan, build_plan, build_teardown
 from bench_gui.gui.pages.storage.evidence import muted_html, ok_html, refusals_html
 from bench_gui.gui.widgets.page_parts import form_label, min_text_height, mono_font
 from bench_gui.services.storage import (
