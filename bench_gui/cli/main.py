@@ -329,7 +329,8 @@ def _latest() -> Any:
 
 def _tune_presets(args: argparse.Namespace) -> int:
     from bench_gui.core.os_presets import BUILTIN_OS_PRESETS
-    from bench_gui.engines.mssql.tuner import PROFILE, seed_003_proposal
+    from bench_gui.engines.mssql.proposal import seed_003_proposal
+    from bench_gui.engines.mssql.tuner import PROFILE
     from bench_gui.engines.postgresql.pgtune import PgVersion
     from bench_gui.services.presets import all_presets, load_user_presets
 

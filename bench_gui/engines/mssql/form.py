@@ -9,12 +9,8 @@ from pathlib import Path
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QGridLayout, QGroupBox, QLabel, QLineEdit
 
-from bench_gui.engines.mssql.tuner import (
-    PROFILE,
-    MssqlProposal,
-    load_mssql_preset,
-    seed_003_proposal,
-)
+from bench_gui.engines.mssql.proposal import MssqlProposal, load_mssql_preset, seed_003_proposal
+from bench_gui.engines.mssql.tuner import PROFILE
 from bench_gui.engines.mssql.tuning import SMALLEST_MB
 from bench_gui.engines.tuning_terms import PresetError, format_bytes, parse_size
 from bench_gui.gui.widgets.page_parts import ErrorLine, compact_combo, form_label

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QWidget
 
 from bench_gui.engines.mssql.form import MssqlForm
 from bench_gui.engines.mssql.kit import KIT, NOT_VERIFIED
-from bench_gui.engines.mssql.tuner import MssqlProposal
+from bench_gui.engines.mssql.proposal import MssqlProposal
 from bench_gui.engines.tuning_terms import PresetError, TunedSetting
 from bench_gui.gui.pages.database.common import ODBC_ERRORS, sentences
 from bench_gui.gui.pages.database.tuning_tab import TuningTab

@@ -37,14 +37,25 @@ once").
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass, field
-from pathlib import Path
+from dataclasses import asdict, dataclass
 from typing import Any, Final
 
 from bench_gui.core.plan import Target
-from bench_gui.engines.tuning_terms import PresetError, TunedSetting
+from bench_gui.engines.mssql.diff import (
+    database_statements,
+    diff_options,
+    pending_values,
+    server_statements,
+    sp_configure,
+)
+from bench_gui.engines.mssql.option_names import (
+    DATABASE_MAXDOP,
+    DATABASE_OPTIONS,
+    RECOVERY_MODEL,
+    TARGET_RECOVERY,
+)
+from bench_gui.engines.tuning_terms import TunedSetting
 from bench_gui.remote.db_tuner import (
     ApplyResult,
     DbTarget,
@@ -52,12 +63,9 @@ from bench_gui.remote.db_tuner import (
     DiffRow,
     HostFacts,
     NotEnoughPrivileges,
-    RejectedSettings,
     TuningError,
     engine_login,
-    out_of_range,
     taken_at,
-    unknown_row,
 )
 from bench_gui.wire import mssql_settings as settings
 from bench_gui.wire.engine_errors import EngineError
@@ -68,11 +76,6 @@ from bench_gui.wire.odbc import message as odbc_message
 from bench_gui.wire.odbc import pyodbc_module
 
 PROFILE: Final = "mssql-seed-003"  # seed 003's settings (bench_gui.wire.mssql_settings)
-RECOVERY_MODEL: Final = "recovery model"  # the diff's names of the database options
-TARGET_RECOVERY: Final = "target recovery time"
-DATABASE_MAXDOP: Final = "database maxdop"
-DATABASE_OPTIONS: Final = (RECOVERY_MODEL, TARGET_RECOVERY, DATABASE_MAXDOP)
-SERVER_MAXDOP: Final = "max degree of parallelism"
 
 # The login's identity and rights, from catalog views only (no function the parser cannot
 # check): its server-level tokens (the login, its server roles), its database-level tokens
@@ -166,188 +169,6 @@ def rights_of(
     return Rights(logins[0] if logins else "", users[0] if users else "", settings_ok, database_ok)
 
 
-# -- proposals ----------------------------------------------------------------------------------
-
-
-@dataclass
-class MssqlProposal:
-    """A preset as rows to diff: the server options by their sp_configure names, then the
-    database options (:data:`DATABASE_OPTIONS`), each with its reason."""
-
-    title: str
-    preset: settings.Preset
-    version: str = ""  # the server's release, when known
-    notes: list[str] = field(default_factory=list)
-
-    @property
-    def settings(self) -> list[TunedSetting]:
-        source = f"preset {self.preset.name}"
-        rows = [
-            TunedSetting(name, str(value), self.preset.reasons.get(name, ""), source)
-            for name, value in self.preset.server.items()
-        ]
-        if self.preset.recovery_model is not None:
-            rows.append(
-                TunedSetting(
-                    RECOVERY_MODEL,
-                    self.preset.recovery_model,
-                    self.preset.reasons.get(RECOVERY_MODEL, ""),
-                    source,
-                )
-            )
-        if self.preset.target_recovery_time_s is not None:
-            rows.append(
-                TunedSetting(
-                    TARGET_RECOVERY,
-                    str(self.preset.target_recovery_time_s),
-                    self.preset.reasons.get(TARGET_RECOVERY, "") or "seconds",
-                    source,
-                )
-            )
-        maxdop = self.preset.database_maxdop
-        if maxdop is not None or SERVER_MAXDOP in self.preset.server:
-            rows.append(
-                TunedSetting(
-                    DATABASE_MAXDOP,
-                    str(maxdop or 0),
-                    self.preset.reasons.get(DATABASE_MAXDOP, "")
-                    or "0: the database follows the server's max degree of parallelism (a"
-                    " database-scoped MAXDOP other than 0 would override it here)",
-                    source,
-                )
-            )
-        return rows
-
-    def values(self) -> dict[str, str]:
-        return {s.name: s.value for s in self.settings}
-
-    def edited(self, name: str, value: str) -> MssqlProposal:
-        """This proposal with ``name`` set to ``value`` by hand; PresetError naming it when
-        the value is no whole number (a recovery model is checked by the diff)."""
-        p = self.preset
-        server, recovery, target = dict(p.server), p.recovery_model, p.target_recovery_time_s
-        maxdop = p.database_maxdop
-        text = value.strip()
-        if name == RECOVERY_MODEL:
-            recovery = text.upper()
-        else:
-            try:
-                number = int(text)
-            except ValueError:
-                raise PresetError(f"{name}: {value!r} is not a whole number") from None
-            if name == TARGET_RECOVERY:
-                target = number
-            elif name == DATABASE_MAXDOP:
-                maxdop = number
-            else:
-                server[name] = number
-        reasons = {**p.reasons, name: "edited by hand"}
-        preset = settings.Preset(p.name, server, recovery, target, reasons, p.notes, maxdop)
-        return MssqlProposal(self.title, preset, self.version, list(self.notes))
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "title": self.title,
-            "engine": "mssql",
-            "version": self.version,
-            "settings": [s.to_dict() for s in self.settings],
-            "notes": list(self.notes),
-        }
-
-
-def seed_003_proposal(ram_mb: int | None = None, version: str = "") -> MssqlProposal:
-    """Seed 003's settings (:func:`~bench_gui.wire.mssql_settings.seed_003_preset`); max
-    server memory only when the server's RAM is known."""
-    preset = settings.seed_003_preset(ram_mb)
-    notes = [
-        *preset.notes,
-        "Cost threshold for parallelism: left as it is: with MAXDOP 1 no plan goes parallel,"
-        " so its value changes nothing.",
-        "Trace flags: none. Seed 003 names none, and 1117/1118 (once advised for this load)"
-        " are SQL Server's default behaviour since 2016.",
-    ]
-    if ram_mb is None:
-        notes.append(
-            "max server memory is left alone: the server's RAM is unknown (give --ram, or let"
-            " the login read sys.dm_os_sys_info: VIEW SERVER STATE)"
-        )
-    return MssqlProposal(preset.name, preset, version, notes)
-
-
-_PRESET_KEYS: Final = {"engine", "name", "title", "server", "database", "reasons", "notes"}
-
-
-def load_mssql_preset(path: Path) -> MssqlProposal:
-    """A user's SQL Server preset file (TOML)::
-
-        engine = "mssql"
-        title = "Lab box"
-        [server]                       # sp_configure name = whole number
-        "max degree of parallelism" = 1
-        [database]
-        recovery_model = "SIMPLE"      # SIMPLE, FULL or BULK_LOGGED
-        target_recovery_time = 60      # seconds
-        maxdop = 0                     # the database's own MAXDOP (0: follow the server)
-        [reasons]                      # optional, by setting name
-        "max degree of parallelism" = "short transactions"
-
-    PresetError naming the file and the field for anything else."""
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise PresetError(f"{path}: cannot be read: {exc.strerror or exc}") from exc
-    except tomllib.TOMLDecodeError as exc:
-        raise PresetError(f"{path}: not valid TOML: {exc}") from exc
-
-    def bad(what: str) -> PresetError:
-        return PresetError(f"{path}: {what}")
-
-    if data.get("engine") != "mssql":
-        raise bad('not a SQL Server preset: it needs engine = "mssql"')
-    unknown = sorted(set(data) - _PRESET_KEYS)
-    if unknown:
-        raise bad(f"unknown key(s) {', '.join(unknown)} (known: {', '.join(sorted(_PRESET_KEYS))})")
-    server: dict[str, int] = {}
-    for name, value in dict(data.get("server") or {}).items():
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise bad(f"server.{name!r} = {value!r}: expected a whole number")
-        server[str(name).strip()] = value
-    database = dict(data.get("database") or {})
-    extra = sorted(set(database) - {"recovery_model", "target_recovery_time", "maxdop"})
-    if extra:
-        raise bad(f"database: unknown key(s) {', '.join(extra)}")
-    recovery = database.get("recovery_model")
-    if recovery is not None and str(recovery).upper() not in settings.RECOVERY_MODELS:
-        raise bad(
-            f"database.recovery_model {recovery!r}: expected one of"
-            f" {', '.join(settings.RECOVERY_MODELS)}"
-        )
-    target = database.get("target_recovery_time")
-    if target is not None and (
-        isinstance(target, bool) or not isinstance(target, int) or not 0 <= target <= 86_400
-    ):
-        raise bad(f"database.target_recovery_time {target!r}: expected 0..86400 seconds")
-    maxdop = database.get("maxdop")
-    if maxdop is not None and (
-        isinstance(maxdop, bool) or not isinstance(maxdop, int) or not 0 <= maxdop <= 32767
-    ):
-        raise bad(f"database.maxdop {maxdop!r}: expected 0..32767 (0: follow the server)")
-    if not server and recovery is None and target is None and maxdop is None:
-        raise bad("sets nothing: give [server] options or [database] options")
-    reasons = {str(k).strip(): str(v) for k, v in dict(data.get("reasons") or {}).items()}
-    title = str(data.get("title") or data.get("name") or path.stem)
-    preset = settings.Preset(
-        title,
-        server,
-        None if recovery is None else str(recovery).upper(),
-        target,
-        {n: reasons.get(n, f"preset file {path.name}") for n in [*server, *DATABASE_OPTIONS]},
-        tuple(str(n) for n in data.get("notes") or ()),
-        maxdop,
-    )
-    return MssqlProposal(title, preset, notes=list(preset.notes))
-
-
 # -- the snapshot ---------------------------------------------------------------------------------
 
 
@@ -392,164 +213,6 @@ class MssqlSnapshot:
             target_recovery_time_s=None if target is None else int(target),
             database_maxdop=None if maxdop is None else int(maxdop),
         )
-
-
-# -- statements -----------------------------------------------------------------------------------
-
-
-def sp_configure(name: str, value: int) -> str:
-    literal = name.replace("'", "''")
-    return f"EXEC sp_configure N'{literal}', {int(value)}"
-
-
-def server_statements(
-    values: Mapping[str, int], configs: Mapping[str, settings.ConfigValue]
-) -> list[tuple[str, str]]:
-    """(statement, the option it sets or '') to set ``values``: 'show advanced options' = 1
-    first when an advanced option is among them and it is off, and back as it was after."""
-    if not values:
-        return []
-    show = configs.get(settings.SHOW_ADVANCED)
-    shown = show.value if show is not None else 0
-    advanced = any(configs[n].is_advanced for n in values if n in configs)
-    out: list[tuple[str, str]] = []
-    if advanced and shown != 1:
-        out += [(sp_configure(settings.SHOW_ADVANCED, 1), ""), ("RECONFIGURE", "")]
-    out += [(sp_configure(name, value), name) for name, value in values.items()]
-    out.append(("RECONFIGURE", ""))
-    if advanced and shown != 1:
-        out += [(sp_configure(settings.SHOW_ADVANCED, shown), ""), ("RECONFIGURE", "")]
-    return out
-
-
-def database_statements(
-    database: str, recovery: str | None, target_s: int | None, maxdop: int | None = None
-) -> list[tuple[str, str]]:
-    """(statement, the option it sets) for the database's options given (MAXDOP on the
-    connection's database: the tuner's is the benchmark database)."""
-    db = quote_name(database)
-    out: list[tuple[str, str]] = []
-    if recovery is not None:
-        model = recovery.upper()
-        if model not in settings.RECOVERY_MODELS:
-            raise RejectedSettings({RECOVERY_MODEL: f"{recovery!r} is not a recovery model"})
-        out.append((f"ALTER DATABASE {db} SET RECOVERY {model}", RECOVERY_MODEL))
-    if target_s is not None:
-        out.append(
-            (f"ALTER DATABASE {db} SET TARGET_RECOVERY_TIME = {int(target_s)} SECONDS",
-             TARGET_RECOVERY)
-        )  # fmt: skip
-    if maxdop is not None:
-        out.append(
-            (f"ALTER DATABASE SCOPED CONFIGURATION SET MAXDOP = {int(maxdop)}", DATABASE_MAXDOP)
-        )
-    return out
-
-
-# -- the diff -------------------------------------------------------------------------------------
-
-
-def _whole(value: str) -> int | None:
-    try:
-        return int(value.strip())
-    except ValueError:
-        return None
-
-
-def diff_options(items: list[TunedSetting], snapshot: settings.SettingsSnapshot) -> list[DiffRow]:
-    """Each proposed option against the server: ``reload`` is in effect at once (a dynamic
-    option, a database option), ``restart`` when the service restarts, ``same``, ``invalid``
-    or ``unknown``. A server option's current value is the one in use; ``pending_restart``
-    marks one whose configured value is not running yet."""
-    rows: list[DiffRow] = []
-    spelled = {n.lower(): n for n in snapshot.configurations}  # sp_configure ignores case
-    for item in items:
-        name = item.name.strip().lower()
-        if name in spelled:
-            name = spelled[name]
-        if name == RECOVERY_MODEL:
-            model = item.value.strip().upper()
-            current = snapshot.recovery_model.upper()
-            if model not in settings.RECOVERY_MODELS:
-                problem = f"{item.value!r}: expected {', '.join(settings.RECOVERY_MODELS)}"
-                rows.append(DiffRow(name, item.value, item.rule, current, "invalid", problem))
-                continue
-            group = snapshot.availability_group
-            if model == "SIMPLE" and model != current and group:
-                problem = (
-                    f"the database is in Availability Group {group!r}, which needs the FULL"
-                    " recovery model: SET RECOVERY SIMPLE is refused (leave it out, or remove"
-                    " the database from the group first)"
-                )
-                rows.append(DiffRow(name, model, item.rule, current, "invalid", problem))
-                continue
-            action = "same" if model == current else "reload"
-            rows.append(DiffRow(name, model, item.rule, current, action, "", "at once", "database"))
-            continue
-        if name == DATABASE_MAXDOP:
-            rows.append(_maxdop_row(item, snapshot.database_maxdop))
-            continue
-        if name == TARGET_RECOVERY:
-            seconds = _whole(item.value)
-            current = str(snapshot.target_recovery_time_s)
-            if seconds is None or not 0 <= seconds <= 86_400:
-                problem = f"{item.value!r}: expected 0..86400 seconds"
-                rows.append(DiffRow(name, item.value, item.rule, current, "invalid", problem))
-                continue
-            action = "same" if seconds == snapshot.target_recovery_time_s else "reload"
-            rows.append(
-                DiffRow(name, str(seconds), item.rule, current, action, "", "at once", "database")
-            )
-            continue
-        row = snapshot.configurations.get(name)
-        if row is None:
-            rows.append(unknown_row(name, item, "sp_configure option"))
-            continue
-        value = _whole(item.value)
-        current = str(row.value_in_use)
-        context = "dynamic" if row.is_dynamic else "static"
-        if value is None or not row.minimum <= value <= row.maximum:
-            problem = (
-                f"{item.value!r} is not a whole number"
-                if value is None
-                else out_of_range(value, row.minimum, row.maximum)
-            )
-            rows.append(DiffRow(name, item.value, item.rule, current, "invalid", problem, context))
-            continue
-        if value == row.value and value == row.value_in_use:
-            action = "same"
-        else:
-            action = "reload" if row.is_dynamic else "restart"
-        rows.append(
-            DiffRow(name, str(value), item.rule, current, action, "", context, "server",
-                    pending_restart=row.value != row.value_in_use)
-        )  # fmt: skip
-    return rows
-
-
-def _maxdop_row(item: TunedSetting, current: int | None) -> DiffRow:
-    """The database-scoped MAXDOP: nothing to do on a server without it (before 2016)."""
-    if current is None:
-        rule = f"{item.rule} (this server has no database-scoped configuration: nothing to do)"
-        return DiffRow(DATABASE_MAXDOP, item.value, rule, None, "same", "", "at once", "database")
-    value = _whole(item.value)
-    if value is None or not 0 <= value <= 32767:
-        problem = f"{item.value!r}: expected 0..32767 (0: follow the server)"
-        return DiffRow(DATABASE_MAXDOP, item.value, item.rule, str(current), "invalid", problem)
-    action = "same" if value == current else "reload"
-    return DiffRow(
-        DATABASE_MAXDOP, str(value), item.rule, str(current), action, "", "at once", "database"
-    )
-
-
-def pending_values(snapshot: settings.SettingsSnapshot, leave: set[str]) -> list[str]:
-    """Dynamic options whose configured value is not running (RECONFIGURE would run it),
-    but those in ``leave``."""
-    return sorted(
-        f"{name} ({row.value_in_use} → {row.value})"
-        for name, row in snapshot.configurations.items()
-        if row.is_dynamic and row.value != row.value_in_use and name not in leave
-    )
 
 
 # -- the tuner ----------------------------------------------------------------------------------

@@ -10,13 +10,8 @@ from pathlib import Path
 from typing import Any, Final
 
 from bench_gui.core.plan import Target
-from bench_gui.engines.mssql.tuner import (
-    PROFILE,
-    MssqlProposal,
-    load_mssql_preset,
-    plan_mssql_target,
-    seed_003_proposal,
-)
+from bench_gui.engines.mssql.proposal import MssqlProposal, load_mssql_preset, seed_003_proposal
+from bench_gui.engines.mssql.tuner import PROFILE, plan_mssql_target
 from bench_gui.engines.tuning_terms import PresetError, format_bytes
 from bench_gui.remote.db_tuner import HostFacts, TuningError
 from bench_gui.remote.host_access import HostIO, LocalHost

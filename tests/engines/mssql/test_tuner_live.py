@@ -16,7 +16,8 @@ from typing import Any
 import pytest
 
 from bench_gui.agent.mssql.engine import drop_database_sql
-from bench_gui.engines.mssql.tuner import MssqlSnapshot, MssqlTuner, seed_003_proposal
+from bench_gui.engines.mssql.proposal import seed_003_proposal
+from bench_gui.engines.mssql.tuner import MssqlSnapshot, MssqlTuner
 from bench_gui.wire import mssql_settings as settings
 from bench_gui.wire.mssql_connect import connect, resolve_conninfo
 from bench_gui.wire.mssql_names import quote_name
