@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from bench_gui.wire.mssql_names import quote_name
+from bench_gui.wire.odbc import pyodbc_module
 
 CONFIGURATIONS_SQL: Final = (
     "SELECT name, CAST(value AS bigint) AS value, CAST(value_in_use AS bigint) AS value_in_use,"
@@ -131,12 +132,11 @@ def read_settings(connection: Any) -> SettingsSnapshot:
 def _optional(cursor: Any, query: str) -> Any:
     """The first value of ``query``; None when there is no row or the server lacks the view
     (a release before it: the error is the server's, the connection stays usable)."""
-    import pyodbc
-
+    error = pyodbc_module("mssql").Error  # loaded already: ``cursor`` is one of its cursors
     try:
         cursor.execute(query)
         row = cursor.fetchone()
-    except pyodbc.Error:
+    except error:
         return None
     return None if row is None else row[0]
 
