@@ -80,6 +80,8 @@ log = logging.getLogger(__name__)
 
 # After a host was lost, how long the others get to stop and say so.
 STOP_WAIT_S: Final = 60.0
+# Seconds an agent that said done is given to be gone before its link closes.
+CLOSE_WAIT_S: Final = 10.0
 
 
 class RunController:
@@ -543,6 +545,10 @@ class RunController:
             if agent is not None:
                 if not host.ended and agent.wait(0) is None:
                     agent.stop()
+                elif host.final is not None:
+                    # It said done: its process is ending (its spool written, its group with
+                    # it); seen gone before its link closes, so none of it runs on unwatched.
+                    agent.wait(CLOSE_WAIT_S)
                 close = getattr(agent, "close", None)
                 if close is not None:
                     close()
