@@ -238,32 +238,3 @@ def _no_thread_left_behind() -> Iterator[None]:
         if thread.is_alive():
             leftover.append(thread.name)
     assert not leftover, f"threads left running: {leftover}"
-
-
-@pytest.fixture(autouse=True)
-def _drop_leaked_top_level_widgets() -> Iterator[None]:
-    """Delete the hidden top-level widgets a test created and left behind (closed dialogs,
-    menus, pages never parented): thousands of them slow every later test's event processing.
-    Widgets that existed before the test (those of session-scoped fixtures) are kept."""
-    import sys
-
-    if "PySide6.QtWidgets" not in sys.modules:
-        yield
-        return
-    from PySide6.QtWidgets import QApplication
-
-    app = QApplication.instance()
-    before = {id(w) for w in QApplication.topLevelWidgets()} if app is not None else set()
-    yield
-    app = QApplication.instance()
-    if app is None:
-        return
-    # Hidden ones only, deleted without a close: a close could ask its own question (a main
-    # window with a task running asks before quitting) and wait for an answer nobody gives.
-    leaked = [
-        w for w in QApplication.topLevelWidgets() if id(w) not in before and not w.isVisible()
-    ]
-    for widget in leaked:
-        widget.deleteLater()
-    if leaked:
-        app.processEvents()
