@@ -90,6 +90,8 @@ class WorkloadKit:
     plan_title: str = ""
     default_name: str = ""  # a plan's name when its file names none ("": the plan's own)
     start_words: str = "Start run"
+    # The Workload page's kind list: what it offers ("TPROC-C (OLTP on a database)"; "": label).
+    choice_label: str = ""
     form_wide: bool = False
 
     def foreign_field(self, kind: str) -> str:

@@ -17,6 +17,7 @@ KIT = WorkloadKit(
     report_options=frozenset({"target_ops", "dataset"}),
     plan_title="Random-read study",
     start_words="Start study",
+    choice_label="Random read (fio: dataset size against RAM)",
     form_wide=True,
     default_name="Random-read sweep",
     faces={
