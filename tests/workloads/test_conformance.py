@@ -279,6 +279,25 @@ def test_the_workload_page_shows_its_own_form_and_words(kit: WorkloadKit, qtbot:
     no_foreign_words(kit, visible_texts(page), "the Workload page")
 
 
+def test_the_workload_page_speaks_of_its_host_and_data(kit: WorkloadKit, qtbot: QtBot) -> None:
+    """The OS knobs' and the block devices' words are the kit's: a database's host and data
+    directory, or the host fio runs on and its file."""
+    from bench_gui.gui.pages.workload import WorkloadPage
+
+    page = WorkloadPage()
+    qtbot.addWidget(page)
+    page.workload_kind_combo.setCurrentIndex(page.workload_kind_combo.findData(kit.name))
+    os_knobs, power = page.os_section, page.power_options
+    assert os_knobs.host_edit.placeholderText() == f"{kit.host_noun} (the driver host)"
+    assert os_knobs.data_dir_edit.placeholderText() == kit.data_dir_words
+    assert power.devices_edit.placeholderText() == kit.devices_words
+    assert power.fields.hints["monitor.devices"].text() == kit.devices_hint
+    power.meter_combo.setCurrentIndex(power.meter_combo.findData("rapl"))
+    assert kit.host_noun in power.scope_note.text()
+    for words in (kit.data_dir_words, kit.devices_words, kit.devices_hint):
+        no_foreign_words(kit, words, "the Workload page's host and data")
+
+
 def test_its_plan_form_edits_only_workload_fields(kit: WorkloadKit, qtbot: QtBot) -> None:
     """The kit's plan_form is a section of plan fields the page can fill and check."""
     from bench_gui.core.plan_model import Plan
@@ -333,6 +352,9 @@ ASKS_THE_KITS = (
     "bench_gui/gui/pages/workload/sections.py",
     "bench_gui/store/run_rows.py",
     "bench_gui/core/plan.py",
+    "bench_gui/gui/pages/workload/os_section.py",
+    "bench_gui/gui/pages/workload/target_section.py",
+    "bench_gui/gui/widgets/power_options.py",
 )
 
 
