@@ -90,6 +90,18 @@ class WorkloadKit:
     plan_title: str = ""
     default_name: str = ""  # a plan's name when its file names none ("": the plan's own)
     start_words: str = "Start run"
+    # The Workload page's words for the host and the data a run of it uses: whose host
+    # (the OS knobs' and RAPL's), the OS knobs' data directory, the block devices' placeholder
+    # and hint (a database's by default; fio's file for a random-read study).
+    host_noun: str = "the database host"
+    data_dir_words: str = "the data directory, to find its disks"
+    devices_words: str = "where the database lives"
+    devices_hint: str = (
+        "e.g. md0, nvme0n1 — empty: the devices of the database's data directory"
+        " (when the agent runs on its host), else every disk and array."
+    )
+    # The Workload page's kind list: what it offers ("TPROC-C (OLTP on a database)"; "": label).
+    choice_label: str = ""
     form_wide: bool = False
 
     def foreign_field(self, kind: str) -> str:

@@ -253,3 +253,113 @@ def test_its_report_renders_as_html_and_pdf(
     pdf = " ".join(_pdf_text(write_report(report, tmp_path / "report.pdf")).split())
     assert pdf.strip()
     no_foreign_words(kit, pdf, "the PDF report")
+
+
+def test_the_workload_page_shows_its_own_form_and_words(kit: WorkloadKit, qtbot: QtBot) -> None:
+    """The Workload page asks the kit: its kind list's words, its own section of the form (the
+    others hidden), its start button's words; it shows no other workload's words."""
+    from bench_gui.gui.pages.workload import WorkloadPage
+
+    page = WorkloadPage()
+    qtbot.addWidget(page)
+    combo = page.workload_kind_combo
+    index = combo.findData(kit.name)
+    assert index >= 0, kit.name
+    assert kit.choice_label
+    assert combo.itemText(index) == kit.choice_label
+    combo.setCurrentIndex(index)
+    assert page.workload_kind == kit.name
+    assert page.kit_form(kit.name).isVisibleTo(page)
+    for name in page.forms:
+        if name != kit.name:
+            assert not page.kit_form(name).isVisibleTo(page), name
+    assert kit.start_words
+    assert page.start_button.text().startswith(kit.start_words)
+    assert kit.plan_title
+    no_foreign_words(kit, visible_texts(page), "the Workload page")
+
+
+def test_the_workload_page_speaks_of_its_host_and_data(kit: WorkloadKit, qtbot: QtBot) -> None:
+    """The OS knobs' and the block devices' words are the kit's: a database's host and data
+    directory, or the host fio runs on and its file."""
+    from bench_gui.gui.pages.workload import WorkloadPage
+
+    page = WorkloadPage()
+    qtbot.addWidget(page)
+    page.workload_kind_combo.setCurrentIndex(page.workload_kind_combo.findData(kit.name))
+    os_knobs, power = page.os_section, page.power_options
+    assert os_knobs.host_edit.placeholderText() == f"{kit.host_noun} (the driver host)"
+    assert os_knobs.data_dir_edit.placeholderText() == kit.data_dir_words
+    assert power.devices_edit.placeholderText() == kit.devices_words
+    assert power.fields.hints["monitor.devices"].text() == kit.devices_hint
+    power.meter_combo.setCurrentIndex(power.meter_combo.findData("rapl"))
+    assert kit.host_noun in power.scope_note.text()
+    for words in (kit.data_dir_words, kit.devices_words, kit.devices_hint):
+        no_foreign_words(kit, words, "the Workload page's host and data")
+
+
+def test_its_plan_form_edits_only_workload_fields(kit: WorkloadKit, qtbot: QtBot) -> None:
+    """The kit's plan_form is a section of plan fields the page can fill and check."""
+    from bench_gui.core.plan_model import Plan
+
+    form = kit.face("plan_form")()
+    qtbot.addWidget(form)
+    plan = Plan()
+    plan.workload.kind = kit.name
+    form.set_plan(plan)
+    assert form.fields.inputs, "a plan_form with no fields"
+    assert all(isinstance(p, tuple) and len(p) == 2 for p in form.problems())
+
+
+def test_the_plan_reader_asks_its_plan_checks(kit: WorkloadKit) -> None:
+    """A plan of its kind is checked by its kit's plan_checks: a wrong value of each of its own
+    fields is named, reading the plan file and calling the face alike."""
+    from bench_gui.core.plan import PlanError, plan_from_dict
+    from bench_gui.core.plan_model import Plan
+
+    checks = kit.face("plan_checks")
+    for name in kit.face("plan_fields"):
+        data: dict[str, Any] = {"workload": {"kind": kit.name, name: {"not": "a value"}}}
+        problems: list[tuple[str, str]] = []
+        plan = Plan()
+        plan.workload.kind = kit.name
+        checks(problems, plan, data)
+        assert any(field == f"workload.{name}" for field, _ in problems), name
+        with pytest.raises(PlanError) as raised:
+            plan_from_dict(data)
+        assert f"workload.{name}" in str(raised.value), name
+
+
+def test_its_target_summary_is_the_sessions_list_s(
+    kit: WorkloadKit, store: SessionStore, session: int
+) -> None:
+    """The Sessions list labels a target of the kit's own kind by its target_summary face."""
+    from bench_gui.store import target_summary
+
+    summary = kit.face("target_summary")
+    target = store.get_run(session).target
+    said = summary(target)
+    assert isinstance(said, str)
+    assert said
+    no_foreign_words(kit, said, "the target's summary")
+    if target.get("kind") == kit.name:  # the workload is its own target (fio's file)
+        assert target_summary(target) == said
+
+
+# Where the pages, the plan reader and the store once branched on a workload's name.
+ASKS_THE_KITS = (
+    "bench_gui/gui/pages/workload/page.py",
+    "bench_gui/gui/pages/workload/sections.py",
+    "bench_gui/store/run_rows.py",
+    "bench_gui/core/plan.py",
+    "bench_gui/gui/pages/workload/os_section.py",
+    "bench_gui/gui/pages/workload/target_section.py",
+    "bench_gui/gui/widgets/power_options.py",
+)
+
+
+@pytest.mark.parametrize("path", ASKS_THE_KITS)
+def test_the_workload_page_plan_reader_and_store_name_no_workload(path: str) -> None:
+    source = (Path(__file__).parents[2] / path).read_text(encoding="utf-8")
+    for kit in KITS:
+        assert f'"{kit.name}"' not in source, f"{path} names {kit.name}"

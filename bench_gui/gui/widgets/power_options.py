@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from bench_gui.core.plan import Monitor, Plan, Power
+from bench_gui.core.plan import WORKLOAD_KINDS, Monitor, Plan, Power
 from bench_gui.core.power import (
     METER_KINDS,
     METER_LABELS,
@@ -42,6 +42,7 @@ from bench_gui.core.power import (
 from bench_gui.gui.tasks import TaskRunner
 from bench_gui.gui.widgets.plan_fields import PlanFields, add_row, style_form
 from bench_gui.wire.power_math import MeterError
+from bench_gui.workloads.base import kit_for
 
 # What a meter that cannot be read raises (anything else is a bug, for the error notifier).
 READING_ERRORS = (MeterError, LookupError, ValueError, OSError)
@@ -55,21 +56,9 @@ SCOPE_NOTES = {
     "csv": "A power log another program writes on the agent's host (time and watts columns).",
 }
 
-
-# What the block devices field says for each workload: (placeholder, hint).
-DEVICE_WORDS = {
-    "tproc_c": (
-        "where the database lives",
-        "e.g. md0, nvme0n1 — empty: the devices of the database's data directory"
-        " (when the agent runs on its host), else every disk and array.",
-    ),
-    "random_read": (
-        "where the data file lives",
-        "e.g. md0, nvme0n1 — empty: the device of fio's data file.",
-    ),
-}
-# Whose RAPL counters are read, by workload (the agent's host runs fio itself).
-RAPL_HOST = {"tproc_c": "the database host", "random_read": "the host fio runs on"}
+# Whose RAPL counters SCOPE_NOTES names: a workload kit's host_noun replaces it (the agent's host
+# runs fio itself in a random-read study).
+RAPL_HOST = "the database host"
 
 
 class PowerOptions(QGroupBox):
@@ -84,7 +73,7 @@ class PowerOptions(QGroupBox):
         super().__init__("Power and host metrics", parent)
         self.fields = PlanFields()
         self.option_widgets: dict[str, dict[str, QWidget]] = {}
-        self._workload_kind = "tproc_c"
+        self._workload_kind = WORKLOAD_KINDS[0]
         self.reader = TaskRunner(self, expected=READING_ERRORS, where="the meter's test reading")
 
         outer = QHBoxLayout(self)
@@ -151,11 +140,12 @@ class PowerOptions(QGroupBox):
         self.monitor_check = QCheckBox("Sample CPU, memory and disks every second")
         right.addRow("", self.fields.cell("monitor.enabled", self.monitor_check))
         self.devices_edit = QLineEdit()
-        self.devices_edit.setPlaceholderText(DEVICE_WORDS["tproc_c"][0])
+        first = kit_for(self._workload_kind)
+        self.devices_edit.setPlaceholderText(first.devices_words)
         add_row(
             right,
             "Block devices",
-            self.fields.cell("monitor.devices", self.devices_edit, DEVICE_WORDS["tproc_c"][1]),
+            self.fields.cell("monitor.devices", self.devices_edit, first.devices_hint),
         )
         self.monitor_check.toggled.connect(self.devices_edit.setEnabled)
         outer.addLayout(right, 2)
@@ -284,10 +274,10 @@ class PowerOptions(QGroupBox):
 
     def set_workload_kind(self, kind: str) -> None:
         """Words for the kind's own host and data (a study has a data file, not a database)."""
-        self._workload_kind = kind if kind in DEVICE_WORDS else "tproc_c"
-        placeholder, hint = DEVICE_WORDS[self._workload_kind]
-        self.devices_edit.setPlaceholderText(placeholder)
-        self.fields.hints["monitor.devices"].setText(hint)
+        self._workload_kind = kind if kind in WORKLOAD_KINDS else WORKLOAD_KINDS[0]
+        kit = kit_for(self._workload_kind)
+        self.devices_edit.setPlaceholderText(kit.devices_words)
+        self.fields.hints["monitor.devices"].setText(kit.devices_hint)
         self._meter_changed()
 
     def _meter_changed(self) -> None:
@@ -297,8 +287,8 @@ class PowerOptions(QGroupBox):
             options_page.setVisible(i == index)
         self.stack.setVisible(meter != "none" and meter in METER_KINDS)
         note = SCOPE_NOTES.get(meter, "A meter from a plugin.")
-        host = RAPL_HOST[self._workload_kind]
-        self.scope_note.setText(note.replace(RAPL_HOST["tproc_c"], host))
+        host = kit_for(self._workload_kind).host_noun
+        self.scope_note.setText(note.replace(RAPL_HOST, host))
         self.scope_note.setProperty("scope", "cpu" if meter == "rapl" else "")
         has_meter = meter != "none"
         self.idle_spin.setEnabled(has_meter)

@@ -15,6 +15,7 @@ KIT = WorkloadKit(
     foreign_field_note='a TPROC-C field: not used by kind = "{kind}"',
     plan_title="TPROC-C sweep",
     start_words="Start sweep",
+    choice_label="TPROC-C (OLTP on a database)",
     faces={
         "list_row": "bench_gui.workloads.tproc_c.session_view:list_row",
         "facts": "bench_gui.workloads.tproc_c.session_view:facts",

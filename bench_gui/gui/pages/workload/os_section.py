@@ -9,15 +9,10 @@ from typing import Any
 from PySide6.QtWidgets import QComboBox, QGroupBox, QLineEdit, QPlainTextEdit
 
 from bench_gui.core.os_presets import BUILTIN_OS_PRESETS
-from bench_gui.core.plan import Plan
+from bench_gui.core.plan import WORKLOAD_KINDS, Plan
 from bench_gui.gui.widgets.plan_fields import PlanFields, add_row, styled_form
+from bench_gui.workloads.base import kit_for
 
-# Placeholders of the host and data directory, by workload kind: a random-read study has no
-# database, only the host fio runs on and the disk of its file.
-PLACEHOLDERS = {
-    "tproc_c": ("the database host (the driver host)", "the data directory, to find its disks"),
-    "random_read": ("the host fio runs on (the driver host)", "the data file's folder"),
-}
 # With several driver hosts none is the database host: the knobs' host must be named.
 SEVERAL_HOSTS_PLACEHOLDER = "required with several driver hosts: the database server's target"
 KNOBS_HINT = (
@@ -61,18 +56,20 @@ class OsSection(QGroupBox):
         self.devices_edit = QLineEdit()
         self.devices_edit.setPlaceholderText("nvme0n1, nvme1n1 (default: the data directory's)")
         add_row(form, "Data devices", self.fields.cell("os.devices", self.devices_edit))
-        self._kind = "tproc_c"
+        self._kind = WORKLOAD_KINDS[0]
         self._several_hosts = False
-        self.set_workload_kind("tproc_c")
+        self.set_workload_kind(self._kind)
 
     def set_workload_kind(self, kind: str) -> None:
-        """Placeholders that speak of the kind's own host and data."""
+        """Placeholders that speak of the kind's own host and data (its kit's words: a
+        random-read study has no database, only the host fio runs on and its file's disk)."""
         self._kind = kind
-        host, data_dir = PLACEHOLDERS.get(kind, PLACEHOLDERS["tproc_c"])
+        kit = kit_for(kind)
+        host = f"{kit.host_noun} (the driver host)"
         self.host_edit.setPlaceholderText(
             SEVERAL_HOSTS_PLACEHOLDER if self._several_hosts else host
         )
-        self.data_dir_edit.setPlaceholderText(data_dir)
+        self.data_dir_edit.setPlaceholderText(kit.data_dir_words)
 
     def set_several_hosts(self, several: bool) -> None:
         """The run is on several driver hosts: the host field says it must be filled."""

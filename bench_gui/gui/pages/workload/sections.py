@@ -26,11 +26,6 @@ from bench_gui.gui.widgets.plan_fields import PlanFields, add_row, styled_form
 from bench_gui.workloads.base import kit_for
 
 VU_HINT = "One sweep step per user count: a list (8,16,24) or a range (8-64/8)."
-WORKLOAD_LABELS = {
-    "tproc_c": "TPROC-C (OLTP on a database)",
-    "random_read": "Random read (fio: dataset size against RAM)",
-}
-# The name a plan of each kind gets when it names none (the plan model's).
 
 
 def default_name(kind: str) -> str:
@@ -90,7 +85,8 @@ class SweepSection(QGroupBox):
         add_row(form, "Run name", self.fields.cell("name", self.name_edit))
         self.kind_combo = compact_combo(QComboBox())
         for kind in WORKLOAD_KINDS:
-            self.kind_combo.addItem(WORKLOAD_LABELS.get(kind, kind), kind)
+            kit = kit_for(kind)
+            self.kind_combo.addItem(kit.choice_label or kit.label, kind)
         self.kind_combo.currentIndexChanged.connect(self._kind_chosen)
         add_row(form, "Kind", self.fields.cell("workload.kind", self.kind_combo))
         self._shown_kind = WORKLOAD_KINDS[0]
