@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from bench_gui.agent.pg.tpcc_rand import C_ID, C_LAST_RUN, last_name
+from bench_gui.agent.tpcc_rand import C_ID, C_LAST_RUN, last_name
 from bench_gui.wire.protocol import TX_KEYS, TX_TYPES
 
 # Shared counter slots per worker: committed per tx type, then rollbacks, then errors.

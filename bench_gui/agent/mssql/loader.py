@@ -27,8 +27,8 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any, Final
 
+from bench_gui.agent import tpcc_rand
 from bench_gui.agent.mssql import procedures, rows, schema
-from bench_gui.agent.pg import tpcc_rand
 from bench_gui.wire.engine_errors import EngineError
 from bench_gui.wire.mssql_connect import connect
 from bench_gui.wire.tpcc_tables import ITEMS, TABLES

@@ -35,8 +35,8 @@ from __future__ import annotations
 
 from typing import Final
 
+from bench_gui.agent import tpcc_rand
 from bench_gui.agent.mssql import hammerdb
-from bench_gui.agent.pg import tpcc_rand
 
 # Parameters in call order: (name without @, T-SQL type).
 PARAMETERS: Final[dict[str, tuple[tuple[str, str], ...]]] = {

@@ -2,7 +2,7 @@
 
 The PostgreSQL loader writes COPY text (tab-separated, ``\\N`` for NULL) and lives next to
 psycopg; an ODBC loader needs typed values instead. The random rules are the same (TPC-C
-clause 4.3.3.1, as :mod:`bench_gui.agent.pg.loader` applies them): alphanumeric strings of the
+clause 4.3.3.1, as :mod:`bench_gui.agent.tpcc_data` applies them): alphanumeric strings of the
 spec's lengths, 10% of item and stock data holding ORIGINAL, c_last from the syllables (c_id up
 to 1000 in order, then NURand(255, 0, 999) with the load constant), customers shuffled over each
 district's 3,000 orders, orders above 2,100 undelivered (no carrier, lines without a date and
@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any, Final
 
-from bench_gui.agent.pg import tpcc_rand
+from bench_gui.agent import tpcc_rand
 from bench_gui.wire.tpcc_tables import ITEMS
 
 Row = tuple[Any, ...]

@@ -19,8 +19,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from bench_gui.agent import tpcc_rand
 from bench_gui.agent.mssql import procedures
-from bench_gui.agent.pg import tpcc_rand
 from bench_gui.wire.protocol import TX_KEYS
 
 # The protocol's transaction keys and the procedures behind them.

@@ -1,7 +1,7 @@
 """TPC-C consistency conditions 1-4 on MariaDB/MySQL, on one consistent snapshot.
 
-The same conditions and wording as PostgreSQL's (:mod:`bench_gui.agent.pg.check`, whose
-row-level judgements are reused); only the SQL differs (no LATERAL, ``<=>`` for IS NOT
+The same conditions and wording as PostgreSQL's (the row-level judgements of
+:mod:`bench_gui.agent.tpcc_checks`); only the SQL differs (no LATERAL, ``<=>`` for IS NOT
 DISTINCT FROM).
 """
 
@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from bench_gui.agent import tpcc_checks
 from bench_gui.agent.engines import CheckResult
-from bench_gui.agent.pg.check import _new_order_span, _next_o_id, _result
 
 
 def _w_ytd(cursor: Any) -> CheckResult:
@@ -22,7 +22,7 @@ def _w_ytd(cursor: Any) -> CheckResult:
         " ON d.d_w_id = w.w_id WHERE NOT (d.ytd <=> w.w_ytd) ORDER BY w.w_id"
     )
     rows = cursor.fetchall()
-    return _result(
+    return tpcc_checks.result(
         "1: w_ytd = sum(d_ytd)",
         "warehouses",
         int(total),
@@ -55,7 +55,7 @@ def _order_lines(cursor: Any) -> CheckResult:
     )
     rows = cursor.fetchall()
     bad = [r for r in rows if (r[2] or 0) != (r[3] or 0)]
-    return _result(
+    return tpcc_checks.result(
         "4: sum(o_ol_cnt) = count(order_line)",
         "districts",
         len(rows),
@@ -73,8 +73,8 @@ def consistency_checks(conn: Any) -> list[CheckResult]:
     try:
         results = [_w_ytd(cursor)]
         rows = _district_rows(cursor)
-        results.append(_next_o_id(rows))
-        results.append(_new_order_span(rows))
+        results.append(tpcc_checks.next_o_id(rows))
+        results.append(tpcc_checks.new_order_span(rows))
         results.append(_order_lines(cursor))
     finally:
         cursor.execute("COMMIT")

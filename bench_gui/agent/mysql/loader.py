@@ -1,7 +1,7 @@
 """Build a TPROC-C database on MariaDB/MySQL: tables, LOAD DATA LOCAL INFILE per warehouse in
 parallel processes, secondary indexes, procedures, ANALYZE.
 
-The rows are PostgreSQL's loader's (:class:`bench_gui.agent.pg.loader.DataGen`: tab-separated
+The rows are PostgreSQL's loader's (:class:`bench_gui.agent.tpcc_data.DataGen`: tab-separated
 text with ``\\N`` for NULL, which is also LOAD DATA's default format), written to a temporary
 file and loaded by the server in one statement per part: far faster than INSERTs. Each
 warehouse loads in one transaction with its warehouse row last, so a warehouse is either all
@@ -28,11 +28,11 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
+from bench_gui.agent import tpcc_rand
 from bench_gui.agent.build_progress import BuildProgress
 from bench_gui.agent.mysql import procedures, schema
-from bench_gui.agent.pg import tpcc_rand
-from bench_gui.agent.pg.loader import CUSTOMER_COLUMNS, ORDER_LINE_COLUMNS, DataGen
-from bench_gui.agent.pg.loader import rows_per_second as _rate
+from bench_gui.agent.tpcc_data import CUSTOMER_COLUMNS, ORDER_LINE_COLUMNS, DataGen
+from bench_gui.agent.tpcc_data import rows_per_second as _rate
 from bench_gui.wire import odbc
 from bench_gui.wire.engine_errors import EngineError
 from bench_gui.wire.tpcc_tables import ITEMS, TABLES

@@ -22,8 +22,8 @@ from __future__ import annotations
 
 from typing import Final
 
+from bench_gui.agent import tpcc_rand
 from bench_gui.agent.mysql import hammerdb
-from bench_gui.agent.pg import tpcc_rand
 
 # The intended rollback's message, raised after the procedure's ROLLBACK (module docstring).
 ROLLBACK_MARK: Final = "TPC01"

@@ -4,7 +4,7 @@ The tables are created with their primary keys (InnoDB keeps rows in primary-key
 the loader writes them in that order, so the clustered index grows at its end); the two
 secondary indexes HammerDB adds (customer by last name, orders by customer) are built after
 the load. Column order matches PostgreSQL's, so the loader's rows
-(:class:`bench_gui.agent.pg.loader.DataGen`) load into either.
+(:class:`bench_gui.agent.tpcc_data.DataGen`) load into either.
 """
 
 from __future__ import annotations

@@ -8,27 +8,13 @@ check taken while the benchmark runs does not report transactions in flight as v
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import psycopg
 from psycopg import pq
 
+from bench_gui.agent import tpcc_checks
 from bench_gui.agent.engines import CheckResult
-
-
-def _result(
-    name: str, what: str, total: int, rows: list[Any], describe: Callable[[Any], str]
-) -> CheckResult:
-    if not rows:
-        return CheckResult(name, True, f"holds for all {total} {what}")
-    example = describe(rows[0])
-    return CheckResult(
-        name,
-        False,
-        f"violated in {len(rows)} of {total} {what}; e.g. {example}",
-        len(rows),
-    )
 
 
 def _w_ytd(conn: psycopg.Connection) -> CheckResult:
@@ -44,7 +30,7 @@ def _w_ytd(conn: psycopg.Connection) -> CheckResult:
         ORDER BY w.w_id
         """
     ).fetchall()
-    return _result(
+    return tpcc_checks.result(
         "1: w_ytd = sum(d_ytd)",
         "warehouses",
         total,
@@ -71,33 +57,6 @@ def _district_rows(conn: psycopg.Connection) -> list[tuple[Any, ...]]:
     ).fetchall()
 
 
-def _next_o_id(rows: list[tuple[Any, ...]]) -> CheckResult:
-    """Condition 2: D_NEXT_O_ID - 1 = max(O_ID) = max(NO_O_ID) (districts with new orders)."""
-    bad = [r for r in rows if r[3] != r[2] - 1 or (r[6] and r[4] != r[2] - 1)]
-    return _result(
-        "2: d_next_o_id - 1 = max(o_id) = max(no_o_id)",
-        "districts",
-        len(rows),
-        bad,
-        lambda r: (
-            f"warehouse {r[0]} district {r[1]}: d_next_o_id {r[2]}, max(o_id) {r[3]},"
-            f" max(no_o_id) {r[4]}"
-        ),
-    )
-
-
-def _new_order_span(rows: list[tuple[Any, ...]]) -> CheckResult:
-    """Condition 3: max(NO_O_ID) - min(NO_O_ID) + 1 = number of new_order rows."""
-    bad = [r for r in rows if r[6] and r[4] - r[5] + 1 != r[6]]
-    return _result(
-        "3: max(no_o_id) - min(no_o_id) + 1 = count(new_order)",
-        "districts",
-        len(rows),
-        bad,
-        lambda r: f"warehouse {r[0]} district {r[1]}: no_o_id {r[5]}..{r[4]} but {r[6]} rows",
-    )
-
-
 def _order_lines(conn: psycopg.Connection) -> CheckResult:
     """Condition 4: sum(O_OL_CNT) = number of order_line rows, per district."""
     rows = conn.execute(
@@ -112,7 +71,7 @@ def _order_lines(conn: psycopg.Connection) -> CheckResult:
         """
     ).fetchall()
     bad = [r for r in rows if (r[2] or 0) != (r[3] or 0)]
-    return _result(
+    return tpcc_checks.result(
         "4: sum(o_ol_cnt) = count(order_line)",
         "districts",
         len(rows),
@@ -133,7 +92,7 @@ def consistency_checks(conn: psycopg.Connection) -> list[CheckResult]:
             conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
         results = [_w_ytd(conn)]
         rows = _district_rows(conn)
-        results.append(_next_o_id(rows))
-        results.append(_new_order_span(rows))
+        results.append(tpcc_checks.next_o_id(rows))
+        results.append(tpcc_checks.new_order_span(rows))
         results.append(_order_lines(conn))
     return results

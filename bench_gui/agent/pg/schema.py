@@ -17,7 +17,8 @@ from typing import Any, Final
 import psycopg
 from psycopg import sql
 
-from bench_gui.agent.pg import hammerdb, tpcc_rand
+from bench_gui.agent import tpcc_rand
+from bench_gui.agent.pg import hammerdb
 from bench_gui.wire.tpcc_tables import ITEMS, ROWS_PER_WAREHOUSE, TABLES
 
 # Tables updated in place get free space on each page so the updates stay HOT (no index

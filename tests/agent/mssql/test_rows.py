@@ -8,8 +8,8 @@ from decimal import Decimal
 
 import pytest
 
+from bench_gui.agent import tpcc_rand
 from bench_gui.agent.mssql import loader, rows, schema
-from bench_gui.agent.pg import tpcc_rand
 from bench_gui.wire.tpcc_tables import ITEMS
 
 

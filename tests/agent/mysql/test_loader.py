@@ -13,7 +13,7 @@ from collections.abc import Iterator
 import pytest
 
 from bench_gui.agent.mysql import loader, schema
-from bench_gui.agent.pg.loader import DataGen
+from bench_gui.agent.tpcc_data import DataGen
 from tests._fixtures.mariadb import MariaDbServer
 
 DATABASE = "load_side_by_side"

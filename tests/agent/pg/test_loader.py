@@ -10,7 +10,8 @@ from typing import Any
 import psycopg
 import pytest
 
-from bench_gui.agent.pg import loader, schema, tpcc_rand
+from bench_gui.agent import tpcc_data, tpcc_rand
+from bench_gui.agent.pg import loader, schema
 from tests._fixtures.wait import wait_until
 
 W = 2
@@ -69,11 +70,11 @@ def test_no_progress_rate_before_it_means_something(tpcc_build: Any) -> None:
     """A rate is rows over at least RATE_MIN_S seconds, so no rate can pass every row of the
     build over that time (the first line once read 73,614,501 rows/s: a queued burst of
     rows over a millisecond)."""
-    ceiling = tpcc_build.stats["rows"] / loader.RATE_MIN_S
+    ceiling = tpcc_build.stats["rows"] / tpcc_data.RATE_MIN_S
     rates = [e["rate"] for e in tpcc_build.events]
     assert all(0 <= r <= ceiling for r in rates), (max(rates), ceiling)
-    assert loader.rows_per_second(73_614, 0.001) == 0.0
-    assert loader.rows_per_second(500_000, 2.0) == 250_000
+    assert tpcc_data.rows_per_second(73_614, 0.001) == 0.0
+    assert tpcc_data.rows_per_second(500_000, 2.0) == 250_000
 
 
 def test_schema_status_complete(build_conn: psycopg.Connection) -> None:
@@ -266,7 +267,7 @@ def test_worker_error_is_reported(tpcc_build: Any, monkeypatch: pytest.MonkeyPat
 
 
 def test_datagen_rows_have_the_table_columns() -> None:
-    gen = loader.DataGen(seed=1, timestamp="2024-01-01 00:00:00")
+    gen = tpcc_data.DataGen(seed=1, timestamp="2024-01-01 00:00:00")
     columns = {
         "stock": 17,
         "customer": 21,

@@ -11,7 +11,8 @@ from typing import Any
 import psycopg
 import pytest
 
-from bench_gui.agent.pg import check, tpcc_rand
+from bench_gui.agent import tpcc_rand
+from bench_gui.agent.pg import check
 from bench_gui.wire.tpcc_tables import ITEMS
 
 W = 2

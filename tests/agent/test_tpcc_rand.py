@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from bench_gui.agent.pg import tpcc_rand
+from bench_gui.agent import tpcc_rand
 
 
 def test_last_names() -> None:
