@@ -26,14 +26,14 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))  # tests._fixtures, tests.agent.fio.helpers
+sys.path.insert(0, str(ROOT))  # tests._fixtures, tests.workloads.random_read.agent.helpers
 
-from bench_gui.agent.fio.cgroup import MemoryCgroup  # noqa: E402
-from bench_gui.agent.fio.dataset import drop_caches  # noqa: E402
-from bench_gui.agent.fio.status import reading, window_result  # noqa: E402
 from bench_gui.wire.fio_sizes import parse_size  # noqa: E402
+from bench_gui.workloads.random_read.agent.cgroup import MemoryCgroup  # noqa: E402
+from bench_gui.workloads.random_read.agent.dataset import drop_caches  # noqa: E402
+from bench_gui.workloads.random_read.agent.status import reading, window_result  # noqa: E402
 from tests._fixtures.loop import LoopDevices  # noqa: E402
-from tests.agent.fio.helpers import (  # noqa: E402
+from tests.workloads.random_read.agent.helpers import (  # noqa: E402
     agent_config,
     kinds,
     make_filesystem,

@@ -27,11 +27,11 @@ from typing import Any
 from _pytest.outcomes import Skipped
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))  # tests._fixtures, tests.agent.fio.helpers
+sys.path.insert(0, str(ROOT))  # tests._fixtures, tests.workloads.random_read.agent.helpers
 
 from bench_gui.wire.fio_sizes import MIB, format_size, parse_size  # noqa: E402
 from tests._fixtures.loop import LoopDevices  # noqa: E402
-from tests.agent.fio.helpers import (  # noqa: E402
+from tests.workloads.random_read.agent.helpers import (  # noqa: E402
     agent_config,
     kinds,
     make_filesystem,

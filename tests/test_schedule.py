@@ -6,8 +6,8 @@ from __future__ import annotations
 from tests._fixtures.schedule import Plan, kind_of
 
 KNOB_A = "tests/remote/test_osknobs.py"
-KNOB_B = "tests/agent/fio/test_cgroup.py"
-MEASURING = "tests/agent/fio/test_collapse.py"
+KNOB_B = "tests/workloads/random_read/agent/test_cgroup.py"
+MEASURING = "tests/workloads/random_read/agent/test_collapse.py"
 PLAIN_LONG = "tests/gui/test_long.py"
 PLAIN_SHORT = "tests/core/test_short.py"
 

@@ -1,9 +1,10 @@
 """Agent entry point: ``python -m bench_gui.agent --config run.json [--spool events.jsonl]``.
 
 Runs one action (build the schema, run a sweep, check consistency, report schema status) and
-writes every event as a JSON line to stdout and to the spool file. A configuration of
-``kind = "random_read"`` runs the fio sweep of :mod:`bench_gui.agent.fio` instead (no
-database; its run lock is the host's: one random-read run at a time). SIGTERM or SIGINT end the
+writes every event as a JSON line to stdout and to the spool file. A configuration of another
+kind than TPROC-C runs that workload kit's agent side instead (:mod:`bench_gui.agent.workloads`;
+random read: the fio sweep of :mod:`bench_gui.workloads.random_read.agent`, no database, its run
+lock the host's: one random-read run at a time). SIGTERM or SIGINT end the
 run cleanly: the step in progress is summarised with what it measured, then ``done``.
 
 A run, a build and a check hold the run lock of their database server for the whole run
@@ -58,6 +59,7 @@ from bench_gui.agent.runlock import (
     take_lock,
 )
 from bench_gui.agent.signals import stop_on_signals
+from bench_gui.agent.workloads import agent_workload
 from bench_gui.wire.engine_errors import EngineError
 from bench_gui.wire.hostinfo import os_knobs
 from bench_gui.wire.names import AGENT_VERSION
@@ -319,10 +321,9 @@ def _hold_lock(
     if not paths:
         if cfg.action not in LOCKED_ACTIONS:
             return [], {}
-        if cfg.kind == "random_read":
-            from bench_gui.agent.fio.sweep import lock_key
-
-            server, keys = lock_key()
+        workload = agent_workload(cfg.kind)
+        if workload is not None:
+            server, keys = workload.lock_key()
         else:
             engine = _engine(cfg)
             try:
@@ -435,16 +436,14 @@ def main(argv: list[str] | None = None) -> int:
     # Only the flag: emitting from a signal handler could interleave two events.
     stop_on_signals(stop)
     try:
-        if cfg.kind == "random_read":
-            from bench_gui.agent.fio.sweep import run_random_read
-
-            if coord != Coordination():
-                text = "--role and --barrier are for TPROC-C runs: random_read runs on one host"
+        workload = agent_workload(cfg.kind)
+        if workload is not None:
+            if workload.single_host and coord != Coordination():
+                text = f"--role and --barrier are for TPROC-C runs: {cfg.kind} runs on one host"
                 out.emit("error", message=text, fatal=True)
                 out.emit("done", status="failed", message=text)
                 return 2
-
-            return run_random_read(cfg, out, stop, hello_extra)
+            return workload.run(cfg, out, stop, hello_extra)
         return run(cfg, out, stop, hello_extra, coord)
     finally:
         for lock in locks:

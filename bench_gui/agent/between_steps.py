@@ -6,7 +6,8 @@ database, minutes on a large one, and forever on a server that hangs (its proces
 its storage stuck) or a lock nobody releases. So the reset runs in a thread of its own while
 the run's thread keeps the pace of a step: a ``progress`` event a second (task ``reset``) with
 the host's metrics and power, and, when the server does not answer a probe of its own
-(``SELECT 1`` on the admin connection, :class:`bench_gui.agent.pg.counters.ServerProbe`), for
+(``SELECT 1`` on the admin connection,
+:class:`bench_gui.engines.postgresql.agent.counters.ServerProbe`), for
 how long (``db_not_answering_s``) and why. A server silent for the plan's
 ``workload.db_stall_limit_s`` ends the wait with :class:`DatabaseAway`; the work under way is
 left to its (daemon) thread.

@@ -292,7 +292,8 @@ class Step:
         ``complete`` is False when the step was stopped, lost the database's counters, or the
         database did not answer around or inside its measured window (the window overran the
         plan); ``problems`` then says why. The sampler never waits on the database (see
-        :mod:`bench_gui.agent.pg.counters`): while it does not answer, samples, host metrics
+        :mod:`bench_gui.engines.postgresql.agent.counters`): while it does not answer, samples,
+        host metrics
         and power go on, each sample saying for how long. A database silent for the plan's
         ``db_stall_limit_s`` ends the step, and :attr:`stalled` says so.
         """

@@ -9,13 +9,15 @@ and the sweep (:mod:`bench_gui.agent.driver`) then only call the methods of
 
 Implementations:
 
-- ``postgresql``: :class:`bench_gui.agent.pg.engine.PgEngine` (psycopg; the users on
-  non-blocking libpq, :mod:`bench_gui.agent.pg.vu`);
-- ``mariadb`` and ``mysql``: :class:`bench_gui.agent.mysql.engine.MyEngine` (pyodbc with the
-  MariaDB or MySQL Connector/ODBC; :mod:`bench_gui.agent.mysql`);
-- ``mssql``: ``bench_gui.agent.mssql.engine.MssqlEngine`` when that package is present.
+- ``postgresql``: :class:`bench_gui.engines.postgresql.agent.engine.PgEngine` (psycopg; the users on
+  non-blocking libpq, :mod:`bench_gui.engines.postgresql.agent.vu`);
+- ``mariadb`` and ``mysql``: :class:`bench_gui.engines.mariadb.agent.engine.MyEngine` (pyodbc with
+the
+  MariaDB or MySQL Connector/ODBC; :mod:`bench_gui.engines.mariadb.agent`);
+- ``mssql``: ``bench_gui.engines.mssql.agent.engine.MssqlEngine`` when that package is present.
 
-Adding an engine (SQL Server is next) means one package ``bench_gui/agent/<name>/`` with:
+An engine's agent side is the ``agent/`` folder of its kit, ``bench_gui/engines/<kit>/agent/``
+(the deployment ships those folders, never the rest of a kit), with:
 
 1. ``engine.py``: a class with the members of :class:`AgentEngine`, constructed as
    ``Engine(conninfo, admin_conninfo, database)``. ``conninfo`` is whatever the engine's
@@ -25,12 +27,14 @@ Adding an engine (SQL Server is next) means one package ``bench_gui/agent/<name>
    in events.
 2. a module-level ``worker_main(spec, counters, flags, pipe)`` the engine names in
    :attr:`AgentEngine.worker_main`: the body of one virtual-user process, speaking the pipe
-   protocol of :func:`bench_gui.agent.pg.vu.worker_main` and counting into the shared slots
+   protocol of :func:`bench_gui.engines.postgresql.agent.vu.worker_main` and counting into the
+   shared slots
    of :mod:`bench_gui.agent.users` (committed per type, rollbacks, errors);
 3. a counter reader (:meth:`AgentEngine.counter_reader`) whose ``read()`` gives a
    :class:`Snapshot` of the engine's NOPM and TPM sources as HammerDB reads them, never
    blocking the sampler (subclass :class:`bench_gui.agent.counters.CounterReader`);
-4. the line ``"<name>": "bench_gui.agent.<name>.engine:<Class>"`` in :data:`AGENT_ENGINES`.
+4. the line ``"<name>": "bench_gui.engines.<kit>.agent.engine:<Class>"`` in
+   :data:`AGENT_ENGINES`.
 
 A third-party engine does the same in a package of its own and declares, instead of step 4, an
 entry point ``<name> = "<module>:<Class>"`` in the group
@@ -58,10 +62,10 @@ if TYPE_CHECKING:
 
 # Engine name -> "module:Class" of its agent side; imported only when a run asks for it.
 AGENT_ENGINES: Final[dict[str, str]] = {
-    "postgresql": "bench_gui.agent.pg.engine:PgEngine",
-    "mariadb": "bench_gui.agent.mysql.engine:MariaDbEngine",
-    "mysql": "bench_gui.agent.mysql.engine:MySqlEngine",
-    "mssql": "bench_gui.agent.mssql.engine:MssqlEngine",
+    "postgresql": "bench_gui.engines.postgresql.agent.engine:PgEngine",
+    "mariadb": "bench_gui.engines.mariadb.agent.engine:MariaDbEngine",
+    "mysql": "bench_gui.engines.mariadb.agent.engine:MySqlEngine",
+    "mssql": "bench_gui.engines.mssql.agent.engine:MssqlEngine",
 }
 
 

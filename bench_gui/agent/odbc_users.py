@@ -7,7 +7,8 @@ procedure and names a failure. Everything else is here, once: the per-process co
 (:class:`Counts`), a user's loop (:func:`run_user`: HammerDB's mix, keying and thinking
 times, a lost connection reopened after a back-off, :class:`bench_gui.agent.outages.Backoff`)
 and the process around the users (:func:`worker_main`), which speaks the pipe protocol and
-counts into the shared slots of PostgreSQL's users (:func:`bench_gui.agent.pg.vu.worker_main`).
+counts into the shared slots of PostgreSQL's users
+(:func:`bench_gui.engines.postgresql.agent.vu.worker_main`).
 """
 
 from __future__ import annotations
@@ -218,7 +219,8 @@ def worker_main(
     pipe: Any,
     calls: Callable[[WorkerSpec], UserCalls],
 ) -> None:
-    """Process body (the pipe protocol of :func:`bench_gui.agent.pg.vu.worker_main`):
+    """Process body (the pipe protocol of
+    :func:`bench_gui.engines.postgresql.agent.vu.worker_main`):
     connect every user, say ready, run the user threads until the stop flag, and send a tick
     once a second and whenever the measuring flag flips. ``calls`` gives the engine's side."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)

@@ -43,7 +43,8 @@ class HammerDbParams(Params):
     one); 60% by name (NURand(255, 0, 999) with C = 123), the id drawn uniformly either way.
     Order-Status the same without the remote case. ``names=False`` leaves the last name out
     of Payment's and Order-Status' values (PostgreSQL: HammerDB's prepared statements pass
-    the literal text ``'$8'``/``'$5'`` instead, which :mod:`bench_gui.agent.pg.hammerdb`
+    the literal text ``'$8'``/``'$5'`` instead, which
+    :mod:`bench_gui.engines.postgresql.agent.hammerdb`
     reproduces).
     """
 

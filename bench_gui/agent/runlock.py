@@ -1,7 +1,8 @@
 """One benchmark per database server at a time: the run lock, held by the agent (stdlib only).
 
 The lock is a file whose name comes from the server's identity
-(:mod:`bench_gui.agent.pg.identity`), so every spelling of the server meets at one file. It
+(:mod:`bench_gui.engines.postgresql.agent.identity`), so every spelling of the server meets at one
+file. It
 lives in one folder per host, the same for every user and every way the agent was started: a
 local run of the desktop and a run started over SSH (as any account, by any desktop) take the
 same lock. The folder is ``/run/lock/bench-gui-locks`` where ``/run/lock`` is open to everyone

@@ -277,7 +277,8 @@ _HOST = _record(
 )
 _POWER = _record({"watts": _opt_num, "error": _opt_text})
 _opt_flag = _optional(_flag)
-# The random-read workload (bench_gui.agent.fio: its package docstring lists every field).
+# The random-read workload (bench_gui.workloads.random_read.agent: its package docstring lists
+# every field).
 _RAW_IOPS = _record(
     {
         "iops": _opt_num,
@@ -323,7 +324,8 @@ _RANDOM_READ_STEP: Final[dict[str, Spec]] = {
     "dataset_label": _opt_text,
     "ram_ratio": _opt_num,
 }
-# The test schema (bench_gui.agent.pg.schema_facts): on the first step's summary as it found the
+# The test schema (bench_gui.engines.postgresql.agent.schema_facts): on the first step's summary as
+# it found the
 # database, under ``after_run`` on the last step's as the run left it.
 _SCHEMA_FACTS: Final[dict[str, Spec]] = {
     "database_size_bytes": _optional(_index(INT64_MAX)),

@@ -12,8 +12,10 @@ Faces are named ``"module:attribute"`` and imported when first asked for: this r
 tab with it. A
 third-party kit registers itself through the ``bench_gui.engine_kits`` entry point group (the
 entry point loads its :class:`EngineKit`) and passes ``tests/engines/test_conformance.py``.
-The engine's agent side stays in ``bench_gui/agent/`` (the agent is deployed alone), and its
-connection string in its ``bench_gui.engines`` plugin (:mod:`bench_gui.core.engine`).
+The engine's agent side is the kit's ``agent/`` folder (the deployment ships that folder
+alone: it imports only :mod:`bench_gui.agent` and :mod:`bench_gui.wire`), and its connection
+string the kit's ``connection.py``, registered as a ``bench_gui.engines`` plugin
+(:mod:`bench_gui.core.engine`).
 """
 
 from __future__ import annotations

@@ -10,6 +10,9 @@ from typing import Final
 # engines (which a plugin cannot override); the deployment ships every installed distribution
 # that declares one.
 AGENT_ENGINE_GROUP: Final = "bench_gui.agent_engines"
+# The entry-point group of a third-party workload's agent side ("name = module:attribute",
+# an object with lock_key() and run(cfg, out, stop, hello_extra): bench_gui.agent.workloads).
+AGENT_WORKLOAD_GROUP: Final = "bench_gui.agent_workloads"
 # The agent's version: a driver host whose deployed agent says another is deployed again.
 AGENT_VERSION: Final = "0.1.0"
 

@@ -6,7 +6,8 @@ hours. Every connection the agent and the desktop open gets TCP keepalives, a TC
 timeout (how long sent data may stay unacknowledged) and a connect timeout, unless the
 connection string already sets them. They do nothing for Unix sockets and cannot notice a
 server whose processes are stopped while its kernel still answers (that is the sampler's job:
-:mod:`bench_gui.agent.pg.counters`). :func:`server_away` tells a server that is away for now
+:mod:`bench_gui.engines.postgresql.agent.counters`). :func:`server_away` tells a server that is
+away for now
 (restarting, refusing) from a connection that can never work (a wrong password or database).
 
 Pure (psycopg's conninfo parser only, imported where it is called: the contract loads no

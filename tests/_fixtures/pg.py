@@ -8,7 +8,7 @@ Building a TPROC-C schema takes seconds per warehouse; copying one takes a fract
 So a schema of each size the tests use is built once per session (:meth:`PgServer.tpcc_build`,
 on first use), kept pristine as a template, and every test that only needs a loaded database
 gets its own copy (``CREATE DATABASE ... TEMPLATE``, through the agent's own
-:mod:`bench_gui.agent.pg.template`). Tests of the build itself still build.
+:mod:`bench_gui.engines.postgresql.agent.template`). Tests of the build itself still build.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import psycopg
 import pytest
 from psycopg import sql
 
-from bench_gui.agent.pg import loader, template
+from bench_gui.engines.postgresql.agent import loader, template
 from bench_gui.remote.demo_account import ensure_system_account
 
 # What the ``tpcc_db`` fixture gives: ``tpcc_db(name, warehouses=1)`` -> the database's name.

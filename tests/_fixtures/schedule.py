@@ -31,7 +31,7 @@ DEFAULT_SECONDS = 5.0
 # Files changing state the whole machine shares: at most one of them runs at a time.
 KNOB_FILES = frozenset(
     {
-        "tests/agent/fio/test_cgroup.py",
+        "tests/workloads/random_read/agent/test_cgroup.py",
         "tests/services/test_run_os_knobs.py",
         "tests/services/test_multi_run_os.py",
         "tests/services/test_study_storage.py",
@@ -52,9 +52,9 @@ KNOB_FILES = frozenset(
 # Files whose tests measure (timing, multipliers, idle power): last, alone on the machine.
 MEASURING_FILES = frozenset(
     {
-        "tests/agent/fio/test_collapse.py",
-        "tests/agent/fio/test_warmup.py",
-        "tests/agent/fio/test_study.py",
+        "tests/workloads/random_read/agent/test_collapse.py",
+        "tests/workloads/random_read/agent/test_warmup.py",
+        "tests/workloads/random_read/agent/test_study.py",
         "tests/gui/pages/test_live_random_read.py",
         # a throttled device against a fast one: the fast one must be 5x faster, which a
         # loaded machine denies it (2,930 against 1,943 raw IOPS seen beside another run)

@@ -29,9 +29,9 @@ from bench_gui.agent.barrier import (
     wait_until,
 )
 from bench_gui.agent.driver import worker_specs
-from bench_gui.agent.pg.vu import STATEMENTS
 from bench_gui.core.events import check_event
 from bench_gui.core.multi_driver import merge_step
+from bench_gui.engines.postgresql.agent.vu import STATEMENTS
 from bench_gui.wire.go_file import beat_path, go_path, go_text, read_go
 from bench_gui.wire.protocol import Event, decode_line
 from bench_gui.wire.run_config import RunConfig

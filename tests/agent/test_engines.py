@@ -7,7 +7,7 @@ import pytest
 
 from bench_gui.agent.__main__ import _public_config
 from bench_gui.agent.engines import AgentEngine, open_engine
-from bench_gui.agent.pg.engine import PgEngine
+from bench_gui.engines.postgresql.agent.engine import PgEngine
 from bench_gui.wire import odbc
 from bench_gui.wire.engine_errors import EngineError
 from bench_gui.wire.run_config import RunConfig
@@ -18,7 +18,7 @@ def test_postgresql_is_the_pg_engine_and_satisfies_the_interface() -> None:
     assert isinstance(engine, PgEngine)
     assert engine.supports_template
     assert engine.template == "a_template"
-    from bench_gui.agent.pg.vu import worker_main
+    from bench_gui.engines.postgresql.agent.vu import worker_main
 
     assert engine.worker_main is worker_main
 

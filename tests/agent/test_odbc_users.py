@@ -14,15 +14,15 @@ import pyodbc
 import pytest
 
 from bench_gui.agent import odbc_users
-from bench_gui.agent.mssql import vu as mssql_vu
-from bench_gui.agent.mysql import vu as mysql_vu
 from bench_gui.agent.users import SLOT_ERRORS, SLOTS, WorkerSpec
+from bench_gui.engines.mariadb.agent import vu as mysql_vu
+from bench_gui.engines.mssql.agent import vu as mssql_vu
 from bench_gui.wire.engine_errors import EngineError
 from tests._fixtures.mariadb import PASSWORD, PASSWORD_ENV, MariaDbServer
 from tests._fixtures.ssh import free_port
-from tests.agent.mssql.recording import Log, RecordingConnection
-from tests.agent.mssql.sent_check import answer_call
-from tests.agent.mssql.test_vu_recorded import LINK_FAILURE, _spec
+from tests.engines.mssql.agent.recording import Log, RecordingConnection
+from tests.engines.mssql.agent.sent_check import answer_call
+from tests.engines.mssql.agent.test_vu_recorded import LINK_FAILURE, _spec
 
 
 @pytest.fixture

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from bench_gui.agent.driver import worker_processes
-from bench_gui.agent.mysql.engine import MariaDbEngine
-from bench_gui.agent.pg.engine import PgEngine
+from bench_gui.engines.mariadb.agent.engine import MariaDbEngine
+from bench_gui.engines.postgresql.agent.engine import PgEngine
 
 
 def test_postgresql_users_share_a_process_until_it_holds_enough_of_them() -> None:

@@ -69,7 +69,7 @@ def test_each_engine_is_listed_with_its_state() -> None:
     mssql = _block(proc.stdout, "mssql")
     assert mssql == [
         "mssql        SQL Server           port 1433",
-        "installed: yes (bench_gui_plugins.mssql:MssqlEngine)",
+        "installed: yes (bench_gui.engines.mssql.connection:MssqlEngine)",
         "ODBC driver on this machine: not found (looked for: ODBC Driver 18 for SQL Server,"
         " ODBC Driver 17 for SQL Server, sql server, freetds)",
         "verified against a live server: no (no SQL Server here; statements parsed by"
@@ -93,7 +93,10 @@ def test_json_gives_the_same_state() -> None:
     engines = {e["name"]: e for e in data["engines"]}
     assert {"postgresql", "mariadb", "mysql", "mssql"} <= set(engines)
     mssql = engines["mssql"]
-    assert (mssql["installed"], mssql["plugin"]) == (True, "bench_gui_plugins.mssql:MssqlEngine")
+    assert (mssql["installed"], mssql["plugin"]) == (
+        True,
+        "bench_gui.engines.mssql.connection:MssqlEngine",
+    )
     assert mssql["odbc"]["used"]
     assert mssql["odbc"]["found"] is None
     assert mssql["verified_live"] is False

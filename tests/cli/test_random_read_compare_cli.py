@@ -19,7 +19,7 @@ from bench_gui.store import SessionStore
 from bench_gui.workloads.random_read.compare import multiple_text
 from tests._fixtures.random_read_sessions import seed004, store_random_read
 from tests._fixtures.seed_sessions import build_seed000
-from tests.agent.fio.helpers import memory_cgroups_usable, need_fio, need_root
+from tests.workloads.random_read.agent.helpers import memory_cgroups_usable, need_fio, need_root
 
 pytestmark = pytest.mark.usefixtures("qapp")
 FOREIGN = re.compile(r"nopm|tpm|warehouse|virtual user|new[- ]order|tproc|tpc-c", re.IGNORECASE)

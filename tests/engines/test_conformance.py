@@ -95,6 +95,21 @@ def test_each_kind_is_a_plan_kind_with_one_kit_a_plugin_and_an_agent(kit: Engine
             assert engine_target(kind) is not None, f"no agent side for {kind}"
 
 
+def test_a_built_in_kit_is_one_folder(kit: EngineKit) -> None:
+    """Its entry, its connection string (the plugin) and its agent side all live in
+    ``bench_gui/engines/<name>/``: adding an engine is that folder and its entry points."""
+    from bench_gui.agent.engines import AGENT_ENGINES
+
+    folder = f"bench_gui.engines.{kit.name}"
+    for kind in kit.kinds:
+        if kind == "demo":
+            continue
+        assert type(get_engine(kind)).__module__ == f"{folder}.connection", kind
+        assert AGENT_ENGINES[kind].startswith(f"{folder}.agent."), kind
+    for where in kit.faces.values():
+        assert where.startswith(f"{folder}."), where
+
+
 def test_its_plan_and_form_words_come_from_the_kit(kit: EngineKit) -> None:
     """What the plan check, the ODBC form and `tune` say of an engine is the kit's, never a
     branch on its name: a host is required by its label, TLS is asked its way, and a tuning

@@ -19,7 +19,7 @@ import pytest
 
 from bench_gui.remote.storage import record_layout
 from tests._fixtures.cli import bench
-from tests.agent.fio.helpers import memory_cgroups_usable, need_fio, need_root
+from tests.workloads.random_read.agent.helpers import memory_cgroups_usable, need_fio, need_root
 
 pytestmark = pytest.mark.integration
 

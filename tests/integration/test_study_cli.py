@@ -14,7 +14,7 @@ import tomli_w
 
 from tests._fixtures.cli import bench
 from tests._fixtures.ssh import free_port
-from tests.agent.fio.helpers import memory_cgroups_usable, need_fio, need_root
+from tests.workloads.random_read.agent.helpers import memory_cgroups_usable, need_fio, need_root
 
 pytestmark = pytest.mark.integration
 

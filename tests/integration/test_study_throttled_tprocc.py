@@ -27,7 +27,7 @@ from bench_gui.core.saturation import LoadPoint, StopConditions, find_saturation
 from bench_gui.report.headlines import sentence, state, users_cell
 from tests._fixtures.cli import bench
 from tests._fixtures.loop import LoopDevices
-from tests.agent.fio.helpers import make_filesystem, need_root, throttled
+from tests.workloads.random_read.agent.helpers import make_filesystem, need_root, throttled
 
 pytestmark = pytest.mark.integration
 
@@ -67,7 +67,7 @@ class Server:
         return parse_qs(urlparse(self.raw.get_uri("postgres")).query)["host"][0]
 
     def build(self, database: str) -> None:
-        from bench_gui.agent.pg import loader
+        from bench_gui.engines.postgresql.agent import loader
 
         with psycopg.connect(self.raw.get_uri("postgres"), autocommit=True) as conn:
             conn.execute(f'CREATE DATABASE "{database}"')

@@ -17,7 +17,7 @@ import pytest
 
 from bench_gui.wire.protocol import Event, decode_line
 from tests._fixtures.loop import LoopDevices
-from tests.agent.fio.helpers import (
+from tests.workloads.random_read.agent.helpers import (
     agent_config,
     make_filesystem,
     memory_cgroups_usable,

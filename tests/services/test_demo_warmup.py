@@ -20,9 +20,9 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from bench_gui.agent.pg.identity import server_identity
 from bench_gui.agent.runlock import default_lock_dir, holder_info, lock_path, take_lock
 from bench_gui.core.plan import Plan, Target
+from bench_gui.engines.postgresql.agent.identity import server_identity
 from bench_gui.remote.demo import (
     HANDLES_FILE,
     DemoTarget,

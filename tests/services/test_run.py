@@ -140,7 +140,8 @@ def test_home_warehouse_or_all_warehouses(
 ) -> None:
     # One user, two warehouses: by default it keeps one home warehouse; with all warehouses
     # it owns both and spreads its orders over them. (Two: the session's 2-warehouse build is
-    # shared with tests/agent/pg and the CLI sweep; a 3-warehouse one was built for this alone.)
+    # shared with tests/engines/postgresql/agent and the CLI sweep; a 3-warehouse one was built for
+    # this alone.)
     home = tpcc_db("runner_home", warehouses=2)
     plan = pg_plan(pg_server, home, warehouses=2, virtual_users=[1], duration_s=3)
     list(RunController(plan, store).events())

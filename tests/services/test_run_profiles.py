@@ -10,8 +10,8 @@ from typing import Any
 import psycopg
 import pytest
 
-from bench_gui.agent.pg import template
 from bench_gui.core.plan import Plan, Target
+from bench_gui.engines.postgresql.agent import template
 from bench_gui.services.run import RunController
 from bench_gui.services.run_errors import RunError
 from bench_gui.store import SessionStore

@@ -17,7 +17,7 @@ from bench_gui.services.study_run import StudyProgress, StudyRunner
 from bench_gui.store import SessionStore
 from tests._fixtures.layout_file import write_layout
 from tests._fixtures.loop import LoopDevices
-from tests.agent.fio.helpers import memory_cgroups_usable, need_fio, need_root
+from tests.workloads.random_read.agent.helpers import memory_cgroups_usable, need_fio, need_root
 
 pytestmark = pytest.mark.integration
 

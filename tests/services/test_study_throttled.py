@@ -16,14 +16,14 @@ from typing import Any
 import pytest
 import tomli_w
 
-from bench_gui.agent.fio.cgroup import parse_mountinfo, parse_proc_cgroup
 from bench_gui.core.study import load_study
 from bench_gui.report.study_brief import write_brief
 from bench_gui.services.study_run import StudyRunner
 from bench_gui.store import SessionStore
+from bench_gui.workloads.random_read.agent.cgroup import parse_mountinfo, parse_proc_cgroup
 from tests._fixtures.layout_file import write_layout
 from tests._fixtures.loop import LoopDevices
-from tests.agent.fio.helpers import (
+from tests.workloads.random_read.agent.helpers import (
     Throttle,
     memory_cgroups_usable,
     need_fio,

@@ -5,10 +5,21 @@ none of the agent's (the deployment ships its files without importing them)."""
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import subprocess
 import sys
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[2] / "bench_gui"
+KIT_AGENTS = sorted(
+    init.parent
+    for family in ("engines", "workloads")
+    for init in PACKAGE.glob(f"{family}/*/agent/__init__.py")
+)
 
 WIRE_SCRIPT = """
 import importlib, json, pkgutil, sys
@@ -24,11 +35,13 @@ import json, sys
 import bench_gui.cli.engines, bench_gui.gui.pages.database.common
 import bench_gui.engines.mariadb.tuner, bench_gui.engines.mssql.tuner
 import bench_gui.engines.postgresql.tuner
-import bench_gui_plugins.mariadb, bench_gui_plugins.mssql, bench_gui_plugins.postgresql
+import bench_gui.engines.mariadb.connection, bench_gui.engines.mssql.connection
+import bench_gui.engines.postgresql.connection
 from bench_gui.remote import deploy
 files = deploy._agent_files()
 print(json.dumps({
-    "loaded": sorted(m for m in sys.modules if m.startswith("bench_gui.agent")),
+    "loaded": sorted(m for m in sys.modules if m.startswith("bench_gui") and (
+                     m.startswith("bench_gui.agent") or ".agent." in m or m.endswith(".agent"))),
     "shipped": sorted(files),
 }))
 """
@@ -50,7 +63,64 @@ def test_the_desktop_imports_no_agent_module_and_still_ships_it() -> None:
     assert isinstance(said, dict)
     assert said["loaded"] == []
     shipped = set(said["shipped"])
-    assert {"bench_gui/agent/__main__.py", "bench_gui/agent/mssql/engine.py"} <= shipped
+    assert {"bench_gui/agent/__main__.py", "bench_gui/engines/mssql/agent/engine.py"} <= shipped
     # What the agent takes from the contract goes with it.
     assert {"bench_gui/wire/engine_errors.py", "bench_gui/wire/odbc.py",
             "bench_gui/wire/mssql_connect.py", "bench_gui/wire/names.py"} <= shipped  # fmt: skip
+
+    # A kit's agent side goes, with stubs for the packages above it; none of its desktop side.
+    families = ("bench_gui/engines/", "bench_gui/workloads/")
+    kits = {name for name in shipped if name.startswith(families)}
+    assert {"bench_gui/engines/postgresql/agent/engine.py",
+            "bench_gui/engines/mariadb/agent/engine.py",
+            "bench_gui/workloads/random_read/agent/sweep.py", "bench_gui/engines/__init__.py",
+            "bench_gui/workloads/random_read/__init__.py"} <= kits  # fmt: skip
+    outside = {n for n in kits if "/agent/" not in n and not n.endswith("/__init__.py")}
+    assert outside == set()
+
+
+def _imports(path: Path) -> set[str]:
+    """Every module a file imports, anywhere in it (lazy imports inside functions too)."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+    return names
+
+
+def test_there_is_a_kit_agent_side_for_every_built_in_engine_and_random_read() -> None:
+    assert [p.relative_to(PACKAGE).as_posix() for p in KIT_AGENTS] == [
+        "engines/mariadb/agent", "engines/mssql/agent", "engines/postgresql/agent",
+        "workloads/random_read/agent",
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize("folder", KIT_AGENTS, ids=lambda p: p.relative_to(PACKAGE).as_posix())
+def test_a_kit_s_agent_side_imports_only_the_agent_the_contract_and_itself(folder: Path) -> None:
+    """The host gets a kit's agent/ folder alone: an import of its kit's desktop side, of
+    another kit or of the desktop would fail there (the linter sees top-level imports only)."""
+    own = "bench_gui." + folder.relative_to(PACKAGE).as_posix().replace("/", ".")
+    allowed = ("bench_gui.agent", "bench_gui.wire", own)
+    wrong = {
+        f"{path.relative_to(PACKAGE)}: {name}"
+        for path in folder.rglob("*.py")
+        for name in _imports(path)
+        if name.startswith("bench_gui")
+        and not any(name == a or name.startswith(a + ".") for a in allowed)
+    }
+    assert wrong == set()
+
+
+def test_a_kit_s_desktop_side_never_imports_an_agent_side() -> None:
+    """The desktop ships the agent's files and never runs them, its kits' agents included."""
+    wrong = {
+        f"{path.relative_to(PACKAGE)}: {name}"
+        for family in ("engines", "workloads")
+        for path in (PACKAGE / family).rglob("*.py")
+        if "agent" not in path.relative_to(PACKAGE / family).parts
+        for name in _imports(path)
+        if name.startswith("bench_gui.agent") or ".agent." in name or name.endswith(".agent")
+    }
+    assert wrong == set()

@@ -132,8 +132,8 @@ def test_failed_connect_never_shows_the_password() -> None:
 def test_package_imports_without_pyodbc() -> None:
     code = (
         "import sys; sys.modules['pyodbc'] = None\n"
-        "import bench_gui.agent.mssql.loader, bench_gui.agent.mssql.transactions\n"
-        "import bench_gui.agent.mssql.counters, bench_gui.agent.mssql.checks\n"
+        "import bench_gui.engines.mssql.agent.loader, bench_gui.engines.mssql.agent.transactions\n"
+        "import bench_gui.engines.mssql.agent.counters, bench_gui.engines.mssql.agent.checks\n"
         "import bench_gui.wire.mssql_settings\n"
         "print('ok')"
     )

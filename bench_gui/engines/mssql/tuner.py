@@ -1,5 +1,5 @@
 """Tune a SQL Server: seed 003's settings (or a user's preset file) diffed, applied and rolled
-back, through pyodbc as the agent reaches the server (:mod:`bench_gui.agent.mssql`).
+back, through pyodbc as the agent reaches the server (:mod:`bench_gui.engines.mssql.agent`).
 
 **Not verified against a live server here**: no SQL Server runs where this was written. Every
 statement this module can send is checked by sqlglot's T-SQL parser in the tests, which also

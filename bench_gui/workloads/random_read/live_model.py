@@ -1,7 +1,8 @@
 """A random-read run as it happens (seed 004): events in, the Live view's seconds and points out.
 
 No Qt here, so the tests feed it the real agent's events and check every figure. The agent's
-events are those listed in :mod:`bench_gui.agent.fio` (the package docstring): the ``hello``
+events are those listed in :mod:`bench_gui.workloads.random_read.agent` (the package docstring):
+the ``hello``
 says what the study is (its RAM, dataset sizes, device), ``progress`` the file being written
 (task ``prepare``) and the raw-IOPS pass (task ``raw_iops``, the last one with the result), each
 dataset size is a ``step`` (start, then end with fio's summary), and a ``sample`` a second

@@ -1,8 +1,8 @@
 """A scripted SQL Server for the tuner's tests: a TEST SEAM, not a server.
 
 No SQL Server runs here and none can be installed, so the tuner's tests connect it to
-:class:`tests.agent.mssql.recording.RecordingConnection`, which writes down every statement
-(each one then goes through the T-SQL parser of :mod:`tests.agent.mssql.tsql_check`) and
+:class:`tests.engines.mssql.agent.recording.RecordingConnection`, which writes down every statement
+(each one then goes through the T-SQL parser of :mod:`tests.engines.mssql.agent.tsql_check`) and
 answers from :class:`ScriptedServer`: the state a server holds (sys.configurations, the
 database's options, the login's tokens and permissions) and the documented effect of the few
 statements the tuner sends:
@@ -32,8 +32,8 @@ import pyodbc
 from bench_gui.engines.mssql import tuner as mssql_tuner
 from bench_gui.engines.mssql.tuner import MssqlTuner
 from bench_gui.wire import mssql_settings as settings
-from tests.agent.mssql.recording import Log, RecordingConnection, ResultSets
-from tests.agent.mssql.tsql_check import check_statement
+from tests.engines.mssql.agent.recording import Log, RecordingConnection, ResultSets
+from tests.engines.mssql.agent.tsql_check import check_statement
 
 # A plan whose target is a SQL Server (the scripted one stands in for it).
 PLAN = """name = "SQL Server sweep"

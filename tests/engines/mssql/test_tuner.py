@@ -17,7 +17,7 @@ from bench_gui.engines.mssql.tuner import MssqlSnapshot, MssqlTuner, rights_of
 from bench_gui.engines.tuning_terms import PresetError, TunedSetting
 from bench_gui.remote.db_tuner import NotEnoughPrivileges, RejectedSettings, TuningError
 from bench_gui.wire import mssql_settings as settings
-from tests.agent.mssql.tsql_check import TsqlError, check_statement
+from tests.engines.mssql.agent.tsql_check import TsqlError, check_statement
 from tests.engines.mssql.scripted import ScriptedServer, odbc_error
 
 RAM_MB = 64 * 1024

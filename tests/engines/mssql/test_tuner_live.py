@@ -1,5 +1,5 @@
 """The SQL Server tuner against a real server, when ``BENCH_GUI_TEST_MSSQL`` names one (see
-tests/agent/mssql/live_server.py): seed 003's settings on a database of the test's own,
+tests/engines/mssql/agent/live_server.py): seed 003's settings on a database of the test's own,
 applied, read back and rolled back to exactly what was there.
 
 Skipped here: no SQL Server can be installed on this project's machines, so until this runs
@@ -15,13 +15,13 @@ from typing import Any
 
 import pytest
 
-from bench_gui.agent.mssql.engine import drop_database_sql
+from bench_gui.engines.mssql.agent.engine import drop_database_sql
 from bench_gui.engines.mssql.proposal import seed_003_proposal
 from bench_gui.engines.mssql.tuner import MssqlSnapshot, MssqlTuner
 from bench_gui.wire import mssql_settings as settings
 from bench_gui.wire.mssql_connect import connect, resolve_conninfo
 from bench_gui.wire.mssql_names import quote_name
-from tests.agent.mssql.live_server import SKIP_REASON, LiveServer, live_server
+from tests.engines.mssql.agent.live_server import SKIP_REASON, LiveServer, live_server
 
 SERVER = live_server()
 

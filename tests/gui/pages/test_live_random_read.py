@@ -20,8 +20,13 @@ from bench_gui.workloads.random_read.compare import multiplier_text
 from bench_gui.workloads.random_read.live_board import fmt_ops, latency_tile_text
 from bench_gui.workloads.random_read.live_model import SMOOTHING
 from tests._fixtures.loop import LoopDevices
-from tests.agent.fio.helpers import make_filesystem, memory_cgroups_usable, need_fio, need_root
 from tests.services.random_read_recording import LIMIT_MIB, MEASURE_S, MULTIPLES, WARMUP_S, recorded
+from tests.workloads.random_read.agent.helpers import (
+    make_filesystem,
+    memory_cgroups_usable,
+    need_fio,
+    need_root,
+)
 
 pytestmark = pytest.mark.gui
 

@@ -236,7 +236,7 @@ def test_an_engine_whose_plugin_failed_is_kept_marked_and_says_why(qtbot: QtBot)
         {k: e for k, e in real.engines.items() if k != "mssql"},
         (
             EngineLoadError(
-                "mssql", "bench_gui_plugins.mssql:MssqlEngine", "ImportError: no pyodbc"
+                "mssql", "bench_gui.engines.mssql.connection:MssqlEngine", "ImportError: no pyodbc"
             ),
         ),
     )
@@ -248,7 +248,7 @@ def test_an_engine_whose_plugin_failed_is_kept_marked_and_says_why(qtbot: QtBot)
         " (ImportError: no pyodbc); a run cannot start."
     )
     assert page.target.plugin_notice.text() == (
-        "⚠ Engine plugin 'mssql' failed to load (bench_gui_plugins.mssql:MssqlEngine):"
+        "⚠ Engine plugin 'mssql' failed to load (bench_gui.engines.mssql.connection:MssqlEngine):"
         " ImportError: no pyodbc"
     )
     # Saving keeps the plan's engine and its fields.
@@ -344,7 +344,7 @@ print("before", sorted(m for m in sys.modules if m.startswith("bench_gui_plugins
 print("offered", [page.engine_combo.itemData(i) for i in range(page.engine_combo.count())])
 while not page.target.engines_loaded:
     app.processEvents()
-print("after", "bench_gui_plugins.postgresql" in sys.modules)
+print("after", "bench_gui.engines.postgresql.connection" in sys.modules)
 """
 
 

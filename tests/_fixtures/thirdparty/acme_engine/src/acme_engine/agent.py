@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from acme_helpers import engine_label
 
-from bench_gui.agent.pg.engine import PgEngine
+from bench_gui.engines.postgresql.agent.engine import PgEngine
 
 
 class AcmeAgentEngine(PgEngine):

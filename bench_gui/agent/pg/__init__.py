@@ -1,1 +1,0 @@
-"""bench_gui.agent.pg."""

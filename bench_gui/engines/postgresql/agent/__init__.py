@@ -1,0 +1,1 @@
+"""bench_gui.engines.postgresql.agent."""
