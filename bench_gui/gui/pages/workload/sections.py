@@ -1,5 +1,6 @@
-"""The Workload page's plan sections: the workload's kind and TPROC-C's sweep, and its options
-(the target is :mod:`.target_section`, the random-read study
+"""The Workload page's plan sections: the workload's kind and its sweep (the target is
+:mod:`.target_section`; each workload's own section is its kit's ``plan_form``: TPROC-C's
+options :mod:`bench_gui.workloads.tproc_c.plan_form`, the random-read study
 :mod:`bench_gui.workloads.random_read.plan_form`).
 
 Each section shows its part of a :class:`Plan` (``set_plan``) and writes it back into the
@@ -12,7 +13,6 @@ from typing import Any
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
-    QCheckBox,
     QComboBox,
     QDoubleSpinBox,
     QGroupBox,
@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
     QSpinBox,
 )
 
-from bench_gui.core.plan import BUILD_MODES, PROFILES, WORKLOAD_KINDS, Plan, parse_vu_list
+from bench_gui.core.plan import WORKLOAD_KINDS, Plan, parse_vu_list
 from bench_gui.gui.widgets.page_parts import compact_combo
 from bench_gui.gui.widgets.plan_fields import PlanFields, add_row, styled_form
 from bench_gui.workloads.base import kit_for
@@ -31,19 +31,6 @@ VU_HINT = "One sweep step per user count: a list (8,16,24) or a range (8-64/8)."
 def default_name(kind: str) -> str:
     """A new plan's run name for a workload kind (its kit's, else a plan's own)."""
     return kit_for(kind).default_name or Plan().name
-
-
-BUILD_MODE_LABELS = {
-    "if_missing": "Build if missing",
-    "always": "Always rebuild",
-    "never": "Never build (use existing)",
-}
-
-# The transaction profiles, as the form names them (docs/profiles.md).
-PROFILE_LABELS = {
-    "spec": "Spec (TPC-C as written)",
-    "hammerdb": "HammerDB 6.0's transactions (to compare with HammerDB)",
-}
 
 
 def duration_words(seconds: float) -> str:
@@ -189,47 +176,3 @@ class SweepSection(QGroupBox):
         total = len(users) * (self.rampup_spin.value() + self.duration_spin.value())
         about = duration_words(total).replace(" ", "\u00a0")  # never split across lines
         self.vu_hint.setText(f"{steps}: {shown} users  ·  about\u00a0{about}")
-
-
-class OptionsSection(QGroupBox):
-    """How the sweep runs: all warehouses, keying and thinking time, a reset between steps,
-    when the schema is built, and whose transactions run (the profile)."""
-
-    def __init__(self) -> None:
-        super().__init__("Options")
-        self.fields = PlanFields()
-        form = styled_form(self)
-        self.all_warehouses_check = QCheckBox("Use all warehouses")
-        form.addRow(self.fields.cell("workload.all_warehouses", self.all_warehouses_check))
-        self.keying_check = QCheckBox("Keying and thinking time")
-        form.addRow(self.fields.cell("workload.keying_thinking", self.keying_check))
-        self.reset_check = QCheckBox("Reset the database between steps (from a template)")
-        form.addRow(self.fields.cell("workload.reset_between_steps", self.reset_check))
-        self.build_combo = QComboBox()
-        for mode in BUILD_MODES:
-            self.build_combo.addItem(BUILD_MODE_LABELS.get(mode, mode), mode)
-        add_row(form, "Build mode", self.fields.cell("workload.build", self.build_combo))
-        self.profile_combo = QComboBox()
-        for profile in PROFILES:
-            self.profile_combo.addItem(PROFILE_LABELS.get(profile, profile), profile)
-        add_row(form, "Transactions", self.fields.cell("workload.profile", self.profile_combo))
-
-    def set_plan(self, plan: Plan) -> None:
-        wl = plan.workload
-        self.profile_combo.setCurrentIndex(max(0, self.profile_combo.findData(wl.profile)))
-        self.all_warehouses_check.setChecked(wl.all_warehouses)
-        self.keying_check.setChecked(wl.keying_thinking)
-        self.reset_check.setChecked(wl.reset_between_steps)
-        self.build_combo.setCurrentIndex(max(0, self.build_combo.findData(wl.build)))
-
-    def problems(self) -> list[tuple[str, str]]:
-        """Nothing the plan's own checks do not see (the kit form's contract)."""
-        return []
-
-    def fill(self, data: dict[str, Any]) -> None:
-        wl = data["workload"]
-        wl["all_warehouses"] = self.all_warehouses_check.isChecked()
-        wl["keying_thinking"] = self.keying_check.isChecked()
-        wl["reset_between_steps"] = self.reset_check.isChecked()
-        wl["build"] = self.build_combo.currentData()
-        wl["profile"] = self.profile_combo.currentData()
