@@ -59,7 +59,6 @@ from bench_gui.core.plan_model import (
     TARGET_KINDS,
     TLS_MODES,
     TPROC_C_FIELDS,
-    WORKLOAD_KINDS,
     Driver,
     Monitor,
     OsKnobs,
@@ -69,7 +68,7 @@ from bench_gui.core.plan_model import (
     Target,
 )
 from bench_gui.wire.run_config import Workload
-from bench_gui.workloads.base import kit_for, kits, uses_database
+from bench_gui.workloads.base import DEFAULT_WORKLOAD, kit_for, kits, uses_database
 from bench_gui.workloads.contract import WorkloadKit
 
 __all__ = [
@@ -105,7 +104,6 @@ __all__ = [
     "TLS_MODES",
     "TPROC_C_FIELDS",
     "Target",
-    "WORKLOAD_KINDS",
     "check_driver_hosts_saved",
     "load_plan",
     "os_knob_problem",
@@ -190,9 +188,10 @@ def plan_from_dict(data: dict[str, Any]) -> Plan:
         wl_data = {}
     wl = plan.workload
     wl.kind = check_str(problems, "workload.kind", wl_data.get("kind", wl.kind))
-    if wl.kind not in WORKLOAD_KINDS:
-        problems.append(("workload.kind", f"must be one of {', '.join(WORKLOAD_KINDS)}"))
-        wl.kind = WORKLOAD_KINDS[0]
+    known = [kit.name for kit in kits()]
+    if wl.kind not in known:
+        problems.append(("workload.kind", f"must be one of {', '.join(known)}"))
+        wl.kind = DEFAULT_WORKLOAD
     for key in wl_data:
         if key not in Workload.__dataclass_fields__:
             problems.append((f"workload.{key}", "unknown field"))

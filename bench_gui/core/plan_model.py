@@ -39,7 +39,6 @@ AUTHENTICATION_MODES: Final[dict[str, tuple[str, ...]]] = {
     "mysql": ("", "password"),
     "mssql": ("", "sql", "windows", "entra_password", "entra_integrated"),
 }
-WORKLOAD_KINDS = ("tproc_c", "random_read")
 # The transactions' logic: "spec" (ours, TPC-C as written: NURand items, distinct items, every
 # update the spec asks for) or "hammerdb" (HammerDB 6.0's own per engine, faults included, so
 # a run compares like for like with HammerDB's results). See docs/profiles.md.

@@ -20,7 +20,6 @@ from bench_gui.core.plan import PlanError, plan_from_dict, plan_text
 from bench_gui.core.plan_checks import check_bool, check_str, shown
 from bench_gui.core.saturation import DEFAULT_MIN_GAIN_PCT, StopConditions
 from bench_gui.core.study_model import (
-    BRIEF_SECTIONS,
     MAX_SHORT_NAME,
     MAX_STUDY_BYTES,
     MAX_STUDY_KEY,
@@ -34,7 +33,7 @@ from bench_gui.core.study_model import (
     System,
     Tuning,
 )
-from bench_gui.workloads.base import kit_for, kits
+from bench_gui.workloads.base import DEFAULT_WORKLOAD, kit_for, kits
 
 Problems = list[tuple[str, str]]
 
@@ -297,7 +296,7 @@ def _short_names(problems: Problems, value: Any, systems: list[str]) -> dict[str
 
 def _order(problems: Problems, value: Any, kind: str) -> list[str]:
     """``report.order``: the brief's sections in the seed's order, each once."""
-    known = BRIEF_SECTIONS.get(kind, ())
+    known = kit_for(kind).brief_sections if kind in {k.name for k in kits()} else ()
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         problems.append(("report.order", f"must be a list of sections ({', '.join(known)})"))
         return []
@@ -429,7 +428,7 @@ def study_from_dict(data: dict[str, Any]) -> Study:
             ("baseline", f"must be one of the systems ({', '.join(systems_data)}), got"
              f" {shown(baseline)}")
         )  # fmt: skip
-    kind = next(iter(kinds)) if kinds else "tproc_c"
+    kind = next(iter(kinds)) if kinds else DEFAULT_WORKLOAD
     stop = _stop(problems, data.get("stop", {}))
     study_kit = kit_for(kind)
     if "stop" in data and "stop_conditions" not in study_kit.compare_inputs:

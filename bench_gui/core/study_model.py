@@ -17,6 +17,7 @@ from typing import Any, Final
 from bench_gui.core.economics import DevicePrice, PowerPrice
 from bench_gui.core.plan_model import Plan
 from bench_gui.core.saturation import StopConditions
+from bench_gui.workloads.base import DEFAULT_WORKLOAD
 
 # The workload fields a system may set for itself: where its data is, never the sweep.
 SYSTEM_WORKLOAD_FIELDS: Final = ("file", "memory_limit")
@@ -28,16 +29,6 @@ MAX_STUDY_KEY: Final = 30
 # A system's short name heads the brief's table columns: as long as the report lets an author's
 # short name be (bench_gui.report.names.MAX_AUTHOR).
 MAX_SHORT_NAME: Final = 40
-# The brief's sections a study may put in its own order (``report.order``), by workload: the
-# keys of the report's sections (bench_gui.report.builder, random_read_sections); the
-# configuration always closes the brief with How we tested.
-BRIEF_SECTIONS: Final = {
-    "tproc_c": (
-        "throughput", "latency_avg", "latency_p999", "power", "saturation", "economics",
-        "repeatability",
-    ),
-    "random_read": ("throughput", "multiplier", "latency", "economics"),
-}  # fmt: skip
 
 
 class StudyError(ValueError):
@@ -141,7 +132,7 @@ class Study:
 
     @property
     def workload_kind(self) -> str:
-        return self.systems[0].plan.workload.kind if self.systems else "tproc_c"
+        return self.systems[0].plan.workload.kind if self.systems else DEFAULT_WORKLOAD
 
     def system(self, key: str) -> System:
         for system in self.systems:

@@ -28,6 +28,7 @@ from bench_gui.remote.storage import (
 from bench_gui.remote.targets import TARGETS_FILE
 from bench_gui.services.run_errors import RunError
 from bench_gui.store.paths import data_dir
+from bench_gui.workloads.base import uses_database
 
 
 class Runner(Protocol):
@@ -87,8 +88,8 @@ class LayoutScope:
                 accept_unreadable=storage.accept_unreadable,
             )  # fmt: skip
             self.built = True
-            if layout.database.placement != "none" and self.system.plan.workload.kind != (
-                "random_read"
+            if layout.database.placement != "none" and uses_database(
+                self.system.plan.workload.kind
             ):
                 from bench_gui.remote.db_placement import place_database
 

@@ -83,6 +83,9 @@ class WorkloadKit:
     faces: Mapping[str, str] = field(default_factory=dict)
     # The study file's [report] options only its brief reads ("target_ops", "dataset").
     report_options: frozenset[str] = frozenset()
+    # The brief's sections a study may put in its own order (``report.order``): the keys of
+    # its report's sections; the configuration always closes the brief with How we tested.
+    brief_sections: tuple[str, ...] = ()
     # What the plan reader says when a plan of another kind ({kind}) sets one of its fields.
     foreign_field_note: str = 'only for kind = "{name}"'
     # The Workload page: what its plan is ("TPROC-C sweep plan"), its start button's words,

@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from bench_gui.core.plan import WORKLOAD_KINDS, Monitor, Plan, Power
+from bench_gui.core.plan import Monitor, Plan, Power
 from bench_gui.core.power import (
     METER_KINDS,
     METER_LABELS,
@@ -42,7 +42,7 @@ from bench_gui.core.power import (
 from bench_gui.gui.tasks import TaskRunner
 from bench_gui.gui.widgets.plan_fields import PlanFields, add_row, style_form
 from bench_gui.wire.power_math import MeterError
-from bench_gui.workloads.base import kit_for
+from bench_gui.workloads.base import DEFAULT_WORKLOAD, kit_for, kits
 
 # What a meter that cannot be read raises (anything else is a bug, for the error notifier).
 READING_ERRORS = (MeterError, LookupError, ValueError, OSError)
@@ -73,7 +73,7 @@ class PowerOptions(QGroupBox):
         super().__init__("Power and host metrics", parent)
         self.fields = PlanFields()
         self.option_widgets: dict[str, dict[str, QWidget]] = {}
-        self._workload_kind = WORKLOAD_KINDS[0]
+        self._workload_kind = DEFAULT_WORKLOAD
         self.reader = TaskRunner(self, expected=READING_ERRORS, where="the meter's test reading")
 
         outer = QHBoxLayout(self)
@@ -274,7 +274,7 @@ class PowerOptions(QGroupBox):
 
     def set_workload_kind(self, kind: str) -> None:
         """Words for the kind's own host and data (a study has a data file, not a database)."""
-        self._workload_kind = kind if kind in WORKLOAD_KINDS else WORKLOAD_KINDS[0]
+        self._workload_kind = kind if kind in {k.name for k in kits()} else DEFAULT_WORKLOAD
         kit = kit_for(self._workload_kind)
         self.devices_edit.setPlaceholderText(kit.devices_words)
         self.fields.hints["monitor.devices"].setText(kit.devices_hint)

@@ -15,6 +15,7 @@ KIT = WorkloadKit(
     engine="fio",
     compare_inputs=frozenset({"ram_price"}),
     report_options=frozenset({"target_ops", "dataset"}),
+    brief_sections=("throughput", "multiplier", "latency", "economics"),
     plan_title="Random-read study",
     start_words="Start study",
     host_noun="the host fio runs on",

@@ -12,6 +12,15 @@ KIT = WorkloadKit(
     words=("NOPM", "virtual users"),
     uses_database=True,
     compare_inputs=frozenset({"stop_conditions", "response_scope", "array_prices", "power_price"}),
+    brief_sections=(
+        "throughput",
+        "latency_avg",
+        "latency_p999",
+        "power",
+        "saturation",
+        "economics",
+        "repeatability",
+    ),  # fmt: skip
     foreign_field_note='a TPROC-C field: not used by kind = "{kind}"',
     plan_title="TPROC-C sweep",
     start_words="Start sweep",

@@ -9,9 +9,9 @@ from typing import Any
 from PySide6.QtWidgets import QComboBox, QGroupBox, QLineEdit, QPlainTextEdit
 
 from bench_gui.core.os_presets import BUILTIN_OS_PRESETS
-from bench_gui.core.plan import WORKLOAD_KINDS, Plan
+from bench_gui.core.plan import Plan
 from bench_gui.gui.widgets.plan_fields import PlanFields, add_row, styled_form
-from bench_gui.workloads.base import kit_for
+from bench_gui.workloads.base import DEFAULT_WORKLOAD, kit_for
 
 # With several driver hosts none is the database host: the knobs' host must be named.
 SEVERAL_HOSTS_PLACEHOLDER = "required with several driver hosts: the database server's target"
@@ -56,7 +56,7 @@ class OsSection(QGroupBox):
         self.devices_edit = QLineEdit()
         self.devices_edit.setPlaceholderText("nvme0n1, nvme1n1 (default: the data directory's)")
         add_row(form, "Data devices", self.fields.cell("os.devices", self.devices_edit))
-        self._kind = WORKLOAD_KINDS[0]
+        self._kind = DEFAULT_WORKLOAD
         self._several_hosts = False
         self.set_workload_kind(self._kind)
 

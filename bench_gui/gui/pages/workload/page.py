@@ -28,7 +28,6 @@ from PySide6.QtWidgets import (
 from bench_gui.core.echo import problem_lines
 from bench_gui.core.engine import EngineCatalog
 from bench_gui.core.plan import (
-    WORKLOAD_KINDS,
     Plan,
     PlanError,
     load_plan,
@@ -44,7 +43,7 @@ from bench_gui.gui.widgets.plan_fields import PlanFields
 from bench_gui.gui.widgets.power_options import PowerOptions
 from bench_gui.gui.widgets.side_by_side import SideBySide
 from bench_gui.wire.protocol import Event
-from bench_gui.workloads.base import kit_for, kits
+from bench_gui.workloads.base import DEFAULT_WORKLOAD, kit_for, kits
 
 
 class KitForm(Protocol):
@@ -217,7 +216,7 @@ class WorkloadPage(QWidget):
             if other.name != kind:
                 for key in other.face("plan_fields"):
                     workload.pop(key, None)
-        if kind == WORKLOAD_KINDS[0]:
+        if kind == DEFAULT_WORKLOAD:
             workload.pop("kind", None)  # the default kind is not written
         else:
             workload["kind"] = kind

@@ -20,10 +20,10 @@ from PySide6.QtWidgets import (
     QSpinBox,
 )
 
-from bench_gui.core.plan import WORKLOAD_KINDS, Plan, parse_vu_list
+from bench_gui.core.plan import Plan, parse_vu_list
 from bench_gui.gui.widgets.page_parts import compact_combo
 from bench_gui.gui.widgets.plan_fields import PlanFields, add_row, styled_form
-from bench_gui.workloads.base import kit_for
+from bench_gui.workloads.base import DEFAULT_WORKLOAD, kit_for, kits
 
 VU_HINT = "One sweep step per user count: a list (8,16,24) or a range (8-64/8)."
 
@@ -71,12 +71,11 @@ class SweepSection(QGroupBox):
         self.name_edit = QLineEdit()
         add_row(form, "Run name", self.fields.cell("name", self.name_edit))
         self.kind_combo = compact_combo(QComboBox())
-        for kind in WORKLOAD_KINDS:
-            kit = kit_for(kind)
-            self.kind_combo.addItem(kit.choice_label or kit.label, kind)
+        for kit in kits():
+            self.kind_combo.addItem(kit.choice_label or kit.label, kit.name)
         self.kind_combo.currentIndexChanged.connect(self._kind_chosen)
         add_row(form, "Kind", self.fields.cell("workload.kind", self.kind_combo))
-        self._shown_kind = WORKLOAD_KINDS[0]
+        self._shown_kind = DEFAULT_WORKLOAD
         self.warehouses_spin = QSpinBox()
         # 0 is allowed in the box so the plan's own validation can say why it is wrong.
         self.warehouses_spin.setRange(0, 100_000)
@@ -110,7 +109,7 @@ class SweepSection(QGroupBox):
 
     @property
     def workload_kind(self) -> str:
-        return str(self.kind_combo.currentData() or WORKLOAD_KINDS[0])
+        return str(self.kind_combo.currentData() or DEFAULT_WORKLOAD)
 
     def _kind_chosen(self) -> None:
         """The run name follows the kind while it is the other kind's default name."""

@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from bench_gui.core.engine import EngineCatalog, engine_catalog
-from bench_gui.core.plan import ODBC_KINDS, WORKLOAD_KINDS, Plan, Target
+from bench_gui.core.plan import ODBC_KINDS, Plan, Target
 from bench_gui.gui.pages.workload.driver_hosts import DriverHosts
 from bench_gui.gui.pages.workload.engine_choice import (
     catalog_notices,
@@ -47,7 +47,7 @@ from bench_gui.gui.widgets.page_parts import compact_combo
 from bench_gui.gui.widgets.plan_fields import PlanFields, add_row, styled_form
 from bench_gui.services.errors import SecretStoreError
 from bench_gui.services.hosts import database_password, set_db_password
-from bench_gui.workloads.base import uses_database
+from bench_gui.workloads.base import DEFAULT_WORKLOAD, uses_database
 
 THIS_MACHINE = "This machine"
 SEVERAL_SUFFIX = " (several hosts)"
@@ -89,7 +89,7 @@ class TargetSection(QGroupBox):
         self.fields = PlanFields()
         self._driver_before_demo = ""  # the driver host kept while the demo is chosen
         self._shown_kind = "demo"  # the kind whose defaults the port and user may hold
-        self.workload_kind = WORKLOAD_KINDS[0]
+        self.workload_kind = DEFAULT_WORKLOAD
         self.form = form = styled_form(self)
         self._kind_rows(form)
         self._driver_rows(form)
