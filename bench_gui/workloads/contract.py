@@ -23,7 +23,8 @@ FACES: Final[Mapping[str, str]] = {
     "facts": "the Sessions detail's one line of facts",
     # gui: a QWidget class; .show_session(store, header), .clear()
     "sessions_overview": "the Sessions detail's Overview tab",
-    # gui: a QWidget class; the Compare page's results of its sessions
+    # gui: a QWidget class keeping compare_view.CompareView (compare, show_report, clear,
+    # status_text; changed and problem signals); the Compare page's results of its sessions
     "compare_view": "the Compare page's results",
     # gui: a class of live_view.LiveView, made once by the page with its LiveParts
     "live_view": "the Live page's view of a run in progress",

@@ -34,6 +34,7 @@ def main(out_dir: str, size: str = "1920x1080") -> int:
     from bench_gui.core.economics import DevicePrice
     from bench_gui.gui.app import APP_NAME, build_main_window
     from bench_gui.store import SessionStore
+    from bench_gui.workloads.random_read.compare_results import RandomReadView
 
     width, height = (int(v) for v in size.split("x"))
     out = Path(out_dir)
@@ -64,27 +65,29 @@ def main(out_dir: str, size: str = "1920x1080") -> int:
         print(  # noqa: T201
             f"{what} at {width}x{height}: page {page.height()} px tall in a {frame.height()} px"
             f" frame, scrolls {frame.verticalScrollBar().maximum()} px;"
-            f" fact cards {page.rr_view.tiles[0].height()} px"
+            f" fact cards {view.tiles[0].height()} px"
         )
 
     window.show_page("Compare")
     settle()
     page = window.compare_page
+    view = page.compare_views["random_read"]
+    assert isinstance(view, RandomReadView)
     page.set_checked([hdd, ssd])
     page.set_baseline(hdd)
     shot("ticked")
     assert page.compare(), page.error_label.text()
     measure("seed 004")
-    for i in range(page.rr_view.tabs.count()):
-        page.rr_view.tabs.setCurrentIndex(i)
-        name = page.rr_view.tabs.tabText(i).lower().replace(" ", "-").replace("/", "")
+    for i in range(view.tabs.count()):
+        view.tabs.setCurrentIndex(i)
+        name = view.tabs.tabText(i).lower().replace(" ", "-").replace("/", "")
         shot(name)
-    page.rr_view.tabs.setCurrentIndex(0)
-    page.rr_view.set_log_scale(False)
+    view.tabs.setCurrentIndex(0)
+    view.set_log_scale(False)
     shot("ops-linear")
-    page.rr_view.set_log_scale(True)
-    page.rr_view.tabs.setCurrentIndex(3)
-    page.rr_view.ram_question.set_question(150_000, "1 TiB")
+    view.set_log_scale(True)
+    view.tabs.setCurrentIndex(3)
+    view.ram_question.set_question(150_000, "1 TiB")
     shot("economics-1tib")
     assert page.export_report(out / "random-read.pdf"), page.error_label.text()
 

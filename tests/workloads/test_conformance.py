@@ -25,6 +25,7 @@ from bench_gui.gui.pages.compare import ComparePage
 from bench_gui.gui.pages.sessions import SessionsPage
 from bench_gui.report import write_report
 from bench_gui.report.workloads import build_any_report
+from bench_gui.services.errors import SessionNotFound
 from bench_gui.store import SessionStore
 from bench_gui.workloads.base import (
     UnknownWorkload,
@@ -33,6 +34,7 @@ from bench_gui.workloads.base import (
     kits,
     run_record,
 )
+from bench_gui.workloads.compare_view import CompareInputs, CompareView
 from bench_gui.workloads.contract import FACES, WorkloadKit
 from tests._fixtures.random_read_sessions import seed004
 from tests._fixtures.seed_sessions import build_seed000
@@ -173,6 +175,132 @@ def test_the_compare_page_shows_its_view(
     view = page.compare_views[kit.name]
     assert page.views.currentWidget() is view
     no_foreign_words(kit, visible_texts(view), "the Compare page")
+
+
+def _page_inputs(store: SessionStore) -> CompareInputs:
+    """The Compare page's shared inputs as a fresh page hands them over."""
+    from bench_gui.core.saturation import DEFAULT_MIN_GAIN_PCT, StopConditions
+    from bench_gui.report.options import ReportOptions
+
+    return CompareInputs(
+        conditions=StopConditions(DEFAULT_MIN_GAIN_PCT, None, None),
+        title="A conformance comparison",
+        options=ReportOptions(),
+        arrays={},
+        prices=store.device_prices(),
+        power_price=None,
+    )
+
+
+def test_its_compare_view_keeps_the_page_s_contract(
+    kit: WorkloadKit, store: SessionStore, session: int, qtbot: QtBot
+) -> None:
+    """Its ``compare_view`` keeps the Compare page's contract (every method, with the page's
+    arguments, and the two signals): it builds the report of its sessions from the page's
+    inputs, shows it, says it in a status line, clears, and says why it cannot compare."""
+    import inspect
+
+    from PySide6.QtCore import SignalInstance
+
+    view_class = kit.face("compare_view")
+    for name, member in vars(CompareView).items():
+        if inspect.isfunction(member) and not name.startswith("_"):
+            theirs = inspect.signature(getattr(view_class, name))
+            assert list(theirs.parameters) == list(inspect.signature(member).parameters), name
+    view = view_class()
+    qtbot.addWidget(view)
+    assert isinstance(view, CompareView)
+    assert isinstance(view, QWidget)
+    assert isinstance(view.changed, SignalInstance)
+    assert isinstance(view.problem, SignalInstance)
+
+    report = view.compare(store, [session], session, _page_inputs(store))
+    assert report.title == "A conformance comparison"
+    assert report.charts  # what Export writes as images
+    view.resize(1400, 900)
+    view.show()
+    view.show_report(report)
+    shown = visible_texts(view)
+    assert store.get_run(session).name in shown
+    no_foreign_words(kit, shown, "its compare view")
+    said = view.status_text(report)
+    assert store.get_run(session).name in said
+    no_foreign_words(kit, said, "its status line")
+    view.clear()
+    assert store.get_run(session).name not in visible_texts(view)
+
+    with pytest.raises((ValueError, SessionNotFound)) as refused:  # an unknown baseline
+        view.compare(store, [session], 999_999, _page_inputs(store))
+    assert "999999" in str(refused.value)
+    other = next(k for k in KITS if k.name != kit.name)
+    foreign = SESSION_MAKERS[other.name](store)
+    with pytest.raises(ValueError, match=rf"sessions? {foreign}\b"):  # another workload's
+        view.compare(store, [foreign], foreign, _page_inputs(store))
+
+
+def test_the_compare_page_exports_its_report_and_charts(
+    kit: WorkloadKit, store: SessionStore, session: int, qtbot: QtBot, tmp_path: Path
+) -> None:
+    """What the page's Export writes of a comparison its view built: the report file in each
+    format and the charts as images."""
+    import json
+
+    page = ComparePage(store)
+    qtbot.addWidget(page)
+    page.resize(1700, 1000)
+    page.show()
+    page.refresh()
+    page.set_checked([session])
+    assert page.set_baseline(session)
+    said: list[str] = []
+    page.status.connect(said.append)
+    assert page.compare(), page.error_label.text()
+    view = page.view_of(kit.name)
+    assert page.report is not None
+    assert said[-1] == view.status_text(page.report)
+    for name in ("report.html", "report.pdf", "report.csv", "report.json"):
+        assert page.export_report(tmp_path / name), page.error_label.text()
+        assert (tmp_path / name).stat().st_size > 0, name
+    data = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
+    assert store.get_run(session).name in json.dumps(data)
+    written = page.export_charts(tmp_path / "charts")
+    assert written, page.error_label.text()
+    assert len(written) == len(page.report.charts)
+    assert all(path.stat().st_size > 0 for path in written)
+
+
+def test_the_compare_page_names_no_workload() -> None:
+    """The Compare page asks the kits (their ``compare_view``); no module of its package
+    names a workload or imports anything of a kit's folder."""
+    import ast
+
+    import bench_gui.gui.pages.compare as compare_package
+    import bench_gui.workloads as workloads_package
+
+    kit_folders = {
+        f"bench_gui.workloads.{folder.name}"
+        for folder in Path(workloads_package.__file__).parent.iterdir()
+        if (folder / "__init__.py").exists()
+    }
+    assert kit_folders >= {f"bench_gui.workloads.{kit.name}" for kit in KITS[:2]}
+    modules = sorted(Path(compare_package.__file__).parent.glob("*.py"))
+    assert any(m.name == "page.py" for m in modules)
+    for module in modules:
+        source = module.read_text(encoding="utf-8")
+        for kit in KITS:
+            assert kit.name not in source, f"{module.name} names {kit.name}"
+        for node in ast.walk(ast.parse(source)):
+            names = (
+                [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else [alias.name for alias in node.names]
+                if isinstance(node, ast.Import)
+                else []
+            )
+            for name in names:
+                assert not any(
+                    name == folder or name.startswith(f"{folder}.") for folder in kit_folders
+                ), f"{module.name} imports {name}"
 
 
 def test_the_live_page_shows_its_view(kit: WorkloadKit, qtbot: QtBot) -> None:

@@ -10,18 +10,18 @@ Words of this workload only: the transaction workload's view is :mod:`.results`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QButtonGroup,
-    QDoubleSpinBox,
     QFormLayout,
     QGridLayout,
-    QGroupBox,
     QHBoxLayout,
     QLabel,
     QLayout,
-    QLineEdit,
     QPushButton,
     QScrollArea,
     QTabWidget,
@@ -43,8 +43,11 @@ from bench_gui.gui.widgets.compare_charts import session_color
 from bench_gui.gui.widgets.dataset_chart import DatasetChart
 from bench_gui.gui.widgets.report_table import ReportTableView, titled_table
 from bench_gui.report.parts import ChartSpec, Section
-from bench_gui.wire.fio_sizes import format_size, parse_size
-from bench_gui.workloads.random_read.report import RandomReadReport
+from bench_gui.workloads.random_read.ram_question import RamQuestion
+from bench_gui.workloads.random_read.report import RandomReadReport, build_random_read_report
+
+if TYPE_CHECKING:
+    from bench_gui.workloads.compare_view import CompareInputs
 
 # Report sections -> the tab that shows them; "how" is the study as recorded.
 TABS = (
@@ -71,100 +74,6 @@ SCALE_STYLE = (
 FACT_PX = 200
 # Below this width a card takes smaller type, so three fit the width a 1366 px screen leaves.
 ROOMY_FACT_PX = 260
-RAM_HINT = (
-    "Reads a second to serve, from a dataset of this size: the RAM each storage needs is"
-    " read from its measured curve (nothing extrapolated), priced from the RAM price in"
-    " Prices. Defaults: the best ops/s measured at the largest dataset beyond RAM."
-)
-
-
-class RamQuestion(QGroupBox):
-    """The "SSDs replace RAM" question: a target rate of random reads and a dataset size.
-
-    Signals:
-        changed(): the user changed the target or the dataset (not while it is filled).
-        defaults_requested(): back to the comparison's defaults.
-    """
-
-    changed = Signal()
-    defaults_requested = Signal()
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__("The question", parent)
-        column = QVBoxLayout(self)
-        grid = QGridLayout()
-        grid.setHorizontalSpacing(10)
-        self.target_spin = QDoubleSpinBox()
-        self.target_spin.setRange(1.0, 1e12)
-        self.target_spin.setDecimals(0)
-        self.target_spin.setGroupSeparatorShown(True)
-        self.target_spin.setSuffix(" ops/s")
-        self.target_spin.setKeyboardTracking(False)  # one answer per value, not per key
-        self.target_spin.setMinimumWidth(170)
-        self.target_spin.valueChanged.connect(self._edited)
-        grid.addWidget(QLabel("Target"), 0, 0)
-        grid.addWidget(self.target_spin, 0, 1)
-        self.dataset_edit = QLineEdit()
-        self.dataset_edit.setPlaceholderText("e.g. 64 GiB, 1TiB, 500GB")
-        self.dataset_edit.setMinimumWidth(170)
-        self.dataset_edit.editingFinished.connect(self._dataset_edited)
-        grid.addWidget(QLabel("Dataset size"), 1, 0)
-        grid.addWidget(self.dataset_edit, 1, 1)
-        self.defaults_button = QPushButton("Defaults")
-        self.defaults_button.setToolTip("The comparison's own question (as bench-gui compare)")
-        self.defaults_button.clicked.connect(self.defaults_requested.emit)
-        grid.addWidget(self.defaults_button, 1, 2)
-        grid.setColumnStretch(3, 1)
-        column.addLayout(grid)
-        hint = QLabel(RAM_HINT)
-        hint.setObjectName("fieldHint")
-        hint.setWordWrap(True)
-        column.addWidget(hint)
-        self._filling = False
-        self._shown_text = ""
-
-    def target(self) -> float:
-        return float(self.target_spin.value())
-
-    def dataset_bytes(self) -> int:
-        """The dataset size typed; a ValueError names what is wrong with it."""
-        text = self.dataset_edit.text().strip()
-        if not text:
-            raise ValueError("Dataset size: type a size, e.g. 64 GiB or 1TiB")
-        try:
-            size = parse_size(text)
-        except ValueError as exc:
-            raise ValueError(f"Dataset size {text!r}: {exc}") from None
-        if size <= 0:
-            raise ValueError(f"Dataset size {text!r}: must be larger than zero")
-        return size
-
-    def show_values(self, target: float, dataset_bytes: int) -> None:
-        """Fill the inputs with the question answered (no ``changed``)."""
-        self._filling = True
-        self.target_spin.setValue(round(target))
-        self._shown_text = format_size(dataset_bytes)
-        self.dataset_edit.setText(self._shown_text)
-        self._filling = False
-
-    def set_question(self, target: float, dataset: str) -> None:
-        """Type a question as a user would (``dataset`` as text): one ``changed``."""
-        self._filling = True
-        self.target_spin.setValue(target)
-        self.dataset_edit.setText(dataset)
-        self._filling = False
-        self._shown_text = ""
-        self.changed.emit()
-
-    def _edited(self, _value: float) -> None:
-        if not self._filling:
-            self.changed.emit()
-
-    def _dataset_edited(self) -> None:
-        # editingFinished also fires on focus out: only a new text asks again.
-        if not self._filling and self.dataset_edit.text().strip() != self._shown_text:
-            self._shown_text = self.dataset_edit.text().strip()
-            self.changed.emit()
 
 
 def _body() -> tuple[QScrollArea, QVBoxLayout]:
@@ -204,11 +113,23 @@ def _label(text: str, kind: str = "") -> QLabel:
 class RandomReadView(QWidget):
     """Shows one :class:`RandomReadReport`, or what to do to get one. ``charts`` and
     ``table_views`` hold the shown report's charts and tables by key, ``tiles`` its fact
-    cards; ``ram_question`` is the economics' question (kept across comparisons)."""
+    cards; ``ram_question`` is the economics' question (kept across comparisons).
+
+    The random-read kit's ``compare_view``
+    (:class:`~bench_gui.workloads.compare_view.CompareView`): the question is its own input,
+    asked of the sessions and baseline it was typed for (its defaults for others); a new one
+    emits ``changed``, a wrong one ``problem`` with what is wrong.
+    """
+
+    changed = Signal()
+    problem = Signal(str)
 
     def __init__(self) -> None:
         super().__init__()
         self.report: RandomReadReport | None = None
+        # The question asked of these sessions and baseline (None: the comparison's defaults).
+        self._asked_of: tuple[tuple[int, ...], int] | None = None
+        self._question: tuple[float | None, int | None] = (None, None)
         self.charts: dict[str, DatasetChart] = {}
         self.table_views: dict[str, ReportTableView] = {}
         self.tiles: list[FactCard] = []
@@ -225,6 +146,8 @@ class RandomReadView(QWidget):
         self.notes_label = self.report_notes.author_label
         column.addWidget(self.report_notes)
         self.ram_question = RamQuestion()
+        self.ram_question.changed.connect(self._question_changed)
+        self.ram_question.defaults_requested.connect(self._question_defaults)
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
         self.tabs.setStyleSheet(TAB_STYLE)  # narrower when the tabs need it (fit_tabs)
@@ -247,6 +170,53 @@ class RandomReadView(QWidget):
         self.bodies["economics"].addLayout(self.econ_layout)
         self.bodies["economics"].addStretch(1)
         column.addWidget(self.tabs, 1)
+
+    # ---- the comparison -----------------------------------------------------------------
+
+    def compare(
+        self, store: Any, session_ids: Sequence[int], baseline_id: int, inputs: CompareInputs
+    ) -> RandomReadReport:
+        """The studies' report, the baseline first (in blue), with the RAM question asked of
+        them and the page's price list (its RAM price on top); a sweep's stop conditions and
+        arrays are not a study's. The store's errors and CompareError say why not."""
+        ids = [baseline_id, *[i for i in session_ids if i != baseline_id]]
+        key = (tuple(ids), baseline_id)
+        if key != self._asked_of:
+            self._asked_of, self._question = key, (None, None)
+        target, dataset = self._question
+        return build_random_read_report(
+            store,
+            ids,
+            baseline_id,
+            inputs.title,
+            inputs.options,
+            target,
+            dataset,
+            inputs.prices,
+        )
+
+    def status_text(self, report: RandomReadReport) -> str:
+        baseline = report.names[report.baseline_id]
+        count = len(report.sessions)
+        if count > 1:
+            return f"Compared {count} random-read studies against {baseline}"
+        return f"Random-read study of {baseline} alone"
+
+    def _question_changed(self) -> None:
+        """A new target or dataset: the RAM each storage needs, again."""
+        if self.report is None:
+            return
+        try:
+            self._question = (self.ram_question.target(), self.ram_question.dataset_bytes())
+        except ValueError as exc:  # names the input and what is wrong with it
+            self.problem.emit(str(exc))
+            return
+        self.changed.emit()
+
+    def _question_defaults(self) -> None:
+        self._question = (None, None)
+        if self.report is not None:
+            self.changed.emit()
 
     # ---- the states ---------------------------------------------------------------------
 

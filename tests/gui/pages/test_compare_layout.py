@@ -21,6 +21,7 @@ from bench_gui.gui.nav_panel import TAGLINE
 from bench_gui.gui.pages.compare.page import ComparePage
 from bench_gui.gui.pages.compare.results import FactCard
 from bench_gui.gui.pages.compare.session_picker import ID_ROLE, workload_line
+from bench_gui.workloads.random_read.compare_results import RandomReadView
 from tests._fixtures.random_read_sessions import seed004
 from tests._fixtures.seed_sessions import POWER_PRICE, build_seed000, build_seed003
 
@@ -149,7 +150,8 @@ def test_the_random_read_comparison_fits_without_the_page_scrolling(
     hdd, ssd = seed004(store)
     page = shown_compare(qtbot, main_window, size)
     compare(qtbot, page, [hdd, ssd], hdd)
-    view = page.rr_view
+    view = page.compare_views["random_read"]
+    assert isinstance(view, RandomReadView)
     assert page.views.currentWidget() is view
     for i in range(view.tabs.count()):
         view.tabs.setCurrentIndex(i)

@@ -27,6 +27,7 @@ from bench_gui.core.economics import DevicePrice, ram_price
 from bench_gui.gui.pages.compare import ComparePage
 from bench_gui.wire.fio_sizes import GIB
 from bench_gui.workloads.random_read.compare import compare_random_read, multiplier_text
+from bench_gui.workloads.random_read.compare_results import RandomReadView
 from bench_gui.workloads.random_read.economics import default_target, gib_number, ram_economics
 from bench_gui.workloads.random_read.report_input import load_random_read
 from tests._fixtures.random_read_sessions import HDD, SSD, seed004
@@ -44,6 +45,13 @@ def page(qtbot: QtBot, store: Any) -> ComparePage:
     widget.resize(1700, 1000)
     widget.show()
     return widget
+
+
+def study_view(page: ComparePage) -> RandomReadView:
+    """The random-read kit's view on the page (its ``compare_view``)."""
+    view = page.compare_views["random_read"]
+    assert isinstance(view, RandomReadView)
+    return view
 
 
 def compared(page: ComparePage, ids: list[int], baseline: int) -> ComparePage:
@@ -92,13 +100,13 @@ def test_the_study_view_shows_what_the_core_computes(page: ComparePage, store: A
     page.refresh()
     page.set_checked([hdd, ssd])
     # Random-read studies ticked: the study's view and inputs, none of the other workload's.
-    assert page.views.currentWidget() is page.rr_view
+    assert page.views.currentWidget() is study_view(page)
     assert not page.stop_box.isVisibleTo(page)
-    assert page.ram_spin.isVisibleTo(page)
+    assert page.prices.ram_spin.isVisibleTo(page)
     assert not page.array_table.isVisibleTo(page)
     assert page.set_baseline(hdd)
     assert page.compare(), page.error_label.text()
-    view = page.rr_view
+    view = study_view(page)
     tabs = [view.tabs.tabText(i) for i in range(view.tabs.count())]
     assert tabs == ["Ops/s by size", "× raw IOPS", "Latency", "SSDs replace RAM", "The study"]
 
@@ -147,15 +155,15 @@ def test_the_study_view_shows_what_the_core_computes(page: ComparePage, store: A
 def test_the_ram_question_follows_its_inputs(page: ComparePage, store: Any) -> None:
     hdd, ssd = seed004(store)
     compared(page, [hdd, ssd], hdd)
-    question = page.rr_view.ram_question
-    page.rr_view.tabs.setCurrentIndex(3)
-    assert page.rr_view.tabs.tabText(3) == "SSDs replace RAM"
+    question = study_view(page).ram_question
+    study_view(page).tabs.setCurrentIndex(3)
+    assert study_view(page).tabs.tabText(3) == "SSDs replace RAM"
     comparison = compare_random_read(load_random_read(store, [hdd, ssd]), hdd)
     target, dataset = default_target(comparison)  # as bench-gui compare's defaults
     assert (question.target(), question.dataset_bytes()) == (target, dataset) == (103_950, 64 * GIB)
-    assert "no RAM price" in page.rr_view.notes_label.text()
+    assert "no RAM price" in study_view(page).notes_label.text()
 
-    page.ram_spin.setValue(4.0)  # a RAM price typed in Prices: the cost follows at once
+    page.prices.ram_spin.setValue(4.0)  # a RAM price typed in Prices: the cost follows at once
     report = page.report
     assert report is not None
     assert report.economics is not None
@@ -168,14 +176,14 @@ def test_the_ram_question_follows_its_inputs(page: ComparePage, store: Any) -> N
     assert (report.economics.target_ops_s, report.economics.dataset_bytes) == (150_000, 1 << 40)
     ram = DevicePrice("RAM per GiB", 4.0, "USD")
     expected = ram_economics(comparison, 150_000, 1 << 40, [ram])
-    shown = page.rr_view.table_views["ram_needed"].texts()
+    shown = study_view(page).table_views["ram_needed"].texts()
     assert [row[1] for row in shown] == [gib_number(n.ram_gib) for n in expected.needs]
     assert [row[4] for row in shown] == [n.cost_text for n in expected.needs]
     disk, ssd_need = expected.need(hdd), expected.need(ssd)
     assert disk.ram_gib > ssd_need.ram_gib  # the disk needs more RAM than the SSD
     assert any(expected.findings[0] in t for t in shown_texts(page))
 
-    page.ram_spin.setValue(8.0)  # twice the price, twice the cost
+    page.prices.ram_spin.setValue(8.0)  # twice the price, twice the cost
     report = page.report
     assert report is not None
     assert report.economics is not None
@@ -199,7 +207,7 @@ def test_export_writes_the_studys_own_report(page: ComparePage, store: Any, tmp_
     hdd, ssd = seed004(store)
     store.add_device_price(DevicePrice("DDR4 RDIMM 64GB", 240.0, "USD", "2026-11-01", "vendor"))
     compared(page, [hdd, ssd], hdd)
-    page.rr_view.ram_question.set_question(150_000, "1 TiB")
+    study_view(page).ram_question.set_question(150_000, "1 TiB")
     report = page.report
     assert report is not None
     assert report.economics is not None
@@ -253,14 +261,14 @@ def test_a_mix_of_workloads_is_refused(page: ComparePage, store: Any) -> None:
     assert not page.error_label.isVisibleTo(page)
     assert page.set_baseline(hdd)
     assert page.compare()
-    assert page.views.currentWidget() is page.rr_view
+    assert page.views.currentWidget() is study_view(page)
 
     page.set_checked([sas, s650])  # back to the transaction workload's view and inputs
     assert page.report is None
     assert page.views.currentWidget() is page.results
     assert page.stop_box.isVisibleTo(page)
     assert page.array_table.isVisibleTo(page)
-    assert not page.ram_spin.isVisibleTo(page)
+    assert not page.prices.ram_spin.isVisibleTo(page)
     assert page.set_baseline(sas)
     assert page.compare(), page.error_label.text()
     assert "throughput" in page.table_views

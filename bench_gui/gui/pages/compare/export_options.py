@@ -27,13 +27,12 @@ from PySide6.QtWidgets import (
 )
 
 from bench_gui.gui.widgets.page_parts import muted_label
-from bench_gui.report.model import Report
 from bench_gui.report.names import parse_short_names
 from bench_gui.report.options import LOGO_SUFFIXES, ReportOptions, check_cover, default_paper
+from bench_gui.report.workloads import AnyReport
 from bench_gui.workloads.contract import WorkloadKit
-from bench_gui.workloads.random_read.report import RandomReadReport
 
-AnyReport = TypeVar("AnyReport", bound=Report | RandomReadReport)
+ShownReport = TypeVar("ShownReport", bound=AnyReport)
 
 PAPER_ITEMS = (("A4", "a4"), ("Letter", "letter"))
 LATENCY_ITEMS = (("All transactions", "all"), ("New-Order only", "new-order"))
@@ -225,7 +224,7 @@ class ExportOptionsBox(QGroupBox):
             session_notes=str(self.session_notes_combo.currentData()),
         )
 
-    def for_export(self, report: AnyReport) -> AnyReport:
+    def for_export(self, report: ShownReport) -> ShownReport:
         """``report`` with the author's notes and cover chosen here (the figures stay those of
         the comparison shown; a ValueError names a bad logo or date)."""
         chosen = self.options(report.options.repeats)

@@ -4,23 +4,23 @@ On the left the user picks the sessions and the baseline, the stop condition tha
 saturation point, and the prices (each array's devices and count, unit prices, a cost entered
 by hand, the power price). On the right the comparison: fast facts, then tabs with the overlaid
 charts (saturation marked) and the tables, exactly the ones the reports print - the page shows
-a :class:`~bench_gui.report.model.Report`, built by the same code as ``bench-gui compare``.
+the report of the sessions' workload, built by the same code as ``bench-gui compare``.
 
 Price edits apply to the comparison at once; "Save prices" keeps them in the session store
 (the price list, the power price, each session's array).
 
-Random-read studies (seed 004) have a view of their own
-(:mod:`bench_gui.workloads.random_read.compare_results`): when
-the ticked sessions are of that workload the page shows it, with the "SSDs replace RAM"
-question and the RAM price, and hides what only the transaction workload uses. Both reports
-come from :func:`bench_gui.report.build_any_report`'s choice of workload; a mix of the two
-workloads is refused, naming a session of each.
+Each workload kit has a view of its own (its ``compare_view`` face, keeping
+:class:`~bench_gui.workloads.compare_view.CompareView`): the page shows the one of the ticked
+sessions' workload, with the inputs its kit's ``compare_inputs`` names (the others hidden), and
+asks it for the report of what is ticked, handing it the inputs every comparison shares. A
+view's own inputs (a question its report answers) are its to show; it says when they change.
+The page never names a workload; a mix of workloads is refused, naming a session of each.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QGuiApplication, QShowEvent
@@ -43,16 +43,11 @@ from bench_gui.gui.pages.compare.report_notes import ExportGate
 from bench_gui.gui.pages.compare.results import ComparisonView
 from bench_gui.gui.pages.compare.session_picker import SessionPicker
 from bench_gui.gui.widgets.page_parts import ErrorLine, PageHeader, page_layout
-from bench_gui.report import ReportError
-from bench_gui.report.model import Report
+from bench_gui.report import AnyReport, ReportError
 from bench_gui.services.errors import SessionNotFound, StoreError
-from bench_gui.workloads.base import DEFAULT_WORKLOAD, kit_for, kits
-from bench_gui.workloads.random_read.report import RandomReadReport
+from bench_gui.workloads.base import DEFAULT_WORKLOAD, UnknownWorkload, kit_for, kits
+from bench_gui.workloads.compare_view import CompareInputs, CompareView
 
-if TYPE_CHECKING:
-    from bench_gui.workloads.random_read.compare_results import RandomReadView
-
-RANDOM_READ = "random_read"
 SUBTITLE = (
     "Two or more sessions against a baseline: throughput, response time, saturation, economics"
 )
@@ -73,7 +68,7 @@ class ComparePage(QWidget):
 
     Signals:
         status(str): a line for the status bar.
-        compared(object): a new :class:`Report` is shown.
+        compared(object): a new report is shown (the one its workload's view built).
     """
 
     status = Signal(str)
@@ -82,14 +77,11 @@ class ComparePage(QWidget):
     def __init__(self, store: Any, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.store = store
-        self.report: Report | RandomReadReport | None = None
+        self.report: AnyReport | None = None
         self._kinds: dict[int, str] = {}  # session id -> its workload, as read once
         self._created: dict[int, str] = {}  # session id -> when it was made (a reused id)
         self._mode = DEFAULT_WORKLOAD
         self._mix_shown = False
-        # The random-read question asked of these sessions and baseline (None: defaults).
-        self._rr_key: tuple[tuple[int, ...], int] | None = None
-        self._rr_question: tuple[float | None, int | None] = (None, None)
         self._build_ui()
 
     def _build_ui(self) -> None:
@@ -115,20 +107,21 @@ class ComparePage(QWidget):
         self.compare_views: dict[str, QWidget] = {
             kit.name: kit.face("compare_view")() for kit in kits()
         }
-        self.results = cast(ComparisonView, self.compare_views[DEFAULT_WORKLOAD])
-        self.rr_view = cast("RandomReadView", self.compare_views[RANDOM_READ])
-        self.rr_view.ram_question.changed.connect(self._ram_question_changed)
-        self.rr_view.ram_question.defaults_requested.connect(self._ram_defaults)
         self.views = QStackedWidget()
-        for view in self.compare_views.values():
-            self.views.addWidget(view)
+        for name, widget in self.compare_views.items():
+            self.views.addWidget(widget)
+            view = self.view_of(name)
+            # A view's own input changed: the comparison on show follows it at once.
+            view.changed.connect(lambda: self.report is not None and self.compare())
+            view.problem.connect(self.show_error)
         splitter.addWidget(self.views)
         splitter.setStretchFactor(0, 0)
         splitter.setStretchFactor(1, 1)
         splitter.setSizes([540, 1200])
         outer.addWidget(splitter, 1)
-        # The results' parts by the names the tests know (the dicts are kept, never replaced).
-        r = self.results
+        # The default workload's view and its parts by the names the tests know (the dicts
+        # are kept, never replaced).
+        self.results = r = cast(ComparisonView, self.compare_views[DEFAULT_WORKLOAD])
         self.tabs, self.notes_label, self.tiles = r.tabs, r.notes_label, r.tiles
         self.charts, self.table_views = r.charts, r.table_views
 
@@ -160,8 +153,7 @@ class ComparePage(QWidget):
         self.prices = PriceBox()
         self.prices.save_prices_button.clicked.connect(self.save_prices)
         self.array_table, self.power_spin = self.prices.array_table, self.prices.power_spin
-        self.ram_spin = self.prices.ram_spin
-        self.ram_spin.valueChanged.connect(self._ram_price_changed)
+        self.prices.applied.connect(self._input_changed)
         self.set_array = self.prices.set_array  # fill a session's price row, as a user would
         column.addWidget(self.prices, 2)
 
@@ -201,7 +193,7 @@ class ComparePage(QWidget):
                 self._created[run.id] = run.created_at
         self.picker.fill(runs, notes, {run.id: self._kind_of(run.id) for run in runs})
         self.prices.show_power_price(power)
-        self._show_ram_price()
+        self._show_listed_prices()
         self._sessions_changed()
 
     def apply_filter(self, text: str) -> None:
@@ -234,8 +226,8 @@ class ComparePage(QWidget):
     # ---- the workload ---------------------------------------------------------------------
 
     def workload(self, ids: list[int] | None = None) -> str:
-        """``random_read`` or ``tproc_c`` when the sessions are of one workload, ``mixed``
-        when not, ``""`` for none."""
+        """The sessions' workload (its kit's name) when they are of one, ``mixed`` when not,
+        ``""`` for none."""
         kinds = {self._kind_of(run_id) for run_id in (self.checked_ids() if ids is None else ids)}
         kinds.discard("")  # a session that cannot be read: compare() names it
         if len(kinds) > 1:
@@ -257,8 +249,8 @@ class ComparePage(QWidget):
         return self._kinds[run_id]
 
     def _set_mode(self, ids: list[int]) -> None:
-        """The random-read view and inputs, or the transaction workload's; a mix is said at
-        once (and refused by Compare)."""
+        """The view and inputs of the ticked sessions' workload (the default workload's for
+        none or a mix); a mix is said at once (and refused by Compare)."""
         kind = self.workload(ids)
         if kind == "mixed":
             self._mix_shown = True
@@ -337,9 +329,26 @@ class ComparePage(QWidget):
             self.max_p999_spin.value() or None,
         )
 
+    def compare_inputs(self) -> CompareInputs:
+        """What every comparison is handed: the stop conditions, the title, the report's
+        options and the prices as edited here; a ValueError names a cell or a short name
+        that is wrong."""
+        arrays, prices, power = self.price_inputs()
+        return CompareInputs(
+            conditions=self.conditions(),
+            title=self.title_edit.text().strip() or None,
+            options=self.report_box.compare_options(),
+            arrays=arrays,
+            prices=prices,
+            power_price=power,
+        )
+
+    def view_of(self, workload: str) -> CompareView[Any]:
+        """The view of ``workload``'s sessions (its kit's ``compare_view``, built once)."""
+        return cast(CompareView[Any], self.compare_views[workload])
+
     def compare(self) -> bool:
         """Compare the ticked sessions; False (and a clear message) when they cannot be."""
-        from bench_gui.report.model import build_report
         from bench_gui.workloads.mix import workload_of
 
         ids = self.checked_ids()
@@ -352,127 +361,46 @@ class ComparePage(QWidget):
             )
             return False
         try:
-            if workload_of(self.store, ids) == RANDOM_READ:  # a mix: CompareError names two
-                return self._compare_random_read(ids, baseline)
-            arrays, prices, power = self.price_inputs()
-            report = build_report(
-                self.store,
-                ids,
-                baseline,
-                self.conditions(),
-                title=self.title_edit.text().strip() or None,
-                arrays=arrays,
-                prices=prices,
-                power_price=power,
-                options=self.report_box.compare_options(),
-            )
+            kit = kit_for(workload_of(self.store, ids))  # a mix: CompareError names two
+            view = self.view_of(kit.name)
+            report = view.compare(self.store, ids, baseline, self.compare_inputs())
         # CompareError, EconomicsError and a bad price are ValueErrors; the store's say why.
-        except (ValueError, StoreError, SessionNotFound) as exc:
+        except (ValueError, StoreError, SessionNotFound, UnknownWorkload) as exc:
             self.clear_results()
             self.show_error(f"Cannot compare: {exc}")
             return False
         self.error_label.clear_error()
-        self.show_report(report)
+        self._show_report(view, report)
         return True
 
-    def _compare_random_read(self, ids: list[int], baseline: int) -> bool:
-        """The random-read study of these sessions, with the RAM question asked of them
-        (its defaults for sessions or a baseline not compared before)."""
-        from bench_gui.report import build_any_report
-
-        ids = [baseline, *[i for i in ids if i != baseline]]  # the baseline first, in blue
-        key = (tuple(ids), baseline)
-        if key != self._rr_key:
-            self._rr_key, self._rr_question = key, (None, None)
-        target, dataset = self._rr_question
-        try:
-            _arrays, prices, _power = self.price_inputs()
-            report = build_any_report(
-                self.store,
-                ids,
-                baseline,
-                None,
-                self.title_edit.text().strip() or None,
-                self.report_box.compare_options(),
-                target,
-                dataset,
-                prices,
-            )
-        except (ValueError, StoreError, SessionNotFound) as exc:
-            self.clear_results()
-            self.show_error(f"Cannot compare: {exc}")
-            return False
-        assert isinstance(report, RandomReadReport)
-        self.error_label.clear_error()
-        self.show_random_read(report)
-        return True
-
-    def show_random_read(self, report: RandomReadReport) -> None:
+    def _show_report(self, view: CompareView[Any], report: AnyReport) -> None:
         self.report = report
         self.header.set_subtitle(report.title)
-        self.views.setCurrentWidget(self.rr_view)
-        self.rr_view.show_report(report)
+        self.views.setCurrentWidget(cast(QWidget, view))
+        view.show_report(report)
         self.export_button.setEnabled(True)
-        baseline = report.names[report.baseline_id]
-        count = len(report.sessions)
-        self.status.emit(
-            f"Compared {count} random-read studies against {baseline}"
-            if count > 1
-            else f"Random-read study of {baseline} alone"
-        )
+        self.status.emit(view.status_text(report))
         self.compared.emit(report)
 
-    def _ram_question_changed(self) -> None:
-        """A new target or dataset: the RAM each storage needs, again."""
-        if not isinstance(self.report, RandomReadReport):
-            return
-        question = self.rr_view.ram_question
-        try:
-            self._rr_question = (question.target(), question.dataset_bytes())
-        except ValueError as exc:  # names the input and what is wrong with it
-            self.show_error(str(exc))
-            return
-        self.compare()
-
-    def _ram_defaults(self) -> None:
-        self._rr_question = (None, None)
-        if isinstance(self.report, RandomReadReport):
+    def _input_changed(self, name: str) -> None:
+        """A page input that applies at once (of ``COMPARE_INPUTS``) changed: the comparison
+        on show follows it when its workload uses it."""
+        if self.report is not None and name in kit_for(self._mode).compare_inputs:
             self.compare()
 
-    def _ram_price_changed(self, _value: float) -> None:
-        if isinstance(self.report, RandomReadReport):
-            self.compare()
-
-    def _show_ram_price(self) -> None:
-        from bench_gui.core.economics import ram_price
-
+    def _show_listed_prices(self) -> None:
         try:
-            self.prices.show_ram_price(ram_price(self.store.device_prices()))
+            self.prices.show_listed(self.store.device_prices())
         except StoreError:
             pass  # the price list is read again when comparing, which names the problem
 
     def clear_results(self) -> None:
         """Back to the empty state: a failed comparison never leaves an older one on show."""
         self.report = None
-        self.results.clear()
-        self.rr_view.clear()
+        for name in self.compare_views:
+            self.view_of(name).clear()
         self.export_button.setEnabled(False)
         self.header.set_subtitle(SUBTITLE)
-
-    def show_report(self, report: Report) -> None:
-        self.report = report
-        self.header.set_subtitle(report.title)
-        self.views.setCurrentWidget(self.results)
-        self.results.show_report(report)
-        self.export_button.setEnabled(True)
-        baseline = report.names[report.comparison.baseline.id]
-        count = len(report.comparison.sessions)
-        self.status.emit(
-            f"Compared {count} sessions against {baseline}"
-            if count > 1
-            else f"Report of {baseline} alone"
-        )
-        self.compared.emit(report)
 
     # ---- export --------------------------------------------------------------------------
 

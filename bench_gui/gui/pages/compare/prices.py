@@ -11,7 +11,7 @@ import datetime as dt
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QDoubleSpinBox,
@@ -59,7 +59,14 @@ def _is_ram(price: DevicePrice) -> bool:
 
 
 class PriceBox(QGroupBox):
-    """The price table (one row a ticked session), the currency and the power price."""
+    """The price table (one row a ticked session), the currency and the power price.
+
+    Signals:
+        applied(str): a price that applies to the comparison at once changed (its
+            ``COMPARE_INPUTS`` name: ``ram_price``); the others apply at the next Compare.
+    """
+
+    applied = Signal(str)
 
     def __init__(self) -> None:
         super().__init__("Prices")
@@ -105,6 +112,7 @@ class PriceBox(QGroupBox):
             "What a GiB of RAM costs: the RAM each storage needs for the target is priced"
             " with it (from the price list's latest RAM entry until you type one here)"
         )
+        self.ram_spin.valueChanged.connect(lambda _value: self.applied.emit("ram_price"))
         form.addRow("RAM price", self.ram_spin)
         self.form = form
         box.addLayout(form)
@@ -123,6 +131,10 @@ class PriceBox(QGroupBox):
         if price is not None and self.power_spin.value() == 0:
             self.power_spin.setValue(price.per_kwh)
             self.currency_combo.setCurrentText(price.currency)
+
+    def show_listed(self, listed: Sequence[DevicePrice]) -> None:
+        """The prices of the stored price list this box shows (the RAM price per GiB)."""
+        self.show_ram_price(ram_price(listed))
 
     def show_ram_price(self, price: RamPrice | None) -> None:
         """The price list's RAM price per GiB, unless one was entered here already."""

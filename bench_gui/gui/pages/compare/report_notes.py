@@ -30,14 +30,11 @@ from PySide6.QtWidgets import (
 
 from bench_gui.gui.pages.compare.export_options import ExportOptionsBox
 from bench_gui.gui.widgets.page_parts import ScrollColumn, scrolled
-from bench_gui.report.model import Report
-from bench_gui.workloads.random_read.report import RandomReadReport
-
-AnyReport = Report | RandomReadReport
+from bench_gui.report.workloads import AnyReport
 
 
 def _author_notes(report: AnyReport) -> list[str]:
-    """What the author reads before export, of either workload's report."""
+    """What the author reads before export, of any workload's report."""
     return list(report.author_notes)
 
 

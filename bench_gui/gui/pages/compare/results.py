@@ -10,7 +10,10 @@ elided (whole in their tooltips), and headings wrap: no word is cut at an edge.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSize, Qt
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QFont, QFontMetrics, QResizeEvent
 from PySide6.QtWidgets import (
     QFrame,
@@ -27,7 +30,10 @@ from PySide6.QtWidgets import (
 from bench_gui.gui.pages.compare.report_notes import ReportNotes
 from bench_gui.gui.widgets.compare_charts import OverlayChart, session_color
 from bench_gui.gui.widgets.report_table import ReportTableView, titled_table
-from bench_gui.report.model import Report, Section
+from bench_gui.report.model import Report, Section, build_report
+
+if TYPE_CHECKING:
+    from bench_gui.workloads.compare_view import CompareInputs
 
 # Report sections -> the tab that shows them.
 TABS = (
@@ -216,7 +222,14 @@ class FactCard(QFrame):
 
 class ComparisonView(QWidget):
     """Shows one :class:`Report`, or what to do to get one. ``charts`` and ``table_views``
-    hold the shown report's charts and tables by key, ``tiles`` its fact cards."""
+    hold the shown report's charts and tables by key, ``tiles`` its fact cards.
+
+    The TPROC-C kit's ``compare_view`` (:class:`~bench_gui.workloads.compare_view.CompareView`):
+    every input is the page's, so ``changed`` and ``problem`` are never emitted.
+    """
+
+    changed = Signal()
+    problem = Signal(str)
 
     def __init__(self) -> None:
         super().__init__()
@@ -251,6 +264,30 @@ class ComparisonView(QWidget):
         label.setWordWrap(True)
         label.setAlignment(Qt.AlignmentFlag.AlignCenter)
         return label
+
+    def compare(
+        self, store: Any, session_ids: Sequence[int], baseline_id: int, inputs: CompareInputs
+    ) -> Report:
+        """The sweeps' report with the page's stop conditions and prices (its edits, unsaved
+        too); CompareError, EconomicsError (ValueErrors) or the store's errors say why not."""
+        return build_report(
+            store,
+            session_ids,
+            baseline_id,
+            inputs.conditions,
+            title=inputs.title,
+            arrays=inputs.arrays,
+            prices=inputs.prices,
+            power_price=inputs.power_price,
+            options=inputs.options,
+        )
+
+    def status_text(self, report: Report) -> str:
+        baseline = report.names[report.comparison.baseline.id]
+        count = len(report.comparison.sessions)
+        if count > 1:
+            return f"Compared {count} sessions against {baseline}"
+        return f"Report of {baseline} alone"
 
     def clear(self) -> None:
         """Back to the empty state."""
