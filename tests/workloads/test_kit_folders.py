@@ -16,8 +16,6 @@ SHARED: dict[tuple[str, str], str] = {
     ("random_read", "plan_fields"): "bench_gui.wire.fio_sizes:",
     # A database target in a few words, the store's for every database session.
     ("tproc_c", "target_summary"): "bench_gui.store.run_rows:",
-    # The Compare page's TPROC-C results, until the page asks every kit's view alike.
-    ("tproc_c", "compare_view"): "bench_gui.gui.pages.compare.results:",
 }
 
 BUILT_IN = [kit for kit in kits() if kit.name in ("tproc_c", "random_read")]

@@ -5,7 +5,8 @@ exported report prints: fast facts, the notes, then a tab a part of the study - 
 dataset size for each storage (one chart switched between log and linear scale) with the
 ratio per dataset size, the multiplier over raw device IOPS, read latency, "SSDs replace
 RAM" with the question it answers (target ops/s, dataset size) and the study as recorded.
-Words of this workload only: the transaction workload's view is :mod:`.results`.
+Words of this workload only: the transaction workload's view is
+:mod:`bench_gui.workloads.tproc_c.compare_view`.
 """
 
 from __future__ import annotations
@@ -29,18 +30,18 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from bench_gui.gui.pages.compare.report_notes import ReportNotes
-from bench_gui.gui.pages.compare.results import (
+from bench_gui.gui.widgets.compare_charts import session_color
+from bench_gui.gui.widgets.compare_parts import (
     BLOCK_STYLES,
     SCREEN_ORDER,
     TAB_STYLE,
     FactCard,
     TabPage,
-    _clear,
+    clear_layout,
     fit_tabs,
 )
-from bench_gui.gui.widgets.compare_charts import session_color
 from bench_gui.gui.widgets.dataset_chart import DatasetChart
+from bench_gui.gui.widgets.report_notes import ReportNotes
 from bench_gui.gui.widgets.report_table import ReportTableView, titled_table
 from bench_gui.report.parts import ChartSpec, Section
 from bench_gui.workloads.random_read.ram_question import RamQuestion
@@ -225,11 +226,11 @@ class RandomReadView(QWidget):
         self.report = None
         self.charts.clear()
         self.table_views.clear()
-        _clear(self.facts_row)
+        clear_layout(self.facts_row)
         self.tiles.clear()
         self.report_notes.clear()
         for key, layout in self.bodies.items():
-            _clear(self.econ_layout if key == "economics" else layout)
+            clear_layout(self.econ_layout if key == "economics" else layout)
         self._set_tabs(False)
 
     def _set_tabs(self, shown: bool) -> None:
@@ -252,7 +253,7 @@ class RandomReadView(QWidget):
     def show_report(self, report: RandomReadReport) -> None:
         """The report's facts, notes and sections."""
         self.report = report
-        _clear(self.facts_row)
+        clear_layout(self.facts_row)
         self.tiles.clear()
         for fact in report.facts[:6]:
             self.tiles.append(FactCard(fact.value, fact.text, fact.detail))
@@ -265,14 +266,14 @@ class RandomReadView(QWidget):
             if key == "how":
                 self._fill_how(report)
             elif key == "economics":
-                _clear(self.econ_layout)
+                clear_layout(self.econ_layout)
                 if key in sections:
                     self._fill(report, sections[key], self.econ_layout)
                 else:
                     self.econ_layout.addWidget(_label("No economics for this comparison."))
             else:
                 layout = self.bodies[key]
-                _clear(layout)
+                clear_layout(layout)
                 if key in sections:
                     self._fill(report, sections[key], layout)
                 layout.addStretch(1)
@@ -405,7 +406,7 @@ class RandomReadView(QWidget):
 
     def _fill_how(self, report: RandomReadReport) -> None:
         layout = self.bodies["how"]
-        _clear(layout)
+        clear_layout(layout)
         for how in report.how_we_tested:
             heading = QLabel(how.heading)
             heading.setObjectName("sectionTitle")

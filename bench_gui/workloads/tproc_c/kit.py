@@ -29,7 +29,7 @@ KIT = WorkloadKit(
         "list_row": "bench_gui.workloads.tproc_c.session_view:list_row",
         "facts": "bench_gui.workloads.tproc_c.session_view:facts",
         "sessions_overview": "bench_gui.workloads.tproc_c.sessions_overview:TprocCOverview",
-        "compare_view": "bench_gui.gui.pages.compare.results:ComparisonView",
+        "compare_view": "bench_gui.workloads.tproc_c.compare_view:ComparisonView",
         "live_view": "bench_gui.workloads.tproc_c.live_view:TprocCLiveView",
         "step_count": "bench_gui.workloads.tproc_c.plan_time:step_count",
         "plan_seconds": "bench_gui.workloads.tproc_c.plan_time:plan_seconds",

@@ -17,7 +17,7 @@ from pytestqt.qtbot import QtBot
 from bench_gui.core.economics import DevicePrice
 from bench_gui.gui.pages.compare import ComparePage
 from bench_gui.gui.pages.compare.export_options import ExportOptionsBox
-from bench_gui.gui.pages.compare.report_notes import (
+from bench_gui.gui.widgets.report_notes import (
     APPENDIX,
     AUTHOR_HEADING,
     OMITTED,

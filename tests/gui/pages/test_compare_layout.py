@@ -19,8 +19,8 @@ from pytestqt.qtbot import QtBot
 from bench_gui.gui.main_window import MainWindow
 from bench_gui.gui.nav_panel import TAGLINE
 from bench_gui.gui.pages.compare.page import ComparePage
-from bench_gui.gui.pages.compare.results import FactCard
 from bench_gui.gui.pages.compare.session_picker import ID_ROLE, workload_line
+from bench_gui.gui.widgets.compare_parts import FactCard
 from bench_gui.workloads.random_read.compare_results import RandomReadView
 from tests._fixtures.random_read_sessions import seed004
 from tests._fixtures.seed_sessions import POWER_PRICE, build_seed000, build_seed003

@@ -40,7 +40,6 @@ from bench_gui.gui.pages.compare.export_menu import ExportButton
 from bench_gui.gui.pages.compare.export_options import ExportOptionsBox
 from bench_gui.gui.pages.compare.prices import PAGE_NOTE, PriceBox, PriceInputs
 from bench_gui.gui.pages.compare.report_notes import ExportGate
-from bench_gui.gui.pages.compare.results import ComparisonView
 from bench_gui.gui.pages.compare.session_picker import SessionPicker
 from bench_gui.gui.widgets.page_parts import ErrorLine, PageHeader, page_layout
 from bench_gui.report import AnyReport, ReportError
@@ -121,7 +120,8 @@ class ComparePage(QWidget):
         outer.addWidget(splitter, 1)
         # The default workload's view and its parts by the names the tests know (the dicts
         # are kept, never replaced).
-        self.results = r = cast(ComparisonView, self.compare_views[DEFAULT_WORKLOAD])
+        # The default workload's view and its parts, by the names the tests know.
+        self.results = r = cast(Any, self.compare_views[DEFAULT_WORKLOAD])
         self.tabs, self.notes_label, self.tiles = r.tabs, r.notes_label, r.tiles
         self.charts, self.table_views = r.charts, r.table_views
 
