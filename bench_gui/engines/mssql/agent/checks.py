@@ -1,7 +1,8 @@
 """TPC-C consistency conditions 1-4 (clause 3.3.2) on SQL Server, as the PostgreSQL check does.
 
-The queries are T-SQL; judging their rows is pure Python (the ``judge_*`` functions), so the
-judgement is tested without a server. All four read one snapshot when the database allows
+The queries are T-SQL; judging their rows is pure Python (the ``judge_*`` functions here and
+the judgements every engine shares, :mod:`bench_gui.agent.tpcc_checks`), so the judgement is
+tested without a server. All four read one snapshot when the database allows
 SNAPSHOT isolation (ALLOW_SNAPSHOT_ISOLATION ON); otherwise they run at READ COMMITTED and
 say so, because on a database under load a transaction in flight can then show up as a
 violation. REPEATABLE READ is not used: on SQL Server it takes shared locks that would stall
@@ -10,9 +11,9 @@ the benchmark for the length of the check.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any, Final
 
+from bench_gui.agent import tpcc_checks
 from bench_gui.agent.engines import CheckResult
 
 Row = tuple[Any, ...]
@@ -63,22 +64,9 @@ ALL_SQL: Final = (
 )
 
 
-def _result(
-    name: str, what: str, total: int, bad: list[Row], describe: Callable[[Row], str]
-) -> CheckResult:
-    if not bad:
-        return CheckResult(name, True, f"holds for all {total} {what}")
-    return CheckResult(
-        name,
-        False,
-        f"violated in {len(bad)} of {total} {what}; e.g. {describe(bad[0])}",
-        len(bad),
-    )
-
-
 def judge_w_ytd(total: int, rows: list[Row]) -> CheckResult:
     """Condition 1 from W_YTD_SQL's rows (only the differing warehouses come back)."""
-    return _result(
+    return tpcc_checks.result(
         "1: w_ytd = sum(d_ytd)",
         "warehouses",
         total,
@@ -87,37 +75,10 @@ def judge_w_ytd(total: int, rows: list[Row]) -> CheckResult:
     )
 
 
-def judge_next_o_id(rows: list[Row]) -> CheckResult:
-    """Condition 2: d_next_o_id - 1 = max(o_id) = max(no_o_id) (districts with new orders)."""
-    bad = [r for r in rows if r[3] != r[2] - 1 or (r[6] and r[4] != r[2] - 1)]
-    return _result(
-        "2: d_next_o_id - 1 = max(o_id) = max(no_o_id)",
-        "districts",
-        len(rows),
-        bad,
-        lambda r: (
-            f"warehouse {r[0]} district {r[1]}: d_next_o_id {r[2]}, max(o_id) {r[3]},"
-            f" max(no_o_id) {r[4]}"
-        ),
-    )
-
-
-def judge_new_order_span(rows: list[Row]) -> CheckResult:
-    """Condition 3: max(no_o_id) - min(no_o_id) + 1 = number of new_order rows."""
-    bad = [r for r in rows if r[6] and r[4] - r[5] + 1 != r[6]]
-    return _result(
-        "3: max(no_o_id) - min(no_o_id) + 1 = count(new_order)",
-        "districts",
-        len(rows),
-        bad,
-        lambda r: f"warehouse {r[0]} district {r[1]}: no_o_id {r[5]}..{r[4]} but {r[6]} rows",
-    )
-
-
 def judge_order_lines(rows: list[Row]) -> CheckResult:
     """Condition 4: sum(o_ol_cnt) = number of order_line rows, per district."""
     bad = [r for r in rows if (r[2] or 0) != (r[3] or 0)]
-    return _result(
+    return tpcc_checks.result(
         "4: sum(o_ol_cnt) = count(order_line)",
         "districts",
         len(rows),
@@ -155,8 +116,8 @@ def consistency_checks(connection: Any) -> list[CheckResult]:
             (total,) = _rows(cursor, WAREHOUSE_COUNT_SQL)[0]
             results = [judge_w_ytd(int(total), _rows(cursor, W_YTD_SQL))]
             districts = _rows(cursor, DISTRICT_SQL)
-            results.append(judge_next_o_id(districts))
-            results.append(judge_new_order_span(districts))
+            results.append(tpcc_checks.next_o_id(districts))
+            results.append(tpcc_checks.new_order_span(districts))
             results.append(judge_order_lines(_rows(cursor, ORDER_LINES_SQL)))
             connection.commit()
         finally:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from bench_gui.agent import tpcc_checks
 from bench_gui.engines.mssql.agent import checks
 
 
@@ -15,8 +16,8 @@ def _district(
 
 def test_consistent_districts_pass() -> None:
     rows = [_district(1, d, 3001, 3000, 3000, 2101, 900) for d in range(1, 11)]
-    assert checks.judge_next_o_id(rows).ok
-    assert checks.judge_new_order_span(rows).ok
+    assert tpcc_checks.next_o_id(rows).ok
+    assert tpcc_checks.new_order_span(rows).ok
     assert checks.judge_w_ytd(1, []).ok
     assert checks.judge_order_lines([(1, 1, 30_000, 30_000)]).ok
 
@@ -26,7 +27,7 @@ def test_lost_increment_is_reported() -> None:
         _district(1, 1, 3001, 3000, 3000, 2101, 900),
         _district(1, 2, 3002, 3000, 3000, 2101, 900),
     ]
-    result = checks.judge_next_o_id(rows)
+    result = tpcc_checks.next_o_id(rows)
     assert not result.ok
     assert result.violations == 1
     assert "warehouse 1 district 2: d_next_o_id 3002" in result.detail
@@ -35,12 +36,12 @@ def test_lost_increment_is_reported() -> None:
 def test_delivered_everything_is_not_a_violation() -> None:
     # No new_order rows left: condition 2 compares orders only, condition 3 has nothing.
     rows = [_district(1, 1, 3001, 3000, None, None, 0)]
-    assert checks.judge_next_o_id(rows).ok
-    assert checks.judge_new_order_span(rows).ok
+    assert tpcc_checks.next_o_id(rows).ok
+    assert tpcc_checks.new_order_span(rows).ok
 
 
 def test_gap_in_new_orders() -> None:
-    result = checks.judge_new_order_span([_district(1, 3, 3001, 3000, 3000, 2101, 899)])
+    result = tpcc_checks.new_order_span([_district(1, 3, 3001, 3000, 3000, 2101, 899)])
     assert not result.ok
     assert "no_o_id 2101..3000 but 899 rows" in result.detail
 
