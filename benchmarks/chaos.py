@@ -89,7 +89,7 @@ def compare(spool: list[int], stored: list[int], delivered: list[int] | None) ->
 
 
 def plan_for(database: str, socket_dir: str, vus: list[int], duration_s: float) -> Any:
-    from bench_gui.core.plan import Driver, Plan, Target
+    from bench_gui.core.plan_model import Driver, Plan, Target
     from bench_gui.wire.run_config import Workload
 
     workload = Workload(

@@ -31,7 +31,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests._fixtures
 
-from bench_gui.core.plan import Plan, Target
+from bench_gui.core.plan_model import Plan, Target
 from bench_gui.services.run import RunController, RunError
 from bench_gui.store import SessionStore
 from bench_gui.wire.run_config import Workload

@@ -39,10 +39,11 @@ sys.path.insert(0, str(ROOT / "benchmarks"))  # chaos
 
 from chaos import compare, spool_samples  # noqa: E402
 
-from bench_gui.core.plan import Plan, Target, Workload  # noqa: E402
+from bench_gui.core.plan_model import Plan, Target  # noqa: E402
 from bench_gui.services.run import RunController, RunError  # noqa: E402
 from bench_gui.store import SessionStore  # noqa: E402
 from bench_gui.wire.protocol import Event  # noqa: E402
+from bench_gui.wire.run_config import Workload  # noqa: E402
 from tests._fixtures.pg import PgServer  # noqa: E402
 from tests._fixtures.pg_hang import (  # noqa: E402
     frozen,

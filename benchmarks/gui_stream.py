@@ -219,7 +219,7 @@ def main() -> int:
         QSettings.Scope.UserScope,
         tempfile.mkdtemp(prefix="bench-gui-settings-"),
     )
-    from bench_gui.core.plan import Plan, Power
+    from bench_gui.core.plan_model import Plan, Power
     from bench_gui.gui.app import apply_theme
     from bench_gui.gui.pages.live import LivePage
     from bench_gui.gui.widgets.chart_layout import CHART_KEYS, LiveLayout

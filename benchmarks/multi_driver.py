@@ -146,7 +146,7 @@ def main() -> int:
         os.environ["BENCH_GUI_REMOTE_ROOT"] = str(workdir / "driver-host")
         os.environ["BENCH_GUI_LOCK_DIR"] = str(workdir / "locks")
         os.environ["PYTHON_KEYRING_BACKEND"] = "keyring.backends.fail.Keyring"
-        from bench_gui.core.plan import Driver, Plan, Target
+        from bench_gui.core.plan_model import Driver, Plan, Target
         from bench_gui.wire.run_config import Workload
         from tests._fixtures.pg_hang import private_server
 

@@ -13,7 +13,7 @@ import argparse
 import math
 from typing import TYPE_CHECKING, Any
 
-from bench_gui.core.plan import Plan
+from bench_gui.core.plan_model import Plan
 from bench_gui.services.booth import BoothError, BoothOptions, BoothSetup, booth_setup
 from bench_gui.services.loop import DEFAULT_CARD_S, parse_runs
 from bench_gui.services.race import RaceError

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bench_gui.core.plan import Plan, Target
+from bench_gui.core.plan_model import Plan, Target
 from bench_gui.wire.run_config import Workload
 
 

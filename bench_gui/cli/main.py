@@ -19,7 +19,8 @@ from bench_gui.cli.progress import ProgressPrinter, per_unit
 from bench_gui.cli.terminal import number as _fmt
 from bench_gui.cli.terminal import safe
 from bench_gui.core.echo import problem_lines
-from bench_gui.core.plan import Plan, PlanError, load_plan
+from bench_gui.core.plan import load_plan
+from bench_gui.core.plan_model import Plan, PlanError
 from bench_gui.workloads.base import kit_for, kit_of_record
 
 if TYPE_CHECKING:

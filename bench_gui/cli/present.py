@@ -19,7 +19,8 @@ from typing import Any
 
 from bench_gui.cli.booth import BOOTH_ERRORS, add_booth_arguments
 from bench_gui.cli.terminal import safe
-from bench_gui.core.plan import Plan, load_plan
+from bench_gui.core.plan import load_plan
+from bench_gui.core.plan_model import Plan
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 DEFAULT_WINDOW = (1280, 720)

@@ -18,7 +18,8 @@ from typing import Any, TextIO
 
 from bench_gui.cli.team_store import open_store
 from bench_gui.cli.terminal import safe
-from bench_gui.core.plan import PlanError, Target, load_plan, plan_from_dict
+from bench_gui.core.plan import load_plan, plan_from_dict
+from bench_gui.core.plan_model import PlanError, Target
 from bench_gui.services.agent_config import agent_config, plan_password
 from bench_gui.services.errors import HostKeyError, SecretStoreError, SSHError, UnknownHostKey
 from bench_gui.services.host_links import ssh_transport

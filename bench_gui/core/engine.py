@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from typing import Protocol, runtime_checkable
 
-from bench_gui.core.plan import Target
+from bench_gui.core.plan_model import Target
 
 log = logging.getLogger(__name__)
 

@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from bench_gui.core.economics import DevicePrice, PowerPrice
-from bench_gui.core.plan import PlanError, plan_from_dict, plan_text
+from bench_gui.core.plan import plan_from_dict, plan_text
 from bench_gui.core.plan_checks import check_bool, check_str, shown
+from bench_gui.core.plan_model import PlanError
 from bench_gui.core.saturation import DEFAULT_MIN_GAIN_PCT, StopConditions
 from bench_gui.core.study_model import (
     MAX_SHORT_NAME,

@@ -16,7 +16,7 @@ from typing import Any, Final
 
 from PySide6.QtCore import QObject, Signal
 
-from bench_gui.core.plan import Plan
+from bench_gui.core.plan_model import Plan
 from bench_gui.gui.tasks import TaskRunner, TaskState
 from bench_gui.services.demo_warmup import DemoWarmup, WarmupError, WarmupResult
 

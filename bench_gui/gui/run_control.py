@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from PySide6.QtCore import QObject, Signal
 
-from bench_gui.core.plan import Plan, PlanError, plan_from_dict
+from bench_gui.core.plan import plan_from_dict
+from bench_gui.core.plan_model import Plan, PlanError
 from bench_gui.gui import window_fit
 from bench_gui.gui.worker import Controller, RunWorker, describe_status
 from bench_gui.wire.protocol import Event

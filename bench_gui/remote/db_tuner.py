@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final, Generic, Protocol, TypeVar
 
-from bench_gui.core.plan import Target
+from bench_gui.core.plan_model import Target
 from bench_gui.engines.tuning_terms import TunedSetting
 from bench_gui.remote.errors import SecretStoreError
 from bench_gui.remote.secrets import database_password

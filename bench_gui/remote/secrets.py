@@ -17,7 +17,8 @@ from typing import Final
 import keyring
 import keyring.errors
 
-from bench_gui.core.plan import Target, password_env_problem
+from bench_gui.core.plan_checks import password_env_problem
+from bench_gui.core.plan_model import Target
 from bench_gui.remote.errors import SecretStoreError
 
 SERVICE: Final = "bench-gui"

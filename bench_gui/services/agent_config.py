@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bench_gui.core.plan import Plan
+from bench_gui.core.plan_model import Plan
 from bench_gui.remote.errors import SecretStoreError
 from bench_gui.remote.secrets import DbPassword, database_password
 from bench_gui.services.run_errors import RunError

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from bench_gui.core.plan import Plan
+from bench_gui.core.plan_model import Plan
 from bench_gui.remote.local_transport import LocalAgentRun, LocalTransport
 from bench_gui.store.paths import data_dir
 from bench_gui.wire.protocol import Event

@@ -19,7 +19,8 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from bench_gui.core.multi_driver import first_users
-from bench_gui.core.plan import Plan, PlanError, check_driver_hosts_saved
+from bench_gui.core.plan_driver_checks import check_driver_hosts_saved
+from bench_gui.core.plan_model import Plan, PlanError
 from bench_gui.remote.clock import ClockReading, ClockRefused, check_clocks, measure_clock
 from bench_gui.remote.connection import CommandLogEntry
 from bench_gui.remote.errors import SSHError, UnknownHostKey

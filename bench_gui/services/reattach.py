@@ -39,7 +39,8 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 
-from bench_gui.core.plan import PlanError, plan_from_dict
+from bench_gui.core.plan import plan_from_dict
+from bench_gui.core.plan_model import PlanError
 from bench_gui.remote.errors import SSHError, UnknownHostKey
 from bench_gui.remote.ssh_transport import RemoteRun, SSHTransport, desktop_identity
 from bench_gui.services.host_links import ssh_transport

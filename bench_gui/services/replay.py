@@ -17,7 +17,8 @@ import math
 import threading
 from collections.abc import Iterator
 
-from bench_gui.core.plan import Plan, PlanError, plan_from_dict
+from bench_gui.core.plan import plan_from_dict
+from bench_gui.core.plan_model import Plan, PlanError
 from bench_gui.services.pacing import Clock, RealClock
 from bench_gui.store.sessions import SessionNotFound, SessionStore
 from bench_gui.wire.protocol import Event

@@ -37,7 +37,7 @@ from collections.abc import Callable, Iterator
 from functools import partial
 from typing import Any, Final
 
-from bench_gui.core.plan import Plan
+from bench_gui.core.plan_model import Plan
 from bench_gui.engines.registry import UnknownEngine
 from bench_gui.engines.registry import kit_for as engine_kit
 from bench_gui.remote.clock import ClockReading

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from bench_gui.core.plan import Plan
+from bench_gui.core.plan_model import Plan
 from bench_gui.remote.errors import SSHError
 from bench_gui.remote.inventory import Shell, collect_inventory, data_directory_storage
 from bench_gui.remote.storage import session_layout

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from bench_gui.core.plan import Plan
+from bench_gui.core.plan_model import Plan
 from bench_gui.remote.host_access import HostIO
 from bench_gui.services.run_errors import RunError
 from bench_gui.services.tuning import LogLine, OsRun, OsRunError, os_run_for_plan, resumed_os_run

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final, Literal
 
-from bench_gui.core.plan import Plan
+from bench_gui.core.plan_model import Plan
 
 
 @dataclass(frozen=True)

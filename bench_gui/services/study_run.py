@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from bench_gui.core.economics import ArrayInput
-from bench_gui.core.plan import Plan
+from bench_gui.core.plan_model import Plan
 from bench_gui.core.study_model import Study, StudyError, System, system_fingerprint
 from bench_gui.services.run import RunController
 from bench_gui.services.run_errors import HostKeyUnknown, RunError

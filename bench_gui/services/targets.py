@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from bench_gui.core.engine import EngineNotFound, get_engine
-from bench_gui.core.plan import Plan
+from bench_gui.core.plan_model import Plan
 from bench_gui.engines.mariadb.tuner import check_mariadb
 from bench_gui.remote.connection import DEFAULT_TIMEOUT, connect
 from bench_gui.remote.errors import SecretStoreError, SSHError, TargetError

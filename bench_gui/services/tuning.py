@@ -33,7 +33,8 @@ from typing import Any
 import psycopg
 
 from bench_gui.core.os_presets import BUILTIN_OS_PRESETS
-from bench_gui.core.plan import OsKnobs, Plan, PlanError, Target, load_plan
+from bench_gui.core.plan import load_plan
+from bench_gui.core.plan_model import OsKnobs, Plan, PlanError, Target
 from bench_gui.engines.base import EngineKit
 from bench_gui.engines.postgresql.targets import conninfo_target, demo_target
 from bench_gui.engines.postgresql.tuner import PgTuner

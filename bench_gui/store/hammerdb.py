@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from bench_gui import __version__
-from bench_gui.core.plan import Plan, Target
+from bench_gui.core.plan_model import Plan, Target
 from bench_gui.store.hammerdb_jobs import HammerJob, read_hammerdb
 from bench_gui.store.sessions import SessionStore
 from bench_gui.wire.protocol import Event

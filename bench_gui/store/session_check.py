@@ -22,8 +22,8 @@ from datetime import datetime
 from typing import Any, Final
 
 from bench_gui.core.events import BadEvent, check_event
-from bench_gui.core.plan import PlanError, plan_from_dict, plan_from_toml
-from bench_gui.core.plan_model import MAX_PLAN_BYTES
+from bench_gui.core.plan import plan_from_dict, plan_from_toml
+from bench_gui.core.plan_model import MAX_PLAN_BYTES, PlanError
 from bench_gui.store.annotations import clean_tags
 from bench_gui.store.schema import RUN_STATUSES
 from bench_gui.wire.protocol import EVENT_KINDS, Event

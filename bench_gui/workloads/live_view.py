@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QWidget
 
-    from bench_gui.core.plan import Plan
+    from bench_gui.core.plan_model import Plan
     from bench_gui.gui.pages.live.header import LiveHeader
     from bench_gui.gui.pages.live.hosts_strip import HostsStrip
     from bench_gui.gui.widgets.page_parts import Banner

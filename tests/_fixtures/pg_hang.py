@@ -21,7 +21,7 @@ from typing import Any
 import psutil
 import pytest
 
-from bench_gui.core.plan import Plan, Target
+from bench_gui.core.plan_model import Plan, Target
 from bench_gui.remote.demo_account import ensure_system_account
 from bench_gui.wire.run_config import Workload
 from tests._fixtures.pg import PgServer

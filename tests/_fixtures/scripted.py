@@ -16,7 +16,7 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from bench_gui.core.plan import Plan
+from bench_gui.core.plan_model import Plan
 from bench_gui.wire.protocol import LATENCY_FIELDS, TX_KEYS, Event, decode_line, encode_event
 
 T0 = 1_760_000_000.0

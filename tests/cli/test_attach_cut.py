@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from bench_gui.core.plan import Driver, Plan, Target
+from bench_gui.core.plan_model import Driver, Plan, Target
 from bench_gui.remote.transport import desktop_identity
 from bench_gui.store import SessionStore
 from bench_gui.wire.protocol import encode_event

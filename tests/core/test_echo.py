@@ -14,7 +14,8 @@ import tomli_w
 
 from bench_gui.core.echo import echoed, listed
 from bench_gui.core.events import BadEvent, check_event
-from bench_gui.core.plan import PlanError, plan_from_dict
+from bench_gui.core.plan import plan_from_dict
+from bench_gui.core.plan_model import PlanError
 from bench_gui.core.storage import LayoutError, layout_from_dict
 from bench_gui.wire.protocol import Event
 

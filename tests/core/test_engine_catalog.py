@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from bench_gui.core.engine import EngineNotFound, engine_catalog, get_engine
-from bench_gui.core.plan import Target
+from bench_gui.core.plan_model import Target
 
 BROKEN = """[bench_gui.engines]
 oracle = bench_gui_no_such_module_here:OracleEngine

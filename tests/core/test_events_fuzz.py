@@ -24,7 +24,7 @@ import pytest
 
 from bench_gui.cli.progress import ProgressPrinter
 from bench_gui.core.events import read_line
-from bench_gui.core.plan import Driver, Plan, Target
+from bench_gui.core.plan_model import Driver, Plan, Target
 from bench_gui.remote.ssh_transport import SSHAgentRun, SSHTransport
 from bench_gui.services.live_model import LiveModel
 from bench_gui.services.run import RunController

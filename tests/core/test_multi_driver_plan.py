@@ -9,15 +9,9 @@ from typing import Any
 
 import pytest
 
-from bench_gui.core.plan import (
-    DEFAULT_MAX_CLOCK_OFFSET_MS,
-    DEFAULT_MAX_OUTAGE_S,
-    PlanError,
-    check_driver_hosts_saved,
-    load_plan,
-    plan_from_dict,
-    plan_from_toml,
-)
+from bench_gui.core.plan import load_plan, plan_from_dict, plan_from_toml
+from bench_gui.core.plan_driver_checks import check_driver_hosts_saved
+from bench_gui.core.plan_model import DEFAULT_MAX_CLOCK_OFFSET_MS, DEFAULT_MAX_OUTAGE_S, PlanError
 
 
 def plan(driver: dict[str, Any], vus: Any = (2, 4, 9), **workload: Any) -> dict[str, Any]:

@@ -6,7 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from bench_gui.core.plan import Plan, PlanError, load_plan, parse_vu_list, plan_from_dict
+from bench_gui.core.plan import load_plan, plan_from_dict
+from bench_gui.core.plan_checks import parse_vu_list
+from bench_gui.core.plan_model import Plan, PlanError
 
 
 def test_defaults_round_trip_through_toml(tmp_path: Path) -> None:

@@ -21,7 +21,8 @@ from typing import Any
 
 import pytest
 
-from bench_gui.core.plan import Plan, PlanError, load_plan, plan_from_dict, plan_from_toml
+from bench_gui.core.plan import load_plan, plan_from_dict, plan_from_toml
+from bench_gui.core.plan_model import Plan, PlanError
 
 SEED = 15
 TEXT_CASES = 500

@@ -6,7 +6,9 @@ import tomllib
 
 import pytest
 
-from bench_gui.core.plan import OsKnobs, Plan, PlanError, os_knob_problem, plan_from_dict
+from bench_gui.core.plan import plan_from_dict
+from bench_gui.core.plan_host_checks import os_knob_problem
+from bench_gui.core.plan_model import OsKnobs, Plan, PlanError
 
 PLAN = """
 [target]

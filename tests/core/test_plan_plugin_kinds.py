@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 
 from bench_gui.core.engine import get_engine
-from bench_gui.core.plan import PlanError, plan_from_dict, plugin_engine_kinds
+from bench_gui.core.plan import plan_from_dict
+from bench_gui.core.plan_checks import plugin_engine_kinds
+from bench_gui.core.plan_model import PlanError
 from tests._fixtures.plugin_dist import build_wheels, install
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from bench_gui.core.plan import PlanError, plan_from_dict, plan_from_toml
+from bench_gui.core.plan import plan_from_dict, plan_from_toml
+from bench_gui.core.plan_model import PlanError
 
 
 def test_the_default_is_the_spec_profile_and_it_is_written_back() -> None:

@@ -8,7 +8,9 @@ import tomllib
 
 import pytest
 
-from bench_gui.core.plan import Plan, PlanError, parse_dataset_sizes, plan_from_dict, plan_from_toml
+from bench_gui.core.plan import plan_from_dict, plan_from_toml
+from bench_gui.core.plan_checks import parse_dataset_sizes
+from bench_gui.core.plan_model import Plan, PlanError
 from bench_gui.wire.run_config import DEFAULT_DATASET_SIZES
 
 SEED_004 = """

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from bench_gui.core.plan import ODBC_FIELDS, Plan, PlanError, load_plan, plan_from_dict
+from bench_gui.core.plan import load_plan, plan_from_dict
+from bench_gui.core.plan_model import ODBC_FIELDS, Plan, PlanError
 
 
 def problems(data: dict[str, object]) -> dict[str, str]:

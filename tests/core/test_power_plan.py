@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from bench_gui.core.plan import Plan, PlanError, load_plan, plan_from_dict
+from bench_gui.core.plan import load_plan, plan_from_dict
+from bench_gui.core.plan_model import Plan, PlanError
 from bench_gui.core.power import (
     METER_KINDS,
     MeterNotFound,

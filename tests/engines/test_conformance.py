@@ -16,8 +16,8 @@ from pytestqt.qtbot import QtBot
 
 from bench_gui.agent.engines import engine_target
 from bench_gui.core.engine import get_engine
-from bench_gui.core.plan import Plan, PlanError, Target, plan_from_dict
-from bench_gui.core.plan_model import TARGET_KINDS
+from bench_gui.core.plan import plan_from_dict
+from bench_gui.core.plan_model import TARGET_KINDS, Plan, PlanError, Target
 from bench_gui.engines.base import FACES, EngineKit
 from bench_gui.engines.registry import UnknownEngine, kit_for, kits
 from bench_gui.gui.pages.database import DatabasePage

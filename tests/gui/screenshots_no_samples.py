@@ -35,7 +35,7 @@ def main(out_dir: str) -> int:
 def shoot(out: Path) -> int:
     from PySide6.QtWidgets import QApplication
 
-    from bench_gui.core.plan import Plan
+    from bench_gui.core.plan_model import Plan
     from bench_gui.gui.app import APP_NAME, apply_theme
     from bench_gui.gui.main_window import MainWindow
     from bench_gui.gui.window_fit import fit_to_screen

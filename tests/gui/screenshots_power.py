@@ -32,7 +32,7 @@ def main(out_dir: str) -> int:
         QSettings.Scope.UserScope,
         tempfile.mkdtemp(prefix="bench-gui-settings-"),
     )
-    from bench_gui.core.plan import Plan, Power
+    from bench_gui.core.plan_model import Plan, Power
     from bench_gui.gui.app import APP_NAME, build_main_window
     from bench_gui.gui.widgets.chart_layout import CHART_KEYS, LiveLayout
     from bench_gui.store import SessionStore

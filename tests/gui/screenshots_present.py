@@ -112,7 +112,7 @@ def main(out_dir: str) -> int:
     os.environ.setdefault("BENCH_GUI_DATA_DIR", tempfile.mkdtemp(prefix="bench-gui-present-"))
     from PySide6.QtWidgets import QApplication
 
-    from bench_gui.core.plan import Plan
+    from bench_gui.core.plan_model import Plan
     from bench_gui.gui.app import APP_NAME, apply_theme
 
     out = Path(out_dir)

@@ -48,7 +48,7 @@ def main(out_dir: str, given: str | None = None) -> int:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from PySide6.QtWidgets import QApplication
 
-    from bench_gui.core.plan import Plan
+    from bench_gui.core.plan_model import Plan
     from bench_gui.gui.app import APP_NAME, build_main_window
     from bench_gui.store import SessionStore
 

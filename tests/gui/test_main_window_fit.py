@@ -25,7 +25,8 @@ from PySide6.QtWidgets import (
 )
 from pytestqt.qtbot import QtBot
 
-from bench_gui.core.plan import Plan, plan_from_dict
+from bench_gui.core.plan import plan_from_dict
+from bench_gui.core.plan_model import Plan
 from bench_gui.gui.app import build_main_window
 from bench_gui.gui.main_window import MainWindow
 from bench_gui.gui.nav_panel import COMPACT_BELOW

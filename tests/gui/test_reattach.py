@@ -17,7 +17,7 @@ import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
-from bench_gui.core.plan import Driver, Plan, Target
+from bench_gui.core.plan_model import Driver, Plan, Target
 from bench_gui.gui.app import start_up
 from bench_gui.gui.main_window import MainWindow
 from bench_gui.gui.reattach import ReattachDialog

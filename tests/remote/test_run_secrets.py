@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from bench_gui.agent.secrets import conninfo_with_password
-from bench_gui.core.plan import Plan, Target
+from bench_gui.core.plan_model import Plan, Target
 from bench_gui.remote.ssh_transport import _ENV_JANITOR, SSHTransport
 from bench_gui.services.run import RunController
 from bench_gui.store import SessionStore

@@ -7,7 +7,8 @@ import keyring
 import keyring.backends.fail
 import pytest
 
-from bench_gui.core.plan import PlanError, Target, plan_from_dict
+from bench_gui.core.plan import plan_from_dict
+from bench_gui.core.plan_model import PlanError, Target
 from bench_gui.remote.errors import SecretStoreError
 from bench_gui.remote.secrets import (
     database_password,

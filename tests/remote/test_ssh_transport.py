@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from bench_gui.core.plan import Plan, Target
+from bench_gui.core.plan_model import Plan, Target
 from bench_gui.remote.ssh_transport import SSHAgentRun, SSHTransport
 from bench_gui.services.agent_config import agent_config
 from bench_gui.services.run import RunController

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bench_gui.core.plan import Driver, Plan, Target
+from bench_gui.core.plan_model import Driver, Plan, Target
 from bench_gui.wire.run_config import Workload
 
 # The database every run on two driver hosts uses (cloned once: ``multi_database``).

@@ -21,7 +21,7 @@ import psycopg
 import pytest
 
 from bench_gui.agent.runlock import default_lock_dir, holder_info, lock_path, take_lock
-from bench_gui.core.plan import Plan, Target
+from bench_gui.core.plan_model import Plan, Target
 from bench_gui.engines.postgresql.agent.identity import server_identity
 from bench_gui.remote.demo import (
     HANDLES_FILE,

@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from bench_gui.core.crosscheck import nopm_doubt
-from bench_gui.core.plan import Driver, Plan, Target
+from bench_gui.core.plan_model import Driver, Plan, Target
 from bench_gui.remote.inventory import collect_inventory
 from bench_gui.remote.local_shell import LocalShell
 from bench_gui.services.host_links import host_inventory, unreadable

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from bench_gui.core.plan import OsKnobs
+from bench_gui.core.plan_model import OsKnobs
 from bench_gui.services.run import RunController
 from bench_gui.services.run_errors import RunError
 from bench_gui.store import SessionStore

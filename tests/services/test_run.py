@@ -9,7 +9,8 @@ from typing import Any
 import psycopg
 import pytest
 
-from bench_gui.core.plan import Plan, Target, plan_from_dict
+from bench_gui.core.plan import plan_from_dict
+from bench_gui.core.plan_model import Plan, Target
 from bench_gui.services.run import RunController
 from bench_gui.services.run_errors import RunError
 from bench_gui.store import SessionStore

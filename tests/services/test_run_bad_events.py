@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from bench_gui.cli.progress import ProgressPrinter
-from bench_gui.core.plan import Driver, Plan, Target
+from bench_gui.core.plan_model import Driver, Plan, Target
 from bench_gui.remote.ssh_transport import SSHTransport
 from bench_gui.services.live_model import LiveModel
 from bench_gui.services.run import RunController

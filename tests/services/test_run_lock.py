@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from bench_gui.core.plan import Driver, Plan, Target
+from bench_gui.core.plan_model import Driver, Plan, Target
 from bench_gui.remote.targets import TARGETS_FILE, add_target
 from bench_gui.remote.transport import desktop_identity
 from bench_gui.services.run import RunController

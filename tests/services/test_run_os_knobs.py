@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from bench_gui.core.plan import OsKnobs, Plan, Target
+from bench_gui.core.plan_model import OsKnobs, Plan, Target
 from bench_gui.remote.host_access import LocalHost
 from bench_gui.remote.local_transport import LocalTransport
 from bench_gui.services.run import RunController

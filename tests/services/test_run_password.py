@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from bench_gui.core.plan import Plan, Target
+from bench_gui.core.plan_model import Plan, Target
 from bench_gui.remote.secrets import set_db_password
 from bench_gui.services.run import RunController
 from bench_gui.services.run_errors import RunError

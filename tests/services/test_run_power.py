@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from bench_gui.agent.hostmetrics import BlockTopology
-from bench_gui.core.plan import Monitor, Plan, Power, Target
+from bench_gui.core.plan_model import Monitor, Plan, Power, Target
 from bench_gui.services.run import RunController
 from bench_gui.services.run_errors import RunError
 from bench_gui.store import SessionStore

@@ -10,7 +10,7 @@ from typing import Any
 import psycopg
 import pytest
 
-from bench_gui.core.plan import Plan, Target
+from bench_gui.core.plan_model import Plan, Target
 from bench_gui.engines.postgresql.agent import template
 from bench_gui.services.run import RunController
 from bench_gui.services.run_errors import RunError

@@ -12,7 +12,7 @@ from typing import Any
 import psycopg
 import pytest
 
-from bench_gui.core.plan import Plan, Target
+from bench_gui.core.plan_model import Plan, Target
 from bench_gui.report import build_report
 from bench_gui.report.html import render_html
 from bench_gui.services.run import RunController

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from bench_gui.core.plan import Driver, Plan
+from bench_gui.core.plan_model import Driver, Plan
 from bench_gui.remote.targets import TARGETS_FILE, add_target
 from bench_gui.services.run import RunController
 from bench_gui.services.run_errors import HostKeyUnknown, RunError

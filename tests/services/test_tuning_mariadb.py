@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from bench_gui.core.plan import Plan, plan_from_dict
+from bench_gui.core.plan import plan_from_dict
+from bench_gui.core.plan_model import Plan
 from bench_gui.engines.mariadb.tuner import MariaDbTuner, check_mariadb
 from bench_gui.engines.postgresql.tuner import PgTuner
 from bench_gui.engines.tuning_terms import PresetError, TunedSetting

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from bench_gui.core.economics import ArrayInput, DevicePrice, PowerPrice
-from bench_gui.core.plan import Plan
+from bench_gui.core.plan_model import Plan
 from bench_gui.store import SCHEMA_VERSION, SessionNotFound, SessionStore, sessions
 
 

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from bench_gui import __version__
-from bench_gui.core.plan import Plan
+from bench_gui.core.plan_model import Plan
 from bench_gui.store import (
     SCHEMA_VERSION,
     SessionNotFound,

@@ -308,7 +308,7 @@ def test_the_live_page_shows_its_view(kit: WorkloadKit, qtbot: QtBot) -> None:
     arguments) and is the view a plan of it gets; the page then speaks only its words."""
     import inspect
 
-    from bench_gui.core.plan import Plan
+    from bench_gui.core.plan_model import Plan
     from bench_gui.gui.pages.live import LivePage
     from bench_gui.workloads.live_view import LiveView
 
@@ -442,8 +442,8 @@ def test_its_plan_form_edits_only_workload_fields(kit: WorkloadKit, qtbot: QtBot
 def test_the_plan_reader_asks_its_plan_checks(kit: WorkloadKit) -> None:
     """A plan of its kind is checked by its kit's plan_checks: a wrong value of each of its own
     fields is named, reading the plan file and calling the face alike."""
-    from bench_gui.core.plan import PlanError, plan_from_dict
-    from bench_gui.core.plan_model import Plan
+    from bench_gui.core.plan import plan_from_dict
+    from bench_gui.core.plan_model import Plan, PlanError
 
     checks = kit.face("plan_checks")
     for name in kit.face("plan_fields"):

@@ -36,7 +36,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any, Final
 
-from bench_gui.core.plan import Target
+from bench_gui.core.plan_model import Target
 from bench_gui.engines.mariadb.innodb import (
     ENUM_VARIABLES,
     MYSQL_STATIC,

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bench_gui.core.plan import Target
+from bench_gui.core.plan_model import Target
 from bench_gui.engines.mariadb.innodb import DbVersion, InnoDbInput, InnoDbProposal
 from bench_gui.engines.mariadb.innodb import calculate as innodb_calculate
 from bench_gui.engines.mariadb.tuner import (

@@ -13,7 +13,7 @@ in :data:`~bench_gui.wire.names.DB_PASSWORD_ENV`.
 
 from __future__ import annotations
 
-from bench_gui.core.plan import Target
+from bench_gui.core.plan_model import Target
 from bench_gui.wire.engine_errors import EngineError
 from bench_gui.wire.mssql_connect import DRIVER_PREFERENCE, resolve_conninfo
 from bench_gui.wire.names import DB_PASSWORD_ENV

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
 
-from bench_gui.core.plan import Target
+from bench_gui.core.plan_model import Target
 from bench_gui.engines.mssql.proposal import MssqlProposal, load_mssql_preset, seed_003_proposal
 from bench_gui.engines.mssql.tuner import PROFILE, plan_mssql_target
 from bench_gui.engines.tuning_terms import PresetError, format_bytes

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from psycopg.conninfo import make_conninfo
 
-from bench_gui.core.plan import Target
+from bench_gui.core.plan_model import Target
 from bench_gui.wire.pg_liveness import with_liveness
 
 

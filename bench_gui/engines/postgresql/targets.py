@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import psycopg
 
-from bench_gui.core.plan import Target
+from bench_gui.core.plan_model import Target
 from bench_gui.engines.postgresql.control import PgCtlControl, ServerControl, local_control
 from bench_gui.remote.db_tuner import DbTarget, TuningError
 from bench_gui.remote.errors import SecretStoreError

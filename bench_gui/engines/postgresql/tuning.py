@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from bench_gui.core.plan import Target
+from bench_gui.core.plan_model import Target
 from bench_gui.engines.postgresql.control import parse_control_spec
 from bench_gui.engines.postgresql.pgtune import PgVersion, Proposal, TuneInput, calculate
 from bench_gui.engines.postgresql.targets import TuningTarget, plan_target

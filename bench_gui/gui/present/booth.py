@@ -26,7 +26,7 @@ from typing import Any, Protocol
 from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QWidget
 
-from bench_gui.core.plan import Plan
+from bench_gui.core.plan_model import Plan
 from bench_gui.gui.present.result_card import ResultCard as ResultCardWidget
 from bench_gui.gui.tasks import TaskRunner, TaskState
 from bench_gui.services.booth import BoothSetup

@@ -13,7 +13,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
-from bench_gui.core.plan import Plan
+from bench_gui.core.plan_model import Plan
 from bench_gui.gui.present.view import PresentView
 from bench_gui.gui.worker import Controller, RunWorker
 from bench_gui.wire.protocol import Event

@@ -25,7 +25,7 @@ from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QHideEvent, QKeyEvent, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLayout, QVBoxLayout, QWidget
 
-from bench_gui.core.plan import Plan
+from bench_gui.core.plan_model import Plan
 from bench_gui.gui.present.chart import PresentChart
 from bench_gui.gui.present.corner import CornerMessage
 from bench_gui.gui.present.headline import HeadlineLabel

@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from bench_gui.core.plan import Monitor, Plan, Power
+from bench_gui.core.plan_model import Monitor, Plan, Power
 from bench_gui.core.power import (
     METER_KINDS,
     METER_LABELS,

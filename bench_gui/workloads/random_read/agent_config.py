@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
-from bench_gui.core.plan import Plan
+from bench_gui.core.plan_model import Plan
 from bench_gui.core.power import MeterNotFound, agent_power_config
 from bench_gui.remote.secrets import DbPassword
 from bench_gui.remote.storage import session_layout

@@ -19,7 +19,7 @@ from __future__ import annotations
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QGridLayout, QVBoxLayout, QWidget
 
-from bench_gui.core.plan import Plan
+from bench_gui.core.plan_model import Plan
 from bench_gui.gui.pages.live.chart_board import _Cell as ChartCell
 from bench_gui.gui.pages.live.numbers import fmt_int, fmt_ms
 from bench_gui.gui.pages.live.outcome import ENDED_EARLY, NO_HOST_MESSAGE

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from PySide6.QtWidgets import QWidget
 
-from bench_gui.core.plan import Plan
+from bench_gui.core.plan_model import Plan
 from bench_gui.wire.protocol import Event
 from bench_gui.workloads.live_view import LiveParts
 from bench_gui.workloads.random_read.live_board import (

@@ -23,7 +23,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from bench_gui.core.plan import RANDOM_READ_ENGINES, Plan, parse_dataset_sizes
+from bench_gui.core.plan_checks import parse_dataset_sizes
+from bench_gui.core.plan_model import RANDOM_READ_ENGINES, Plan
 from bench_gui.gui.pages.workload.sections import duration_words, seconds_spin
 from bench_gui.gui.widgets.page_parts import compact_combo
 from bench_gui.gui.widgets.plan_fields import PlanFields, add_row, style_form

@@ -9,7 +9,7 @@ from dataclasses import asdict
 from typing import Any
 
 from bench_gui.core.engine import EngineNotFound, get_engine
-from bench_gui.core.plan import Plan
+from bench_gui.core.plan_model import Plan
 from bench_gui.core.power import MeterNotFound, agent_power_config
 from bench_gui.remote.demo import DemoUnavailable, start_demo
 from bench_gui.remote.secrets import DbPassword

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from PySide6.QtWidgets import QDialog, QWidget
 
-from bench_gui.core.plan import Plan
+from bench_gui.core.plan_model import Plan
 from bench_gui.core.power import METER_LABELS, SCOPE_CPU
 from bench_gui.gui.pages.live.chart_board import ChartBoard, power_titles
 from bench_gui.gui.pages.live.outcome import NO_POWER_MESSAGE, WAITING_FOR_POWER, banner_text

@@ -8,7 +8,7 @@ from typing import Any
 
 from PySide6.QtWidgets import QCheckBox, QComboBox, QGroupBox
 
-from bench_gui.core.plan import BUILD_MODES, PROFILES, Plan
+from bench_gui.core.plan_model import BUILD_MODES, PROFILES, Plan
 from bench_gui.gui.widgets.plan_fields import PlanFields, add_row, styled_form
 
 BUILD_MODE_LABELS = {

@@ -17,7 +17,7 @@ import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
-from bench_gui.core.plan import Plan
+from bench_gui.core.plan_model import Plan
 from bench_gui.engines.postgresql.control import PgCtlControl
 from bench_gui.engines.postgresql.targets import TuningTarget
 from bench_gui.gui.pages.database import COL_EFFECT, COL_PROPOSED, COL_RULE, DatabasePage

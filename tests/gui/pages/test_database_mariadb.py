@@ -18,7 +18,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
-from bench_gui.core.plan import Plan, plan_from_dict
+from bench_gui.core.plan import plan_from_dict
+from bench_gui.core.plan_model import Plan
 from bench_gui.engines.mariadb.innodb import SERVER_ROLES
 from bench_gui.engines.mariadb.option_file import parse_cnf
 from bench_gui.engines.mariadb.tuning import connect as mariadb_connection

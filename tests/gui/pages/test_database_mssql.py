@@ -20,7 +20,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
-from bench_gui.core.plan import Plan, plan_from_dict
+from bench_gui.core.plan import plan_from_dict
+from bench_gui.core.plan_model import Plan
 from bench_gui.engines.mssql.tuner import MssqlTuner
 from bench_gui.engines.mssql.tuning import connect as mssql_connection
 from bench_gui.gui.pages.database import COL_CURRENT, COL_EFFECT, COL_PROPOSED, DatabasePage

@@ -19,7 +19,7 @@ import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
-from bench_gui.core.plan import OsKnobs, Plan
+from bench_gui.core.plan_model import OsKnobs, Plan
 from bench_gui.gui.pages.database import OS_STATUS, OS_WANTED, DatabasePage
 from bench_gui.gui.pages.workload import WorkloadPage
 

@@ -7,7 +7,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
 from pytestqt.qtbot import QtBot
 
-from bench_gui.core.plan import Plan
+from bench_gui.core.plan_model import Plan
 from bench_gui.gui.pages.live import LivePage
 from tests._fixtures.scripted import EventScript, capacity, sweep_events
 

@@ -11,7 +11,7 @@ from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QApplication, QScrollArea
 from pytestqt.qtbot import QtBot
 
-from bench_gui.core.plan import Plan
+from bench_gui.core.plan_model import Plan
 from bench_gui.gui.app import apply_theme
 from bench_gui.gui.pages.live import LivePage
 from bench_gui.gui.pages.live.outcome import ENDED_EARLY, NO_HOST_MESSAGE, NO_POWER_NOTE

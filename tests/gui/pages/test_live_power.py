@@ -11,7 +11,7 @@ import pytest
 from PySide6.QtCore import QSettings, Qt
 from pytestqt.qtbot import QtBot
 
-from bench_gui.core.plan import Plan, Power
+from bench_gui.core.plan_model import Plan, Power
 from bench_gui.gui.pages.live import NO_POWER_MESSAGE, LivePage
 from bench_gui.gui.widgets.chart_layout import (
     CHART_KEYS,

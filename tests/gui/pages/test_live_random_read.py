@@ -12,7 +12,7 @@ import pytest
 from PySide6.QtWidgets import QLabel
 from pytestqt.qtbot import QtBot
 
-from bench_gui.core.plan import Plan
+from bench_gui.core.plan_model import Plan
 from bench_gui.gui.main_window import MainWindow
 from bench_gui.gui.pages.live import LivePage
 from bench_gui.wire.protocol import Event

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from pytestqt.qtbot import QtBot
 
-from bench_gui.core.plan import Plan
+from bench_gui.core.plan_model import Plan
 from bench_gui.gui.pages.sessions import SessionsPage
 from bench_gui.services.session_view import run_rows
 from bench_gui.wire.protocol import Event

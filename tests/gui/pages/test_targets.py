@@ -21,7 +21,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
 from pytestqt.qtbot import QtBot
 
-from bench_gui.core.plan import Plan, Target
+from bench_gui.core.plan_model import Plan, Target
 from bench_gui.gui.pages.targets import TargetsPage
 from bench_gui.gui.pages.workload import THIS_MACHINE, WorkloadPage
 from bench_gui.gui.tasks import live_tasks

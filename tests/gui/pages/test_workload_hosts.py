@@ -11,7 +11,8 @@ import pytest
 from PySide6.QtWidgets import QAbstractButton
 from pytestqt.qtbot import QtBot
 
-from bench_gui.core.plan import Plan, load_plan, plan_from_toml
+from bench_gui.core.plan import load_plan, plan_from_toml
+from bench_gui.core.plan_model import Plan
 from bench_gui.gui.pages.workload import WorkloadPage
 
 pytestmark = pytest.mark.gui

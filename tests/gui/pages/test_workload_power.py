@@ -12,7 +12,7 @@ import keyring.errors
 import pytest
 from pytestqt.qtbot import QtBot
 
-from bench_gui.core.plan import Monitor, Plan, Power
+from bench_gui.core.plan_model import Monitor, Plan, Power
 from bench_gui.gui.pages.workload import WorkloadPage
 from tests._fixtures.powercap_tree import EnergyClock, PowercapTree
 

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from bench_gui.cli.booth import BOOTH_ERRORS, add_booth_arguments, booth_from_args, build_booth
-from bench_gui.core.plan import Plan, Target
+from bench_gui.core.plan_model import Plan, Target
 from bench_gui.gui.present.booth import Booth
 from bench_gui.gui.present.result_card import ResultCard
 from bench_gui.gui.present.view import PresentView

@@ -14,7 +14,8 @@ import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
-from bench_gui.core.plan import Plan, load_plan
+from bench_gui.core.plan import load_plan
+from bench_gui.core.plan_model import Plan
 from bench_gui.gui.present.run import PresentRun
 from bench_gui.gui.present.window import PresentWindow
 from tests._fixtures import cli

@@ -11,7 +11,7 @@ from PySide6.QtCore import QPoint, QRect, Qt
 from PySide6.QtWidgets import QApplication, QLabel, QWidget
 from pytestqt.qtbot import QtBot
 
-from bench_gui.core.plan import Plan
+from bench_gui.core.plan_model import Plan
 from bench_gui.gui.present.style import HERO_MIN_PX
 from bench_gui.gui.present.tiles import RAMPUP_CAPTION
 from bench_gui.gui.present.view import PresentView
@@ -478,7 +478,7 @@ def test_a_step_cut_short_without_a_figure_is_not_counted_as_measured(view: Pres
 
 def test_before_its_first_event_a_run_says_what_it_is_doing(view: PresentView) -> None:
     """A first start of the demo database (initdb) showed a "Starting" chip alone for 15 s."""
-    from bench_gui.core.plan import Target
+    from bench_gui.core.plan_model import Target
 
     plan = _plan()
     plan.target = Target(kind="demo")

@@ -11,7 +11,8 @@ import pyodbc
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QTableWidgetItem
 
-from bench_gui.core.plan import Plan, PlanError, plan_from_dict
+from bench_gui.core.plan import plan_from_dict
+from bench_gui.core.plan_model import Plan, PlanError
 from bench_gui.engines.tuning_terms import PresetError
 from bench_gui.services.errors import (
     DemoUnavailable,

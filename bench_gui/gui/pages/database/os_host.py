@@ -9,7 +9,7 @@ from typing import Any
 
 from PySide6.QtWidgets import QComboBox, QGridLayout, QGroupBox, QLineEdit, QPushButton
 
-from bench_gui.core.plan import Plan
+from bench_gui.core.plan_model import Plan
 from bench_gui.gui.widgets.page_parts import form_label, muted_label
 from bench_gui.services.errors import HostKeyError, TargetError
 from bench_gui.services.hosts import (

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from bench_gui.core.plan import Plan
+from bench_gui.core.plan_model import Plan
 from bench_gui.gui.dialogs import HostKeyPrompt, not_accepted_text
 from bench_gui.gui.pages.database.common import OS_ERRORS
 from bench_gui.gui.pages.database.history import apply_buttons, history_group

@@ -17,7 +17,7 @@ from typing import Any
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QTabWidget, QWidget
 
-from bench_gui.core.plan import Plan, PlanError
+from bench_gui.core.plan_model import Plan, PlanError
 from bench_gui.engines.postgresql.panel import PostgresPanel
 from bench_gui.engines.registry import UnknownEngine, kit_for, kits
 from bench_gui.gui.pages.database.common import PlanProvider, plan_of

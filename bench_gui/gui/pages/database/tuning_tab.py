@@ -16,7 +16,7 @@ from typing import Any
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QGridLayout, QGroupBox, QHBoxLayout, QVBoxLayout, QWidget
 
-from bench_gui.core.plan import Plan, PlanError
+from bench_gui.core.plan_model import Plan, PlanError
 from bench_gui.engines.base import EngineKit
 from bench_gui.engines.tuning_terms import TunedSetting
 from bench_gui.gui.pages.database.common import PG_ERRORS, PlanProvider, plan_of

@@ -36,7 +36,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from bench_gui.core.plan import Plan
+from bench_gui.core.plan_model import Plan
 from bench_gui.gui.focus import focus_now, restore_focus_later
 from bench_gui.gui.pages.live.header import LiveHeader
 from bench_gui.gui.pages.live.hosts_strip import HostsStrip

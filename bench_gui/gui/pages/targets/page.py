@@ -18,7 +18,7 @@ from typing import Any
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QMessageBox, QSplitter, QVBoxLayout, QWidget
 
-from bench_gui.core.plan import Plan
+from bench_gui.core.plan_model import Plan
 from bench_gui.gui.dialogs import HostKeyPrompt
 from bench_gui.gui.pages.targets.connection_test import ConnectionTestPanel
 from bench_gui.gui.pages.targets.form import TargetForm

@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from bench_gui.core.multi_driver import SplitError
-from bench_gui.core.plan import (
+from bench_gui.core.plan_model import (
     DEFAULT_MAX_CLOCK_OFFSET_MS,
     MAX_CLOCK_OFFSET_LIMIT_MS,
     MULTI_DRIVER_FIELDS,

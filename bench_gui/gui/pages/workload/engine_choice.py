@@ -18,7 +18,7 @@ from importlib.metadata import entry_points
 from typing import Final
 
 from bench_gui.core.engine import ENGINE_GROUP, Engine, EngineCatalog
-from bench_gui.core.plan import ODBC_DEFAULTS, TARGET_KINDS, Target
+from bench_gui.core.plan_model import ODBC_DEFAULTS, TARGET_KINDS, Target
 
 # Names for engines a plan can name, for when no plugin of that kind is installed.
 KIND_LABELS = {

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from bench_gui.core.plan import AUTHENTICATION_MODES, ODBC_FIELDS, ODBC_KINDS, Target
+from bench_gui.core.plan_model import AUTHENTICATION_MODES, ODBC_FIELDS, ODBC_KINDS, Target
 from bench_gui.engines.registry import kit_for
 from bench_gui.gui.widgets.page_parts import compact_combo
 from bench_gui.gui.widgets.plan_fields import PlanFields, add_row

@@ -9,7 +9,7 @@ from typing import Any
 from PySide6.QtWidgets import QComboBox, QGroupBox, QLineEdit, QPlainTextEdit
 
 from bench_gui.core.os_presets import BUILTIN_OS_PRESETS
-from bench_gui.core.plan import Plan
+from bench_gui.core.plan_model import Plan
 from bench_gui.gui.widgets.plan_fields import PlanFields, add_row, styled_form
 from bench_gui.workloads.base import DEFAULT_WORKLOAD, kit_for
 

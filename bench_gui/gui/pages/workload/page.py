@@ -27,13 +27,9 @@ from PySide6.QtWidgets import (
 
 from bench_gui.core.echo import problem_lines
 from bench_gui.core.engine import EngineCatalog
-from bench_gui.core.plan import (
-    Plan,
-    PlanError,
-    load_plan,
-    parse_vu_list,
-    plan_from_dict,
-)
+from bench_gui.core.plan import load_plan, plan_from_dict
+from bench_gui.core.plan_checks import parse_vu_list
+from bench_gui.core.plan_model import Plan, PlanError
 from bench_gui.gui.pages.workload.os_section import OsSection
 from bench_gui.gui.pages.workload.schema_box import SchemaBox
 from bench_gui.gui.pages.workload.sections import SweepSection

@@ -20,7 +20,8 @@ from PySide6.QtWidgets import (
     QSpinBox,
 )
 
-from bench_gui.core.plan import Plan, parse_vu_list
+from bench_gui.core.plan_checks import parse_vu_list
+from bench_gui.core.plan_model import Plan
 from bench_gui.gui.widgets.page_parts import compact_combo
 from bench_gui.gui.widgets.plan_fields import PlanFields, add_row, styled_form
 from bench_gui.workloads.base import DEFAULT_WORKLOAD, kit_for, kits

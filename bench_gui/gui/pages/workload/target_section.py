@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from bench_gui.core.engine import EngineCatalog, engine_catalog
-from bench_gui.core.plan import ODBC_KINDS, Plan, Target
+from bench_gui.core.plan_model import ODBC_KINDS, Plan, Target
 from bench_gui.gui.pages.workload.driver_hosts import DriverHosts
 from bench_gui.gui.pages.workload.engine_choice import (
     catalog_notices,

@@ -9,7 +9,7 @@ import psycopg
 import pytest
 from psycopg.conninfo import conninfo_to_dict
 
-from bench_gui.core.plan import Target
+from bench_gui.core.plan_model import Target
 from bench_gui.engines.postgresql.agent.vu import _connect
 from bench_gui.engines.postgresql.connection import PostgresEngine
 from bench_gui.wire.pg_liveness import LIVENESS_OPTIONS, server_away, with_liveness
