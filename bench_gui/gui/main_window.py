@@ -43,7 +43,7 @@ from bench_gui.services.hosts import saved_target_names
 
 if TYPE_CHECKING:
     from bench_gui.gui.pages.compare import ComparePage
-    from bench_gui.gui.pages.database import DatabasePage
+    from bench_gui.gui.pages.database.page import DatabasePage
     from bench_gui.gui.pages.live import LivePage
     from bench_gui.gui.pages.sessions import SessionsPage
     from bench_gui.gui.pages.storage import StoragePage

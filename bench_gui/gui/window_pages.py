@@ -58,7 +58,7 @@ def compare(window: Window) -> QWidget:
 
 
 def database(window: Window) -> QWidget:
-    from bench_gui.gui.pages.database import DatabasePage
+    from bench_gui.gui.pages.database.page import DatabasePage
 
     page = DatabasePage(window.store, plan_provider=lambda: window.workload_page.plan_data())
     page.status.connect(window.face.page_status("Database"))

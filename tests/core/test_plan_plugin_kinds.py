@@ -13,6 +13,7 @@ from bench_gui.core.engine import get_engine
 from bench_gui.core.plan import plan_from_dict
 from bench_gui.core.plan_checks import plugin_engine_kinds
 from bench_gui.core.plan_model import PlanError
+from bench_gui.engines import registry
 from tests._fixtures.plugin_dist import build_wheels, install
 
 
@@ -20,6 +21,8 @@ from tests._fixtures.plugin_dist import build_wheels, install
 def acme_installed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     target = install(build_wheels(tmp_path / "build"), tmp_path / "site")
     monkeypatch.syspath_prepend(str(target))
+    # The engine kits are read again with the plugin's installed (and as before afterwards).
+    monkeypatch.setattr(registry, "_KITS", {})
     return target
 
 
@@ -36,7 +39,9 @@ def test_a_plugin_kind_needs_a_host_and_an_unknown_kind_lists_the_installed(
 ) -> None:
     with pytest.raises(PlanError) as missing_host:
         plan_from_dict({"target": {"kind": "acme", "host": "", "database": "tpcc"}})
-    assert ("target.host", "is required for a acme target") in missing_host.value.problems
+    # The installed kit names it by its label.
+    said = ("target.host", "is required for a Acme (PostgreSQL inside) target")
+    assert said in missing_host.value.problems
     with pytest.raises(PlanError) as unknown:
         plan_from_dict({"target": {"kind": "nosuch", "host": "db1"}})
     reasons = dict(unknown.value.problems)

@@ -20,7 +20,7 @@ from bench_gui.core.plan import plan_from_dict
 from bench_gui.core.plan_model import TARGET_KINDS, Plan, PlanError, Target
 from bench_gui.engines.base import FACES, EngineKit
 from bench_gui.engines.registry import UnknownEngine, kit_for, kits
-from bench_gui.gui.pages.database import DatabasePage
+from bench_gui.gui.pages.database.page import DatabasePage
 from bench_gui.remote.db_tuner import DbTuner
 from bench_gui.store import SessionStore
 

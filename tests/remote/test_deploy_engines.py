@@ -140,8 +140,9 @@ def test_the_bundle_carries_the_plugin_and_its_requirement_and_its_hash_follows_
     assert bundle.engines == [plugin_dist.ENGINE]
     assert bundle.with_deps
     assert {
-        "deps/acme_engine/agent.py",
-        "deps/acme_engine/desktop.py",
+        "deps/acme_engine/agent/engine.py",
+        "deps/acme_engine/connection.py",
+        "deps/acme_engine/kit.py",
         "deps/acme_helpers.py",
         "deps/bench_gui_acme_engine-1.0.dist-info/entry_points.txt",
         "deps/bench_gui_acme_engine-1.0.dist-info/METADATA",
@@ -155,11 +156,11 @@ def test_the_bundle_carries_the_plugin_and_its_requirement_and_its_hash_follows_
     first = bundle.digest
 
     # The same plugin, one line changed: another bundle, so another folder on the host.
-    agent_py = acme_site / "acme_engine" / "agent.py"
+    agent_py = acme_site / "acme_engine" / "agent" / "engine.py"
     agent_py.write_text(agent_py.read_text() + "# 1.0.1: a comment changed\n")
     changed = bundle_for(host, None)
     assert changed.digest != first
-    assert changed.files["deps/acme_engine/agent.py"].endswith(b"a comment changed\n")
+    assert changed.files["deps/acme_engine/agent/engine.py"].endswith(b"a comment changed\n")
 
     # Without the plugin: the agent alone, as before plugins existed.
     monkeypatch.setattr(sys, "path", [p for p in sys.path if p != str(acme_site)])
@@ -192,12 +193,12 @@ def test_a_requirement_that_cannot_be_shipped_is_named(acme_site: Path) -> None:
 def test_a_plugin_module_that_does_not_load_on_the_host_stops_the_deployment(
     acme_site: Path, sshd: Any, tmp_path: Path
 ) -> None:
-    (acme_site / "acme_engine" / "agent.py").write_text("import acme_not_shipped\n")
+    (acme_site / "acme_engine" / "agent" / "engine.py").write_text("import acme_not_shipped\n")
     with pytest.raises(DeployError) as caught:
         deploy_to(sshd, sys.executable, tmp_path / "host")
     message = str(caught.value)
     assert "engine plugins were copied to 127.0.0.1 but do not load there" in message
-    assert "acme (acme_engine.agent:AcmeAgentEngine): ModuleNotFoundError" in message
+    assert "acme (acme_engine.agent.engine:AcmeAgentEngine): ModuleNotFoundError" in message
     assert "acme_not_shipped" in message
 
 
@@ -215,16 +216,16 @@ def test_a_bare_host_gets_the_agent_pyodbc_and_the_plugin(
     deps = Path(deployment.agent_dir, "deps")
     assert any(deps.glob("pyodbc*.so"))
     assert any(deps.glob("pyodbc-*.dist-info"))
-    assert (deps / "acme_engine" / "agent.py").is_file()
+    assert (deps / "acme_engine" / "agent" / "engine.py").is_file()
     assert (deps / "acme_helpers.py").is_file()
 
     seen = run_on_host(ssh_session, deployment, OPEN_ACME, pg_server.uri())
-    assert seen["class"] == "acme_engine.agent.AcmeAgentEngine"
-    assert seen["file"] == str(deps / "acme_engine" / "agent.py")
+    assert seen["class"] == "acme_engine.agent.engine.AcmeAgentEngine"
+    assert seen["file"] == str(deps / "acme_engine" / "agent" / "engine.py")
     assert seen["label"] == "acme (by acme-helpers)"
     assert seen["exists"] is True
     assert seen["missing"] is False
-    assert seen["entry_points"] == ["acme_engine.agent:AcmeAgentEngine"]
+    assert seen["entry_points"] == ["acme_engine.agent.engine:AcmeAgentEngine"]
     # The shipped pyodbc, and through it this host's unixODBC and its MariaDB driver.
     assert seen["pyodbc"].startswith(str(deps) + "/")
     assert any("mariadb" in d.lower() for d in seen["drivers"])
@@ -246,7 +247,7 @@ def test_a_host_with_its_own_packages_keeps_them_and_gets_the_plugin(
         "bench_gui_acme_engine-1.0.dist-info",
     ]
     seen = run_on_host(ssh_session, deployment, OPEN_ACME, pg_server.uri())
-    assert seen["class"] == "acme_engine.agent.AcmeAgentEngine"
+    assert seen["class"] == "acme_engine.agent.engine.AcmeAgentEngine"
     assert seen["exists"] is True
     assert not seen["pyodbc"].startswith(deployment.agent_dir)  # the host's own
 
@@ -353,3 +354,24 @@ def test_a_host_without_unixodbc_is_told_what_to_install(
     assert "\n" not in mysql
     assert "the SQL Server engine needs unixODBC" in mssql
     assert "msodbcsql18" in mssql
+
+
+def test_the_third_party_engine_is_a_kit_of_the_built_in_shape(acme_site: Path) -> None:
+    """The vendor's package is laid out as a built-in kit (agent/, connection.py, kit.py), each
+    part registered by its entry point, and its kit gives every face the desktop asks for."""
+    from importlib.metadata import entry_points
+
+    from bench_gui.engines.base import FACES
+
+    def entry(group: str) -> Any:
+        return next(ep for ep in entry_points(group=group) if ep.name == plugin_dist.ENGINE)
+
+    assert entry("bench_gui.agent_engines").value.startswith("acme_engine.agent.")
+    assert entry("bench_gui.engines").value.startswith("acme_engine.connection:")
+    kit = entry("bench_gui.engine_kits").load()
+    assert kit.name == plugin_dist.ENGINE
+    assert plugin_dist.ENGINE in kit.kinds
+    for face in FACES:
+        assert kit.face(face) is not None, face
+    connection = entry("bench_gui.engines").load()()
+    assert connection.name == plugin_dist.ENGINE

@@ -20,7 +20,8 @@ from pytestqt.qtbot import QtBot
 from bench_gui.core.plan_model import Plan
 from bench_gui.engines.postgresql.control import PgCtlControl
 from bench_gui.engines.postgresql.targets import TuningTarget
-from bench_gui.gui.pages.database import COL_EFFECT, COL_PROPOSED, COL_RULE, DatabasePage
+from bench_gui.gui.pages.database.page import DatabasePage
+from bench_gui.gui.pages.database.settings_diff import COL_EFFECT, COL_PROPOSED, COL_RULE
 from bench_gui.remote.host_access import LocalHost
 from bench_gui.services.tuning_parts import Connection
 

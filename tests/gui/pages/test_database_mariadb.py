@@ -24,7 +24,8 @@ from bench_gui.engines.mariadb.innodb import SERVER_ROLES
 from bench_gui.engines.mariadb.option_file import parse_cnf
 from bench_gui.engines.mariadb.tuning import connect as mariadb_connection
 from bench_gui.engines.tuning_terms import STORAGE_TYPES
-from bench_gui.gui.pages.database import COL_CURRENT, COL_EFFECT, COL_PROPOSED, DatabasePage
+from bench_gui.gui.pages.database.page import DatabasePage
+from bench_gui.gui.pages.database.settings_diff import COL_CURRENT, COL_EFFECT, COL_PROPOSED
 from bench_gui.services.tuning_parts import Connection, Options
 from tests._fixtures.mariadb import MariaDbServer
 

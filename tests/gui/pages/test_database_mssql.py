@@ -24,7 +24,8 @@ from bench_gui.core.plan import plan_from_dict
 from bench_gui.core.plan_model import Plan
 from bench_gui.engines.mssql.tuner import MssqlTuner
 from bench_gui.engines.mssql.tuning import connect as mssql_connection
-from bench_gui.gui.pages.database import COL_CURRENT, COL_EFFECT, COL_PROPOSED, DatabasePage
+from bench_gui.gui.pages.database.page import DatabasePage
+from bench_gui.gui.pages.database.settings_diff import COL_CURRENT, COL_EFFECT, COL_PROPOSED
 from bench_gui.services.tuning_parts import Connection
 from bench_gui.store.tuning_history import TuningHistory
 from tests.engines.mssql.scripted import PLAN, ScriptedServer

@@ -20,7 +20,8 @@ from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from bench_gui.core.plan_model import OsKnobs, Plan
-from bench_gui.gui.pages.database import OS_STATUS, OS_WANTED, DatabasePage
+from bench_gui.gui.pages.database.os_table import OS_STATUS, OS_WANTED
+from bench_gui.gui.pages.database.page import DatabasePage
 from bench_gui.gui.pages.workload import WorkloadPage
 
 pytestmark = pytest.mark.gui
