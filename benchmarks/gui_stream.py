@@ -221,7 +221,7 @@ def main() -> int:
     )
     from bench_gui.core.plan_model import Plan, Power
     from bench_gui.gui.app import apply_theme
-    from bench_gui.gui.pages.live import LivePage
+    from bench_gui.gui.pages.live.page import LivePage
     from bench_gui.gui.widgets.chart_layout import CHART_KEYS, LiveLayout
 
     app = QApplication(sys.argv[:1])

@@ -42,13 +42,13 @@ from bench_gui.gui.window_pages import PAGES
 from bench_gui.services.hosts import saved_target_names
 
 if TYPE_CHECKING:
-    from bench_gui.gui.pages.compare import ComparePage
+    from bench_gui.gui.pages.compare.page import ComparePage
     from bench_gui.gui.pages.database.page import DatabasePage
-    from bench_gui.gui.pages.live import LivePage
-    from bench_gui.gui.pages.sessions import SessionsPage
+    from bench_gui.gui.pages.live.page import LivePage
+    from bench_gui.gui.pages.sessions.page import SessionsPage
     from bench_gui.gui.pages.storage import StoragePage
-    from bench_gui.gui.pages.targets import TargetsPage
-    from bench_gui.gui.pages.workload import WorkloadPage
+    from bench_gui.gui.pages.targets.page import TargetsPage
+    from bench_gui.gui.pages.workload.page import WorkloadPage
 
 # The Present view: window -> the widget shown full screen (F11, the Live page's Present).
 PresentFactory = Callable[["MainWindow"], QWidget]

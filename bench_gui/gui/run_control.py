@@ -29,8 +29,8 @@ if TYPE_CHECKING:
 
     from bench_gui.gui.demo_ready import DemoReady
     from bench_gui.gui.errors import ErrorNotifier
-    from bench_gui.gui.pages.live import LivePage
-    from bench_gui.gui.pages.workload import WorkloadPage
+    from bench_gui.gui.pages.live.page import LivePage
+    from bench_gui.gui.pages.workload.page import WorkloadPage
     from bench_gui.gui.reattach import Reattacher
     from bench_gui.gui.window_face import WindowFace
     from bench_gui.services.reattach import Candidate

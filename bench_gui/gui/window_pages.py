@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 
 def workload(window: Window) -> QWidget:
-    from bench_gui.gui.pages.workload import WorkloadPage
+    from bench_gui.gui.pages.workload.page import WorkloadPage
 
     page = WorkloadPage()
     run = window.run_control
@@ -34,7 +34,7 @@ def workload(window: Window) -> QWidget:
 
 
 def live(window: Window) -> QWidget:
-    from bench_gui.gui.pages.live import LivePage
+    from bench_gui.gui.pages.live.page import LivePage
 
     page = LivePage()
     page.stop_requested.connect(window.run_control.stop_task)
@@ -44,13 +44,13 @@ def live(window: Window) -> QWidget:
 
 
 def sessions(window: Window) -> QWidget:
-    from bench_gui.gui.pages.sessions import SessionsPage
+    from bench_gui.gui.pages.sessions.page import SessionsPage
 
     return SessionsPage(window.store)
 
 
 def compare(window: Window) -> QWidget:
-    from bench_gui.gui.pages.compare import ComparePage
+    from bench_gui.gui.pages.compare.page import ComparePage
 
     page = ComparePage(window.store)
     page.status.connect(window.face.page_status("Compare"))
@@ -66,7 +66,7 @@ def database(window: Window) -> QWidget:
 
 
 def targets(window: Window) -> QWidget:
-    from bench_gui.gui.pages.targets import TargetsPage
+    from bench_gui.gui.pages.targets.page import TargetsPage
 
     page = TargetsPage(plan_source=lambda: window.workload_page.current_plan())
     page.status.connect(window.face.page_status("Targets"))
@@ -85,7 +85,7 @@ def storage(window: Window) -> QWidget:
 
 
 def study(window: Window) -> QWidget:
-    from bench_gui.gui.pages.study import StudyPage
+    from bench_gui.gui.pages.study.page import StudyPage
 
     page = StudyPage(window.store)
     page.status.connect(window.face.page_status("Study"))

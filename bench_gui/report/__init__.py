@@ -13,7 +13,6 @@ from pathlib import Path
 
 from bench_gui.report.model import Report, build_report
 from bench_gui.report.workloads import AnyReport, build_any_report
-from bench_gui.workloads.random_read.report import RandomReadReport
 
 REPORT_FORMATS = (".html", ".pdf", ".csv", ".json")
 
@@ -35,9 +34,7 @@ def report_format(path: Path) -> str:
     return suffix
 
 
-def write_report(
-    report: Report | RandomReadReport, path: Path, page_size: str | None = None
-) -> Path:
+def write_report(report: AnyReport, path: Path, page_size: str | None = None) -> Path:
     """Write ``report`` to ``path`` in the format its extension names; ``page_size`` (a4 or
     letter, default: the locale's) is the PDF's paper."""
     fmt = report_format(path)
@@ -54,9 +51,7 @@ def write_report(
     return write_csv(report, path) if fmt == ".csv" else write_json(report, path)
 
 
-def write_charts(
-    report: Report | RandomReadReport, directory: Path, fmt: str = "png"
-) -> list[Path]:
+def write_charts(report: AnyReport, directory: Path, fmt: str = "png") -> list[Path]:
     """Every chart of the report as PNG or SVG files in ``directory``."""
     from bench_gui.report.charts import write_charts as _write
 
@@ -66,7 +61,6 @@ def write_charts(
 __all__ = [
     "REPORT_FORMATS",
     "AnyReport",
-    "RandomReadReport",
     "Report",
     "ReportError",
     "build_any_report",

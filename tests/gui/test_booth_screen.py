@@ -12,7 +12,7 @@ from pytestqt.qtbot import QtBot
 
 from bench_gui.gui.app import apply_theme
 from bench_gui.gui.main_window import MainWindow
-from bench_gui.gui.pages.workload import WorkloadPage
+from bench_gui.gui.pages.workload.page import WorkloadPage
 from bench_gui.gui.present.window import follow_main_window
 from tests._fixtures.scripted import scripted_plan
 

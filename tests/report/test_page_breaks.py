@@ -16,9 +16,10 @@ from PySide6.QtCore import QUrl
 from PySide6.QtGui import QTextCursor, QTextDocument, QTextImageFormat
 
 from bench_gui.core.economics import DevicePrice
-from bench_gui.report import build_any_report, build_report, write_report
+from bench_gui.report import build_report, write_report
 from bench_gui.report import pdf as pdf_writer
 from bench_gui.report.options import ReportOptions
+from bench_gui.report.workloads import build_any_report
 from bench_gui.store import SessionStore
 from bench_gui.workloads.random_read.report import RandomReadReport
 from tests._fixtures.random_read_sessions import seed004

@@ -21,8 +21,8 @@ from PySide6.QtWidgets import QAbstractButton, QLabel, QTableWidget, QWidget
 from pytestqt.qtbot import QtBot
 
 from bench_gui.cli.main import main
-from bench_gui.gui.pages.compare import ComparePage
-from bench_gui.gui.pages.sessions import SessionsPage
+from bench_gui.gui.pages.compare.page import ComparePage
+from bench_gui.gui.pages.sessions.page import SessionsPage
 from bench_gui.report import write_report
 from bench_gui.report.workloads import build_any_report
 from bench_gui.services.errors import SessionNotFound
@@ -309,7 +309,7 @@ def test_the_live_page_shows_its_view(kit: WorkloadKit, qtbot: QtBot) -> None:
     import inspect
 
     from bench_gui.core.plan_model import Plan
-    from bench_gui.gui.pages.live import LivePage
+    from bench_gui.gui.pages.live.page import LivePage
     from bench_gui.workloads.live_view import LiveView
 
     view_class = kit.face("live_view")
@@ -386,7 +386,7 @@ def test_its_report_renders_as_html_and_pdf(
 def test_the_workload_page_shows_its_own_form_and_words(kit: WorkloadKit, qtbot: QtBot) -> None:
     """The Workload page asks the kit: its kind list's words, its own section of the form (the
     others hidden), its start button's words; it shows no other workload's words."""
-    from bench_gui.gui.pages.workload import WorkloadPage
+    from bench_gui.gui.pages.workload.page import WorkloadPage
 
     page = WorkloadPage()
     qtbot.addWidget(page)
@@ -410,7 +410,7 @@ def test_the_workload_page_shows_its_own_form_and_words(kit: WorkloadKit, qtbot:
 def test_the_workload_page_speaks_of_its_host_and_data(kit: WorkloadKit, qtbot: QtBot) -> None:
     """The OS knobs' and the block devices' words are the kit's: a database's host and data
     directory, or the host fio runs on and its file."""
-    from bench_gui.gui.pages.workload import WorkloadPage
+    from bench_gui.gui.pages.workload.page import WorkloadPage
 
     page = WorkloadPage()
     qtbot.addWidget(page)

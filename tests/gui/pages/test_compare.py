@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 from pytestqt.qtbot import QtBot
 
-from bench_gui.gui.pages.compare import ID_ROLE, ComparePage
+from bench_gui.gui.pages.compare.page import ComparePage
+from bench_gui.gui.pages.compare.session_picker import ID_ROLE
 from tests._fixtures.seed_sessions import (
     POWER_PRICE,
     TABLE1,

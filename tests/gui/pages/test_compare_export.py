@@ -15,8 +15,8 @@ from PySide6.QtGui import QColor, QImage
 from pytestqt.qtbot import QtBot
 
 from bench_gui.core.economics import DevicePrice
-from bench_gui.gui.pages.compare import ComparePage
 from bench_gui.gui.pages.compare.export_options import ExportOptionsBox
+from bench_gui.gui.pages.compare.page import ComparePage
 from bench_gui.gui.widgets.report_notes import (
     APPENDIX,
     AUTHOR_HEADING,

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 from pytestqt.qtbot import QtBot
 
 from bench_gui.core.economics import DevicePrice, ram_price
-from bench_gui.gui.pages.compare import ComparePage
+from bench_gui.gui.pages.compare.page import ComparePage
 from bench_gui.wire.fio_sizes import GIB
 from bench_gui.workloads.random_read.compare import compare_random_read, multiplier_text
 from bench_gui.workloads.random_read.compare_results import RandomReadView

@@ -22,7 +22,7 @@ from pytestqt.qtbot import QtBot
 from bench_gui.core.plan_model import OsKnobs, Plan
 from bench_gui.gui.pages.database.os_table import OS_STATUS, OS_WANTED
 from bench_gui.gui.pages.database.page import DatabasePage
-from bench_gui.gui.pages.workload import WorkloadPage
+from bench_gui.gui.pages.workload.page import WorkloadPage
 
 pytestmark = pytest.mark.gui
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="changing kernel knobs needs root")

@@ -8,7 +8,7 @@ from PySide6.QtWidgets import QMessageBox
 from pytestqt.qtbot import QtBot
 
 from bench_gui.core.plan_model import Plan
-from bench_gui.gui.pages.live import LivePage
+from bench_gui.gui.pages.live.page import LivePage
 from tests._fixtures.scripted import EventScript, capacity, sweep_events
 
 pytestmark = pytest.mark.gui
@@ -136,7 +136,7 @@ def test_begin_run_clears_the_previous_run(page: LivePage) -> None:
 def test_charts_a_run_never_fed_say_why_they_are_empty(page: LivePage) -> None:
     """Without a meter or host metrics, the power and host charts keep a message: "waiting"
     while running, the reason once the run has ended, never bare axes."""
-    from bench_gui.gui.pages.live import NO_HOST_MESSAGE, NO_POWER_MESSAGE
+    from bench_gui.gui.pages.live.outcome import NO_HOST_MESSAGE, NO_POWER_MESSAGE
     from bench_gui.gui.widgets.chart_layout import LiveLayout
 
     page.view.apply_layout(LiveLayout(charts=["throughput", "power", "cpu", "memory"]))
@@ -161,7 +161,7 @@ def test_charts_a_run_never_fed_say_why_they_are_empty(page: LivePage) -> None:
 
 
 def test_a_legend_too_wide_for_its_chart_moves_below_the_title(qtbot: QtBot) -> None:
-    from bench_gui.gui.pages.live import LATENCY_SERIES
+    from bench_gui.gui.widgets.chart_catalogue import LATENCY_SERIES
     from bench_gui.gui.widgets.charts import TimeSeriesChart
 
     chart = TimeSeriesChart("Latency, all transactions", "Latency (ms)", LATENCY_SERIES)

@@ -9,7 +9,7 @@ from pytestqt.qtbot import QtBot
 
 from bench_gui.core.crosscheck import ANOTHER_LOAD
 from bench_gui.core.plan_model import Plan
-from bench_gui.gui.pages.live import LivePage
+from bench_gui.gui.pages.live.page import LivePage
 from bench_gui.wire.protocol import Event, decode_line, encode_event
 from tests._fixtures.scripted import sweep_events
 

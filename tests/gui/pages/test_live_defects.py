@@ -13,8 +13,8 @@ from pytestqt.qtbot import QtBot
 
 from bench_gui.core.plan_model import Plan
 from bench_gui.gui.app import apply_theme
-from bench_gui.gui.pages.live import LivePage
 from bench_gui.gui.pages.live.outcome import ENDED_EARLY, NO_HOST_MESSAGE, NO_POWER_NOTE
+from bench_gui.gui.pages.live.page import LivePage
 from bench_gui.gui.pages.live.tile_row import RAMPUP_NOTE
 from bench_gui.gui.widgets.chart_layout import LiveLayout
 from bench_gui.gui.widgets.charts import SeriesSpec, TimeSeriesChart

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 from pytestqt.qtbot import QtBot
 
-from bench_gui.gui.pages.live import LivePage
 from bench_gui.gui.pages.live.hosts_strip import HostCardView
+from bench_gui.gui.pages.live.page import LivePage
 from bench_gui.remote.ssh_transport import LINK_LOST, LINK_RESTORED
 from bench_gui.services.live_hosts import CPU_WARNING
 from bench_gui.wire.protocol import Event

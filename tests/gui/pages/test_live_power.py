@@ -12,7 +12,8 @@ from PySide6.QtCore import QSettings, Qt
 from pytestqt.qtbot import QtBot
 
 from bench_gui.core.plan_model import Plan, Power
-from bench_gui.gui.pages.live import NO_POWER_MESSAGE, LivePage
+from bench_gui.gui.pages.live.outcome import NO_POWER_MESSAGE
+from bench_gui.gui.pages.live.page import LivePage
 from bench_gui.gui.widgets.chart_layout import (
     CHART_KEYS,
     DEFAULT_CHARTS,

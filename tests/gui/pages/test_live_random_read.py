@@ -14,7 +14,7 @@ from pytestqt.qtbot import QtBot
 
 from bench_gui.core.plan_model import Plan
 from bench_gui.gui.main_window import MainWindow
-from bench_gui.gui.pages.live import LivePage
+from bench_gui.gui.pages.live.page import LivePage
 from bench_gui.wire.protocol import Event
 from bench_gui.workloads.random_read.compare import multiplier_text
 from bench_gui.workloads.random_read.live_board import fmt_ops, latency_tile_text

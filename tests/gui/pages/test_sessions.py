@@ -8,7 +8,7 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from bench_gui.core.plan_model import Plan
-from bench_gui.gui.pages.sessions import SessionsPage
+from bench_gui.gui.pages.sessions.page import SessionsPage
 from bench_gui.services.session_view import run_rows
 from bench_gui.wire.protocol import Event
 from tests._fixtures.scripted import capacity, latency_avg, sweep_events

@@ -19,7 +19,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 from pytestqt.qtbot import QtBot
 
-from bench_gui.gui.pages.sessions import TAB_LOG, TAB_METRICS, SessionsPage
+from bench_gui.gui.pages.sessions.detail import TAB_LOG, TAB_METRICS
+from bench_gui.gui.pages.sessions.page import SessionsPage
 from bench_gui.gui.widgets.session_metrics import NO_HOST, NO_POWER
 from bench_gui.remote.connection import CommandLogEntry
 from bench_gui.store import SessionStore

@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 from pytestqt.qtbot import QtBot
 
-from bench_gui.gui.pages.sessions import RUN_COLUMNS, SessionsPage
 from bench_gui.gui.pages.sessions.detail import run_facts
+from bench_gui.gui.pages.sessions.page import SessionsPage
+from bench_gui.gui.pages.sessions.run_table import RUN_COLUMNS
 from bench_gui.services.session_view import RunHeader
 from tests._fixtures.seed_sessions import build_seed000
 

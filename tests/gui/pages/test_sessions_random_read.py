@@ -11,7 +11,8 @@ import pytest
 from PySide6.QtWidgets import QAbstractButton, QLabel, QTableWidget, QWidget
 from pytestqt.qtbot import QtBot
 
-from bench_gui.gui.pages.sessions import RUN_COLUMNS, SessionsPage
+from bench_gui.gui.pages.sessions.page import SessionsPage
+from bench_gui.gui.pages.sessions.run_table import RUN_COLUMNS
 from tests._fixtures.random_read_sessions import seed004
 from tests._fixtures.seed_sessions import build_seed000
 

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from pytestqt.qtbot import QtBot
 
-from bench_gui.gui.pages.sessions import SessionsPage
 from bench_gui.gui.pages.sessions.hammerdb_import import BUSY_TEXT, BUTTON_TEXT
+from bench_gui.gui.pages.sessions.page import SessionsPage
 from bench_gui.gui.pages.sessions.storage_description import (
     BUILT_AND_ENTERED,
     NOT_BUILT,

@@ -15,7 +15,8 @@ from psycopg import sql
 from pytestqt.qtbot import QtBot
 
 from bench_gui.gui.app import close_team_store, start_team_push
-from bench_gui.gui.pages.sessions import RUN_COLUMNS, SessionsPage
+from bench_gui.gui.pages.sessions.page import SessionsPage
+from bench_gui.gui.pages.sessions.run_table import RUN_COLUMNS
 from bench_gui.gui.pages.sessions.team_dialog import TeamStoreDialog
 from bench_gui.gui.pages.sessions.team_settings import (
     TeamSetting,

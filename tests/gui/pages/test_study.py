@@ -8,7 +8,7 @@ from typing import Any
 
 from pytestqt.qtbot import QtBot
 
-from bench_gui.gui.pages.study import StudyPage
+from bench_gui.gui.pages.study.page import StudyPage
 from bench_gui.services.study_templates import SEEDS
 from tests.services.test_study_run import PRESET, study_text
 

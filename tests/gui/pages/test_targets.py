@@ -22,8 +22,9 @@ from PySide6.QtWidgets import QMessageBox
 from pytestqt.qtbot import QtBot
 
 from bench_gui.core.plan_model import Plan, Target
-from bench_gui.gui.pages.targets import TargetsPage
-from bench_gui.gui.pages.workload import THIS_MACHINE, WorkloadPage
+from bench_gui.gui.pages.targets.page import TargetsPage
+from bench_gui.gui.pages.workload.page import WorkloadPage
+from bench_gui.gui.pages.workload.target_section import THIS_MACHINE
 from bench_gui.gui.tasks import live_tasks
 from bench_gui.remote.hostkeys import APP_KNOWN_HOSTS
 from bench_gui.remote.secrets import SERVICE

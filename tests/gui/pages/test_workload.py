@@ -10,7 +10,7 @@ from pytestqt.qtbot import QtBot
 
 from bench_gui.core.plan import load_plan
 from bench_gui.core.plan_model import Plan
-from bench_gui.gui.pages.workload import WorkloadPage
+from bench_gui.gui.pages.workload.page import WorkloadPage
 from tests._fixtures.isolation import MemoryKeyring
 from tests._fixtures.scripted import EventScript
 

@@ -17,8 +17,8 @@ from pytestqt.qtbot import QtBot
 from bench_gui.core.engine import EngineCatalog, EngineLoadError, engine_catalog
 from bench_gui.core.plan import load_plan, plan_from_dict, plan_from_toml
 from bench_gui.core.plan_model import ODBC_DEFAULTS, ODBC_KINDS, Driver, Plan
-from bench_gui.gui.pages.workload import WorkloadPage
 from bench_gui.gui.pages.workload.engine_choice import kind_defaults
+from bench_gui.gui.pages.workload.page import WorkloadPage
 
 pytestmark = pytest.mark.gui
 
@@ -329,7 +329,7 @@ LOADING = """
 import sys
 from PySide6.QtWidgets import QApplication
 app = QApplication([])
-from bench_gui.gui.pages.workload import WorkloadPage
+from bench_gui.gui.pages.workload.page import WorkloadPage
 page = WorkloadPage()
 page.show()
 app.processEvents()

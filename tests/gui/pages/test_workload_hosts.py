@@ -13,7 +13,7 @@ from pytestqt.qtbot import QtBot
 
 from bench_gui.core.plan import load_plan, plan_from_toml
 from bench_gui.core.plan_model import Plan
-from bench_gui.gui.pages.workload import WorkloadPage
+from bench_gui.gui.pages.workload.page import WorkloadPage
 
 pytestmark = pytest.mark.gui
 

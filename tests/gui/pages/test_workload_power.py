@@ -13,7 +13,7 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from bench_gui.core.plan_model import Monitor, Plan, Power
-from bench_gui.gui.pages.workload import WorkloadPage
+from bench_gui.gui.pages.workload.page import WorkloadPage
 from tests._fixtures.powercap_tree import EnergyClock, PowercapTree
 
 pytestmark = pytest.mark.gui

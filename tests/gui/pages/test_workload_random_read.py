@@ -12,7 +12,7 @@ from pytestqt.qtbot import QtBot
 
 from bench_gui.core.plan import load_plan, plan_from_dict, plan_from_toml
 from bench_gui.core.plan_model import TPROC_C_FIELDS, Plan
-from bench_gui.gui.pages.workload import WorkloadPage
+from bench_gui.gui.pages.workload.page import WorkloadPage
 from bench_gui.wire.fio_sizes import RANDOM_READ_FIELDS
 from bench_gui.workloads.random_read.plan_form import NO_LIMIT_SIZE
 

@@ -42,7 +42,8 @@ from bench_gui.gui.pages.compare.prices import PAGE_NOTE, PriceBox, PriceInputs
 from bench_gui.gui.pages.compare.report_notes import ExportGate
 from bench_gui.gui.pages.compare.session_picker import SessionPicker
 from bench_gui.gui.widgets.page_parts import ErrorLine, PageHeader, page_layout
-from bench_gui.report import AnyReport, ReportError
+from bench_gui.report import ReportError
+from bench_gui.report.workloads import AnyReport
 from bench_gui.services.errors import SessionNotFound, StoreError
 from bench_gui.workloads.base import DEFAULT_WORKLOAD, UnknownWorkload, kit_for, kits
 from bench_gui.workloads.compare_view import CompareInputs, CompareView

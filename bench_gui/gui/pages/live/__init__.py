@@ -4,19 +4,3 @@ charts and their layout (:mod:`.chart_board`), what the page says when a run end
 (:mod:`.outcome`) and how it writes its figures (:mod:`.numbers`). The view of a run is its
 workload kit's ``live_view`` (:mod:`bench_gui.workloads.live_view`), which puts these parts
 together or brings its own."""
-
-from bench_gui.gui.pages.live.outcome import (
-    NO_HOST_MESSAGE,
-    NO_POWER_MESSAGE,
-    NO_READINGS_MESSAGE,
-)
-from bench_gui.gui.pages.live.page import LivePage
-from bench_gui.gui.widgets.chart_catalogue import LATENCY_SERIES
-
-__all__ = [
-    "LATENCY_SERIES",
-    "NO_HOST_MESSAGE",
-    "NO_POWER_MESSAGE",
-    "NO_READINGS_MESSAGE",
-    "LivePage",
-]

@@ -5,7 +5,3 @@
 - :mod:`.connection_test` and :mod:`.inventory_view`: what a test and an inventory found;
 - :mod:`.remote_work`: the test and the inventory in the background, with the host-key flow.
 """
-
-from bench_gui.gui.pages.targets.page import TargetsPage
-
-__all__ = ["TargetsPage"]

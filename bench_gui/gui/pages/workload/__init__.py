@@ -4,8 +4,3 @@ the workload's kind with TPROC-C's sweep and options (:mod:`.sections`), the ran
 (:mod:`bench_gui.workloads.random_read.plan_form`), the OS knobs (:mod:`.os_section`) and
 the schema build and check (:mod:`.schema_box`); the power section is
 :mod:`bench_gui.gui.widgets.power_options`."""
-
-from bench_gui.gui.pages.workload.page import WorkloadPage
-from bench_gui.gui.pages.workload.target_section import THIS_MACHINE
-
-__all__ = ["THIS_MACHINE", "WorkloadPage"]
