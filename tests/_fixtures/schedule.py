@@ -142,6 +142,8 @@ def _make_file_scheduling() -> Any:
             # that one test, even for knob and measuring files.
             if node.shutting_down or self._pending_of(self.assigned_work.get(node, {})) > 1:
                 return
+            if node not in self.registered_collections:
+                return  # a worker replacing a crashed one, still collecting: work comes after
             self.plan.done(self._worker_id(node))
             if not self.workqueue:
                 node.shutdown()
