@@ -26,7 +26,6 @@ from bench_gui.services.host_links import ssh_transport
 from bench_gui.services.hosts import (
     SSHTarget,
     add_target,
-    check_target,
     collect_inventory,
     connect,
     db_server_name,
@@ -42,6 +41,7 @@ from bench_gui.services.hosts import (
 )
 from bench_gui.services.run import RunController
 from bench_gui.services.run_errors import RunError
+from bench_gui.services.targets import DatabaseCheck, check_connection
 from bench_gui.wire.protocol import Event
 
 EXIT_OK, EXIT_FAILED, EXIT_HOSTKEY = 0, 1, 3
@@ -169,28 +169,27 @@ def cmd_target_db_password(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _database_for(plan_path: str | None) -> tuple[str | None, str | None]:
-    """The plan's database as the agent reaches it, and its password (said on stderr)."""
+def _database_for(plan_path: str | None) -> DatabaseCheck | None:
+    """The plan's database as the agent reaches it, its password (whose source is said on
+    stderr) and its kind, whose engine kit checks it."""
     if not plan_path:
-        return None, None
+        return None
     plan = load_plan(Path(plan_path))
     password = plan_password(plan)
     config, _env = agent_config(plan, "status", password)
     if plan.target.kind != "demo":
         print(f"database password: {safe(password.source)}", file=sys.stderr)
-    return str(config["conninfo"]), password.value
+    return DatabaseCheck(str(config["conninfo"]), password.value, plan.target.kind)
 
 
 def cmd_target_test(args: argparse.Namespace) -> int:
     try:
         target = get_target(args.name, targets_path())
-        conninfo, password = _database_for(args.plan)
-        report = check_target(
+        report = check_connection(
             target,
-            conninfo,
-            args.accept_host_key,
-            known_hosts=known_hosts_path(),
-            db_password=password,
+            known_hosts_path(),
+            database=_database_for(args.plan),
+            accept_fingerprint=args.accept_host_key,
         )
     except UnknownHostKey as exc:
         return _say_unknown_key(exc)

@@ -30,13 +30,12 @@ from bench_gui.core.plan_host_checks import (
 )
 from bench_gui.core.plan_model import (
     MAX_PLAN_BYTES,
-    ODBC_DEFAULTS,
-    TARGET_KINDS,
     Driver,
     Plan,
     PlanError,
     Target,
 )
+from bench_gui.engines.registry import target_kind, target_kinds
 from bench_gui.wire.run_config import Workload
 from bench_gui.workloads.base import DEFAULT_WORKLOAD, kit_for, kits, uses_database
 from bench_gui.workloads.contract import WorkloadKit
@@ -81,12 +80,17 @@ def plan_from_dict(data: dict[str, Any]) -> Plan:
         if key not in Target.__dataclass_fields__:
             problems.append((f"target.{key}", "unknown field"))
     target.kind = check_str(problems, "target.kind", target_data.get("kind", target.kind))
-    third_party = target.kind not in TARGET_KINDS and target.kind in plugin_engine_kinds()
-    if target.kind not in TARGET_KINDS and not third_party:
-        kinds = (*TARGET_KINDS, *plugin_engine_kinds())
+    known = target_kind(target.kind)  # None: no kit serves it (a plugin's kind, or a typo)
+    third_party = known is None and target.kind in plugin_engine_kinds()
+    if known is None and not third_party:
+        kinds = (*(t.name for t in target_kinds()), *plugin_engine_kinds())
         problems.append(("target.kind", f"must be one of {', '.join(kinds)}"))
-    if target.kind in ODBC_DEFAULTS:
-        target.port, target.user, target.admin_database = ODBC_DEFAULTS[target.kind]
+    if known is not None:
+        target.port, target.user, target.admin_database = (
+            known.port,
+            known.user,
+            known.admin_database,
+        )
     for key in ("host", "user", "database", "admin_database", "password_env", "sslmode"):
         setattr(
             target,
@@ -97,8 +101,9 @@ def plan_from_dict(data: dict[str, Any]) -> Plan:
         problems.append(("target.password_env", password_env_problem(target.password_env)))
     target.port = check_int(problems, "target.port", target_data.get("port", target.port), 1, 65535)
     # Every server is reached by its host, ODBC ones by a host or a DSN (check_odbc_target).
-    served = target.kind in TARGET_KINDS or third_party
-    if served and target.kind != "demo" and target.kind not in ODBC_DEFAULTS and not target.host:
+    served = known is not None or third_party
+    odbc = known is not None and known.odbc  # host or DSN: check_odbc_target
+    if served and target.kind != "demo" and not odbc and not target.host:
         problems.append(("target.host", f"is required for a {_engine_label(target.kind)} target"))
     check_odbc_target(problems, target, target_data)
     if not target.database or not target.database.replace("_", "a").isalnum():
@@ -112,9 +117,9 @@ def plan_from_dict(data: dict[str, Any]) -> Plan:
         wl_data = {}
     wl = plan.workload
     wl.kind = check_str(problems, "workload.kind", wl_data.get("kind", wl.kind))
-    known = [kit.name for kit in kits()]
-    if wl.kind not in known:
-        problems.append(("workload.kind", f"must be one of {', '.join(known)}"))
+    workloads = [kit.name for kit in kits()]
+    if wl.kind not in workloads:
+        problems.append(("workload.kind", f"must be one of {', '.join(workloads)}"))
         wl.kind = DEFAULT_WORKLOAD
     for key in wl_data:
         if key not in Workload.__dataclass_fields__:

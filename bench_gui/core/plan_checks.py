@@ -15,21 +15,19 @@ import reprlib
 from typing import Any
 
 from bench_gui.core.plan_model import (
-    AUTHENTICATION_MODES,
     BUILD_MODES,
     MAX_RAM_MULTIPLE,
     MAX_STEPS,
     MAX_VUS_PER_STEP,
     MIN_MEMORY_LIMIT,
     ODBC_FIELDS,
-    ODBC_KINDS,
     PASSWORD_ENV_NAMES,
     PROFILES,
     RANDOM_READ_ENGINES,
-    TARGET_KINDS,
     TLS_MODES,
     Target,
 )
+from bench_gui.engines.registry import target_kind, target_kinds
 from bench_gui.wire.fio_sizes import MIB, format_size, is_power_of_two, parse_size
 from bench_gui.wire.run_config import Workload
 
@@ -322,36 +320,41 @@ def parse_vu_list(value: Any) -> list[int]:
 
 def plugin_engine_kinds() -> tuple[str, ...]:
     """The target kinds third-party engines add: the names of the installed
-    ``bench_gui.engines`` entry points beyond :data:`TARGET_KINDS` (read from the packages'
-    metadata; nothing is imported, so a plugin that fails to load is still a kind here and
-    its error is reported where it is loaded)."""
+    ``bench_gui.engines`` entry points no engine kit serves (read from the packages'
+    metadata; nothing of them is imported, so a plugin that fails to load is still a kind here
+    and its error is reported where it is loaded)."""
     from importlib.metadata import entry_points
 
+    served = {t.name for t in target_kinds()}
     names = sorted({ep.name for ep in entry_points(group="bench_gui.engines")})
-    return tuple(n for n in names if n not in TARGET_KINDS)
+    return tuple(n for n in names if n not in served)
 
 
 def check_odbc_target(
     problems: list[tuple[str, str]], target: Target, data: dict[str, Any]
 ) -> None:
-    """The fields of an ODBC target (mariadb, mysql, mssql), and none of them elsewhere."""
+    """The fields of an ODBC target (its kit's :class:`TargetKind` says ``odbc``), and none of
+    them elsewhere."""
+    spec = target_kind(target.kind)
+    odbc = spec is not None and spec.odbc
     for key in ODBC_FIELDS:
         value = check_str(problems, f"target.{key}", data.get(key, ""))
         if key not in data:
             continue
-        if target.kind not in ODBC_KINDS:
-            problems.append((f"target.{key}", f"only for ODBC targets ({', '.join(ODBC_KINDS)})"))
+        if not odbc:
+            kinds = ", ".join(t.name for t in target_kinds() if t.odbc)
+            problems.append((f"target.{key}", f"only for ODBC targets ({kinds})"))
             continue
         setattr(target, key, value)
         if key in ("odbc_driver", "dsn") and any(c in value for c in ";{}=\n"):
             problems.append((f"target.{key}", f"{shown(value)} may not contain ; {{ }} or ="))
-    if target.kind not in ODBC_KINDS:
+    if spec is None or not odbc:
         return
     if "sslmode" in data:
         problems.append(("target.sslmode", "a PostgreSQL field: use target.tls"))
     if target.tls not in TLS_MODES:
         problems.append(("target.tls", "must be one of off, on, verify (or empty)"))
-    modes = AUTHENTICATION_MODES.get(target.kind, ("",))
+    modes = spec.authentication
     if target.authentication not in modes:
         problems.append(
             (

@@ -20,31 +20,19 @@ import tomli_w
 from bench_gui.core.echo import problems_text
 from bench_gui.core.multi_driver import step_splits
 from bench_gui.core.os_presets import BUILTIN_OS_PRESETS
+from bench_gui.engines.registry import target_kind
 from bench_gui.wire.run_config import Workload
 
-TARGET_KINDS = ("demo", "postgresql", "mariadb", "mysql", "mssql")
-# The engines reached through ODBC (pyodbc on the driver host) and what each target field
-# defaults to on them when the plan does not say: (port, user, admin_database).
-ODBC_KINDS: Final = ("mariadb", "mysql", "mssql")
-ODBC_DEFAULTS: Final[dict[str, tuple[int, str, str]]] = {
-    "mariadb": (3306, "root", "mysql"),
-    "mysql": (3306, "root", "mysql"),
-    "mssql": (1433, "sa", "master"),
-}
+# A target's kinds, their defaults and which are reached through ODBC are its engine kit's
+# (bench_gui.engines.base.TargetKind, looked up by bench_gui.engines.registry.target_kind).
+
 # Target fields only ODBC engines have, and the values two of them take.
 ODBC_FIELDS: Final = ("odbc_driver", "dsn", "tls", "authentication")
 TLS_MODES: Final = ("", "off", "on", "verify")
-AUTHENTICATION_MODES: Final[dict[str, tuple[str, ...]]] = {
-    "mariadb": ("", "password"),
-    "mysql": ("", "password"),
-    "mssql": ("", "sql", "windows", "entra_password", "entra_integrated"),
-}
 # The transactions' logic: "spec" (ours, TPC-C as written: NURand items, distinct items, every
 # update the spec asks for) or "hammerdb" (HammerDB 6.0's own per engine, faults included, so
 # a run compares like for like with HammerDB's results). See docs/profiles.md.
 PROFILES: Final = ("spec", "hammerdb")
-# The engines whose agent has HammerDB's logic ("demo" is PostgreSQL).
-HAMMERDB_PROFILE_KINDS: Final = ("demo", "postgresql", "mariadb", "mysql", "mssql")
 RANDOM_READ_ENGINES: Final = ("mmap", "psync", "libaio")
 # A RAM multiple past this is a typo (the seed goes to 4x).
 MAX_RAM_MULTIPLE: Final = 1024
@@ -115,7 +103,7 @@ class Target:
     # ODBC engines only (mariadb, mysql, mssql): the driver's name as unixODBC knows it ("":
     # the first Connector/ODBC installed on the driver host), or a DSN of odbc.ini instead of
     # host and port; TLS ("" the driver's default, off, on, verify: on and check the
-    # certificate) and how the user authenticates (see AUTHENTICATION_MODES).
+    # certificate) and how the user authenticates (its kit's TargetKind.authentication).
     odbc_driver: str = ""
     dsn: str = ""
     tls: str = ""
@@ -245,7 +233,8 @@ class Plan:
             # No [os] section: plans and sessions stay as they were without one (a stored
             # plan's "os" is what comparisons show as the run's OS knobs).
             del data["os"]
-        if self.target.kind in ODBC_KINDS:
+        spec = target_kind(self.target.kind)
+        if spec is not None and spec.odbc:
             del data["target"]["sslmode"]
         else:
             # A PostgreSQL or demo plan stays as it was before there were ODBC engines.

@@ -1,21 +1,21 @@
 """The engine kit contract: what the desktop asks a database engine for.
 
 An engine (PostgreSQL, MariaDB/MySQL, SQL Server) is one folder under :mod:`bench_gui.engines`
-holding an :class:`EngineKit`: its name, label, the plan's target kinds it serves, its
-calculated tuning profile, and its *faces*: the tuning service's steps (a connection to a
-plan's target, the server's release, a stored snapshot, a proposal) and its tab on the
-Database page. The services and pages look a target's kit up
+holding an :class:`EngineKit`: its name, label, the plan's target kinds it serves
+(:class:`TargetKind`: their defaults, ODBC fields, TPM source), its calculated tuning profile,
+and its *faces*: the tuning service's steps (a connection to a plan's target, the server's
+release, a stored snapshot, a proposal), the database check from a target, and its tab on the
+Database page. The plan, services and pages look a target's kit up
 (:func:`bench_gui.engines.registry.kit_for`) and ask it; they never branch on the engine's name.
 
-Faces are named ``"module:attribute"`` and imported when first asked for: this registry is
-(:mod:`.registry`) is imported by the services, so it must not import a kit's tuner or its Qt
-tab with it. A
-third-party kit registers itself through the ``bench_gui.engine_kits`` entry point group (the
-entry point loads its :class:`EngineKit`) and passes ``tests/engines/test_conformance.py``.
-The engine's agent side is the kit's ``agent/`` folder (the deployment ships that folder
-alone: it imports only :mod:`bench_gui.agent` and :mod:`bench_gui.wire`), and its connection
-string the kit's ``connection.py``, registered as a ``bench_gui.engines`` plugin
-(:mod:`bench_gui.core.engine`).
+Faces are named ``"module:attribute"`` and imported when first asked for: the registry
+(:mod:`.registry`) is imported by the plan and the services, so it must not import a kit's
+tuner or its Qt tab with it. A third-party kit registers itself through the
+``bench_gui.engine_kits`` entry point group (the entry point loads its :class:`EngineKit`) and
+passes ``tests/engines/test_conformance.py``. The engine's agent side is the kit's ``agent/``
+folder (the deployment ships that folder alone: it imports only :mod:`bench_gui.agent` and
+:mod:`bench_gui.wire`), and its connection string the kit's ``connection.py``, registered as a
+``bench_gui.engines`` plugin (:mod:`bench_gui.core.engine`).
 """
 
 from __future__ import annotations
@@ -44,7 +44,38 @@ FACES: Final[Mapping[str, str]] = {
     # dict[name, why]; proposed settings whose memory does not fit the server's RAM
     # (fatal_only: only those with which the server may not start)
     "memory_warnings": "settings too large for the server's RAM",
+    # services: (session: SSHConnection, conninfo: str, password: str | None, python: str,
+    # kind: str) -> (ok, detail); ok None: not checked from the target, and detail says why
+    "database_check": "whether the driver host reaches the database",
 }
+
+
+@dataclass(frozen=True)
+class TargetKind:
+    """One value of a plan's ``target.kind`` that a kit serves, and what the plan, the Workload
+    page and the report need to know of it (so none of them keeps a table by engine name)."""
+
+    name: str  # the plan's word: "postgresql", "mariadb", "mysql", "mssql", "demo"
+    label: str  # what a person reads: "MariaDB"
+    # What the target's fields are when a plan does not say.
+    port: int = 5432
+    user: str = "postgres"
+    admin_database: str = "postgres"
+    # Reached through ODBC (pyodbc on the driver host): the plan's ODBC fields are its, with
+    # these ``target.authentication`` choices ("" is the driver's default).
+    odbc: bool = False
+    authentication: tuple[str, ...] = ("",)
+    # The Workload page's driver field: what it shows when empty, and what empty means.
+    odbc_driver: str = ""
+    odbc_driver_hint: str = ""
+    # The environment variable its clients read a password from (the plan's password_env hint).
+    password_env: str = "PGPASSWORD"
+    tpm_source: str = ""  # what its TPM counts (the agent's monitor; HammerDB reads the same)
+    hammerdb: bool = True  # whether its agent has HammerDB's transactions (profile hammerdb)
+    listed: bool = True  # offered in the Workload page's engine list (the demo is not)
+    # Said beside it wherever it is chosen when its engine was never run against a live server
+    # here (when its plugin does not say, as ``verified_live`` / ``verified_how``).
+    unverified: str = ""
 
 
 @dataclass(frozen=True)
@@ -53,7 +84,7 @@ class EngineKit:
 
     name: str  # its folder and tuning history's family: "postgresql", "mariadb", "mssql"
     label: str  # what a person reads: "PostgreSQL", "MariaDB / MySQL"
-    kinds: tuple[str, ...]  # the plan's ``target.kind`` values it serves
+    targets: tuple[TargetKind, ...]  # the plan's ``target.kind`` values it serves
     profile: str  # its calculated tuning profile ("pgtune", "innodb", "mssql-seed-003")
     # What a diff's "reload" (in effect without a restart) is called for it.
     reload_word: str = "reload"
@@ -67,6 +98,11 @@ class EngineKit:
     # the admin connection string of the run (PostgreSQL's data_directory setting).
     data_dir_by_admin: bool = False
     faces: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        """The names of :attr:`targets`."""
+        return tuple(t.name for t in self.targets)
 
     def face(self, name: str) -> Any:
         """The face ``name`` (see :data:`FACES`), imported on first use."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Final, Protocol
 
+from bench_gui.engines.registry import target_kind
 from bench_gui.store.records import RunDetail
 
 
@@ -33,15 +34,8 @@ PROFILE_WORDS: Final[dict[str, str]] = {
     "spec": "spec (TPC-C as written)",
     "hammerdb": "hammerdb (HammerDB 6.0's transactions)",
 }
-# What each engine's TPM counts (the agents' monitors; HammerDB reads the same ones).
-TPM_SOURCES: Final[dict[str, str]] = {
-    "postgresql": "xact_commit + xact_rollback (pg_stat_database)",
-    "mariadb": "Com_commit + Com_rollback",
-    "mysql": "Com_commit + Com_rollback",
-    "mssql": "Batch Requests/sec",
-}
-# Engine names as sessions store them (a HammerDB import keeps HammerDB's word).
-_ENGINE_ALIASES: Final[dict[str, str]] = {"demo": "postgresql", "mssqlserver": "mssql"}
+# A HammerDB import keeps HammerDB's word for its engine where it differs from the plan's.
+_HAMMERDB_WORDS: Final[dict[str, str]] = {"mssqlserver": "mssql"}
 
 
 def profile_of(f: SystemFacts) -> str:
@@ -58,9 +52,15 @@ def profile_text(f: SystemFacts) -> str:
     return f"{words}, recorded by HammerDB" if f.imported else words
 
 
+def tpm_source(engine: str) -> str:
+    """What ``engine``'s TPM counts, as its kit says ('' for an engine no kit serves)."""
+    spec = target_kind(engine)
+    return spec.tpm_source if spec is not None else ""
+
+
 def engine_of(f: SystemFacts) -> str:
     engine = (f.detail.engine or "").lower()
-    return _ENGINE_ALIASES.get(engine, engine)
+    return _HAMMERDB_WORDS.get(engine, engine)
 
 
 def profile_notes(facts: Sequence[SystemFacts], short: Mapping[int, str]) -> list[str]:
@@ -82,10 +82,8 @@ def profile_notes(facts: Sequence[SystemFacts], short: Mapping[int, str]) -> lis
         )
     engines = {engine_of(f) for f in shown}
     # MariaDB and MySQL read the same counter: only different counters are flagged.
-    if len({TPM_SOURCES.get(e, e) for e in engines}) > 1:
-        sources = "; ".join(
-            f"{e}: {TPM_SOURCES.get(e, 'its own counter')}" for e in sorted(engines)
-        )
+    if len({tpm_source(e) or e for e in engines}) > 1:
+        sources = "; ".join(f"{e}: {tpm_source(e) or 'its own counter'}" for e in sorted(engines))
         notes.append(
             f"⚑ TPM is read from a different counter on each engine ({sources}): a TPM ratio"
             " across engines compares different things; NOPM (new orders) is the same on all."

@@ -19,10 +19,9 @@ from typing import Any
 
 from bench_gui.core.engine import EngineNotFound, get_engine
 from bench_gui.core.plan_model import Plan
-from bench_gui.engines.mariadb.tuner import check_mariadb
+from bench_gui.engines.registry import UnknownEngine, kit_for
 from bench_gui.remote.connection import DEFAULT_TIMEOUT, connect
 from bench_gui.remote.errors import SecretStoreError, SSHError, TargetError
-from bench_gui.remote.host_access import SSHHost
 from bench_gui.remote.inventory import collect_inventory
 from bench_gui.remote.secrets import (
     SECRET_KINDS,
@@ -106,18 +105,14 @@ class SecretsRequest:
         return TargetSecrets(**values)
 
 
-# Engines checked through ODBC from the driver host (MariaDB's probe), not through libpq.
-ODBC_CHECKED: tuple[str, ...] = ("mariadb", "mysql")
-
-
 @dataclass(frozen=True)
 class DatabaseCheck:
     """The database to check from the target: a conninfo and its password (or none), and the
-    engine (PostgreSQL's conninfo, or MariaDB/MySQL's ODBC string without the password)."""
+    plan's target kind, whose engine kit checks it (its ``database_check`` face)."""
 
     conninfo: str
     password: str | None = None
-    engine: str = "postgresql"
+    kind: str = "postgresql"
 
 
 def database_check(plan: Plan | None) -> tuple[DatabaseCheck | None, str]:
@@ -150,37 +145,34 @@ def check_connection(
 ) -> TargetReport:
     """Blocking: :func:`check_target` with the app's known-hosts file (for a worker thread).
 
-    A MariaDB/MySQL database is checked through ODBC over a second connection once the first
-    passed: its release, and whether the user may change server variables."""
+    Once the target answered, the database is checked from it over a second connection by its
+    engine kit (``database_check``): whether it answers, its release and the user's rights."""
     resolved = (secrets or SecretsRequest()).resolve(target)
-    odbc = database is not None and database.engine in ODBC_CHECKED
     report = check_target(
-        target,
-        database.conninfo if database and not odbc else None,
-        accept_fingerprint,
-        timeout,
-        secrets=resolved,
-        db_password=database.password if database and not odbc else None,
-        known_hosts=known_hosts,
+        target, None, accept_fingerprint, timeout, secrets=resolved, known_hosts=known_hosts
     )
-    if not odbc or database is None or not report.connected:
+    if database is None or not report.connected:
         return report
     try:
+        check = kit_for(database.kind).face("database_check")
         session = connect(target, accept_fingerprint, timeout, secrets=resolved,
                           known_hosts=known_hosts)  # fmt: skip
         with session:
             if database.password:
                 session.redact.add(database.password)
-            ok, detail = check_mariadb(
-                SSHHost(session), database.conninfo, database.password, target.python,
-                database.engine,
-            )  # fmt: skip
+            ok, detail = check(
+                session, database.conninfo, database.password, target.python, database.kind
+            )
             detail = session.redact(detail)
     except SSHError as exc:
         ok, detail = False, str(exc)
+    except (UnknownEngine, KeyError) as exc:
+        ok, detail = None, f"not checked: {exc}"
     report.database, report.database_ok = detail, ok
     if ok:
         report._good(f"the database answers from {target.host}: {detail}")
+    elif ok is None:
+        report.lines.append(f"note: the database was {detail}")
     else:
         report._bad(f"the database is not reachable from {target.host}: {detail}")
     return report

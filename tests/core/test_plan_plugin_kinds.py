@@ -14,6 +14,7 @@ from bench_gui.core.plan import plan_from_dict
 from bench_gui.core.plan_checks import plugin_engine_kinds
 from bench_gui.core.plan_model import PlanError
 from bench_gui.engines import registry
+from bench_gui.engines.registry import target_kind
 from tests._fixtures.plugin_dist import build_wheels, install
 
 
@@ -27,7 +28,12 @@ def acme_installed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def test_an_installed_engine_is_a_target_kind(acme_installed: Path) -> None:
-    assert "acme" in plugin_engine_kinds()
+    # Its kit serves the kind, with the kit's defaults (a plugin without a kit would be one of
+    # plugin_engine_kinds, read from the entry points alone).
+    spec = target_kind("acme")
+    assert spec is not None
+    assert spec.label == "Acme (PostgreSQL inside)"
+    assert "acme" not in plugin_engine_kinds()
     plan = plan_from_dict({"target": {"kind": "acme", "host": "db1", "database": "tpcc"}})
     assert plan.target.kind == "acme"
     conninfo = get_engine("acme").conninfo(plan.target, plan.target.database)
@@ -51,6 +57,7 @@ def test_a_plugin_kind_needs_a_host_and_an_unknown_kind_lists_the_installed(
 
 def test_without_the_plugin_its_kind_is_refused() -> None:
     assert "acme" not in plugin_engine_kinds()
+    assert target_kind("acme") is None
     with pytest.raises(PlanError) as refused:
         plan_from_dict({"target": {"kind": "acme", "host": "db1"}})
     assert "target.kind" in dict(refused.value.problems)

@@ -17,11 +17,13 @@ from pytestqt.qtbot import QtBot
 from bench_gui.agent.engines import engine_target
 from bench_gui.core.engine import get_engine
 from bench_gui.core.plan import plan_from_dict
-from bench_gui.core.plan_model import TARGET_KINDS, Plan, PlanError, Target
+from bench_gui.core.plan_model import Plan, PlanError, Target
 from bench_gui.engines.base import FACES, EngineKit
-from bench_gui.engines.registry import UnknownEngine, kit_for, kits
+from bench_gui.engines.registry import UnknownEngine, kit_for, kits, target_kind
 from bench_gui.gui.pages.database.page import DatabasePage
+from bench_gui.gui.pages.workload.engine_choice import kind_defaults, kind_label, listed_kinds
 from bench_gui.remote.db_tuner import DbTuner
+from bench_gui.report.profiles import tpm_source
 from bench_gui.store import SessionStore
 
 # Qt's offscreen platform warns about a window-manager hint it cannot pass on whenever a
@@ -88,7 +90,6 @@ def test_each_kind_is_a_plan_kind_with_one_kit_a_plugin_and_an_agent(kit: Engine
     assert kit.label
     assert get_engine(kit.name).name == kit.name  # the desktop plugin of its own name
     for kind in kit.kinds:
-        assert kind in TARGET_KINDS
         assert kit_for(kind) is kit
         if kind != "demo":  # the demo is an embedded PostgreSQL, not an engine of its own
             assert get_engine(kind).name == kind
@@ -125,8 +126,46 @@ def test_its_plan_and_form_words_come_from_the_kit(kit: EngineKit) -> None:
     ), refused.value.problems
 
 
+def test_its_target_kinds_give_the_plan_and_the_pages_what_they_ask(kit: EngineKit) -> None:
+    """The plan's defaults, its ODBC fields, the Workload page's words and the report's TPM
+    source of each kind are its kit's :class:`TargetKind`: nothing outside keeps a table by
+    engine name, so a new kit's kinds are planned, shown and reported as the built-in ones."""
+    for spec in kit.targets:
+        assert spec.label, spec
+        assert spec.tpm_source, spec
+        assert target_kind(spec.name) is spec
+        assert tpm_source(spec.name) == spec.tpm_source
+        assert "" in spec.authentication
+        if spec.name == "demo":
+            continue
+        plan = plan_from_dict({"target": {"kind": spec.name, "host": "db1.lab"}})
+        target = plan.target
+        assert (target.port, target.user, target.admin_database) == (
+            spec.port,
+            spec.user,
+            spec.admin_database,
+        ), spec.name
+        assert kind_defaults(spec.name) == (spec.port, spec.user, spec.admin_database)
+        assert kind_label(spec.name) == spec.label
+        assert (spec.name in listed_kinds()) == spec.listed
+        written = plan.to_dict()["target"]
+        assert ("sslmode" in written) == (not spec.odbc), spec.name
+        field = {"kind": spec.name, "host": "db1.lab", "dsn": "lab"}
+        if spec.odbc:
+            assert spec.odbc_driver
+            assert spec.odbc_driver_hint
+            assert spec.password_env
+            for mode in spec.authentication:
+                plan_from_dict({"target": {**field, "authentication": mode}})
+            with pytest.raises(PlanError, match="target.authentication"):
+                plan_from_dict({"target": {**field, "authentication": "kerberos-ish"}})
+        else:
+            with pytest.raises(PlanError, match="only for ODBC targets"):
+                plan_from_dict({"target": field})
+
+
 def test_an_unknown_kind_names_the_tuned_ones() -> None:
-    with pytest.raises(UnknownEngine, match="tuned: postgresql, demo, mariadb"):
+    with pytest.raises(UnknownEngine, match="tuned: demo, postgresql, mariadb"):
         kit_for("acme")
 
 

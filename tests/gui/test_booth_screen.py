@@ -215,7 +215,7 @@ def test_at_1366_the_database_and_storage_forms_show_their_choices_whole(
         page = main_window.page(name)
         QApplication.processEvents()
         if name == "Database":
-            form = page.postgresql.form  # type: ignore[attr-defined]
+            form = page.demo_tab.form  # type: ignore[attr-defined]
         else:
             form = page.form  # type: ignore[attr-defined]
         combos = [c for c in form.findChildren(QComboBox) if c.isVisibleTo(form)]

@@ -104,7 +104,7 @@ def test_database_check_of_a_mariadb_plan(mariadb_server: MariaDbServer, plan_fi
     check, skipped = database_check(plan_of(plan_file))
     assert skipped == ""
     assert check is not None
-    assert check.engine == "mariadb"
+    assert check.kind == "mariadb"
     assert check.password == PASSWORD
     assert f"PORT={mariadb_server.port}" in check.conninfo
     assert PASSWORD not in check.conninfo

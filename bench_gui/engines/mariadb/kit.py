@@ -1,11 +1,33 @@
 """The MariaDB/MySQL engine kit's entry: InnoDB variables by the InnoDB rules."""
 
-from bench_gui.engines.base import EngineKit
+from bench_gui.engines.base import EngineKit, TargetKind
+from bench_gui.wire.names import DB_PASSWORD_ENV
+
+
+def _kind(name: str, label: str, driver: str) -> TargetKind:
+    """MariaDB or MySQL through its Connector/ODBC: the same defaults, its own driver name."""
+    return TargetKind(
+        name,
+        label,
+        port=3306,
+        user="root",
+        admin_database="mysql",
+        odbc=True,
+        authentication=("", "password"),
+        odbc_driver=driver,
+        odbc_driver_hint="Empty: the first Connector/ODBC installed.",
+        password_env=DB_PASSWORD_ENV,
+        tpm_source="Com_commit + Com_rollback",
+    )
+
 
 KIT = EngineKit(
     name="mariadb",
     label="MariaDB / MySQL",
-    kinds=("mariadb", "mysql"),
+    targets=(
+        _kind("mariadb", "MariaDB", "MariaDB Unicode"),
+        _kind("mysql", "MySQL", "MySQL ODBC 8.0 Unicode Driver"),
+    ),
     profile="innodb",
     faces={
         "tuner": "bench_gui.engines.mariadb.tuner:MariaDbTuner",
@@ -15,5 +37,6 @@ KIT = EngineKit(
         "proposal": "bench_gui.engines.mariadb.tuning:proposal",
         "panel": "bench_gui.engines.mariadb.panel:MariaDbPanel",
         "memory_warnings": "bench_gui.engines.mariadb.innodb:memory_warnings",
+        "database_check": "bench_gui.engines.mariadb.tuner:database_check",
     },
 )

@@ -50,6 +50,7 @@ from bench_gui.engines.mariadb.innodb import (
 )
 from bench_gui.engines.mariadb.option_file import edit_cnf
 from bench_gui.engines.tuning_terms import TunedSetting
+from bench_gui.remote.connection import SSHConnection
 from bench_gui.remote.db_tuner import (
     ApplyResult,
     DbTarget,
@@ -68,7 +69,7 @@ from bench_gui.remote.db_tuner import (
     set_each,
     taken_at,
 )
-from bench_gui.remote.host_access import HostIO
+from bench_gui.remote.host_access import HostIO, SSHHost
 from bench_gui.wire import odbc
 from bench_gui.wire.engine_errors import EngineError
 
@@ -798,3 +799,14 @@ def check_mariadb(
     if password:
         detail = detail.replace(password, "***")
     return bool(answer.get("ok")), f"{detail} (checked with {answer.get('method')})"
+
+
+def database_check(
+    session: SSHConnection, conninfo: str, password: str | None, python: str, kind: str
+) -> tuple[bool | None, str]:
+    """The kit's database check from a target: :func:`check_mariadb` over ``session``, the
+    password redacted from what it says."""
+    if password:
+        session.redact.add(password)
+    ok, detail = check_mariadb(SSHHost(session), conninfo, password, python, kind)
+    return ok, session.redact(detail)

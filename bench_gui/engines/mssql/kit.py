@@ -2,7 +2,8 @@
 
 from typing import Final
 
-from bench_gui.engines.base import EngineKit
+from bench_gui.engines.base import EngineKit, TargetKind
+from bench_gui.wire.names import DB_PASSWORD_ENV
 
 NOT_VERIFIED: Final = (
     "SQL Server tuning has not been verified against a live server here: its statements are"
@@ -12,7 +13,22 @@ NOT_VERIFIED: Final = (
 KIT = EngineKit(
     name="mssql",
     label="SQL Server",
-    kinds=("mssql",),
+    targets=(
+        TargetKind(
+            "mssql",
+            "SQL Server",
+            port=1433,
+            user="sa",
+            admin_database="master",
+            odbc=True,
+            authentication=("", "sql", "windows", "entra_password", "entra_integrated"),
+            odbc_driver="ODBC Driver 18 for SQL Server",
+            odbc_driver_hint="Empty: the driver host's own SQL Server driver.",
+            password_env=DB_PASSWORD_ENV,
+            tpm_source="Batch Requests/sec",
+            unverified="no SQL Server here; its T-SQL is only checked by a parser in the tests",
+        ),
+    ),
     profile="mssql-seed-003",
     reload_word="at once",
     restarts=False,
@@ -26,5 +42,6 @@ KIT = EngineKit(
         "proposal": "bench_gui.engines.mssql.tuning:proposal",
         "panel": "bench_gui.engines.mssql.panel:MssqlPanel",
         "memory_warnings": "bench_gui.engines.mssql.tuning:memory_warnings",
+        "database_check": "bench_gui.engines.mssql.tuning:database_check",
     },
 )

@@ -13,6 +13,7 @@ from bench_gui.core.plan_model import Target
 from bench_gui.engines.mssql.proposal import MssqlProposal, load_mssql_preset, seed_003_proposal
 from bench_gui.engines.mssql.tuner import PROFILE, plan_mssql_target
 from bench_gui.engines.tuning_terms import PresetError, format_bytes
+from bench_gui.remote.connection import SSHConnection
 from bench_gui.remote.db_tuner import HostFacts, TuningError
 from bench_gui.remote.host_access import HostIO, LocalHost
 from bench_gui.services.tuning_parts import NO_OPTIONS, Connection, Inputs, Options
@@ -92,3 +93,15 @@ def memory_warnings(
     if mb * 1024**2 <= ram_bytes:
         return {}
     return {MAX_MEMORY: f"{mb:,} MB is more than the machine's {format_bytes(ram_bytes)} of RAM"}
+
+
+def database_check(
+    session: SSHConnection, conninfo: str, password: str | None, python: str, kind: str
+) -> tuple[bool | None, str]:
+    """Not checked (None): no probe of a SQL Server from a target was ever run against a live
+    server here, so the check says so instead of passing an ODBC string to another engine's
+    probe; a run connects when it starts and names what fails."""
+    return None, (
+        "not checked from the target: SQL Server's connection is tried when a run starts"
+        " (no SQL Server here to verify a check against)"
+    )

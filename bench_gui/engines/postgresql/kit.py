@@ -1,11 +1,20 @@
 """The PostgreSQL engine kit's entry: the embedded demo's engine, tuned with PgTune."""
 
-from bench_gui.engines.base import EngineKit
+from typing import Final
+
+from bench_gui.engines.base import EngineKit, TargetKind
+
+# What its TPM counts (the agent's monitor reads pg_stat_database, as HammerDB does).
+TPM_SOURCE: Final = "xact_commit + xact_rollback (pg_stat_database)"
 
 KIT = EngineKit(
     name="postgresql",
     label="PostgreSQL",
-    kinds=("postgresql", "demo"),
+    targets=(
+        # The embedded demo: a PostgreSQL the app starts on this machine.
+        TargetKind("demo", "Embedded demo (PostgreSQL)", tpm_source=TPM_SOURCE, listed=False),
+        TargetKind("postgresql", "PostgreSQL", tpm_source=TPM_SOURCE),
+    ),
     profile="pgtune",
     data_dir_by_admin=True,
     faces={
@@ -16,5 +25,6 @@ KIT = EngineKit(
         "proposal": "bench_gui.engines.postgresql.tuning:proposal",
         "panel": "bench_gui.engines.postgresql.panel:PostgresPanel",
         "memory_warnings": "bench_gui.engines.postgresql.pgtune:memory_warnings",
+        "database_check": "bench_gui.engines.postgresql.targets:database_check",
     },
 )

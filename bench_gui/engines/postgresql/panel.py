@@ -13,7 +13,6 @@ from collections.abc import Callable
 from typing import Any
 
 import psycopg
-from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QInputDialog, QPushButton
 
 from bench_gui.engines.postgresql.kit import KIT
@@ -35,13 +34,8 @@ __all__ = ["PostgresPanel"]
 
 
 class PostgresPanel(TuningTab):
-    """Tune the plan's PostgreSQL server.
-
-    Signals: as :class:`~bench_gui.gui.pages.database.tuning_tab.TuningTab`'s, and
-        local_data_directory(str): connected to a server on this machine; its data directory.
-    """
-
-    local_data_directory = Signal(str)
+    """Tune the plan's PostgreSQL server (it emits ``local_data_directory`` when the server is
+    on this machine: see :class:`~bench_gui.gui.pages.database.tuning_tab.TuningTab`)."""
 
     DIFF_TITLE = "Diff: the server's values against the proposal"
     HISTORY_KIND = "postgresql"

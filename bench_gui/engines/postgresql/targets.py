@@ -12,10 +12,12 @@ import psycopg
 
 from bench_gui.core.plan_model import Target
 from bench_gui.engines.postgresql.control import PgCtlControl, ServerControl, local_control
+from bench_gui.remote.connection import SSHConnection
 from bench_gui.remote.db_tuner import DbTarget, TuningError
 from bench_gui.remote.errors import SecretStoreError
 from bench_gui.remote.host_access import LocalHost
 from bench_gui.remote.secrets import database_password
+from bench_gui.remote.target_check import check_database
 
 if TYPE_CHECKING:  # the tuner module names this one's targets: imported when called
     from bench_gui.engines.postgresql.tuner import PgTuner
@@ -148,3 +150,10 @@ def conninfo_target(conninfo: str, password: str | None = None) -> TuningTarget:
     return _server_target(
         str(params.get("user") or ""), host, params.get("port") or 5432, conninfo, password
     )
+
+
+def database_check(
+    session: SSHConnection, conninfo: str, password: str | None, python: str, kind: str
+) -> tuple[bool | None, str]:
+    """The kit's database check from a target (psycopg there, else pg_isready, else TCP)."""
+    return check_database(session, conninfo, password, python)

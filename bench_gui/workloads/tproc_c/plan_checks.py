@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from bench_gui.core.plan_checks import check_tproc_c
-from bench_gui.core.plan_model import HAMMERDB_PROFILE_KINDS, Plan
+from bench_gui.core.plan_model import Plan
+from bench_gui.engines.registry import target_kind, target_kinds
 
 
 def check(problems: list[tuple[str, str]], plan: Plan, data: dict[str, Any]) -> None:
@@ -14,11 +15,13 @@ def check(problems: list[tuple[str, str]], plan: Plan, data: dict[str, Any]) -> 
     wl, target = plan.workload, plan.target
     wl_data = data.get("workload", {})
     check_tproc_c(problems, wl, wl_data if isinstance(wl_data, dict) else {})
-    if wl.profile == "hammerdb" and target.kind not in HAMMERDB_PROFILE_KINDS:
+    spec = target_kind(target.kind)
+    if wl.profile == "hammerdb" and (spec is None or not spec.hammerdb):
+        hammerdb = ", ".join(t.name for t in target_kinds() if t.hammerdb)
         problems.append(
             (
                 "workload.profile",
-                f"HammerDB's transactions exist for {', '.join(HAMMERDB_PROFILE_KINDS)}"
+                f"HammerDB's transactions exist for {hammerdb}"
                 f' only, not for a {target.kind} target: use profile = "spec"',
             )
         )

@@ -201,8 +201,8 @@ def test_the_postgresql_tab_leaves_a_sql_server_target_to_its_own_tab(
     plan = plan_from_dict(tomllib.loads(PLAN))
     widget = DatabasePage(store, lambda: plan)
     qtbot.addWidget(widget)
-    widget.postgresql.connect_target()
-    assert widget.postgresql.conn is None
-    assert not widget.postgresql.busy
+    widget.demo_tab.connect_target()
+    assert widget.demo_tab.conn is None
+    assert not widget.demo_tab.busy
     assert "tab of its engine" in widget.message()
     widget.shutdown(5)

@@ -16,7 +16,8 @@ from pytestqt.qtbot import QtBot
 
 from bench_gui.core.engine import EngineCatalog, EngineLoadError, engine_catalog
 from bench_gui.core.plan import load_plan, plan_from_dict, plan_from_toml
-from bench_gui.core.plan_model import ODBC_DEFAULTS, ODBC_KINDS, Driver, Plan
+from bench_gui.core.plan_model import Driver, Plan
+from bench_gui.engines.registry import target_kind
 from bench_gui.gui.pages.workload.engine_choice import kind_defaults
 from bench_gui.gui.pages.workload.page import WorkloadPage
 
@@ -78,7 +79,8 @@ def test_every_installed_engine_is_offered_with_its_own_fields_and_a_valid_plan(
 
     for kind in offered:
         choose(page, kind)
-        odbc = kind in ODBC_KINDS
+        spec = target_kind(kind)
+        odbc = spec is not None and spec.odbc
         assert [shown(page, name) for name in ODBC_ROWS] == [odbc] * 4, kind
         assert page.target.odbc.tls.trust_check.isVisibleTo(page) == (kind == "mssql")
         port, user, admin = kind_defaults(kind)
@@ -105,7 +107,7 @@ def test_the_engine_defaults_follow_the_engine_but_never_what_the_user_typed(
     choose(page, "postgresql")
     assert (page.port_spin.value(), page.user_edit.text()) == (5432, "postgres")
     choose(page, "mariadb")
-    assert (page.port_spin.value(), page.user_edit.text()) == ODBC_DEFAULTS["mariadb"][:2]
+    assert (page.port_spin.value(), page.user_edit.text()) == (3306, "root")
     page.port_spin.setValue(3307)
     page.user_edit.setText("bench")
     choose(page, "mysql")

@@ -18,7 +18,6 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QTabWidget, QWidget
 
 from bench_gui.core.plan_model import Plan, PlanError
-from bench_gui.engines.postgresql.panel import PostgresPanel
 from bench_gui.engines.registry import UnknownEngine, kit_for, kits
 from bench_gui.gui.pages.database.common import PlanProvider, plan_of
 from bench_gui.gui.pages.database.os_knobs import OsKnobsPanel
@@ -36,9 +35,10 @@ SUBTITLE = (
 class DatabasePage(QWidget):
     """Tune the target's PostgreSQL and its host's OS knobs.
 
-    The PostgreSQL tab (``postgresql``) is also reachable through the names this page has
-    always offered (``connect_target``, ``table``, ``ram_edit`` ...), which the main window,
-    the screenshot script and the tests use; the OS knobs tab is ``os_panel``.
+    The tab of the embedded demo's engine (``demo_tab``, PostgreSQL's) is also reachable
+    through the names this page has always offered (``connect_target``, ``table``,
+    ``ram_edit`` ...), which the main window, the screenshot script and the tests use; the OS
+    knobs tab is ``os_panel``.
 
     Signals:
         busy_changed(bool): a task of either tab started (True) or ended (False).
@@ -75,13 +75,16 @@ class DatabasePage(QWidget):
             # Each tab scrolls when the window is short, so its groups never overlap.
             self.scrolls[kit.name] = scrolled(panel)
             self.tabs.addTab(self.scrolls[kit.name], kit.label)
-        self.postgresql: PostgresPanel = self.panels["postgresql"]  # type: ignore[assignment]
+        # The tab tuning the embedded demo's engine: the page's own names below are its.
+        self.demo_tab: TuningTab = self.panels[kit_for("demo").name]
         if connect_factory is not None:
-            self.postgresql.connect_factory = connect_factory
+            self.demo_tab.connect_factory = connect_factory
+        self.plan_provider = plan_provider
         self.os_panel = OsKnobsPanel(store, self.current_plan_quiet)
         self.os_panel.message.connect(self.show_message)
         self.os_panel.busy_changed.connect(self.busy_changed)
-        self.postgresql.local_data_directory.connect(self.os_panel.hosts.suggest_data_dir)
+        for panel in self.panels.values():  # a server on this machine: its data directory
+            panel.local_data_directory.connect(self.os_panel.hosts.suggest_data_dir)
         self.os_scroll = scrolled(self.os_panel)
         self.tabs.addTab(self.os_scroll, "OS knobs")
         self.tabs.currentChanged.connect(self._tab_changed)
@@ -93,7 +96,7 @@ class DatabasePage(QWidget):
             except UnknownEngine:
                 pass  # no tab tunes it: the first one says so when asked to connect
 
-        pg = self.postgresql
+        pg: Any = self.demo_tab  # its own widgets too (restart_check ...)
         self.connect_button = pg.server.connect_button
         self.server_label = pg.server.server_label
         self.machine_label = pg.server.machine_label
@@ -114,7 +117,7 @@ class DatabasePage(QWidget):
     def current_plan_quiet(self) -> Plan | None:
         """The current plan, or None if it is not valid (nothing shown)."""
         try:
-            return plan_of(self.postgresql.plan_provider)
+            return plan_of(self.plan_provider)
         except PlanError:
             return None
 
@@ -142,45 +145,47 @@ class DatabasePage(QWidget):
     def message(self) -> str:
         return self.banner.text()
 
-    # ---- the PostgreSQL tab, under the page's names ----------------------------------------
+    # ---- the demo engine's tab, under the page's names -------------------------------------
 
     @property
     def connect_factory(self) -> ConnectFactory:
-        return self.postgresql.connect_factory
+        return self.demo_tab.connect_factory
 
     @connect_factory.setter
     def connect_factory(self, factory: ConnectFactory) -> None:
-        self.postgresql.connect_factory = factory
+        self.demo_tab.connect_factory = factory
 
     @property
     def conn(self) -> Connection | None:
-        return self.postgresql.conn
+        return self.demo_tab.conn
 
     @property
     def host_facts(self) -> HostFacts | None:
-        return self.postgresql.host_facts
+        facts: HostFacts | None = getattr(self.demo_tab, "host_facts", None)
+        return facts
 
     @property
     def rows(self) -> list[DiffRow]:
-        return self.postgresql.diff.rows
+        return self.demo_tab.diff.rows
 
     def connect_target(self) -> None:
-        self.postgresql.connect_target()
+        self.demo_tab.connect_target()
 
     def apply_selected(self) -> None:
-        self.postgresql.apply_selected()
+        self.demo_tab.apply_selected()
 
     def rollback_last(self) -> None:
-        self.postgresql.rollback_last()
+        self.demo_tab.rollback_last()
 
     def select_profile(self, name: str) -> None:
-        self.postgresql.form.select_profile(name)
+        self.demo_tab.form.select_profile(name)
 
     def save_preset(self, name: str) -> bool:
-        return self.postgresql.save_preset(name)
+        tab: Any = self.demo_tab  # PostgreSQL's tab saves presets
+        return bool(tab.save_preset(name))
 
     def checked_names(self) -> list[str]:
-        return self.postgresql.diff.checked_names()
+        return self.demo_tab.diff.checked_names()
 
     def set_checked(self, name: str, checked: bool) -> None:
-        self.postgresql.diff.set_checked(name, checked)
+        self.demo_tab.diff.set_checked(name, checked)

@@ -74,11 +74,14 @@ class TuningTab(QWidget):
         message(str, str): a sentence and its tone (ok, stopped, failed) for the page's banner.
         status(str): a line for the status bar.
         busy_changed(bool): a server task started (True) or the tab became idle (False).
+        local_data_directory(str): connected to a server on this machine, whose data
+            directory its engine reads (PostgreSQL's): the OS knobs tab suggests it.
     """
 
     message = Signal(str, str)
     status = Signal(str)
     busy_changed = Signal(bool)
+    local_data_directory = Signal(str)
 
     #: The engine's form (a widget with ``show_notes(proposal)`` and a ``changed`` signal).
     FORM: Callable[[], QWidget]

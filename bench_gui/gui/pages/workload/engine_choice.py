@@ -1,10 +1,10 @@
 """Which database engines the Workload page offers, and what it says about them.
 
 The list is the installed ``bench_gui.engines`` plugins (:func:`bench_gui.core.engine.
-engine_catalog`): the plan model's own kinds (:data:`bench_gui.core.plan.TARGET_KINDS`) in its
-order, then third-party ones by name. A plugin that failed to load is never silent: the page
-shows it, with its error, under the engine choice; so is an engine not run against a live server
-here (the plugin's ``verified_live``: SQL Server, MySQL).
+engine_catalog`): the engine kits' listed target kinds (:func:`bench_gui.engines.registry.
+target_kinds`) in the kits' order, then other plugins' by name. A plugin that failed to load is
+never silent: the page shows it, with its error, under the engine choice; so is an engine not run
+against a live server here (the plugin's ``verified_live``, else its kit's ``unverified``).
 
 Loading the plugins imports their database drivers (psycopg...), which the window must not
 wait for (tests/gui/test_startup.py): until the page loads them, the list is the entry points'
@@ -15,23 +15,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from importlib.metadata import entry_points
-from typing import Final
 
 from bench_gui.core.engine import ENGINE_GROUP, Engine, EngineCatalog
-from bench_gui.core.plan_model import ODBC_DEFAULTS, TARGET_KINDS, Target
+from bench_gui.core.plan_model import Target
+from bench_gui.engines.registry import target_kind, target_kinds
 
-# Names for engines a plan can name, for when no plugin of that kind is installed.
-KIND_LABELS = {
-    "postgresql": "PostgreSQL",
-    "mariadb": "MariaDB",
-    "mysql": "MySQL",
-    "mssql": "SQL Server",
-}
-# What the page says of an engine whose plugin does not say whether it was run against a live
-# server (``verified_live`` and ``verified_how``, as ``bench-gui engines`` reads them).
-UNVERIFIED_KINDS: Final = {
-    "mssql": "no SQL Server here; its T-SQL is only checked by a parser in the tests",
-}
+
+def kind_label(kind: str) -> str:
+    """An engine's name as its kit says it, for when no plugin of that kind is loaded."""
+    spec = target_kind(kind)
+    return spec.label if spec is not None else kind
 
 
 @dataclass(frozen=True)
@@ -49,15 +42,22 @@ class EngineOption:
 
 def kind_defaults(kind: str) -> tuple[int, str, str]:
     """The port, user and admin database a target of ``kind`` has when a plan says nothing
-    (the plan model's own defaults)."""
-    if kind in ODBC_DEFAULTS:
-        return ODBC_DEFAULTS[kind]
+    (its kit's; the plan model's own for a kind no kit serves)."""
+    spec = target_kind(kind)
+    if spec is not None:
+        return spec.port, spec.user, spec.admin_database
     target = Target()
     return target.port, target.user, target.admin_database
 
 
-# The plan model's own server kinds, in its order (third-party engines follow them).
-KINDS = tuple(k for k in TARGET_KINDS if k != "demo")
+def listed_kinds() -> tuple[str, ...]:
+    """The kits' server kinds, in the kits' order (other plugins' follow them)."""
+    return tuple(t.name for t in target_kinds() if t.listed)
+
+
+def default_engine() -> str:
+    """The engine a server target starts with: the first kit's first server kind."""
+    return next(iter(listed_kinds()), "")
 
 
 def listed_engines() -> list[str]:
@@ -69,14 +69,13 @@ def engine_options(catalog: EngineCatalog | None, listed: list[str]) -> list[Eng
     """The installed engines a plan can name, the plan model's own first and third-party ones
     after them by name: those that loaded, or (``catalog`` None: not loaded yet) those
     ``listed``."""
-    extra = sorted(k for k in (listed if catalog is None else catalog.engines) if k not in KINDS)
+    kinds = listed_kinds()
+    extra = sorted(k for k in (listed if catalog is None else catalog.engines) if k not in kinds)
     if catalog is None:
-        return [
-            EngineOption(k, KIND_LABELS.get(k, k), True) for k in (*KINDS, *extra) if k in listed
-        ]
+        return [EngineOption(k, kind_label(k), True) for k in (*kinds, *extra) if k in listed]
     return [
         EngineOption(kind, catalog.engines[kind].label, True)
-        for kind in (*KINDS, *extra)
+        for kind in (*kinds, *extra)
         if kind in catalog.engines
     ]
 
@@ -84,7 +83,7 @@ def engine_options(catalog: EngineCatalog | None, listed: list[str]) -> list[Eng
 def missing_option(kind: str) -> EngineOption:
     """The entry for a plan's engine that no installed plugin provides (kept so that saving
     the plan keeps it, and marked as such)."""
-    return EngineOption(kind, KIND_LABELS.get(kind, kind), False)
+    return EngineOption(kind, kind_label(kind), False)
 
 
 def catalog_notices(catalog: EngineCatalog) -> list[str]:
@@ -96,14 +95,15 @@ def catalog_notices(catalog: EngineCatalog) -> list[str]:
 
 def verification(kind: str, engine: Engine | None) -> tuple[bool | None, str]:
     """Whether the engine has been run against a live server, and how (or why not): the
-    plugin's ``verified_live`` and ``verified_how`` when it says, else from the kind (None:
-    not stated)."""
+    plugin's ``verified_live`` and ``verified_how`` when it says, else its kit's ``unverified``
+    (None: not stated)."""
     said = getattr(engine, "verified_live", None)
     how = str(getattr(engine, "verified_how", "") or "")
     if isinstance(said, bool):
         return said, how
-    if kind in UNVERIFIED_KINDS:
-        return False, UNVERIFIED_KINDS[kind]
+    spec = target_kind(kind)
+    if spec is not None and spec.unverified:
+        return False, spec.unverified
     return None, ""
 
 
@@ -111,7 +111,7 @@ def kind_note(kind: str, catalog: EngineCatalog | None) -> str:
     """What the page says under the engine when ``kind`` is chosen ('' when nothing; before
     the plugins are loaded, what the kind alone tells)."""
     engine = catalog.engines.get(kind) if catalog is not None else None
-    label = engine.label if engine is not None else KIND_LABELS.get(kind, kind)
+    label = engine.label if engine is not None else kind_label(kind)
     if kind == "demo":
         return ""
     if catalog is not None and engine is None:

@@ -1,7 +1,8 @@
 """The target fields only ODBC engines have (MariaDB, MySQL, SQL Server): the ODBC driver's
 name or a DSN, TLS (SQL Server's Encrypt and TrustServerCertificate) and how the user
-authenticates. Each kind shows only its own choices; the values are the plan's
-(:data:`bench_gui.core.plan.TLS_MODES`, :data:`~bench_gui.core.plan.AUTHENTICATION_MODES`).
+authenticates. Each kind shows only its own choices, as its engine kit's
+:class:`~bench_gui.engines.base.TargetKind` says (``odbc``, ``authentication``, the driver's
+name); TLS takes the plan's :data:`bench_gui.core.plan_model.TLS_MODES`.
 """
 
 from __future__ import annotations
@@ -17,8 +18,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from bench_gui.core.plan_model import AUTHENTICATION_MODES, ODBC_FIELDS, ODBC_KINDS, Target
-from bench_gui.engines.registry import kit_for
+from bench_gui.core.plan_model import ODBC_FIELDS, Target
+from bench_gui.engines.base import TargetKind
+from bench_gui.engines.registry import kit_for, target_kind, target_kinds
 from bench_gui.gui.widgets.page_parts import compact_combo
 from bench_gui.gui.widgets.plan_fields import PlanFields, add_row
 
@@ -40,13 +42,19 @@ AUTHENTICATION_LABELS = {
     "entra_password": "Microsoft Entra ID, password",
     "entra_integrated": "Microsoft Entra ID, integrated",
 }
-DRIVER_NAMES = {  # (placeholder, hint) of the ODBC driver's name
-    "mssql": ("ODBC Driver 18 for SQL Server", "Empty: the driver host's own SQL Server driver."),
-    "mysql": ("MySQL ODBC 8.0 Unicode Driver", "Empty: the first Connector/ODBC installed."),
-    "mariadb": ("MariaDB Unicode", "Empty: the first Connector/ODBC installed."),
-}
 DSN_HINT = "A data source of odbc.ini on the driver host, instead of host and port."
 TRUST_TEXT = "Trust the server certificate"
+
+
+def odbc_kind(kind: str) -> TargetKind | None:
+    """What the kit says of ``kind`` when it is reached through ODBC; None for any other."""
+    spec = target_kind(kind)
+    return spec if spec is not None and spec.odbc else None
+
+
+def first_odbc_kind() -> str:
+    """The kind the ODBC rows are set up for before a plan chooses one."""
+    return next((t.name for t in target_kinds() if t.odbc), "")
 
 
 class TlsChoice(QWidget):
@@ -69,12 +77,12 @@ class TlsChoice(QWidget):
         column.addWidget(self.trust_check)
         self.combo.currentIndexChanged.connect(self._update_trust)
         self._encrypt = False
-        self.set_kind("mariadb")
+        self.set_kind(first_odbc_kind())
 
     def set_kind(self, kind: str) -> None:
         """Offer the kind's own choices, keeping the value."""
         value = self.value()
-        self._encrypt = kit_for(kind).tls_style == "encrypt"
+        self._encrypt = bool(kind) and kit_for(kind).tls_style == "encrypt"
         self.combo.blockSignals(True)
         self.combo.clear()
         for mode, label in ENCRYPT_LABELS if self._encrypt else TLS_LABELS:
@@ -126,25 +134,24 @@ class OdbcFields:
         self.tls_cell = self.cells[2]
         self.driver_hint = fields.hints["target.odbc_driver"]
         self._kind = ""
-        self.set_kind("mariadb")
+        self.set_kind(first_odbc_kind())
 
     def set_kind(self, kind: str) -> None:
         """Show the rows for an ODBC kind (with its choices), hide them for any other."""
-        shown = kind in ODBC_KINDS
+        spec = odbc_kind(kind)
         for cell in self.cells:
-            self.form.setRowVisible(cell, shown)
-        if not shown or kind == self._kind:
+            self.form.setRowVisible(cell, spec is not None)
+        if spec is None or kind == self._kind:
             return
         self._kind = kind
-        placeholder, hint = DRIVER_NAMES.get(kind, DRIVER_NAMES["mariadb"])
-        self.driver_edit.setPlaceholderText(placeholder)
-        self.driver_hint.setText(hint)
+        self.driver_edit.setPlaceholderText(spec.odbc_driver)
+        self.driver_hint.setText(spec.odbc_driver_hint)
         self.tls.set_kind(kind)
         label = self.form.labelForField(self.tls_cell)
         if isinstance(label, QWidget) and hasattr(label, "setText"):
             label.setText("Encrypt" if kit_for(kind).tls_style == "encrypt" else "TLS")
         current = str(self.auth_combo.currentData() or "")
-        modes = AUTHENTICATION_MODES.get(kind, ("",))
+        modes = spec.authentication
         self.auth_combo.clear()
         for mode in modes:
             self.auth_combo.addItem(AUTHENTICATION_LABELS.get(mode, mode), mode)
@@ -167,7 +174,7 @@ class OdbcFields:
 
     def fill(self, target: dict[str, Any], kind: str) -> None:
         """Write the ODBC fields for an ODBC kind; remove them for any other."""
-        if kind not in ODBC_KINDS:
+        if odbc_kind(kind) is None:
             for key in ODBC_FIELDS:
                 target.pop(key, None)
             return

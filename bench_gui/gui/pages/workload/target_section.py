@@ -32,17 +32,19 @@ from PySide6.QtWidgets import (
 )
 
 from bench_gui.core.engine import EngineCatalog, engine_catalog
-from bench_gui.core.plan_model import ODBC_KINDS, Plan, Target
+from bench_gui.core.plan_model import Plan, Target
+from bench_gui.engines.registry import target_kind
 from bench_gui.gui.pages.workload.driver_hosts import DriverHosts
 from bench_gui.gui.pages.workload.engine_choice import (
     catalog_notices,
+    default_engine,
     engine_options,
     kind_defaults,
     kind_note,
     listed_engines,
     missing_option,
 )
-from bench_gui.gui.pages.workload.odbc_fields import OdbcFields
+from bench_gui.gui.pages.workload.odbc_fields import OdbcFields, odbc_kind
 from bench_gui.gui.widgets.page_parts import compact_combo
 from bench_gui.gui.widgets.plan_fields import PlanFields, add_row, styled_form
 from bench_gui.services.errors import SecretStoreError
@@ -176,7 +178,7 @@ class TargetSection(QGroupBox):
         column.addWidget(self.kind_note)
         self.plugin_notice = _notice()
         column.addWidget(self.plugin_notice)
-        self._list_engines("postgresql")
+        self._list_engines(default_engine())
         engine_cell = self.fields.cell("target.kind", box)
         add_row(form, "Engine", engine_cell)
         self.kind_rows.append(engine_cell)
@@ -213,7 +215,8 @@ class TargetSection(QGroupBox):
         for option in engine_options(self.catalog, self._listed):
             self.engine_combo.addItem(option.text, option.kind)
         if self.engine_combo.count() == 0:  # no engine plugin at all: the demo still runs
-            self.engine_combo.addItem(missing_option("postgresql").text, "postgresql")
+            kind = default_engine()
+            self.engine_combo.addItem(missing_option(kind).text, kind)
         self.select_engine(keep)
         self.engine_combo.blockSignals(False)
         notices = catalog_notices(self.catalog) if self.catalog is not None else []
@@ -242,7 +245,7 @@ class TargetSection(QGroupBox):
     @property
     def engine(self) -> str:
         """The chosen server engine (whether or not the server is chosen)."""
-        return str(self.engine_combo.currentData() or "postgresql")
+        return str(self.engine_combo.currentData() or default_engine())
 
     @property
     def kind(self) -> str:
@@ -319,7 +322,7 @@ class TargetSection(QGroupBox):
         before = str(target.get("kind", "demo"))
         if target.get("admin_database", kind_defaults(before)[2]) == kind_defaults(before)[2]:
             target["admin_database"] = kind_defaults(kind)[2]
-        if kind in ODBC_KINDS:
+        if odbc_kind(kind) is not None:
             target.pop("sslmode", None)
         target["kind"] = kind
         target["host"] = self.host_edit.text().strip()
@@ -464,7 +467,7 @@ class TargetSection(QGroupBox):
             widget.setEnabled(server)
         self.engine_combo.setEnabled(server)
         self.password_env_edit.setPlaceholderText(
-            "BENCH_GUI_DB_PASSWORD" if kind in ODBC_KINDS else "PGPASSWORD"
+            spec.password_env if (spec := target_kind(kind)) is not None else ""
         )
         note = kind_note(kind, self.catalog)
         self.kind_note.setText(note)

@@ -1,11 +1,13 @@
 """Acme's kit entry: PostgreSQL under another name, so its tuning faces are PostgreSQL's."""
 
-from bench_gui.engines.base import EngineKit
+from bench_gui.engines.base import EngineKit, TargetKind
 
 KIT = EngineKit(
     name="acme",
     label="Acme (PostgreSQL inside)",
-    kinds=("acme",),
+    targets=(
+        TargetKind("acme", "Acme (PostgreSQL inside)", tpm_source="xact_commit + xact_rollback"),
+    ),
     profile="pgtune",
     unverified="Acme's tuning is PostgreSQL's, never checked against an Acme server.",
     faces={
@@ -16,5 +18,6 @@ KIT = EngineKit(
         "proposal": "bench_gui.engines.postgresql.tuning:proposal",
         "panel": "bench_gui.engines.postgresql.panel:PostgresPanel",
         "memory_warnings": "bench_gui.engines.postgresql.pgtune:memory_warnings",
+        "database_check": "bench_gui.engines.postgresql.targets:database_check",
     },
 )
