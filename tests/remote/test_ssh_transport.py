@@ -300,7 +300,7 @@ DESKTOP_SCRIPT = textwrap.dedent(
     """
     import json, sys
     from pathlib import Path
-    from bench_gui.core.plan import Plan, Target
+    from bench_gui.core.plan_model import Plan, Target
     from bench_gui.wire.run_config import Workload
     from bench_gui.remote.ssh_transport import SSHTransport
     from bench_gui.remote.targets import SSHTarget
