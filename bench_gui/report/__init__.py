@@ -3,6 +3,8 @@
 :func:`build_report` (in :mod:`bench_gui.report.model`) gathers the figures once; the writers
 render that one model. Random-read studies have a report of their own
 (:mod:`bench_gui.workloads.random_read.report`); :func:`build_any_report` picks by workload.
+The writers take any :class:`~bench_gui.report.written.WrittenReport`: they ask the report for
+its templates, footer notice and JSON, never which workload's it is.
 The writers that draw (HTML charts, PDF, PNG/SVG) use Qt's offscreen
 renderer and start an offscreen application when none runs.
 """
@@ -12,7 +14,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from bench_gui.report.model import Report, build_report
-from bench_gui.report.workloads import AnyReport, build_any_report
+from bench_gui.report.workloads import build_any_report
+from bench_gui.report.written import WrittenReport
 
 REPORT_FORMATS = (".html", ".pdf", ".csv", ".json")
 
@@ -34,7 +37,7 @@ def report_format(path: Path) -> str:
     return suffix
 
 
-def write_report(report: AnyReport, path: Path, page_size: str | None = None) -> Path:
+def write_report(report: WrittenReport, path: Path, page_size: str | None = None) -> Path:
     """Write ``report`` to ``path`` in the format its extension names; ``page_size`` (a4 or
     letter, default: the locale's) is the PDF's paper."""
     fmt = report_format(path)
@@ -51,7 +54,7 @@ def write_report(report: AnyReport, path: Path, page_size: str | None = None) ->
     return write_csv(report, path) if fmt == ".csv" else write_json(report, path)
 
 
-def write_charts(report: AnyReport, directory: Path, fmt: str = "png") -> list[Path]:
+def write_charts(report: WrittenReport, directory: Path, fmt: str = "png") -> list[Path]:
     """Every chart of the report as PNG or SVG files in ``directory``."""
     from bench_gui.report.charts import write_charts as _write
 
@@ -60,7 +63,6 @@ def write_charts(report: AnyReport, directory: Path, fmt: str = "png") -> list[P
 
 __all__ = [
     "REPORT_FORMATS",
-    "AnyReport",
     "Report",
     "ReportError",
     "build_any_report",

@@ -18,10 +18,9 @@ from markupsafe import Markup, escape
 
 from bench_gui import __version__
 from bench_gui.report.charts import chart_png
-from bench_gui.report.model import Report
 from bench_gui.report.wide import report_parts
+from bench_gui.report.written import WrittenReport
 from bench_gui.resources import folder
-from bench_gui.workloads.random_read.report import RandomReadReport
 
 # Package data in bench_gui/resources (a wheel, a checkout and the bundle alike).
 TEMPLATES = Path(str(folder("report")))
@@ -104,15 +103,14 @@ def logo_uri(path: Path) -> str:
     return data_uri(path.read_bytes(), mime)
 
 
-def render_html(report: Report | RandomReadReport) -> str:
-    """The whole report as one HTML document (a random-read report through its own template)."""
+def render_html(report: WrittenReport) -> str:
+    """The whole report as one HTML document, through its workload's template."""
     images = {key: data_uri(chart_png(spec)) for key, spec in report.charts.items()}
     logo = logo_uri(report.cover.logo) if report.cover.logo else ""
-    name = report.html_template if isinstance(report, RandomReadReport) else "report.html.j2"
-    template = environment().get_template(name)
+    template = environment().get_template(report.html_template)
     return template.render(r=report, images=images, logo=logo, app_version=__version__)
 
 
-def write_html(report: Report | RandomReadReport, path: Path) -> Path:
+def write_html(report: WrittenReport, path: Path) -> Path:
     path.write_text(render_html(report), encoding="utf-8")
     return path

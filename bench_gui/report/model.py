@@ -92,6 +92,7 @@ RATIO_RULE = (
     " advantage is truncated, never rounded up, so no difference is printed larger than it was"
     " measured. An advantage is how much lower the compared figure is than the baseline's."
 )
+FOOTER_NOTICE = "TPROC-C workload derived from TPC-C; these are not TPC-C results."
 
 
 # ---- the model ----------------------------------------------------------------------------------
@@ -127,6 +128,14 @@ class Report:
     # Which tool recorded the sessions: "recorded with bench-gui", "recorded with HammerDB
     # and imported into bench-gui", or both.
     recorded_with: str = "recorded with bench-gui"
+    # What the writers ask of it (bench_gui.report.written.WrittenReport).
+    footer_notice: str = FOOTER_NOTICE
+    html_template: str = "report.html.j2"
+    brief_template: str = "brief_qt.html.j2"
+
+    def json_data(self) -> dict[str, Any]:
+        """What the JSON writer writes (:func:`as_json`)."""
+        return as_json(self)
 
     @property
     def author_notes(self) -> list[str]:

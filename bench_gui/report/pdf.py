@@ -3,8 +3,8 @@
 The body is rich text (a Jinja2 template rendered for QTextDocument's HTML subset) laid out
 in 96-dpi units on pages of the chosen size (A4 or US Letter; by default the one of the
 locale's territory); each page is then painted onto a QPdfWriter with a running header and a
-footer (title, page number, the not-a-TPC-C-result notice). Charts are embedded as
-high-resolution images (about 270 dpi at their printed size); text stays text.
+footer (title, page number, the notice the report gives for its workload). Charts are embedded
+as high-resolution images (about 270 dpi at their printed size); text stays text.
 
 Words wrap at their boundaries only, so no table header breaks in the middle of a word; a
 document that would then be wider than the page (a table with too many columns) falls back to
@@ -37,10 +37,9 @@ from PySide6.QtGui import (
 from bench_gui import __version__
 from bench_gui.report.charts import FONT_FAMILY, chart_image, ensure_app, font
 from bench_gui.report.html import environment
-from bench_gui.report.model import Report
 from bench_gui.report.options import check_paper, default_paper
 from bench_gui.report.wide import MAX_COLUMNS
-from bench_gui.workloads.random_read.report import RandomReadReport
+from bench_gui.report.written import WrittenReport
 
 LAYOUT_DPI = 96.0  # the document is laid out in CSS pixels
 PDF_DPI = 300
@@ -64,16 +63,12 @@ LOGO_HEIGHT = 28  # CSS pixels
 OVERFLOW_PX = 8.0
 ROUNDING_PX = 3.0  # (see build_document)
 MIN_COLUMNS = 6  # of a printed part, before words break: the shared columns and a session
-FOOTER_NOTICE = "TPROC-C workload derived from TPC-C; these are not TPC-C results."
 
 
-def render_brief_html(
-    report: Report | RandomReadReport, chart_width: int, columns: int = MAX_COLUMNS
-) -> str:
-    """The rich text of the brief (QTextDocument's HTML subset; a random-read report through
-    its own template); a wide table is printed in parts of ``columns`` columns at most."""
-    name = report.brief_template if isinstance(report, RandomReadReport) else "brief_qt.html.j2"
-    template = environment().get_template(name)
+def render_brief_html(report: WrittenReport, chart_width: int, columns: int = MAX_COLUMNS) -> str:
+    """The rich text of the brief (QTextDocument's HTML subset, through its workload's
+    template); a wide table is printed in parts of ``columns`` columns at most."""
+    template = environment().get_template(report.brief_template)
     return template.render(
         r=report,
         tones=TONES,
@@ -85,7 +80,7 @@ def render_brief_html(
     )
 
 
-def logo_image(report: Report | RandomReadReport) -> QImage | None:
+def logo_image(report: WrittenReport) -> QImage | None:
     """The author's logo, or None; an unreadable image raises ValueError naming the file."""
     path = report.cover.logo
     if path is None:
@@ -96,7 +91,7 @@ def logo_image(report: Report | RandomReadReport) -> QImage | None:
     return image
 
 
-def build_document(report: Report | RandomReadReport, content: QSizeF) -> QTextDocument:
+def build_document(report: WrittenReport, content: QSizeF) -> QTextDocument:
     """The brief as a paginated QTextDocument (pages of ``content`` size, 96-dpi units)."""
     doc = QTextDocument()
     doc.setDocumentMargin(0)
@@ -125,9 +120,7 @@ def build_document(report: Report | RandomReadReport, content: QSizeF) -> QTextD
     return doc
 
 
-def fit_columns(
-    doc: QTextDocument, report: Report | RandomReadReport, chart_width: int, width: float
-) -> str:
+def fit_columns(doc: QTextDocument, report: WrittenReport, chart_width: int, width: float) -> str:
     """Lay the brief out in ``doc`` so that every table fits ``width`` with its words whole;
     the rich text laid out. Long session names make an 11-column part wider than A4 or
     Letter: wide tables print in narrower parts, while that narrows the document."""
@@ -755,7 +748,7 @@ def paginate(doc: QTextDocument, page_height: float, rounds: int = 80) -> int:
     return rounds
 
 
-def write_pdf(report: Report | RandomReadReport, path: Path, page_size: str | None = None) -> Path:
+def write_pdf(report: WrittenReport, path: Path, page_size: str | None = None) -> Path:
     """Write the brief as a PDF; ``page_size`` is ``letter`` or ``a4`` (default: the locale's)."""
     ensure_app()
     try:
@@ -804,7 +797,7 @@ def write_pdf(report: Report | RandomReadReport, path: Path, page_size: str | No
 
 def _decorate(
     painter: QPainter,
-    report: Report | RandomReadReport,
+    report: WrittenReport,
     page: int,
     pages: int,
     page_w: float,
@@ -831,8 +824,9 @@ def _decorate(
     painter.drawLine(int(MARGIN_X), int(y - 6), int(page_w - MARGIN_X), int(y - 6))
     painter.setPen(muted)
     box = QRectF(MARGIN_X, y, page_w - 2 * MARGIN_X, 14)
-    notice = report.footer_notice if isinstance(report, RandomReadReport) else FOOTER_NOTICE
-    painter.drawText(box, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), notice)
+    painter.drawText(
+        box, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), report.footer_notice
+    )
     painter.drawText(
         box,
         int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter),

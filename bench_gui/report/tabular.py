@@ -13,11 +13,11 @@ import io
 import json
 from pathlib import Path
 
-from bench_gui.report.model import Cell, Report, as_json
-from bench_gui.workloads.random_read.report import RandomReadReport, random_read_json
+from bench_gui.report.parts import Cell
+from bench_gui.report.written import WrittenReport
 
 
-def render_csv(report: Report | RandomReadReport) -> str:
+def render_csv(report: WrittenReport) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow([report.title])
@@ -55,16 +55,15 @@ def _is_ratio(text: str) -> bool:
     return stripped.endswith(("X", "%", "lower", "higher")) or stripped.startswith(("±", "$"))
 
 
-def render_json(report: Report | RandomReadReport) -> str:
-    data = random_read_json(report) if isinstance(report, RandomReadReport) else as_json(report)
-    return json.dumps(data, indent=2, ensure_ascii=False, default=str)
+def render_json(report: WrittenReport) -> str:
+    return json.dumps(report.json_data(), indent=2, ensure_ascii=False, default=str)
 
 
-def write_csv(report: Report | RandomReadReport, path: Path) -> Path:
+def write_csv(report: WrittenReport, path: Path) -> Path:
     path.write_text(render_csv(report), encoding="utf-8", newline="")
     return path
 
 
-def write_json(report: Report | RandomReadReport, path: Path) -> Path:
+def write_json(report: WrittenReport, path: Path) -> Path:
     path.write_text(render_json(report), encoding="utf-8")
     return path

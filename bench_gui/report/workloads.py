@@ -3,7 +3,9 @@
 The kit's ``report`` face (TPROC-C's :func:`bench_gui.report.model.build_report`, random
 read's :func:`bench_gui.workloads.random_read.report.build_random_read_report`) is called with
 every option; a mix is refused with an error naming a session of each
-(:func:`bench_gui.workloads.mix.workload_of`).
+(:func:`bench_gui.workloads.mix.workload_of`). Every kit's report keeps
+:class:`bench_gui.report.written.WrittenReport`, all the writers ask of it; :data:`AnyReport`
+is what the Compare page and the CLI also read of the built-in ones (their comparison, options).
 """
 
 from __future__ import annotations

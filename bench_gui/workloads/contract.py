@@ -36,7 +36,8 @@ FACES: Final[Mapping[str, str]] = {
     "cli_session": "the CLI's `sessions show`",
     # cli: (steps: list[dict]) -> None; prints the steps `run` measured
     "cli_steps": "the CLI's table after `run`",
-    # report: (store, ids, baseline_id, **options) -> a report html/pdf can render
+    # report: (store, ids, baseline_id, **options) -> a report the writers render: it keeps
+    # bench_gui.report.written.WrittenReport (its templates, footer notice and JSON)
     "report": "the HTML/PDF report's builder",
     # core: tuple[str, ...]; the plan's [workload] fields only this workload reads
     "plan_fields": "the plan fields it owns (another kind's plan may not set them)",

@@ -3,9 +3,10 @@ maker of one of its stored sessions to :data:`SESSION_MAKERS`).
 
 A kit provides every face of :data:`bench_gui.workloads.contract.FACES`, and a real stored session
 of its workload shows on every page and in every format: the Sessions list and detail, the
-Compare page, the CLI's ``sessions list`` and ``sessions show``, the HTML and PDF report. None
-of them speaks another workload's words (a random-read study shows no "NOPM", a TPROC-C sweep
-no "raw IOPS").
+Compare page, the CLI's ``sessions list`` and ``sessions show``, the report in every format
+(its report keeps :class:`bench_gui.report.written.WrittenReport`, all the writers ask of it).
+None of them speaks another workload's words (a random-read study shows no "NOPM", a TPROC-C
+sweep no "raw IOPS").
 """
 
 from __future__ import annotations
@@ -23,8 +24,6 @@ from pytestqt.qtbot import QtBot
 from bench_gui.cli.main import main
 from bench_gui.gui.pages.compare.page import ComparePage
 from bench_gui.gui.pages.sessions.page import SessionsPage
-from bench_gui.report import write_report
-from bench_gui.report.workloads import build_any_report
 from bench_gui.services.errors import SessionNotFound
 from bench_gui.store import SessionStore
 from bench_gui.workloads.base import (
@@ -272,35 +271,45 @@ def test_the_compare_page_exports_its_report_and_charts(
 def test_the_compare_page_names_no_workload() -> None:
     """The Compare page asks the kits (their ``compare_view``); no module of its package
     names a workload or imports anything of a kit's folder."""
-    import ast
-
     import bench_gui.gui.pages.compare as compare_package
-    import bench_gui.workloads as workloads_package
 
-    kit_folders = {
-        f"bench_gui.workloads.{folder.name}"
-        for folder in Path(workloads_package.__file__).parent.iterdir()
-        if (folder / "__init__.py").exists()
-    }
-    assert kit_folders >= {f"bench_gui.workloads.{kit.name}" for kit in KITS[:2]}
+    assert _kit_folders() >= {f"bench_gui.workloads.{kit.name}" for kit in KITS[:2]}
     modules = sorted(Path(compare_package.__file__).parent.glob("*.py"))
     assert any(m.name == "page.py" for m in modules)
     for module in modules:
         source = module.read_text(encoding="utf-8")
         for kit in KITS:
             assert kit.name not in source, f"{module.name} names {kit.name}"
-        for node in ast.walk(ast.parse(source)):
-            names = (
-                [node.module or ""]
-                if isinstance(node, ast.ImportFrom)
-                else [alias.name for alias in node.names]
-                if isinstance(node, ast.Import)
-                else []
-            )
-            for name in names:
-                assert not any(
-                    name == folder or name.startswith(f"{folder}.") for folder in kit_folders
-                ), f"{module.name} imports {name}"
+        assert not _kit_imports(source), f"{module.name} imports {_kit_imports(source)}"
+
+
+def _kit_folders() -> set[str]:
+    """The packages of the built-in kits' folders (``bench_gui.workloads.<name>``)."""
+    import bench_gui.workloads as workloads_package
+
+    return {
+        f"bench_gui.workloads.{folder.name}"
+        for folder in Path(workloads_package.__file__).parent.iterdir()
+        if (folder / "__init__.py").exists()
+    }
+
+
+def _kit_imports(source: str) -> list[str]:
+    """The modules of a kit's folder that ``source`` imports."""
+    import ast
+
+    folders = _kit_folders()
+    names: list[str] = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom):
+            names.append(node.module or "")
+        elif isinstance(node, ast.Import):
+            names.extend(alias.name for alias in node.names)
+    return [
+        name
+        for name in names
+        if any(name == folder or name.startswith(f"{folder}.") for folder in folders)
+    ]
 
 
 def test_the_live_page_shows_its_view(kit: WorkloadKit, qtbot: QtBot) -> None:
@@ -364,23 +373,66 @@ def test_the_cli_lists_and_shows_it(
 
 
 def _pdf_text(path: Path) -> str:
+    """The PDF's text, ligatures (the "fi" of "fio") undone."""
+    import unicodedata
+
     done = subprocess.run(
         ["pdftotext", "-layout", str(path), "-"], check=True, capture_output=True, text=True
     )
-    return done.stdout
+    return unicodedata.normalize("NFKC", done.stdout)
 
 
-def test_its_report_renders_as_html_and_pdf(
+def test_its_report_renders_in_every_format(
     kit: WorkloadKit, store: SessionStore, session: int, tmp_path: Path
 ) -> None:
-    report: Any = build_any_report(store, [session], session)
-    html = write_report(report, tmp_path / "report.html").read_text(encoding="utf-8")
-    html = re.sub(r"data:image/png;base64,[A-Za-z0-9+/=]+", "", html)
-    assert store.get_run(session).name in html
+    """Its ``report`` face builds a report the writers render as they find it: they ask it for
+    its templates, its PDF footer's notice and its JSON (the parts of ``WrittenReport``)."""
+    import json
+
+    from bench_gui.report.html import environment, render_html
+    from bench_gui.report.pdf import write_pdf
+    from bench_gui.report.tabular import render_csv, render_json
+    from bench_gui.report.written import WrittenReport
+
+    report = kit.face("report")(store, [session], session)
+    assert isinstance(report, WrittenReport)
+    for name in (report.html_template, report.brief_template):
+        assert environment().get_template(name), name
+    assert report.footer_notice
+    no_foreign_words(kit, report.footer_notice, "the PDF footer's notice")
+    name = store.get_run(session).name
+
+    html = re.sub(r"data:image/png;base64,[A-Za-z0-9+/=]+", "", render_html(report))
+    assert name in html
     no_foreign_words(kit, html, "the HTML report")
-    pdf = " ".join(_pdf_text(write_report(report, tmp_path / "report.pdf")).split())
-    assert pdf.strip()
+    pdf = " ".join(_pdf_text(write_pdf(report, tmp_path / "report.pdf")).split())
+    assert name in pdf
+    assert " ".join(report.footer_notice.split()) in pdf
     no_foreign_words(kit, pdf, "the PDF report")
+    csv_text = render_csv(report)
+    assert report.title in csv_text
+    no_foreign_words(kit, csv_text, "the CSV report")
+    data = json.loads(render_json(report))
+    assert data == json.loads(json.dumps(report.json_data(), default=str))
+    assert name in json.dumps(data, ensure_ascii=False)
+    no_foreign_words(kit, json.dumps(data, ensure_ascii=False), "the JSON report")
+
+
+# The writers: every report goes through them, whichever kit built it.
+REPORT_WRITERS = ("html.py", "pdf.py", "tabular.py", "charts.py", "written.py")
+
+
+@pytest.mark.parametrize("writer", REPORT_WRITERS)
+def test_the_report_writers_name_no_workload(writer: str) -> None:
+    """The writers ask the report (``WrittenReport``) rather than branch on its type: no
+    writer imports anything of a kit's folder or names a workload."""
+    import bench_gui.report as report_package
+
+    module = Path(report_package.__file__).parent / writer
+    source = module.read_text(encoding="utf-8")
+    for kit in KITS:
+        assert kit.name not in source, f"{writer} names {kit.name}"
+    assert not _kit_imports(source), f"{writer} imports {_kit_imports(source)}"
 
 
 def test_the_workload_page_shows_its_own_form_and_words(kit: WorkloadKit, qtbot: QtBot) -> None:

@@ -76,6 +76,10 @@ class RandomReadReport:
     html_template: str = "random_read.html.j2"
     brief_template: str = "random_read_brief_qt.html.j2"
 
+    def json_data(self) -> dict[str, Any]:
+        """What the JSON writer writes (:func:`random_read_json`)."""
+        return random_read_json(self)
+
     @property
     def sessions(self) -> tuple[RRSession, ...]:
         return self.comparison.sessions
