@@ -97,7 +97,6 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from bench_gui.report import write_report as write
     from bench_gui.report.options import default_paper
     from bench_gui.report.workloads import build_any_report
-    from bench_gui.workloads.random_read.report import random_read_json
 
     ids: list[int] = args.ids
     baseline = args.baseline if args.baseline is not None else (ids[0] if ids else 0)
@@ -134,10 +133,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         for chart in write_charts(report, Path(args.charts), args.chart_format):
             print(f"chart written: {chart}", file=sys.stderr)
     if args.json:
-        from bench_gui.report.model import Report, as_json
-
-        data = as_json(report) if isinstance(report, Report) else random_read_json(report)
-        print(json.dumps(data, ensure_ascii=False, default=str))
+        print(json.dumps(report.json_data(), ensure_ascii=False, default=str))
         return EXIT_OK
     print(safe(report.title))
     print(safe(report.subtitle))

@@ -111,8 +111,8 @@ class DatabaseCheck:
     plan's target kind, whose engine kit checks it (its ``database_check`` face)."""
 
     conninfo: str
-    password: str | None = None
-    kind: str = "postgresql"
+    password: str | None
+    kind: str
 
 
 def database_check(plan: Plan | None) -> tuple[DatabaseCheck | None, str]:

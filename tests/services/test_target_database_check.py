@@ -23,7 +23,9 @@ def test_a_postgresql_target_is_checked_by_its_kit(
     sshd.trust()
     target = sshd.target()
     good = check_connection(
-        target, tmp_path / "known_hosts", database=DatabaseCheck(pg_server.uri(), None)
+        target,
+        tmp_path / "known_hosts",
+        database=DatabaseCheck(pg_server.uri(), None, "postgresql"),
     )
     assert good.ok, good.format()
     assert good.database_ok is True

@@ -11,6 +11,7 @@ from typing import Any
 from bench_gui.core.engine import EngineNotFound, get_engine
 from bench_gui.core.plan_model import Plan
 from bench_gui.core.power import MeterNotFound, agent_power_config
+from bench_gui.engines.registry import kit_for as engine_kit_for
 from bench_gui.remote.demo import DemoUnavailable, start_demo
 from bench_gui.remote.secrets import DbPassword
 from bench_gui.services.agent_config import plan_password
@@ -41,7 +42,7 @@ def database_config(
             raise RunError(str(exc)) from exc
         conninfo = demo.conninfo(target.database)
         admin = demo.conninfo(target.admin_database)
-        engine_name = "postgresql"
+        engine_name = engine_kit_for(target.kind).name  # the demo is its kit's engine
     else:
         engine_name = target.kind
         try:
