@@ -231,6 +231,27 @@ def test_the_plan_database_is_checked_from_the_target(
     assert any(ok and "the database answers" in text for ok, text in page.checks.check_rows)
 
 
+def test_a_sql_server_plan_says_once_that_its_database_was_not_checked(
+    qtbot: QtBot, page: TargetsPage, sshd: Any, plan: Plan, ring: Any
+) -> None:
+    """No SQL Server here: its kit says it was not checked, once and neither passed nor failed
+    (before, PostgreSQL's probe was handed SQL Server's ODBC string and failed)."""
+    sshd.trust()
+    plan.target = Target(kind="mssql", host="127.0.0.1", port=1433, user="sa", database="tpcc")
+    plan.target.admin_database = "master"
+    _fill(qtbot, page, "loop", sshd.port, "key", key_path=str(sshd.client_key))
+    assert page.test_connection()
+    _wait_idle(qtbot, page)
+    report = page.checks.report
+    assert report is not None
+    assert report.ok, report.format()
+    assert report.database_ok is None
+    said = [(ok, text) for ok, text in page.checks.check_rows if "not checked" in text]
+    assert len(said) == 1, page.checks.check_rows
+    assert said[0][0] is None
+    assert "SQL Server's connection is tried when a run starts" in said[0][1]
+
+
 def test_wrong_password_and_refused_connection_are_clear_messages(
     qtbot: QtBot, page: TargetsPage, sshd: Any, ring: Any
 ) -> None:

@@ -119,9 +119,10 @@ class ConnectionTestPanel(QGroupBox):
                 self._add_check(True, line.removeprefix("ok: "))
             elif line.startswith("PROBLEM: "):
                 self._add_check(False, line.removeprefix("PROBLEM: "))
-            else:
-                self._add_check(None, line)
-        if report.database_ok is None:
+            else:  # a note: said, neither passed nor failed
+                note = line.removeprefix("note: ")
+                self._add_check(None, note[:1].upper() + note[1:])
+        if report.database_ok is None and not report.database:
             self._add_check(None, f"Database not checked: {skipped or 'no database given'}")
         if report.problems:
             count = len(report.problems)
