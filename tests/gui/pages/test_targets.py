@@ -28,6 +28,7 @@ from bench_gui.gui.pages.workload.target_section import THIS_MACHINE
 from bench_gui.gui.tasks import live_tasks
 from bench_gui.remote.hostkeys import APP_KNOWN_HOSTS
 from bench_gui.remote.secrets import SERVICE
+from bench_gui.remote.target_check import TargetReport
 from bench_gui.remote.targets import TARGETS_FILE
 from tests._fixtures.isolation import MemoryKeyring
 
@@ -216,17 +217,23 @@ def test_unknown_host_key_is_asked_about_and_accepting_records_it(
     assert page.checks.report.ok
 
 
-def test_the_plan_database_is_checked_from_the_target(
-    qtbot: QtBot, page: TargetsPage, sshd: Any, plan: Plan, pg_server: Any
-) -> None:
+def _tested(qtbot: QtBot, page: TargetsPage, sshd: Any) -> TargetReport:
+    """Test the sshd as a target with the page's plan: its report, which passed."""
     sshd.trust()
-    plan.target = Target(kind="postgresql", host=pg_server.socket_dir, database="tpcc_gui")
     _fill(qtbot, page, "loop", sshd.port, "key", key_path=str(sshd.client_key))
     assert page.test_connection()
     _wait_idle(qtbot, page)
     report = page.checks.report
     assert report is not None
     assert report.ok, report.format()
+    return report
+
+
+def test_the_plan_database_is_checked_from_the_target(
+    qtbot: QtBot, page: TargetsPage, sshd: Any, plan: Plan, pg_server: Any
+) -> None:
+    plan.target = Target(kind="postgresql", host=pg_server.socket_dir, database="tpcc_gui")
+    report = _tested(qtbot, page, sshd)
     assert report.database_ok is True
     assert any(ok and "the database answers" in text for ok, text in page.checks.check_rows)
 
@@ -236,15 +243,9 @@ def test_a_sql_server_plan_says_once_that_its_database_was_not_checked(
 ) -> None:
     """No SQL Server here: its kit says it was not checked, once and neither passed nor failed
     (before, PostgreSQL's probe was handed SQL Server's ODBC string and failed)."""
-    sshd.trust()
     plan.target = Target(kind="mssql", host="127.0.0.1", port=1433, user="sa", database="tpcc")
     plan.target.admin_database = "master"
-    _fill(qtbot, page, "loop", sshd.port, "key", key_path=str(sshd.client_key))
-    assert page.test_connection()
-    _wait_idle(qtbot, page)
-    report = page.checks.report
-    assert report is not None
-    assert report.ok, report.format()
+    report = _tested(qtbot, page, sshd)
     assert report.database_ok is None
     said = [(ok, text) for ok, text in page.checks.check_rows if "not checked" in text]
     assert len(said) == 1, page.checks.check_rows
