@@ -74,6 +74,9 @@ def _public_config(cfg: RunConfig) -> dict[str, Any]:
             del data[key]  # one host: the configuration echoed as it always was
     for key in RunConfig.LOCK_FIELDS:
         del data[key]  # the lock's holder says them
+    for key in RunConfig.UNSENT_WHEN_EMPTY:
+        if not data[key]:
+            del data[key]  # a workload without them: the configuration echoed as it was
     for key in ("conninfo", "admin_conninfo"):
         data[key] = _redact(data[key])
     return data

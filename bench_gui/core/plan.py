@@ -39,6 +39,7 @@ from bench_gui.engines.registry import target_kind, target_kinds
 from bench_gui.wire.run_config import Workload
 from bench_gui.workloads.base import DEFAULT_WORKLOAD, kit_for, kits, uses_database
 from bench_gui.workloads.contract import WorkloadKit
+from bench_gui.workloads.options import read_options
 
 
 def _field_owner(key: str) -> WorkloadKit | None:
@@ -118,7 +119,8 @@ def plan_from_dict(data: dict[str, Any]) -> Plan:
     wl = plan.workload
     wl.kind = check_str(problems, "workload.kind", wl_data.get("kind", wl.kind))
     workloads = [kit.name for kit in kits()]
-    if wl.kind not in workloads:
+    kind_known = wl.kind in workloads
+    if not kind_known:
         problems.append(("workload.kind", f"must be one of {', '.join(workloads)}"))
         wl.kind = DEFAULT_WORKLOAD
     for key in wl_data:
@@ -127,6 +129,8 @@ def plan_from_dict(data: dict[str, Any]) -> Plan:
         elif (owner := _field_owner(key)) is not None and owner.name != wl.kind:
             problems.append((f"workload.{key}", owner.foreign_field(wl.kind)))
     kit = kit_for(wl.kind)
+    if kind_known and "options" in wl_data:  # the kit's own fields, checked by it
+        wl.options = read_options(problems, kit, wl_data["options"])
     kit.face("plan_checks")(problems, plan, data)
     if kit.default_name and "name" not in data:
         plan.name = kit.default_name

@@ -254,6 +254,8 @@ class Plan:
                     workload.pop(key, None)
         if self.workload.kind == DEFAULT_WORKLOAD:
             del workload["kind"]
+        if not self.workload.options:
+            del workload["options"]  # a kit's own fields: a plan without them stays as it was
         return data
 
     def to_toml(self) -> str:

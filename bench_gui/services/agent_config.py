@@ -11,6 +11,7 @@ from bench_gui.core.plan_model import Plan
 from bench_gui.remote.errors import SecretStoreError
 from bench_gui.remote.secrets import DbPassword, database_password
 from bench_gui.services.run_errors import RunError
+from bench_gui.wire.run_config import RunConfig
 from bench_gui.workloads.base import kit_for
 
 # The agent actions a run controller drives.
@@ -30,9 +31,12 @@ def agent_config(
 ) -> tuple[dict[str, Any], dict[str, str]]:
     """The agent's JSON configuration and the secret environment for a plan (``password``:
     the one :func:`plan_password` found, else looked up here): the plan's workload kit's
-    ``agent_config`` face builds them."""
+    ``agent_config`` face builds them (with the plan's ``workload.options`` when it has any)."""
     build = kit_for(plan.workload.kind).face("agent_config")
     config, env = build(plan, action, password)
+    for key in RunConfig.UNSENT_WHEN_EMPTY:  # an agent older than them refuses the key
+        if key in config and not config[key]:
+            del config[key]
     return config, env
 
 

@@ -2,9 +2,10 @@
 
 :class:`Workload` is the plan's ``[workload]`` section (:class:`bench_gui.core.plan.Plan`
 holds one); :class:`RunConfig` is what the desktop sends the agent as JSON: the workload's
-fields with the same defaults, plus the target, the monitor and power settings and, with
-several driver hosts, the users' split. :meth:`RunConfig.from_dict` refuses a key it does not
-know, naming it, so a field one side renames is an error, not a silently ignored setting.
+fields with the same defaults (a workload kit's own in ``options``), plus the target, the
+monitor and power settings and, with several driver hosts, the users' split.
+:meth:`RunConfig.from_dict` refuses a key it does not know, naming it, so a field one side
+renames is an error, not a silently ignored setting.
 Stdlib only.
 """
 
@@ -67,6 +68,10 @@ class Workload:
     memory_limit: str = ""
     # Seconds of the raw-IOPS pass (direct 4 KiB random reads); 0 skips it (no multipliers).
     raw_iops_s: float = 30.0
+    # The workload kit's own fields (a plan's [workload.options] table), so a kit needs no
+    # field here: its kit's plan_options face checks them at the plan boundary and its agent
+    # side reads them. Empty for the built-in kits: neither written nor sent when empty.
+    options: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -98,6 +103,9 @@ class RunConfig(Workload):
     MULTI_HOST_FIELDS = ("first_user", "total_users")
     # Fields the run lock records, not the hello's config.
     LOCK_FIELDS = ("session_id", "session_name", "run_token")
+    # Fields neither sent nor echoed when empty: an agent older than them refuses the key, and
+    # the hello's config of a workload without them stays as it was.
+    UNSENT_WHEN_EMPTY = ("options",)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RunConfig:

@@ -52,11 +52,19 @@ FACES: Final[Mapping[str, str]] = {
     "plan_form": "the Workload page's section of its own fields",
     # core: (problems: list, plan: Plan, data: dict) -> None; its plan's own checks
     "plan_checks": "the plan reader's checks of its fields",
+    # core: (problems: list, options: dict) -> dict; checks a plan's [workload.options] table
+    # (its own fields: Workload.options), each problem named "workload.options.<name>", and
+    # returns the options the plan keeps (options.check_options does it from a declaration).
+    # Optional: a kit without it has no options, and the plan reader refuses any.
+    "plan_options": "the plan reader's checks of its own options",
     # store: (target: dict) -> str; the Sessions list's label of a target of its own kind
     # (a workload that reads no database records itself as the target: "fio on HOST: FILE")
     "target_summary": "a session's target in a few words",
 }
 
+
+# The faces a kit may go without (see each in FACES for what its absence means).
+OPTIONAL_FACES: Final = frozenset({"plan_options"})
 
 # The Compare page's inputs a workload may use.
 COMPARE_INPUTS: Final = frozenset(
@@ -112,6 +120,10 @@ class WorkloadKit:
     def foreign_field(self, kind: str) -> str:
         """The plan reader's problem for one of this kit's fields in a ``kind`` plan."""
         return self.foreign_field_note.format(kind=kind, name=self.name)
+
+    def has_face(self, name: str) -> bool:
+        """Whether the kit provides the face ``name`` (an optional one may be absent)."""
+        return name in self.faces
 
     def face(self, name: str) -> Any:
         """The face ``name`` (see :data:`FACES`), imported on first use."""

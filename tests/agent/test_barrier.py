@@ -391,6 +391,7 @@ def test_one_host_is_unchanged_and_options_are_checked(tmp_path: Path) -> None:
     public = _public_config(RunConfig(conninfo="host=/x", admin_conninfo="host=/x"))
     assert "first_user" not in public
     assert "total_users" not in public
+    assert "options" not in public  # a workload kit's own fields: none here
     several = _public_config(RunConfig(first_user=[0], total_users=[2]))
     assert several["first_user"] == [0]
     with pytest.raises(ValueError, match="--barrier needs --spool"):

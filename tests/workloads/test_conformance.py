@@ -34,7 +34,7 @@ from bench_gui.workloads.base import (
     run_record,
 )
 from bench_gui.workloads.compare_view import CompareInputs, CompareView
-from bench_gui.workloads.contract import FACES, WorkloadKit
+from bench_gui.workloads.contract import FACES, OPTIONAL_FACES, WorkloadKit
 from tests._fixtures.random_read_sessions import seed004
 from tests._fixtures.seed_sessions import build_seed000
 
@@ -96,6 +96,8 @@ def test_every_face_is_present_and_loads(kit: WorkloadKit) -> None:
     assert kit.sessions
     assert kit.words
     for face in FACES:
+        if face in OPTIONAL_FACES and not kit.has_face(face):
+            continue  # plan_options: a kit without it has no options
         if face in DATA_FACES:
             assert kit.face(face), face
         else:
@@ -112,7 +114,8 @@ def test_a_kit_s_plan_fields_are_workload_fields_no_other_kit_claims(kit: Worklo
 
     fields = kit.face("plan_fields")
     assert all(isinstance(name, str) for name in fields)
-    assert set(fields) <= set(Workload.__dataclass_fields__) - {"kind"}
+    # Not "options" either: the table of a kit's own fields, which its plan_options checks.
+    assert set(fields) <= set(Workload.__dataclass_fields__) - {"kind", "options"}
     for other in kits():
         if other.name != kit.name:
             assert not set(fields) & set(other.face("plan_fields")), other.name
@@ -508,6 +511,25 @@ def test_the_plan_reader_asks_its_plan_checks(kit: WorkloadKit) -> None:
         with pytest.raises(PlanError) as raised:
             plan_from_dict(data)
         assert f"workload.{name}" in str(raised.value), name
+
+
+def test_the_plan_reader_refuses_options_the_kit_does_not_declare(kit: WorkloadKit) -> None:
+    """A plan's ``[workload.options]`` are its kit's own fields: one it does not know is named
+    (a kit without ``plan_options`` has none), and an empty table is no option at all."""
+    from bench_gui.core.plan import plan_from_dict
+    from bench_gui.core.plan_model import PlanError
+
+    data: dict[str, Any] = {"workload": {"kind": kit.name, "options": {"no_such_option": 1}}}
+    with pytest.raises(PlanError) as raised:
+        plan_from_dict(data)
+    said = dict(raised.value.problems).get("workload.options.no_such_option", "")
+    assert said
+    if kit.has_face("plan_options"):
+        problems: list[tuple[str, str]] = []
+        assert kit.face("plan_options")(problems, {}) == {}
+        assert problems == []
+    else:
+        assert said == f"the {kit.label} workload ({kit.name}) has no options"
 
 
 def test_its_target_summary_is_the_sessions_list_s(

@@ -212,6 +212,8 @@ class WorkloadPage(QWidget):
             if other.name != kind:
                 for key in other.face("plan_fields"):
                     workload.pop(key, None)
+        if kind != self._base.workload.kind:
+            workload.pop("options", None)  # the base plan's kit's own fields, not this kind's
         if kind == DEFAULT_WORKLOAD:
             workload.pop("kind", None)  # the default kind is not written
         else:
