@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -240,28 +241,13 @@ def cmd_gui(args: argparse.Namespace) -> int:
     return int(gui_main([]))
 
 
-# -- tune: PostgreSQL and OS tuning (the code lives in bench_gui.services.tuning) ----------
+# -- tune: each engine kit's and the OS tuning (the code lives in bench_gui.services.tuning
+# and the kits: what differs by engine is asked of its kit) ---------------------------------
 
 
-def _tune_inputs(args: argparse.Namespace) -> Any:
-    from bench_gui.engines.postgresql.pgtune import PgVersion
-    from bench_gui.engines.tuning_terms import parse_size
-    from bench_gui.services.tuning_parts import Inputs
-
-    return Inputs(
-        ram_bytes=parse_size(args.ram) if getattr(args, "ram", None) else None,
-        cpus=getattr(args, "cpus", None),
-        connections=getattr(args, "connections", None),
-        storage=getattr(args, "storage", None),
-        db_type=getattr(args, "type", None) or "oltp",
-        version=str(PgVersion.parse(args.version)) if getattr(args, "version", None) else None,
-        edition=getattr(args, "edition", None) or "current",
-        server=getattr(args, "server", None) or "shared",
-        durability=getattr(args, "durability", None) or "full",
-    )
-
-
-def _print_rows(rows: list[Any], engine: str = "postgresql") -> None:
+def _print_rows(rows: list[Any], engine: str) -> None:
+    """A diff's rows; ``engine`` (the tuned kind) names how a change takes effect without a
+    restart."""
     from bench_gui.engines.registry import kit_for
 
     words = {
@@ -295,103 +281,47 @@ def _tune_connection(args: argparse.Namespace) -> Any:
 
 def _tune_proposal(args: argparse.Namespace, conn: Any) -> Any:
     from bench_gui.services.tuning import calculated, proposal_for, server_facts
+    from bench_gui.services.tuning_parts import Inputs
 
-    inputs = _tune_inputs(args)
+    inputs = Inputs.from_args(args)
     facts = None
     if calculated(conn, args.profile) and (inputs.ram_bytes is None or inputs.cpus is None):
         facts = server_facts(conn)
     return proposal_for(conn, args.profile, inputs, facts)
 
 
-def _tune_postgresql(args: argparse.Namespace) -> int:
-    from bench_gui.engines.postgresql.pgtune import calculate
-
-    inputs = _tune_inputs(args)
-    if inputs.ram_bytes is None:
-        print("bench-gui: --ram is required (e.g. --ram 128GiB)", file=sys.stderr)
-        return EXIT_USAGE
-    from bench_gui.engines.postgresql.tuning import tune_input
-
-    proposal = calculate(tune_input(inputs, None, _latest()))
-    if args.json:
-        print(proposal.to_json())
-    elif args.alter_system:
-        print(proposal.to_alter_system())
-    else:
-        print(proposal.to_conf(), end="")
-    return EXIT_OK
-
-
-def _latest() -> Any:
-    from bench_gui.engines.postgresql.pgtune import LATEST_VERSION
-
-    return LATEST_VERSION
-
-
 def _tune_presets(args: argparse.Namespace) -> int:
+    """Every engine kit's presets (and the OS presets), or the one named shown by its kit."""
     from bench_gui.core.os_presets import BUILTIN_OS_PRESETS
-    from bench_gui.engines.mssql.proposal import seed_003_proposal
-    from bench_gui.engines.mssql.tuner import PROFILE
-    from bench_gui.engines.postgresql.pgtune import PgVersion
-    from bench_gui.services.presets import all_presets, load_user_presets
+    from bench_gui.engines.registry import kits
 
-    presets = all_presets()
-    mssql = seed_003_proposal()  # SQL Server's: max server memory needs the server's RAM
-    if args.name == PROFILE:
-        if args.json:
-            print(json.dumps(mssql.to_dict()))
-            return EXIT_OK
-        print(f"# {mssql.title} (SQL Server; bench-gui tune diff PLAN {PROFILE})")
-        for s in mssql.settings:
-            print(f"{s.name} = {s.value}  # {s.rule}")
-        print("# max server memory (MB): RAM minus max(4 GiB, 10%), when the RAM is known")
-        for note in mssql.notes:
-            if "RAM is unknown" not in note:  # said above
-                print(f"# note: {note}")
-        return EXIT_OK
+    books = [(kit, kit.face("presets")()) for kit in kits() if "presets" in kit.faces]
     if args.name:
-        if args.name not in presets:
-            print(f"bench-gui: no preset named {args.name!r}", file=sys.stderr)
-            return EXIT_FAILED
-        preset = presets[args.name]
-        version = PgVersion.parse(args.version) if args.version else (preset.version or _latest())
-        proposal = preset.proposal(version)
-        if args.json:
-            print(proposal.to_json())
-        else:
-            print(f"# {preset.title}\n# source: {preset.source or 'user preset'}")
-            print(proposal.to_conf(), end="")
-        return EXIT_OK
-    _users, problems = load_user_presets()
+        for _kit, book in books:
+            view = book.show(args.name, args.version)
+            if view is not None:
+                if args.json:
+                    print(view.json)
+                else:
+                    print(view.text, end="")
+                return EXIT_OK
+        print(f"bench-gui: no preset named {args.name!r}", file=sys.stderr)
+        return EXIT_FAILED
+    # A face two kits share (a kit built on another's) reads the same files: said once.
+    problems = list(dict.fromkeys(line for _kit, book in books for line in book.problems))
     if args.json:
-        print(
-            json.dumps(
-                {
-                    "postgresql": [
-                        {
-                            "name": p.name,
-                            "title": p.title,
-                            "builtin": p.builtin,
-                            "version": str(p.version) if p.version else None,
-                            "settings": p.settings,
-                            "source": p.source,
-                        }
-                        for p in presets.values()
-                    ],
-                    "os": [
-                        {"name": p.name, "title": p.title, "knobs": p.knobs, "source": p.source}
-                        for p in BUILTIN_OS_PRESETS.values()
-                    ],
-                    "mssql": [{"name": PROFILE, **mssql.to_dict()}],
-                    "problems": problems,
-                }
-            )
-        )
+        listed: dict[str, Any] = {kit.name: [row.data for row in book.rows] for kit, book in books}
+        listed["os"] = [
+            {"name": p.name, "title": p.title, "knobs": p.knobs, "source": p.source}
+            for p in BUILTIN_OS_PRESETS.values()
+        ]
+        listed["problems"] = problems
+        print(json.dumps(listed))
         return EXIT_OK
-    for p in presets.values():
-        kind = "built-in" if p.builtin else "user"
-        print(f"{p.name:24} {kind:8} {p.title}")
-    print(f"{PROFILE:24} {'built-in':8} {mssql.title} (SQL Server)")
+    for kit, book in books:
+        for row in book.rows:
+            kind = "built-in" if row.builtin else "user"
+            print(f"{row.name:24} {kind:8} {row.title} ({kit.label})")
     for os_preset in BUILTIN_OS_PRESETS.values():
         print(f"{os_preset.name:24} {'OS':8} {os_preset.title}")
     for line in problems:
@@ -561,8 +491,8 @@ def cmd_tune(args: argparse.Namespace) -> int:
     from bench_gui.engines.tuning_terms import PresetError, TuneInputError
     from bench_gui.services.errors import OsKnobError, SSHError, TuningError
 
-    handlers = {
-        "postgresql": _tune_postgresql,
+    handlers: dict[str, Callable[[argparse.Namespace], int]] = {
+        **args.kit_commands,  # the engine kits' own calculators ("tune postgresql")
         "presets": _tune_presets,
         "diff": _tune_diff,
         "apply": _tune_apply,
@@ -586,34 +516,47 @@ def cmd_tune(args: argparse.Namespace) -> int:
         return EXIT_FAILED
 
 
-def _add_tune_parser(sub: Any) -> None:
-    from bench_gui.engines.mariadb.innodb import DURABILITIES, SERVER_ROLES
-    from bench_gui.engines.postgresql.pgtune import DB_TYPES, EDITIONS
+def _add_machine_options(sp: argparse.ArgumentParser, ram_required: bool) -> None:
+    """The machine every engine's calculator reads (the rest default to the server's)."""
     from bench_gui.engines.tuning_terms import STORAGE_TYPES
+
+    sp.add_argument("--ram", required=ram_required, help="memory of the server, e.g. 128GiB")
+    sp.add_argument("--cpus", type=int, help="CPUs (threads) of the server")
+    sp.add_argument("--connections", type=int, help="max_connections (default: by type);"
+                    " InnoDB: the planned users (default: the plan's)")  # fmt: skip
+    sp.add_argument("--storage", choices=STORAGE_TYPES, help="data storage type")
+
+
+def _kit_faces(name: str) -> list[Any]:
+    """Each engine kit's face ``name``, a face two kits share (one kit built on another's)
+    once: it adds its options and commands once. A plugin's kit written before the face was
+    asked for adds nothing (the parser of every command is built with these)."""
+    from bench_gui.engines.registry import kits
+
+    found: list[Any] = []
+    for kit in kits():
+        if name not in kit.faces:
+            continue
+        face = kit.face(name)
+        if face not in found:
+            found.append(face)
+    return found
+
+
+def _add_tune_parser(sub: Any) -> None:
+    from bench_gui.engines.registry import kits
 
     p = sub.add_parser(
         "tune",
-        help="PostgreSQL, MariaDB/MySQL, SQL Server and OS tuning: PgTune, presets, apply,"
-        " rollback",
+        help=f"{', '.join(kit.label for kit in kits())} and OS tuning: calculators, presets,"
+        " apply, rollback",
     )
     tsub = p.add_subparsers(dest="tune_cmd", required=True)
 
-    def calculator(sp: argparse.ArgumentParser, required: bool) -> None:
-        sp.add_argument("--ram", required=required, help="memory of the server, e.g. 128GiB")
-        sp.add_argument("--cpus", type=int, help="CPUs (threads) of the server")
-        sp.add_argument("--connections", type=int, help="max_connections (default: by type);"
-                        " InnoDB: the planned users (default: the plan's)")  # fmt: skip
-        sp.add_argument("--storage", choices=STORAGE_TYPES, help="data storage type")
-        sp.add_argument("--type", choices=DB_TYPES, default="oltp", help="workload type")
-        sp.add_argument("--version", help="PostgreSQL version (default: the server's / 18)")
-        sp.add_argument("--edition", choices=EDITIONS, default="current",
-                        help="PgTune rules: current, or classic (the briefs' era)")  # fmt: skip
-        if not required:  # the InnoDB rules (MariaDB/MySQL targets, profile innodb)
-            sp.add_argument("--server", choices=SERVER_ROLES, default="shared",
-                            help="InnoDB: shared (the default: RAM/4 for the pool) or dedicated"
-                                 " (declared: RAM×3/4)")  # fmt: skip
-            sp.add_argument("--durability", choices=DURABILITIES, default="full",
-                            help="InnoDB: relaxed flushes the log about once a second")  # fmt: skip
+    def calculator(sp: argparse.ArgumentParser) -> None:
+        _add_machine_options(sp, False)
+        for add_options in _kit_faces("tune_options"):
+            add_options(sp)
 
     def target(sp: argparse.ArgumentParser) -> None:
         sp.add_argument("target", help="'demo', a plan file, or a connection string / URI")
@@ -625,10 +568,10 @@ def _add_tune_parser(sub: Any) -> None:
                         " /etc/mysql/mariadb.conf.d/99-bench-gui.cnf)")  # fmt: skip
         sp.add_argument("--json", action="store_true")
 
-    sp = tsub.add_parser("postgresql", help="PgTune's settings for a machine")
-    calculator(sp, True)
-    sp.add_argument("--json", action="store_true")
-    sp.add_argument("--alter-system", action="store_true", help="as ALTER SYSTEM statements")
+    commands: dict[str, Any] = {}
+    for add_commands in _kit_faces("tune_commands"):
+        commands.update(add_commands(tsub, _add_machine_options))
+    p.set_defaults(kit_commands=commands)
 
     sp = tsub.add_parser("presets", help="list presets, or show one mapped to a version")
     sp.add_argument("name", nargs="?")
@@ -641,10 +584,10 @@ def _add_tune_parser(sub: Any) -> None:
     ):
         sp = tsub.add_parser(name, help=text)
         target(sp)
-        sp.add_argument("profile", help="pgtune, a preset name, or a preset file (.toml);"
-                        " innodb for a MariaDB/MySQL plan; mssql-seed-003 or a SQL Server"
-                        " preset file for a SQL Server plan")  # fmt: skip
-        calculator(sp, False)
+        profiles = ", ".join(f"{kit.profile} for {kit.label}" for kit in kits())
+        sp.add_argument("profile", help=f"the engine's calculated profile ({profiles}), a"
+                        " preset name, or a preset file (.toml)")  # fmt: skip
+        calculator(sp)
         if name == "apply":
             sp.add_argument(
                 "--restart", action="store_true", help="restart when a setting needs it"

@@ -47,6 +47,16 @@ FACES: Final[Mapping[str, str]] = {
     # services: (session: SSHConnection, conninfo: str, password: str | None, python: str,
     # kind: str) -> (ok, detail); ok None: not checked from the target, and detail says why
     "database_check": "whether the driver host reaches the database",
+    # cli: () -> engines.preset_book.PresetBook: its presets and calculated profiles as
+    # `bench-gui tune presets` lists them (--json: under the kit's name), and one shown by name
+    "presets": "its presets, listed and shown by name",
+    # cli: (commands: `bench-gui tune`'s subparsers, machine: (parser, ram_required) adding
+    # --ram, --cpus, --connections, --storage) -> {subcommand: handler(args) -> exit status};
+    # its calculator's own commands (`tune postgresql`), or {} when it has none
+    "tune_commands": "its calculator's commands under bench-gui tune",
+    # cli: (parser: argparse.ArgumentParser) -> None; adds to `tune diff` and `tune apply` the
+    # options its calculated profile reads beyond the machine (services.tuning_parts.Inputs)
+    "tune_options": "its calculated profile's options on tune diff and apply",
 }
 
 

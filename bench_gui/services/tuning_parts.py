@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Final, Protocol
 
+from bench_gui.engines.tuning_terms import parse_size
 from bench_gui.remote.errors import SSHError
 from bench_gui.remote.host_access import HostIO, LocalHost
 from bench_gui.store.paths import data_dir
@@ -89,6 +90,23 @@ class Inputs:
     edition: str = "current"
     server: str = "shared"  # InnoDB: "dedicated" only when the machine is declared so
     durability: str = "full"  # InnoDB: "relaxed" flushes the log about once a second
+
+    @classmethod
+    def from_args(cls, args: Any) -> Inputs:
+        """The inputs given on ``bench-gui tune``'s command line (``args``: its namespace;
+        an option its engines' kits did not add is left to the default)."""
+        ram = getattr(args, "ram", None)
+        return cls(
+            ram_bytes=parse_size(ram) if ram else None,
+            cpus=getattr(args, "cpus", None),
+            connections=getattr(args, "connections", None),
+            storage=getattr(args, "storage", None),
+            db_type=getattr(args, "type", None) or "oltp",
+            version=getattr(args, "version", None),
+            edition=getattr(args, "edition", None) or "current",
+            server=getattr(args, "server", None) or "shared",
+            durability=getattr(args, "durability", None) or "full",
+        )
 
 
 def ssh_host(name: str, accept_fingerprint: str | None = None) -> tuple[HostIO, Any]:

@@ -3,11 +3,14 @@
 A kit provides every face of :data:`bench_gui.engines.base.FACES`; its tuner gives every step
 of the flow that :class:`bench_gui.remote.db_tuner.DbTuner` writes once; each target kind it
 serves is a plan's kind, served by it alone, with a desktop plugin and an agent side; its tab
-on the Database page takes exactly its kinds, and a plan of one of them opens the page on it.
+on the Database page takes exactly its kinds, and a plan of one of them opens the page on it;
+`bench-gui tune` lists and shows its presets and takes its calculator's options.
 """
 
 from __future__ import annotations
 
+import argparse
+import json
 from pathlib import Path
 from typing import Any
 
@@ -162,6 +165,28 @@ def test_its_target_kinds_give_the_plan_and_the_pages_what_they_ask(kit: EngineK
         else:
             with pytest.raises(PlanError, match="only for ODBC targets"):
                 plan_from_dict({"target": field})
+
+
+def test_its_presets_are_listed_and_shown_and_its_tune_options_parse(kit: EngineKit) -> None:
+    """What `bench-gui tune` asks of it: each preset it lists it shows by name (as text and
+    JSON), a name it does not know it leaves to the others, and its calculator's options and
+    commands join the command line's parser."""
+    book = kit.face("presets")()
+    for row in book.rows:
+        assert row.title, row
+        assert row.data["name"] == row.name, row
+        view = book.show(row.name, None)
+        assert view is not None, row.name
+        assert view.text.endswith("\n"), row.name
+        assert json.loads(view.json), row.name
+    assert book.show("no-such-preset", None) is None
+    parser = argparse.ArgumentParser()
+    kit.face("tune_options")(parser)
+    parser.parse_args([])
+    commands = argparse.ArgumentParser().add_subparsers()
+    handlers = kit.face("tune_commands")(commands, lambda sp, ram_required: None)
+    assert set(handlers) == set(commands.choices)
+    assert all(callable(handler) for handler in handlers.values())
 
 
 def test_an_unknown_kind_names_the_tuned_ones() -> None:

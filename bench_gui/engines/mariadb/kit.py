@@ -38,5 +38,8 @@ KIT = EngineKit(
         "panel": "bench_gui.engines.mariadb.panel:MariaDbPanel",
         "memory_warnings": "bench_gui.engines.mariadb.innodb:memory_warnings",
         "database_check": "bench_gui.engines.mariadb.tuner:database_check",
+        "presets": "bench_gui.engines.mariadb.preset_book:presets",
+        "tune_commands": "bench_gui.engines.mariadb.cli:tune_commands",
+        "tune_options": "bench_gui.engines.mariadb.cli:tune_options",
     },
 )

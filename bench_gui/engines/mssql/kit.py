@@ -43,5 +43,8 @@ KIT = EngineKit(
         "panel": "bench_gui.engines.mssql.panel:MssqlPanel",
         "memory_warnings": "bench_gui.engines.mssql.tuning:memory_warnings",
         "database_check": "bench_gui.engines.mssql.tuning:database_check",
+        "presets": "bench_gui.engines.mssql.preset_book:presets",
+        "tune_commands": "bench_gui.engines.mssql.cli:tune_commands",
+        "tune_options": "bench_gui.engines.mssql.cli:tune_options",
     },
 )

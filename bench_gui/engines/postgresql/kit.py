@@ -26,5 +26,8 @@ KIT = EngineKit(
         "panel": "bench_gui.engines.postgresql.panel:PostgresPanel",
         "memory_warnings": "bench_gui.engines.postgresql.pgtune:memory_warnings",
         "database_check": "bench_gui.engines.postgresql.targets:database_check",
+        "presets": "bench_gui.engines.postgresql.preset_book:presets",
+        "tune_commands": "bench_gui.engines.postgresql.cli:tune_commands",
+        "tune_options": "bench_gui.engines.postgresql.cli:tune_options",
     },
 )
