@@ -42,11 +42,15 @@ def _until_stopped(check: Check) -> None:
 
 @contextlib.contextmanager
 def endless(seed: int, check: Check, report: Report) -> Iterator[Callable[[int], None]]:
-    """Every warehouse sends a row, then loads until the build is stopped."""
+    """Every warehouse sends a row, then loads until the build is stopped, saying so now and
+    then (no rows), so the parent keeps hearing from it whatever the timing."""
 
     def load(_w: int) -> None:
         report(1)
-        _until_stopped(check)
+        while True:
+            check()
+            report(0)
+            time.sleep(0.02)
 
     yield load
 
@@ -93,9 +97,22 @@ def _run(
             stop.set()
 
     report = BuildProgress(progress, warehouses, workers)
-    with tpcc_load.worker_processes(session, warehouses, workers) as loaders:
-        loaded = loaders.wait(stop, report, lambda _now: 7.0, every)
-        processes = loaders.processes
+    # A load that never ends is stopped after a while, so a broken loop fails, not hangs.
+    hung = threading.Event()
+
+    def give_up() -> None:
+        hung.set()
+        stop.set()
+
+    watchdog = threading.Timer(60, give_up)
+    watchdog.start()
+    try:
+        with tpcc_load.worker_processes(session, warehouses, workers) as loaders:
+            loaded = loaders.wait(stop, report, lambda _now: 7.0, every)
+            processes = loaders.processes
+    finally:
+        watchdog.cancel()
+    assert not hung.is_set(), "the load did not end within 60 s"
     return loaded, events, report, [p.exitcode for p in processes]
 
 
