@@ -17,18 +17,16 @@ two settings never lock a table. Only the single session that loads ``item`` tur
 
 from __future__ import annotations
 
-import multiprocessing as mp
+import contextlib
+import functools
 import os
-import queue
-import random
 import tempfile
 import threading
 import time
-import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
-from bench_gui.agent import tpcc_rand
+from bench_gui.agent import tpcc_load, tpcc_rand
 from bench_gui.agent.build_progress import BuildProgress
 from bench_gui.agent.tpcc_data import CUSTOMER_COLUMNS, ORDER_LINE_COLUMNS, DataGen
 from bench_gui.agent.tpcc_data import rows_per_second as _rate
@@ -36,10 +34,6 @@ from bench_gui.engines.mariadb.agent import procedures, schema
 from bench_gui.wire import odbc
 from bench_gui.wire.engine_errors import EngineError
 from bench_gui.wire.tpcc_tables import ITEMS, TABLES
-
-
-class _Stopped(Exception):
-    pass
 
 
 def _session(conninfo: str, flavour: str, checks: bool = True) -> Any:
@@ -89,41 +83,19 @@ def load_warehouse(conn: Any, gen: DataGen, w: int, folder: str, check: Callable
     return total
 
 
-def _worker(
-    conninfo: str, flavour: str, warehouses: int, next_w: Any, events: Any, stop: Any, seed: int
-) -> None:
-    """Process body: load the next warehouse until all are taken (see pg.loader._worker)."""
-    parent = os.getppid()
-
-    def check() -> None:
-        if stop.is_set() or os.getppid() != parent:
-            raise _Stopped
-
-    w = 0
-    try:
-        gen = DataGen(seed)
-        conn = _session(conninfo, flavour)
-        with tempfile.TemporaryDirectory(prefix="bench-gui-load-") as folder:
-            try:
-                while True:
-                    check()
-                    with next_w.get_lock():
-                        w = next_w.value + 1
-                        if w > warehouses:
-                            break
-                        next_w.value = w
-                    events.put(("rows", load_warehouse(conn, gen, w, folder, check)))
-                    events.put(("warehouse", w))
-            finally:
-                conn.close()
-    except _Stopped:
-        events.put(("stopped", None))
-    except BaseException as exc:  # noqa: BLE001 - sent to the parent with its traceback
-        where = f"warehouse {w}: " if w else ""
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-        events.put(("error", (f"{where}{type(exc).__name__}: {first}", traceback.format_exc())))
-    finally:
-        events.put(("exit", None))
+@contextlib.contextmanager
+def _warehouse_session(
+    conninfo: str, flavour: str, seed: int, check: Callable[[], None], report: Callable[[int], None]
+) -> Iterator[Callable[[int], None]]:
+    """A worker process's session (:func:`bench_gui.agent.tpcc_load.worker_processes`): it
+    reports each warehouse's rows at once, when the warehouse is committed."""
+    gen = DataGen(seed)
+    conn = _session(conninfo, flavour)
+    with tempfile.TemporaryDirectory(prefix="bench-gui-load-") as folder:
+        try:
+            yield lambda w: report(load_warehouse(conn, gen, w, folder, check))
+        finally:
+            conn.close()
 
 
 def build(
@@ -136,9 +108,7 @@ def build(
 ) -> dict[str, Any]:
     """Create and load the schema of ``warehouses`` warehouses; returns stats (``status``
     "ok" or "stopped"). Raises EngineError when a loader process fails."""
-    if warehouses < 1:
-        raise ValueError("warehouses must be at least 1")
-    workers = max(1, min(workers, warehouses))
+    workers = tpcc_load.worker_count(warehouses, workers)
     stop = stop or threading.Event()
     report = BuildProgress(progress, warehouses, workers)
     stats, emit, finish = report.stats, report.emit, report.finish
@@ -158,7 +128,10 @@ def build(
         conn.close()
     emit("items", stats["rows"], ITEMS, "rows", 0.0, "items loaded")
 
-    done, error = _load_warehouses(conninfo, flavour, warehouses, workers, stop, stats, emit)
+    session = functools.partial(_warehouse_session, conninfo, flavour)
+    with tpcc_load.worker_processes(session, warehouses, workers) as loaders:
+        since = time.monotonic()
+        done, error = loaders.wait(stop, report, lambda now: _rate(stats["rows"], now - since))
     if error is not None:
         raise EngineError(f"loading warehouses failed: {error[0]}")
     if stop.is_set() or done < warehouses:
@@ -184,72 +157,3 @@ def build(
     finally:
         conn.close()
     return finish("ok")
-
-
-def _load_warehouses(
-    conninfo: str,
-    flavour: str,
-    warehouses: int,
-    workers: int,
-    stop: threading.Event,
-    stats: dict[str, Any],
-    emit: Callable[..., None],
-) -> tuple[int, tuple[str, str] | None]:
-    ctx = mp.get_context("spawn")
-    next_w = ctx.Value("i", 0)
-    events = ctx.Queue()
-    mp_stop = ctx.Event()
-    seed = random.SystemRandom().randrange(1 << 62)
-    procs = [
-        ctx.Process(
-            target=_worker,
-            args=(conninfo, flavour, warehouses, next_w, events, mp_stop, seed + i),
-            name=f"tpcc-load-{i}",
-            daemon=True,
-        )
-        for i in range(workers)
-    ]
-    for p in procs:
-        p.start()
-    since = time.monotonic()
-    done = 0
-    running = len(procs)
-    error: tuple[str, str] | None = None
-    emit("warehouses", 0, warehouses, "warehouses", 0.0, f"loading with {workers} workers")
-    try:
-        while running:
-            if stop.is_set():
-                mp_stop.set()
-            try:
-                kind, value = events.get(timeout=0.1)
-            except queue.Empty:
-                if not any(p.is_alive() for p in procs):
-                    error = error or ("loader processes ended unexpectedly", "")
-                    break
-                continue
-            if kind == "rows":
-                stats["rows"] += value
-            elif kind == "warehouse":
-                done += 1
-                rate = _rate(stats["rows"], time.monotonic() - since)
-                text = f"{done} of {warehouses} warehouses loaded"
-                emit("warehouses", done, warehouses, "warehouses", rate, text)
-            elif kind == "error":
-                error = error or value
-                mp_stop.set()
-            elif kind == "exit":
-                running -= 1
-    finally:
-        mp_stop.set()
-        deadline = time.monotonic() + 30
-        while any(p.is_alive() for p in procs) and time.monotonic() < deadline:
-            try:
-                events.get(timeout=0.1)
-            except queue.Empty:
-                pass
-        for p in procs:
-            if p.is_alive():
-                p.terminate()
-            p.join()
-        events.close()
-    return done, error

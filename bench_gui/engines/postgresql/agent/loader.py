@@ -11,19 +11,15 @@ lets :func:`schema.schema_status` recognise an interrupted build.
 from __future__ import annotations
 
 import contextlib
-import multiprocessing as mp
-import os
-import queue
-import random
+import functools
 import threading
 import time
-import traceback
 from collections.abc import Callable, Iterator
 from typing import Any, Final
 
 import psycopg
 
-from bench_gui.agent import tpcc_rand
+from bench_gui.agent import tpcc_load, tpcc_rand
 from bench_gui.agent.build_progress import BuildProgress
 from bench_gui.agent.tpcc_data import CUSTOMER_COLUMNS, ORDER_LINE_COLUMNS, DataGen, rows_per_second
 from bench_gui.engines.postgresql.agent import schema
@@ -42,10 +38,6 @@ class BuildError(RuntimeError):
 
 def _rows(text: str) -> int:
     return text.count("\n")
-
-
-class _Stopped(Exception):
-    """Raised inside a worker when the build is stopped between chunks."""
 
 
 def _copy(conn: psycopg.Connection, table: str, text: str, check: Callable[[], None]) -> int:
@@ -105,89 +97,15 @@ def load_warehouse(
     return total
 
 
-def _worker(
-    conninfo: str,
-    warehouses: int,
-    next_w: Any,
-    events: Any,
-    stop: Any,
-    seed: int,
-) -> None:
-    """Process body: take the next warehouse number until all are taken.
-
-    ``next_w`` is a shared counter (a multiprocessing Value): unlike a queue's
-    ``get_nowait``, it never reports "empty" just because another worker holds its lock.
-    """
-    parent = os.getppid()
-
-    def check() -> None:
-        if stop.is_set() or os.getppid() != parent:
-            raise _Stopped
-
-    def report(n: int) -> None:
-        events.put(("rows", n))
-
-    w = 0
-    try:
-        gen = DataGen(seed)
-        with _session(conninfo) as conn:
-            while True:
-                check()
-                with next_w.get_lock():
-                    w = next_w.value + 1
-                    if w > warehouses:
-                        break
-                    next_w.value = w
-                load_warehouse(conn, gen, w, check, report)
-                events.put(("warehouse", w))
-    except _Stopped:
-        events.put(("stopped", None))
-    # The worker process's top level: any failure, an interrupt included, must reach the parent
-    # as an error with its traceback, or the parent would only see the process go away.
-    except BaseException as exc:  # noqa: BLE001 - sent to the parent with its traceback
-        where = f"warehouse {w}: " if w else ""
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-        summary = f"{where}{type(exc).__name__}: {first}"
-        events.put(("error", (summary, traceback.format_exc())))
-    finally:
-        events.put(("exit", None))
-
-
 @contextlib.contextmanager
-def _processes(
-    conninfo: str, warehouses: int, workers: int, stop: Any, ctx: Any
-) -> Iterator[tuple[Any, list[Any]]]:
-    next_w = ctx.Value("i", 0)
-    events = ctx.Queue()
-    seed = random.SystemRandom().randrange(1 << 62)
-    procs = [
-        ctx.Process(
-            target=_worker,
-            args=(conninfo, warehouses, next_w, events, stop, seed + i),
-            name=f"tpcc-load-{i}",
-            daemon=True,
-        )
-        for i in range(workers)
-    ]
-    for p in procs:
-        p.start()
-    try:
-        yield events, procs
-    finally:
-        stop.set()  # no-op after a normal end; stops the others after an error
-        deadline = time.monotonic() + 30
-        # Drain the events while waiting: a process does not exit before the queue's
-        # background thread has written all it put, and nobody else reads them now.
-        while any(p.is_alive() for p in procs) and time.monotonic() < deadline:
-            try:
-                events.get(timeout=0.1)
-            except queue.Empty:
-                pass
-        for p in procs:
-            if p.is_alive():
-                p.terminate()
-            p.join()
-        events.close()
+def _warehouse_session(
+    conninfo: str, seed: int, check: Callable[[], None], report: Callable[[int], None]
+) -> Iterator[Callable[[int], int]]:
+    """A worker process's session (:func:`bench_gui.agent.tpcc_load.worker_processes`): it
+    reports rows as each part of a warehouse is sent."""
+    gen = DataGen(seed)
+    with _session(conninfo) as conn:
+        yield lambda w: load_warehouse(conn, gen, w, check, report)
 
 
 def build(
@@ -203,9 +121,7 @@ def build(
     between chunks, the warehouse in flight is rolled back and the partial schema is left for
     :func:`schema.schema_status` to report; the result then has ``status`` ``"stopped"``.
     """
-    if warehouses < 1:
-        raise ValueError("warehouses must be at least 1")
-    workers = max(1, min(workers, warehouses))
+    workers = tpcc_load.worker_count(warehouses, workers)
     stop = stop or threading.Event()
     report = BuildProgress(progress, warehouses, workers)
     stats, emit, finish = report.stats, report.emit, report.finish
@@ -222,9 +138,8 @@ def build(
     emit("tables", len(TABLES), len(TABLES), "tables", 0.0, "tables created")
     stage_times["tables"] = time.monotonic() - ts
 
-    ctx = mp.get_context("spawn")
-    mp_stop = ctx.Event()
-    with _processes(conninfo, warehouses, workers, mp_stop, ctx) as (events, procs):
+    session = functools.partial(_warehouse_session, conninfo)
+    with tpcc_load.worker_processes(session, warehouses, workers) as loaders:
         # Items load here while the worker processes start and load warehouses: their rows
         # count from now, so their rate does too.
         loading_since = ts = time.monotonic()
@@ -236,42 +151,12 @@ def build(
         emit("items", rows, rows, "rows", rows_per_second(rows, took), "items loaded")
 
         ts = time.monotonic()
-        done = 0
-        running = len(procs)
-        error: tuple[str, str] | None = None
-        last_emit = 0.0
-        emit("warehouses", 0, warehouses, "warehouses", 0.0, f"loading with {workers} workers")
-        while running:
-            if stop.is_set() and not mp_stop.is_set():
-                mp_stop.set()
-            try:
-                kind, value = events.get(timeout=0.1)
-            except queue.Empty:
-                if not any(p.is_alive() for p in procs):
-                    error = error or ("loader processes ended unexpectedly", "")
-                    break
-                continue
-            if kind == "rows":
-                stats["rows"] += value
-            elif kind == "warehouse":
-                done += 1
-                last_emit = 0.0
-            elif kind == "error":
-                error = error or value
-                mp_stop.set()
-            elif kind == "exit":
-                running -= 1
-            now = time.monotonic()
-            if now - last_emit >= 0.25 or not running:
-                last_emit = now
-                emit(
-                    "warehouses",
-                    done,
-                    warehouses,
-                    "warehouses",
-                    rows_per_second(stats["rows"] - rows, now - loading_since),
-                    f"{done} of {warehouses} warehouses loaded",
-                )
+        done, error = loaders.wait(
+            stop,
+            report,
+            lambda now: rows_per_second(stats["rows"] - rows, now - loading_since),
+            every=0.25,
+        )
         stage_times["warehouses"] = time.monotonic() - ts
     if error is not None:
         raise BuildError(f"loading warehouses failed: {error[0]}", error[1])
