@@ -236,7 +236,7 @@ def test_a_sql_server_driver_left_registered_without_its_library(tmp_path: Path)
     assert mssql[2].startswith("ODBC driver on this machine: not found (looked for: ")
     assert "libmsodbcsql-18.so does not exist" in mssql[2]
     script = (
-        "from bench_gui.wire.mssql_connect import installed_driver\n"
+        "from bench_gui.engines.mssql.shared.connect import installed_driver\n"
         "try:\n"
         "    installed_driver()\n"
         "except Exception as exc:\n"

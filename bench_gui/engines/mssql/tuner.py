@@ -8,7 +8,7 @@ drive it through a recording connection (a test seam); a test against a real ser
 
 What is read: ``sys.configurations`` (``value``, what sp_configure set, and ``value_in_use``,
 what runs) and the benchmark database's recovery model and target recovery time, by
-:func:`bench_gui.wire.mssql_settings.read_settings`. How a change is made:
+:func:`bench_gui.engines.mssql.shared.settings.read_settings`. How a change is made:
 
 - a server option: ``EXEC sp_configure`` then ``RECONFIGURE``; an advanced one (MAXDOP, max
   server memory) needs 'show advanced options' = 1 first, which is put back as it was right
@@ -55,6 +55,9 @@ from bench_gui.engines.mssql.option_names import (
     RECOVERY_MODEL,
     TARGET_RECOVERY,
 )
+from bench_gui.engines.mssql.shared import settings
+from bench_gui.engines.mssql.shared.connect import connect as odbc_connect
+from bench_gui.engines.mssql.shared.connect import resolve_conninfo
 from bench_gui.engines.tuning_terms import TunedSetting
 from bench_gui.remote.db_tuner import (
     ApplyResult,
@@ -67,15 +70,12 @@ from bench_gui.remote.db_tuner import (
     engine_login,
     taken_at,
 )
-from bench_gui.wire import mssql_settings as settings
 from bench_gui.wire.engine_errors import EngineError
-from bench_gui.wire.mssql_connect import connect as odbc_connect
-from bench_gui.wire.mssql_connect import resolve_conninfo
 from bench_gui.wire.mssql_names import quote_name
 from bench_gui.wire.odbc import message as odbc_message
 from bench_gui.wire.odbc import pyodbc_module
 
-PROFILE: Final = "mssql-seed-003"  # seed 003's settings (bench_gui.wire.mssql_settings)
+PROFILE: Final = "mssql-seed-003"  # seed 003's settings (bench_gui.engines.mssql.shared.settings)
 
 # The login's identity and rights, from catalog views only (no function the parser cannot
 # check): its server-level tokens (the login, its server roles), its database-level tokens
@@ -267,7 +267,7 @@ class MssqlTuner(DbTuner[Any, MssqlState, "MssqlSnapshot"]):
     """Diff, apply and roll back seed 003's settings (or a preset file's) on one SQL Server.
 
     ``connect``: a function returning a pyodbc connection on the benchmark database
-    (autocommit); by default the agent's :func:`~bench_gui.wire.mssql_connect.connect`
+    (autocommit); by default the agent's :func:`~bench_gui.engines.mssql.shared.connect.connect`
     on ``conninfo`` finished for this machine's SQL Server ODBC driver. Tests hand a
     recording connection here (no server exists where they run)."""
 
