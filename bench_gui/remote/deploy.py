@@ -14,7 +14,8 @@ otherwise the message says what the host runs and what to install. pyodbc is onl
 the MariaDB/MySQL and SQL Server engines: when no copy fits the host it is left out with a
 note, and the agent says what to install if such a run comes. It loads unixODBC
 (``libodbc.so.2``) and the engine's ODBC driver, system packages no deployment ships; the
-agent names them when they are missing (:func:`bench_gui.wire.odbc.pyodbc_module`).
+agent names them when they are missing (:func:`bench_gui.wire.odbc.pyodbc_module`, with the
+packages each kit's ``shared/`` folder names).
 
 Third-party engines (:mod:`bench_gui.remote.agent_plugins`): every distribution installed here
 that declares a ``bench_gui.agent_engines`` entry point is shipped into ``deps/`` too, with its

@@ -204,7 +204,7 @@ def test_a_driver_whose_library_is_missing_is_not_found_and_the_drivers_are_list
 
 def test_connecting_through_a_missing_driver_says_so_not_the_server(tmp_path: Path) -> None:
     script = (
-        "from bench_gui.wire import odbc\n"
+        "from bench_gui.engines.mariadb.shared import odbc\n"
         "for name in ('MariaDB Ghost', 'No Such Driver'):\n"
         "    try:\n"
         "        odbc.connect('DRIVER={' + name + '};SERVER=127.0.0.1;PORT=1', 'mariadb')\n"

@@ -152,7 +152,7 @@ def test_an_agent_side_may_not_import_another_kit_s_shared_code(tmp_path: Path) 
 
 def test_there_is_shared_code_for_every_built_in_engine() -> None:
     assert [p.relative_to(PACKAGE).as_posix() for p in KIT_SHARED] == [
-        "engines/mssql/shared", "engines/postgresql/shared",
+        "engines/mariadb/shared", "engines/mssql/shared", "engines/postgresql/shared",
     ]  # fmt: skip
 
 
@@ -175,3 +175,16 @@ def test_a_kit_s_desktop_side_never_imports_an_agent_side() -> None:
         if name.startswith("bench_gui.agent") or ".agent." in name or name.endswith(".agent")
     }
     assert wrong == set()
+
+
+def test_the_contract_names_no_engine_but_the_run_configuration_s_default() -> None:
+    """Engine-specific code lives in its kit (``shared/`` when both sides run it): the wire's
+    ODBC helpers are given a kit's driver words and install hint, never look them up."""
+    engines = {"postgresql", "mariadb", "mysql", "mssql"}
+    named = {
+        (path.name, node.value)
+        for path in (PACKAGE / "wire").rglob("*.py")
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.Constant) and node.value in engines
+    }
+    assert named == {("run_config.py", "postgresql")}  # RunConfig.engine's default
