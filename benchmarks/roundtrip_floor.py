@@ -83,7 +83,7 @@ def pg_floor(conninfo: str, done: Any, pace: float = 0.0) -> Floor:
 def odbc_floor(conninfo: str, flavour: str, done: Any, pace: float = 0.0) -> Floor:
     """Prepared ``SELECT ?`` round trips through pyodbc and the engine's ODBC driver (pyodbc
     prepares a statement once and re-executes it while the SQL text stays the same)."""
-    from bench_gui.wire import odbc
+    from bench_gui.engines.mariadb.shared import odbc
 
     conn = odbc.connect(conninfo, flavour)
     try:
@@ -190,7 +190,7 @@ class ServerCpu:
     def _find(self, engine: str, conninfo: str) -> int:
         if self.postgres:
             return self._postmaster(conninfo)
-        from bench_gui.wire import odbc
+        from bench_gui.engines.mariadb.shared import odbc
 
         conn = odbc.connect(conninfo, engine)
         try:

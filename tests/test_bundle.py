@@ -240,7 +240,12 @@ def test_install_refuses_a_system_without_egl_and_fonts(installed: Installed) ->
     assert not other.exists()
 
 
-@pytest.mark.parametrize("package", ["agent", "wire"])
+# The agent, its contract, and a kit's agent side and shared code (deploy.py ships them all).
+SHIPPED_SOURCES = ["agent", "wire", "engines/mariadb/agent", "engines/mssql/shared",
+                   "engines/postgresql/shared"]  # fmt: skip
+
+
+@pytest.mark.parametrize("package", SHIPPED_SOURCES)
 def test_the_bundle_carries_the_desktops_own_agent(installed: Installed, package: str) -> None:
     shipped = installed.prefix / "_internal/bench_gui" / package
     tree = REPO / "bench_gui" / package

@@ -1,8 +1,9 @@
 """Deploying the agent to a driver host over SFTP, without the host needing the internet.
 
 The agent (``bench_gui/agent`` with each kit's agent side,
-``bench_gui/engines/<kit>/agent`` and ``bench_gui/workloads/<kit>/agent``, and their contract
-``bench_gui/wire``: stdlib + psycopg + hdrhistogram; pyodbc for the ODBC engines) goes into a
+``bench_gui/engines/<kit>/agent`` and ``bench_gui/workloads/<kit>/agent``, the code a kit's
+agent and desktop sides share, ``<kit>/shared``, and their contract ``bench_gui/wire``:
+stdlib + psycopg + hdrhistogram; pyodbc for the ODBC engines) goes into a
 versioned cache on the host, ``~/.cache/bench-gui/agent-<version>-<hash>/`` (the
 folder is the transport's ``remote_root``: ``$BENCH_GUI_REMOTE_ROOT`` when set), as one archive
 unpacked there. Its Python dependencies are either the host's own (when ``import psycopg, hdrh``
@@ -13,7 +14,8 @@ otherwise the message says what the host runs and what to install. pyodbc is onl
 the MariaDB/MySQL and SQL Server engines: when no copy fits the host it is left out with a
 note, and the agent says what to install if such a run comes. It loads unixODBC
 (``libodbc.so.2``) and the engine's ODBC driver, system packages no deployment ships; the
-agent names them when they are missing (:func:`bench_gui.wire.odbc.pyodbc_module`).
+agent names them when they are missing (:func:`bench_gui.wire.odbc.pyodbc_module`, with the
+packages each kit's ``shared/`` folder names).
 
 Third-party engines (:mod:`bench_gui.remote.agent_plugins`): every distribution installed here
 that declares a ``bench_gui.agent_engines`` entry point is shipped into ``deps/`` too, with its
@@ -65,6 +67,8 @@ DEPS_DIR: Final = "deps"
 MARKER: Final = ".complete"
 # The kit families whose kits may carry an agent side in an ``agent/`` folder of their own.
 KIT_FAMILIES: Final = ("bench_gui.engines", "bench_gui.workloads")
+# A kit's folders the host gets: its agent side and the code both its sides run.
+KIT_SIDES: Final = ("agent", "shared")
 _KIT_STUB: Final = '"""Reduced to the agent sides of its kits on a driver host."""\n'
 _BUNDLE_STUB: Final = (
     '"""bench_gui, reduced to its agent for a driver host (deployed by bench-gui)."""\n\n'
@@ -209,15 +213,16 @@ def _package_folder(name: str) -> Path:
     return Path(places[0])
 
 
-def _kit_agents() -> list[tuple[str, Path]]:
-    """Each kit's agent side, ``bench_gui/<engines|workloads>/<kit>/agent/``, found on disk:
-    the host gets these folders and stub ``__init__`` files above them, never a kit's desktop
-    modules."""
+def _kit_sides() -> list[tuple[str, Path]]:
+    """Each kit's agent side, ``bench_gui/<engines|workloads>/<kit>/agent/``, and the code
+    its two sides share, ``<kit>/shared/``, found on disk: the host gets these folders and
+    stub ``__init__`` files above them, never a kit's desktop modules."""
     found = []
     for family in KIT_FAMILIES:
         root = _package_folder(family)
-        for init in sorted(root.glob("*/agent/__init__.py")):
-            found.append((f"bench_gui/{root.name}/{init.parent.parent.name}", init.parent))
+        for side in KIT_SIDES:
+            for init in sorted(root.glob(f"*/{side}/__init__.py")):
+                found.append((f"bench_gui/{root.name}/{init.parent.parent.name}", init.parent))
     return found
 
 
@@ -230,17 +235,17 @@ def _tree(folder: Path, prefix: str) -> dict[str, bytes]:
 
 
 def _agent_files() -> dict[str, bytes]:
-    """The agent's package, each kit's agent side and the contract they import
-    (bench_gui.wire), as the host gets them."""
+    """The agent's package, each kit's agent side and shared code, and the contract they
+    import (bench_gui.wire), as the host gets them."""
     files = {"bench_gui/__init__.py": _BUNDLE_STUB.encode()}
     for package in ("bench_gui.agent", "bench_gui.wire"):
         root = _package_folder(package)
         files.update(_tree(root, "bench_gui/" + root.name + "/"))
-    for kit, folder in _kit_agents():
+    for kit, folder in _kit_sides():
         family = kit.rsplit("/", 1)[0]
         files.setdefault(f"{family}/__init__.py", _KIT_STUB.encode())
         files[f"{kit}/__init__.py"] = _KIT_STUB.encode()
-        files.update(_tree(folder, f"{kit}/agent/"))
+        files.update(_tree(folder, f"{kit}/{folder.name}/"))
     return files
 
 

@@ -1,10 +1,12 @@
-"""Connections to MariaDB/MySQL through pyodbc, and what goes into their connection strings.
+"""Connections through pyodbc, and what goes into their connection strings, for any engine.
 
-The desktop's engine plugin writes an ODBC connection string without a password
+An engine's kit writes an ODBC connection string without a password
 (``DRIVER={MariaDB Unicode};SERVER=...;PORT=...;UID=...;DATABASE=...``, or ``DSN=...``); the
 password comes from :data:`~bench_gui.wire.names.DB_PASSWORD_ENV` and is added here, at
 connect time, so no string that is echoed or stored ever holds it. A string with neither
-DRIVER nor DSN gets the first Connector/ODBC installed on this host.
+DRIVER nor DSN gets the first installed driver whose name holds one of the engine's words.
+The contract names no engine: each kit's ``shared/`` folder says which drivers it runs on and
+what a host must install for them (:class:`DriverSearch`, :class:`InstallHint`).
 """
 
 from __future__ import annotations
@@ -12,17 +14,13 @@ from __future__ import annotations
 import os
 import socket
 import sys
+from dataclasses import dataclass
 from typing import Any, Final
 
 from bench_gui.wire import odbc_drivers
 from bench_gui.wire.engine_errors import EngineError
 from bench_gui.wire.names import DB_PASSWORD_ENV
 
-# Words the installed drivers' names are searched for, per flavour, in order of preference.
-DRIVER_WORDS: Final[dict[str, tuple[str, ...]]] = {
-    "mariadb": ("mariadb", "mysql"),
-    "mysql": ("mysql", "mariadb"),
-}
 # SQLSTATEs and server error numbers that mean the connection is gone.
 LOST_STATES: Final = ("08S01", "08003", "08001", "08004", "08007")
 # 2002/2003: no server to connect to (restarting); 1053: the server is shutting down.
@@ -78,24 +76,34 @@ def with_database(conninfo: str, database: str | None) -> str:
     return build(params)
 
 
-# Per engine: its label, and the system packages of unixODBC and its ODBC driver (Debian and
-# Ubuntu; RHEL and Fedora), named when pyodbc cannot load.
-ODBC_PACKAGES: Final[dict[str, tuple[str, str, str]]] = {
-    "mariadb": ("MariaDB", "unixodbc odbc-mariadb", "unixODBC mariadb-connector-odbc"),
-    "mysql": ("MySQL", "unixodbc odbc-mariadb", "unixODBC mariadb-connector-odbc"),
-    "mssql": (
-        "SQL Server",
-        "unixodbc msodbcsql18 (Microsoft's repository) or tdsodbc",
-        "unixODBC msodbcsql18",
-    ),
-}
+@dataclass(frozen=True)
+class InstallHint:
+    """What a host lacks when pyodbc cannot load for an engine, as the message names it: the
+    engine's label and the system packages of unixODBC and its ODBC driver (Debian and
+    Ubuntu; RHEL and Fedora). Each ODBC kit's shared/ folder holds its own."""
+
+    label: str
+    apt: str
+    dnf: str
 
 
-def pyodbc_module(engine: str = "mariadb") -> Any:
-    """pyodbc, or EngineError saying in one line what this host lacks for ``engine``: pyodbc
-    itself (the deployment ships it unless the host's Python has its own), or unixODBC's
-    libodbc.so.2, a system library pyodbc loads and no deployment can ship."""
-    label, apt, dnf = ODBC_PACKAGES.get(engine, ODBC_PACKAGES["mariadb"])
+@dataclass(frozen=True)
+class DriverSearch:
+    """How a string naming no driver gets one (:func:`installed_driver`): the words searched
+    for in the installed drivers' names, in order of preference, the drivers as a message names
+    them when none is found and the package to install then, and the hint for pyodbc."""
+
+    words: tuple[str, ...]
+    sought: str
+    package: str
+    hint: InstallHint
+
+
+def pyodbc_module(hint: InstallHint) -> Any:
+    """pyodbc, or EngineError saying in one line what this host lacks for the engine of
+    ``hint``: pyodbc itself (the deployment ships it unless the host's Python has its own), or
+    unixODBC's libodbc.so.2, a system library pyodbc loads and no deployment can ship."""
+    label, apt, dnf = hint.label, hint.apt, hint.dnf
     host = socket.gethostname()
     try:
         import pyodbc
@@ -118,13 +126,13 @@ def pyodbc_module(engine: str = "mariadb") -> Any:
     return pyodbc
 
 
-def installed_driver(flavour: str) -> str:
-    """The name of a Connector/ODBC installed here for ``flavour`` whose library loads;
+def installed_driver(search: DriverSearch) -> str:
+    """The name of a driver installed here that ``search`` looks for and whose library loads;
     EngineError naming the installed drivers (and why a named one cannot load) if none."""
-    pyodbc = pyodbc_module(flavour)
+    pyodbc = pyodbc_module(search.hint)
     found = odbc_drivers.drivers([str(n) for n in pyodbc.drivers()])
     broken: list[odbc_drivers.OdbcDriver] = []
-    for word in DRIVER_WORDS.get(flavour, ("mariadb", "mysql")):
+    for word in search.words:
         for driver in found:
             if word in driver.name.lower():
                 if driver.usable:
@@ -132,18 +140,18 @@ def installed_driver(flavour: str) -> str:
                 broken.append(driver)
     what = "can be loaded" if broken else "is installed"
     raise EngineError(
-        f"no MariaDB or MySQL ODBC driver {what} on {socket.gethostname()} (ODBC drivers:"
-        f" {odbc_drivers.describe(found)}); install the package odbc-mariadb (Debian) or"
+        f"no {search.sought} ODBC driver {what} on {socket.gethostname()} (ODBC drivers:"
+        f" {odbc_drivers.describe(found)}); install the package {search.package} or"
         " name the driver in target.odbc_driver"
     )
 
 
-def full_conninfo(conninfo: str, flavour: str, **extra: str) -> str:
-    """The string a connection really opens: the driver chosen, the password and ``extra``
-    options added. Never echo it."""
+def full_conninfo(conninfo: str, search: DriverSearch, **extra: str) -> str:
+    """The string a connection really opens: the driver chosen (``search``), the password and
+    ``extra`` options added. Never echo it."""
     params = parse(conninfo)
     if "DRIVER" not in params and "DSN" not in params:
-        params = {"DRIVER": installed_driver(flavour), **params}
+        params = {"DRIVER": installed_driver(search), **params}
     password = os.environ.get(DB_PASSWORD_ENV)
     if password is not None and "PWD" not in params and "PASSWORD" not in params:
         params["PWD"] = password
@@ -168,10 +176,10 @@ def message(exc: BaseException) -> str:
     return text or type(exc).__name__
 
 
-def connect(conninfo: str, flavour: str, *, what: str = "database", **extra: str) -> Any:
+def connect(conninfo: str, search: DriverSearch, *, what: str = "database", **extra: str) -> Any:
     """An autocommit pyodbc connection; EngineError with the driver's message when it fails."""
-    pyodbc = pyodbc_module(flavour)
-    full = full_conninfo(conninfo, flavour, **extra)
+    pyodbc = pyodbc_module(search.hint)
+    full = full_conninfo(conninfo, search, **extra)
     try:
         return pyodbc.connect(full, autocommit=True, timeout=LOGIN_TIMEOUT_S)
     except pyodbc.Error as exc:

@@ -7,8 +7,9 @@ import pytest
 
 from bench_gui.agent.__main__ import _public_config
 from bench_gui.agent.engines import AgentEngine, open_engine
+from bench_gui.engines.mariadb.shared import odbc
 from bench_gui.engines.postgresql.agent.engine import PgEngine
-from bench_gui.wire import odbc
+from bench_gui.wire import odbc as wire_odbc
 from bench_gui.wire.engine_errors import EngineError
 from bench_gui.wire.run_config import RunConfig
 
@@ -25,10 +26,10 @@ def test_postgresql_is_the_pg_engine_and_satisfies_the_interface() -> None:
 
 def test_mariadb_chooses_this_hosts_driver_once() -> None:
     engine = open_engine("mariadb", "SERVER=h;UID=u;DATABASE=x", "SERVER=h;UID=u", "tpcc")
-    params = odbc.parse(engine.conninfo)
+    params = wire_odbc.parse(engine.conninfo)
     assert params["DATABASE"] == "tpcc"  # the run's database, whatever the string said
     assert "mariadb" in params["DRIVER"].lower()
-    assert "DATABASE" not in odbc.parse(engine.admin_conninfo)
+    assert "DATABASE" not in wire_odbc.parse(engine.admin_conninfo)
     assert not engine.supports_template
 
 
@@ -39,9 +40,9 @@ def test_an_unknown_engine_names_the_known_ones() -> None:
 
 def test_connection_strings_parse_and_quote_round_trip() -> None:
     params = {"DRIVER": "MariaDB Unicode", "PWD": "a;b}c", "UID": " x", "PORT": "3306"}
-    text = odbc.build(params)
+    text = wire_odbc.build(params)
     assert text == "DRIVER=MariaDB Unicode;PWD={a;b}}c};UID={ x};PORT=3306"
-    assert odbc.parse(text) == params
+    assert wire_odbc.parse(text) == params
 
 
 def test_the_password_comes_from_the_environment_at_connect_time(
@@ -49,7 +50,7 @@ def test_the_password_comes_from_the_environment_at_connect_time(
 ) -> None:
     monkeypatch.setenv("BENCH_GUI_DB_PASSWORD", "s3cr;et")
     full = odbc.full_conninfo("DRIVER=X;SERVER=h;UID=u", "mariadb", ENABLE_LOCAL_INFILE="1")
-    assert odbc.parse(full) == {
+    assert wire_odbc.parse(full) == {
         "DRIVER": "X",
         "SERVER": "h",
         "UID": "u",

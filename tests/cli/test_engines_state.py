@@ -204,7 +204,7 @@ def test_a_driver_whose_library_is_missing_is_not_found_and_the_drivers_are_list
 
 def test_connecting_through_a_missing_driver_says_so_not_the_server(tmp_path: Path) -> None:
     script = (
-        "from bench_gui.wire import odbc\n"
+        "from bench_gui.engines.mariadb.shared import odbc\n"
         "for name in ('MariaDB Ghost', 'No Such Driver'):\n"
         "    try:\n"
         "        odbc.connect('DRIVER={' + name + '};SERVER=127.0.0.1;PORT=1', 'mariadb')\n"
@@ -236,7 +236,7 @@ def test_a_sql_server_driver_left_registered_without_its_library(tmp_path: Path)
     assert mssql[2].startswith("ODBC driver on this machine: not found (looked for: ")
     assert "libmsodbcsql-18.so does not exist" in mssql[2]
     script = (
-        "from bench_gui.wire.mssql_connect import installed_driver\n"
+        "from bench_gui.engines.mssql.shared.connect import installed_driver\n"
         "try:\n"
         "    installed_driver()\n"
         "except Exception as exc:\n"

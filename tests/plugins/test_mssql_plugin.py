@@ -10,7 +10,7 @@ from bench_gui.core.engine import Engine, get_engine
 from bench_gui.core.plan import plan_from_toml
 from bench_gui.core.plan_model import Target
 from bench_gui.engines.mssql.connection import ConnectionSettingError, MssqlEngine
-from bench_gui.wire.mssql_connect import resolve_conninfo
+from bench_gui.engines.mssql.shared.connect import resolve_conninfo
 from bench_gui.wire.names import DB_PASSWORD_ENV
 from bench_gui.wire.odbc import parse
 

@@ -256,7 +256,7 @@ MISSING_PYODBC = """
     import json
     from bench_gui.agent.engines import open_engine
     from bench_gui.wire.engine_errors import EngineError
-    from bench_gui.wire.mssql_connect import installed_driver
+    from bench_gui.engines.mssql.shared.connect import installed_driver
     messages = {}
     try:
         open_engine("mysql", "SERVER=127.0.0.1;UID=u", "SERVER=127.0.0.1;UID=u", "tpcc")

@@ -4,8 +4,9 @@ string for the agent (pyodbc with the MariaDB or MySQL Connector/ODBC on the dri
 from __future__ import annotations
 
 from bench_gui.core.plan_model import Target
+from bench_gui.engines.mariadb.shared.odbc import DRIVER_WORDS
 from bench_gui.wire.names import DB_PASSWORD_ENV
-from bench_gui.wire.odbc import DRIVER_WORDS, build
+from bench_gui.wire.odbc import build
 
 
 class MariaDbEngine:

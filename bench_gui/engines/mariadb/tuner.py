@@ -1,7 +1,7 @@
 """Tune a real MariaDB or MySQL: read the InnoDB variables, diff, apply, verify, roll back.
 
 Reached through pyodbc and the Connector/ODBC, as the agent reaches it
-(:mod:`bench_gui.wire.odbc`); the password is added at connect time only.
+(:mod:`bench_gui.engines.mariadb.shared.odbc`); the password is added at connect time only.
 
 How a change is made, per flavour:
 
@@ -49,6 +49,7 @@ from bench_gui.engines.mariadb.innodb import (
     sql_value,
 )
 from bench_gui.engines.mariadb.option_file import edit_cnf
+from bench_gui.engines.mariadb.shared import odbc
 from bench_gui.engines.tuning_terms import TunedSetting
 from bench_gui.remote.connection import SSHConnection
 from bench_gui.remote.db_tuner import (
@@ -70,7 +71,7 @@ from bench_gui.remote.db_tuner import (
     taken_at,
 )
 from bench_gui.remote.host_access import HostIO, SSHHost
-from bench_gui.wire import odbc
+from bench_gui.wire import odbc as wire_odbc
 from bench_gui.wire.engine_errors import EngineError
 
 DEFAULT_CONFIG_FILE: Final = "/etc/mysql/mariadb.conf.d/99-bench-gui.cnf"
@@ -171,7 +172,7 @@ def parse_service_control(spec: str, host: HostIO) -> ServiceControl:
 
 
 def _first_line(exc: BaseException) -> str:
-    return first_line(odbc.message(exc), exc)
+    return first_line(wire_odbc.message(exc), exc)
 
 
 @dataclass

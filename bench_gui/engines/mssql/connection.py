@@ -2,7 +2,7 @@
 the agent (pyodbc with Microsoft's ODBC Driver 18 or FreeTDS on the driver host).
 
 With ``target.odbc_driver`` named, the string is finished here for that driver (its
-spelling of server, port and encryption: :func:`bench_gui.wire.mssql_connect.
+spelling of server, port and encryption: :func:`bench_gui.engines.mssql.shared.connect.
 build_connection_string`); with it empty, the string is neutral (``SERVER``, ``PORT``,
 ``UID``, ``DATABASE``, ``ENCRYPT``, ``TRUSTSERVERCERTIFICATE``, ``AUTHENTICATION``) and the
 agent finishes it for the driver host's own SQL Server driver
@@ -14,8 +14,8 @@ in :data:`~bench_gui.wire.names.DB_PASSWORD_ENV`.
 from __future__ import annotations
 
 from bench_gui.core.plan_model import Target
+from bench_gui.engines.mssql.shared.connect import DRIVER_PREFERENCE, resolve_conninfo
 from bench_gui.wire.engine_errors import EngineError
-from bench_gui.wire.mssql_connect import DRIVER_PREFERENCE, resolve_conninfo
 from bench_gui.wire.names import DB_PASSWORD_ENV
 from bench_gui.wire.odbc import build
 

@@ -10,6 +10,7 @@ from bench_gui.engines.mssql.option_names import (
     RECOVERY_MODEL,
     TARGET_RECOVERY,
 )
+from bench_gui.engines.mssql.shared import settings
 from bench_gui.engines.tuning_terms import TunedSetting
 from bench_gui.remote.db_tuner import (
     DiffRow,
@@ -17,7 +18,6 @@ from bench_gui.remote.db_tuner import (
     out_of_range,
     unknown_row,
 )
-from bench_gui.wire import mssql_settings as settings
 from bench_gui.wire.mssql_names import quote_name
 
 

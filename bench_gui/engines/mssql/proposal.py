@@ -15,8 +15,8 @@ from bench_gui.engines.mssql.option_names import (
     SERVER_MAXDOP,
     TARGET_RECOVERY,
 )
+from bench_gui.engines.mssql.shared import settings
 from bench_gui.engines.tuning_terms import PresetError, TunedSetting
-from bench_gui.wire import mssql_settings as settings
 
 
 @dataclass
@@ -106,7 +106,7 @@ class MssqlProposal:
 
 
 def seed_003_proposal(ram_mb: int | None = None, version: str = "") -> MssqlProposal:
-    """Seed 003's settings (:func:`~bench_gui.wire.mssql_settings.seed_003_preset`); max
+    """Seed 003's settings (:func:`~bench_gui.engines.mssql.shared.settings.seed_003_preset`); max
     server memory only when the server's RAM is known."""
     preset = settings.seed_003_preset(ram_mb)
     notes = [

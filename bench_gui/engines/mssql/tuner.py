@@ -8,7 +8,7 @@ drive it through a recording connection (a test seam); a test against a real ser
 
 What is read: ``sys.configurations`` (``value``, what sp_configure set, and ``value_in_use``,
 what runs) and the benchmark database's recovery model and target recovery time, by
-:func:`bench_gui.wire.mssql_settings.read_settings`. How a change is made:
+:func:`bench_gui.engines.mssql.shared.settings.read_settings`. How a change is made:
 
 - a server option: ``EXEC sp_configure`` then ``RECONFIGURE``; an advanced one (MAXDOP, max
   server memory) needs 'show advanced options' = 1 first, which is put back as it was right
@@ -55,6 +55,9 @@ from bench_gui.engines.mssql.option_names import (
     RECOVERY_MODEL,
     TARGET_RECOVERY,
 )
+from bench_gui.engines.mssql.shared import settings
+from bench_gui.engines.mssql.shared.connect import connect as odbc_connect
+from bench_gui.engines.mssql.shared.connect import pyodbc_module, resolve_conninfo
 from bench_gui.engines.tuning_terms import TunedSetting
 from bench_gui.remote.db_tuner import (
     ApplyResult,
@@ -67,15 +70,11 @@ from bench_gui.remote.db_tuner import (
     engine_login,
     taken_at,
 )
-from bench_gui.wire import mssql_settings as settings
 from bench_gui.wire.engine_errors import EngineError
-from bench_gui.wire.mssql_connect import connect as odbc_connect
-from bench_gui.wire.mssql_connect import resolve_conninfo
 from bench_gui.wire.mssql_names import quote_name
 from bench_gui.wire.odbc import message as odbc_message
-from bench_gui.wire.odbc import pyodbc_module
 
-PROFILE: Final = "mssql-seed-003"  # seed 003's settings (bench_gui.wire.mssql_settings)
+PROFILE: Final = "mssql-seed-003"  # seed 003's settings (bench_gui.engines.mssql.shared.settings)
 
 # The login's identity and rights, from catalog views only (no function the parser cannot
 # check): its server-level tokens (the login, its server roles), its database-level tokens
@@ -267,7 +266,7 @@ class MssqlTuner(DbTuner[Any, MssqlState, "MssqlSnapshot"]):
     """Diff, apply and roll back seed 003's settings (or a preset file's) on one SQL Server.
 
     ``connect``: a function returning a pyodbc connection on the benchmark database
-    (autocommit); by default the agent's :func:`~bench_gui.wire.mssql_connect.connect`
+    (autocommit); by default the agent's :func:`~bench_gui.engines.mssql.shared.connect.connect`
     on ``conninfo`` finished for this machine's SQL Server ODBC driver. Tests hand a
     recording connection here (no server exists where they run)."""
 
@@ -321,7 +320,7 @@ class MssqlTuner(DbTuner[Any, MssqlState, "MssqlSnapshot"]):
     def _read(self, conn: Any) -> settings.SettingsSnapshot:
         try:
             return settings.read_settings(conn)
-        except pyodbc_module("mssql").Error as exc:
+        except pyodbc_module().Error as exc:
             raise self._error(exc, "show its configuration") from exc
         except settings.SettingsError as exc:
             raise TuningError(str(exc)) from exc
@@ -334,7 +333,7 @@ class MssqlTuner(DbTuner[Any, MssqlState, "MssqlSnapshot"]):
                 self._all(conn, SERVER_PERMISSIONS_SQL),
                 self._all(conn, DATABASE_PERMISSIONS_SQL),
             )
-        except pyodbc_module("mssql").Error as exc:
+        except pyodbc_module().Error as exc:
             raise self._error(exc, "list the login's permissions") from exc
 
     def _facts(self, conn: Any) -> dict[str, Any]:
@@ -344,7 +343,7 @@ class MssqlTuner(DbTuner[Any, MssqlState, "MssqlSnapshot"]):
     def _facts_of(self, conn: Any, snap: settings.SettingsSnapshot) -> dict[str, Any]:
         try:
             identity = self._all(conn, IDENTITY_SQL)
-        except pyodbc_module("mssql").Error as exc:
+        except pyodbc_module().Error as exc:
             raise self._error(exc, "name itself") from exc
         machine, server_name, data_path = identity[0] if identity else ("", "", None)
         rights = self._rights(conn)
@@ -367,7 +366,7 @@ class MssqlTuner(DbTuner[Any, MssqlState, "MssqlSnapshot"]):
         with self.connect() as conn:
             try:
                 rows = self._all(conn, MACHINE_SQL)
-            except pyodbc_module("mssql").Error as exc:
+            except pyodbc_module().Error as exc:
                 return HostFacts(notes=[f"sys.dm_os_sys_info: {odbc_message(exc)}"])
         if not rows:
             return HostFacts(notes=["sys.dm_os_sys_info returned nothing"])
@@ -417,7 +416,7 @@ class MssqlTuner(DbTuner[Any, MssqlState, "MssqlSnapshot"]):
     def _run(self, conn: Any, statements: list[tuple[str, str]], done: list[str]) -> None:
         """Run each statement; ``done`` gets the option each one set. A refusal raises
         NotEnoughPrivileges (naming the permission) or TuningError."""
-        error = pyodbc_module("mssql").Error
+        error = pyodbc_module().Error
         for statement, option in statements:
             try:
                 settings.run_statements(conn, [statement])

@@ -6,7 +6,7 @@ from __future__ import annotations
 from psycopg.conninfo import make_conninfo
 
 from bench_gui.core.plan_model import Target
-from bench_gui.wire.pg_liveness import with_liveness
+from bench_gui.engines.postgresql.shared.liveness import with_liveness
 
 
 class PostgresEngine:

@@ -61,6 +61,7 @@ from bench_gui.engines.postgresql.settings import (
     diff_settings,
     parse_auto_conf,
 )
+from bench_gui.engines.postgresql.shared.liveness import with_liveness
 from bench_gui.engines.tuning_terms import TunedSetting
 from bench_gui.remote.db_tuner import (
     ApplyResult,
@@ -80,7 +81,6 @@ from bench_gui.remote.machine_facts import (
     parse_meminfo_total,
     storage_kind,
 )
-from bench_gui.wire.pg_liveness import with_liveness
 
 
 @dataclass

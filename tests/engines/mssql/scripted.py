@@ -30,8 +30,8 @@ from typing import Any
 import pyodbc
 
 from bench_gui.engines.mssql import tuner as mssql_tuner
+from bench_gui.engines.mssql.shared import settings
 from bench_gui.engines.mssql.tuner import MssqlTuner
-from bench_gui.wire import mssql_settings as settings
 from tests.engines.mssql.agent.recording import Log, RecordingConnection, ResultSets
 from tests.engines.mssql.agent.tsql_check import check_statement
 

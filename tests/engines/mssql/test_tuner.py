@@ -13,10 +13,10 @@ import pytest
 from bench_gui.engines.mssql import tuner as mssql_tuner
 from bench_gui.engines.mssql.option_names import DATABASE_MAXDOP, RECOVERY_MODEL, TARGET_RECOVERY
 from bench_gui.engines.mssql.proposal import load_mssql_preset, seed_003_proposal
+from bench_gui.engines.mssql.shared import settings
 from bench_gui.engines.mssql.tuner import MssqlSnapshot, MssqlTuner, rights_of
 from bench_gui.engines.tuning_terms import PresetError, TunedSetting
 from bench_gui.remote.db_tuner import NotEnoughPrivileges, RejectedSettings, TuningError
-from bench_gui.wire import mssql_settings as settings
 from tests.engines.mssql.agent.tsql_check import TsqlError, check_statement
 from tests.engines.mssql.scripted import ScriptedServer, odbc_error
 

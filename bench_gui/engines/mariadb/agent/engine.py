@@ -22,7 +22,8 @@ from typing import Any, Final
 from bench_gui.agent.counters import CounterReader
 from bench_gui.agent.engines import CheckResult, ServerIdentity, Snapshot
 from bench_gui.agent.odbc_engine import OdbcEngine
-from bench_gui.wire import odbc
+from bench_gui.engines.mariadb.shared import odbc
+from bench_gui.wire import odbc as wire_odbc
 from bench_gui.wire.engine_errors import EngineError
 from bench_gui.wire.setting_units import setting_record
 from bench_gui.wire.tpcc_tables import TABLES
@@ -181,17 +182,17 @@ class MyEngine(OdbcEngine):
     def __init__(self, conninfo: str, admin_conninfo: str, database: str) -> None:
         # The ODBC driver is chosen here once (a string with neither DRIVER nor DSN gets this
         # host's Connector/ODBC), so the users' processes connect with the same one.
-        self.conninfo = self._with_driver(odbc.with_database(conninfo, database))
-        self.admin_conninfo = self._with_driver(odbc.with_database(admin_conninfo, None))
+        self.conninfo = self._with_driver(wire_odbc.with_database(conninfo, database))
+        self.admin_conninfo = self._with_driver(wire_odbc.with_database(admin_conninfo, None))
         self.database = database
         self.no_template = f"{self.flavour} keeps no template: steps run on the same data"
         self._info = None
 
     def _with_driver(self, conninfo: str) -> str:
-        params = odbc.parse(conninfo)
+        params = wire_odbc.parse(conninfo)
         if "DRIVER" in params or "DSN" in params:
             return conninfo
-        return odbc.build({"DRIVER": odbc.installed_driver(self.flavour), **params})
+        return wire_odbc.build({"DRIVER": odbc.installed_driver(self.flavour), **params})
 
     @property
     def worker_main(self) -> Callable[[Any, Any, Any, Any], None]:
@@ -256,7 +257,7 @@ class MyEngine(OdbcEngine):
     def _server_is_local(self) -> bool:
         from bench_gui.agent.hostmetrics import is_local_host
 
-        params = odbc.parse(self.conninfo)
+        params = wire_odbc.parse(self.conninfo)
         return is_local_host(params.get("SERVER", params.get("HOST", "localhost")))
 
     # -- databases ---------------------------------------------------------------------------
@@ -271,7 +272,7 @@ class MyEngine(OdbcEngine):
             conn.cursor().execute(f"CREATE DATABASE IF NOT EXISTS `{self.database}`")
         except pyodbc.Error as exc:
             raise EngineError(
-                f"the user may not create database {self.database!r}: {odbc.message(exc)}"
+                f"the user may not create database {self.database!r}: {wire_odbc.message(exc)}"
             ) from exc
         finally:
             conn.close()
@@ -348,7 +349,7 @@ class MyEngine(OdbcEngine):
                 conn.close()
         except (EngineError, pyodbc.Error) as exc:
             out["schema_facts_error"] = (
-                odbc.message(exc) if isinstance(exc, pyodbc.Error) else str(exc)
+                wire_odbc.message(exc) if isinstance(exc, pyodbc.Error) else str(exc)
             )
         return out
 

@@ -31,7 +31,7 @@ from bench_gui.agent.build_progress import BuildProgress
 from bench_gui.agent.tpcc_data import CUSTOMER_COLUMNS, ORDER_LINE_COLUMNS, DataGen
 from bench_gui.agent.tpcc_data import rows_per_second as _rate
 from bench_gui.engines.mariadb.agent import procedures, schema
-from bench_gui.wire import odbc
+from bench_gui.engines.mariadb.shared import odbc
 from bench_gui.wire.engine_errors import EngineError
 from bench_gui.wire.tpcc_tables import ITEMS, TABLES
 

@@ -21,7 +21,8 @@ from bench_gui.agent import odbc_users
 from bench_gui.agent.profiles import params_for
 from bench_gui.agent.users import WorkerSpec
 from bench_gui.engines.mariadb.agent.procedures import ROLLBACK_MARK
-from bench_gui.wire import odbc
+from bench_gui.engines.mariadb.shared import odbc
+from bench_gui.wire import odbc as wire_odbc
 
 PROCEDURE = {
     "new_order": b"CALL NEWORD(",
@@ -93,11 +94,11 @@ def draw_call(
 
 def error_kind(exc: BaseException) -> str:
     """A short name for a failed transaction (as PostgreSQL's users name theirs)."""
-    if odbc.is_lost(exc):
+    if wire_odbc.is_lost(exc):
         return "connection_lost"
     args: tuple[Any, ...] = tuple(getattr(exc, "args", ()))
     state = str(args[0]) if args else "?????"
-    text = odbc.message(exc)
+    text = wire_odbc.message(exc)
     if "TPC02" in text:
         return "customer_not_found"
     if "TPC03" in text:
@@ -130,7 +131,7 @@ def _call(statements: Statements, tx: str, drawn: tuple[str, list[int | str | No
     try:
         cursor.execute(drawn[0], drawn[1])
     except pyodbc.Error as exc:
-        if ROLLBACK_MARK in odbc.message(exc) and not odbc.is_lost(exc):
+        if ROLLBACK_MARK in wire_odbc.message(exc) and not wire_odbc.is_lost(exc):
             return True
         raise
     if cursor.description is None:

@@ -115,7 +115,7 @@ class MssqlCounterReader(CounterReader):
     """:class:`~bench_gui.agent.counters.CounterReader` on a pyodbc connection of its own.
 
     ``password``: None takes it from the environment (see
-    :func:`bench_gui.wire.mssql_connect.connect`).
+    :func:`bench_gui.engines.mssql.shared.connect.connect`).
     """
 
     def __init__(self, conninfo: str, password: str | None = None) -> None:
@@ -126,7 +126,7 @@ class MssqlCounterReader(CounterReader):
         super().__init__(conninfo)
 
     def _open(self) -> Any:
-        from bench_gui.wire.mssql_connect import connect
+        from bench_gui.engines.mssql.shared.connect import connect
 
         conn = connect(self.conninfo, password=self.password)
         conn.timeout = QUERY_TIMEOUT_S  # SQL_ATTR_QUERY_TIMEOUT for every statement

@@ -34,16 +34,16 @@ from bench_gui.agent.counters import CounterReader
 from bench_gui.agent.engines import CheckResult, ServerIdentity
 from bench_gui.agent.odbc_engine import OdbcEngine
 from bench_gui.engines.mssql.agent import procedures, schema
-from bench_gui.wire.engine_errors import EngineError
-from bench_gui.wire.mssql_connect import (
+from bench_gui.engines.mssql.shared.connect import (
     FREETDS_DRIVER,
     MS_DRIVER,
     connect,
     installed_driver,
     resolve_conninfo,
 )
+from bench_gui.engines.mssql.shared.settings import CONFIGURATIONS_SQL
+from bench_gui.wire.engine_errors import EngineError
 from bench_gui.wire.mssql_names import quote_name
-from bench_gui.wire.mssql_settings import CONFIGURATIONS_SQL
 from bench_gui.wire.odbc import parse
 from bench_gui.wire.setting_units import setting_record
 from bench_gui.wire.tpcc_tables import ITEMS, ROWS_PER_WAREHOUSE, TABLES

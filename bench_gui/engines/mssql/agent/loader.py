@@ -29,8 +29,8 @@ from typing import Any, Final
 
 from bench_gui.agent import tpcc_rand
 from bench_gui.engines.mssql.agent import procedures, rows, schema
+from bench_gui.engines.mssql.shared.connect import connect
 from bench_gui.wire.engine_errors import EngineError
-from bench_gui.wire.mssql_connect import connect
 from bench_gui.wire.tpcc_tables import ITEMS, TABLES
 
 BATCH_ROWS: Final = 5_000  # parameter rows per executemany

@@ -24,7 +24,7 @@ from bench_gui.agent import odbc_users
 from bench_gui.agent.profiles import HammerDbParams
 from bench_gui.agent.users import WorkerSpec
 from bench_gui.engines.mssql.agent import hammerdb, transactions
-from bench_gui.wire.mssql_connect import connect
+from bench_gui.engines.mssql.shared.connect import connect
 
 
 def _values(drawn: list[bytes | None]) -> list[Any]:
@@ -46,7 +46,7 @@ def _failure(exc: BaseException) -> str:
 
 def user_calls(spec: WorkerSpec, opener: Callable[[], Any] | None = None) -> odbc_users.UserCalls:
     """SQL Server's side of a virtual user (:class:`bench_gui.agent.odbc_users.UserCalls`).
-    ``opener`` opens a connection (default: :func:`bench_gui.wire.mssql_connect.connect`
+    ``opener`` opens a connection (default: :func:`bench_gui.engines.mssql.shared.connect.connect`
     on the spec's string). The hammerdb profile calls :mod:`.hammerdb`'s procedures with
     HammerDB's draws (:class:`bench_gui.agent.profiles.HammerDbParams`)."""
     if spec.profile == "hammerdb":

@@ -7,8 +7,8 @@ from typing import Any
 
 import psycopg
 
+from bench_gui.engines.postgresql.shared.liveness import with_liveness
 from bench_gui.wire.engine_errors import EngineError
-from bench_gui.wire.pg_liveness import with_liveness
 
 
 def connect(conninfo: str, *, what: str = "database") -> psycopg.Connection[Any]:

@@ -24,8 +24,8 @@ from bench_gui.agent.engines import CheckResult, ServerIdentity, Snapshot
 from bench_gui.engines.postgresql.agent import template
 from bench_gui.engines.postgresql.agent.connection import connect
 from bench_gui.engines.postgresql.agent.counters import read_counters
+from bench_gui.engines.postgresql.shared.liveness import server_away, with_liveness
 from bench_gui.wire.engine_errors import EngineError
-from bench_gui.wire.pg_liveness import server_away, with_liveness
 from bench_gui.wire.setting_units import setting_record
 
 # The raw setting with its unit (16384 of 8kB), the text SHOW prints (128MB), where it was set

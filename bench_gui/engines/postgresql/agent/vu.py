@@ -41,7 +41,7 @@ from bench_gui.agent.users import (
     owned_warehouses,
 )
 from bench_gui.engines.postgresql.agent import hammerdb
-from bench_gui.wire.pg_liveness import server_away, with_liveness
+from bench_gui.engines.postgresql.shared.liveness import server_away, with_liveness
 from bench_gui.wire.protocol import TX_KEYS
 
 # The names other modules and the tests know this module by.

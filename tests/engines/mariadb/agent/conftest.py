@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from bench_gui.wire import odbc
+from bench_gui.engines.mariadb.shared import odbc
 from tests._fixtures.mariadb import MariaDbServer
 
 

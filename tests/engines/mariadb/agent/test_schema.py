@@ -70,7 +70,7 @@ def test_a_missing_index_or_procedure_makes_the_schema_partial(
         status = engine.schema_status()
     finally:
         from bench_gui.engines.mariadb.agent import procedures, schema
-        from bench_gui.wire.odbc import connect
+        from bench_gui.engines.mariadb.shared.odbc import connect
 
         conn = connect(engine.conninfo, "mariadb")
         cursor = conn.cursor()

@@ -22,7 +22,7 @@ import os
 from dataclasses import dataclass
 from typing import Final
 
-from bench_gui.wire.mssql_connect import join_params
+from bench_gui.engines.mssql.shared.connect import join_params
 from bench_gui.wire.odbc import parse
 
 ENV: Final = "BENCH_GUI_TEST_MSSQL"

@@ -10,7 +10,7 @@ from decimal import Decimal
 from typing import Any
 
 from bench_gui.engines.mssql.agent import checks, counters, engine, hammerdb, procedures, schema
-from bench_gui.wire import mssql_settings as settings
+from bench_gui.engines.mssql.shared import settings
 from tests.engines.mssql.agent.recording import ResultSets
 from tests.engines.mssql.agent.tsql_check import TsqlError, check_procedure, check_statement
 

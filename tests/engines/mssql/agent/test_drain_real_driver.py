@@ -5,7 +5,7 @@ No SQL Server can run here; the session's MariaDB (tests/_fixtures/mariadb.py) b
 Connector/ODBC stands in for the parts that do not depend on the server's SQL: pyodbc's
 ``nextset()`` over several result sets (MariaDB adds a final set without columns after a CALL,
 as SQL Server adds row-count results when NOCOUNT is off), an error raised after the first set,
-and :func:`bench_gui.wire.mssql_connect.connect` adding the password at connect time.
+and :func:`bench_gui.engines.mssql.shared.connect.connect` adding the password at connect time.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ import pyodbc
 import pytest
 
 from bench_gui.engines.mssql.agent.transactions import drain
+from bench_gui.engines.mssql.shared.connect import PASSWORD_ENV, connect
 from bench_gui.wire.engine_errors import EngineError
-from bench_gui.wire.mssql_connect import PASSWORD_ENV, connect
 from tests._fixtures.mariadb import PASSWORD, MariaDbServer
 
 DATABASE = "mssql_drain"

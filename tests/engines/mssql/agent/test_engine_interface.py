@@ -13,9 +13,9 @@ import pytest
 from bench_gui.agent.engines import AGENT_ENGINES, AgentEngine, open_engine
 from bench_gui.engines.mariadb.agent.engine import MariaDbEngine, MySqlEngine
 from bench_gui.engines.mssql.agent.engine import MssqlEngine
+from bench_gui.engines.mssql.shared.connect import installed_driver, resolve_conninfo
 from bench_gui.engines.postgresql.agent.engine import PgEngine
 from bench_gui.wire.engine_errors import EngineError
-from bench_gui.wire.mssql_connect import installed_driver, resolve_conninfo
 
 DRIVER18 = "ODBC Driver 18 for SQL Server"
 CONNINFO = "DRIVER={ODBC Driver 18 for SQL Server};SERVER=tcp:db1,1433;UID=sa;Encrypt=yes"

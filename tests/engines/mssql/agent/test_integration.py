@@ -19,8 +19,8 @@ import pytest
 
 from bench_gui.engines.mssql.agent import checks, counters, loader, procedures
 from bench_gui.engines.mssql.agent.transactions import PROCEDURE_OF, Caller, Params
-from bench_gui.wire import mssql_settings as settings
-from bench_gui.wire.mssql_connect import connect, resolve_conninfo
+from bench_gui.engines.mssql.shared import settings
+from bench_gui.engines.mssql.shared.connect import connect, resolve_conninfo
 from tests.engines.mssql.agent.live_server import SKIP_REASON, live_server
 
 SERVER = live_server()

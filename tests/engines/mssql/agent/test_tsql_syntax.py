@@ -14,7 +14,7 @@ from sqlglot import exp
 
 from bench_gui.engines.mssql.agent import checks, counters, procedures, schema
 from bench_gui.engines.mssql.agent.transactions import CALLS, PROCEDURE_OF
-from bench_gui.wire import mssql_settings as settings
+from bench_gui.engines.mssql.shared import settings
 from tests.engines.mssql.agent.tsql_check import TsqlError, check_procedure, check_statement
 
 

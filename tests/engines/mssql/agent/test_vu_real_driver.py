@@ -19,7 +19,7 @@ import pytest
 
 from bench_gui.agent.users import SLOT_ERRORS, SLOT_ROLLBACK, SLOTS, TX_INDEX, WorkerSpec
 from bench_gui.engines.mssql.agent.vu import worker_main
-from bench_gui.wire.mssql_connect import connect
+from bench_gui.engines.mssql.shared.connect import connect
 from tests._fixtures.mariadb import PASSWORD, PASSWORD_ENV, MariaDbServer
 from tests._fixtures.wait import wait_until
 

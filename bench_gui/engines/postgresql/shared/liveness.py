@@ -10,8 +10,8 @@ server whose processes are stopped while its kernel still answers (that is the s
 away for now
 (restarting, refusing) from a connection that can never work (a wrong password or database).
 
-Pure (psycopg's conninfo parser only, imported where it is called: the contract loads no
-database driver), so the agent and the desktop's tuner use it as is.
+Pure (psycopg's conninfo parser only, imported where it is called), so the agent and the
+desktop's tuner and connection strings use it as is: it is the PostgreSQL kit's shared code.
 """
 
 from __future__ import annotations

@@ -20,8 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from bench_gui.engines.mssql.shared.connect import pyodbc_module
 from bench_gui.wire.mssql_names import quote_name
-from bench_gui.wire.odbc import pyodbc_module
 
 CONFIGURATIONS_SQL: Final = (
     "SELECT name, CAST(value AS bigint) AS value, CAST(value_in_use AS bigint) AS value_in_use,"
@@ -132,7 +132,7 @@ def read_settings(connection: Any) -> SettingsSnapshot:
 def _optional(cursor: Any, query: str) -> Any:
     """The first value of ``query``; None when there is no row or the server lacks the view
     (a release before it: the error is the server's, the connection stays usable)."""
-    error = pyodbc_module("mssql").Error  # loaded already: ``cursor`` is one of its cursors
+    error = pyodbc_module().Error  # loaded already: ``cursor`` is one of its cursors
     try:
         cursor.execute(query)
         row = cursor.fetchone()

@@ -12,7 +12,11 @@ from psycopg.conninfo import conninfo_to_dict
 from bench_gui.core.plan_model import Target
 from bench_gui.engines.postgresql.agent.vu import _connect
 from bench_gui.engines.postgresql.connection import PostgresEngine
-from bench_gui.wire.pg_liveness import LIVENESS_OPTIONS, server_away, with_liveness
+from bench_gui.engines.postgresql.shared.liveness import (
+    LIVENESS_OPTIONS,
+    server_away,
+    with_liveness,
+)
 from tests._fixtures.pg import Clone, PgServer
 
 

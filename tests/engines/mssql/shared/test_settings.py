@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bench_gui.wire import mssql_settings as settings
+from bench_gui.engines.mssql.shared import settings
 
 
 def _snapshot(maxdop: int = 0, show: int = 0, recovery: str = "FULL") -> settings.SettingsSnapshot:

@@ -25,8 +25,15 @@ from typing import Any, Final
 from bench_gui.wire import odbc_drivers
 from bench_gui.wire.engine_errors import EngineError
 from bench_gui.wire.names import DB_PASSWORD_ENV
-from bench_gui.wire.odbc import driver_problem, message, parse, pyodbc_module
+from bench_gui.wire.odbc import InstallHint, driver_problem, message, parse
+from bench_gui.wire.odbc import pyodbc_module as odbc_pyodbc_module
 from bench_gui.wire.odbc_drivers import is_driver_missing
+
+# unixODBC and a SQL Server ODBC driver (Debian and Ubuntu; RHEL and Fedora), named when
+# pyodbc cannot load.
+INSTALL_HINT: Final = InstallHint(
+    "SQL Server", "unixodbc msodbcsql18 (Microsoft's repository) or tdsodbc", "unixODBC msodbcsql18"
+)
 
 # Driver names searched for, in order of preference (pyodbc.drivers()).
 DRIVER_PREFERENCE: Final = (
@@ -168,6 +175,11 @@ def with_password(connection_string: str, password: str) -> str:
     return f"{connection_string};PWD={_value('PWD', password)}"
 
 
+def pyodbc_module() -> Any:
+    """pyodbc, or EngineError naming what this host lacks for SQL Server."""
+    return odbc_pyodbc_module(INSTALL_HINT)
+
+
 def connect(
     connection_string: str,
     *,
@@ -184,7 +196,7 @@ def connect(
     its own credentials gets no password. pyodbc is imported here, so the package imports
     without it (and a host without pyodbc or unixODBC is told so in one line).
     """
-    pyodbc = pyodbc_module("mssql")
+    pyodbc = pyodbc_module()
 
     environ = os.environ if env is None else env
     secret = password if password is not None else environ.get(PASSWORD_ENV)
@@ -213,7 +225,7 @@ def installed_driver(names: list[str] | None = None) -> str:
     installed drivers when there is none."""
     listed = ""
     if names is None:
-        found = odbc_drivers.drivers([str(n) for n in pyodbc_module("mssql").drivers()])
+        found = odbc_drivers.drivers([str(n) for n in pyodbc_module().drivers()])
         names = [d.name for d in found if d.usable]
         listed = odbc_drivers.describe(found)
     for word in DRIVER_PREFERENCE:

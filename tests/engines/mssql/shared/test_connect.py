@@ -7,8 +7,7 @@ import sys
 
 import pytest
 
-from bench_gui.wire.engine_errors import EngineError
-from bench_gui.wire.mssql_connect import (
+from bench_gui.engines.mssql.shared.connect import (
     PASSWORD_ENV,
     ConnectionSpecError,
     MssqlTarget,
@@ -17,6 +16,7 @@ from bench_gui.wire.mssql_connect import (
     redact,
     with_password,
 )
+from bench_gui.wire.engine_errors import EngineError
 
 SECRET = "s3cr;et}pw"
 
@@ -134,7 +134,7 @@ def test_package_imports_without_pyodbc() -> None:
         "import sys; sys.modules['pyodbc'] = None\n"
         "import bench_gui.engines.mssql.agent.loader, bench_gui.engines.mssql.agent.transactions\n"
         "import bench_gui.engines.mssql.agent.counters, bench_gui.engines.mssql.agent.checks\n"
-        "import bench_gui.wire.mssql_settings\n"
+        "import bench_gui.engines.mssql.shared.settings\n"
         "print('ok')"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)

@@ -1,0 +1,3 @@
+"""PostgreSQL's code that both sides of the kit run: the desktop's tuner and connections, and
+the agent on a driver host (deployed beside ``agent/``). It imports only
+:mod:`bench_gui.wire` and itself."""

@@ -1,0 +1,1 @@
+"""Tests of the SQL Server kit's shared side (its agent and desktop both run it)."""

@@ -1,0 +1,1 @@
+"""Tests of the PostgreSQL kit's shared side (its agent and desktop both run it)."""
