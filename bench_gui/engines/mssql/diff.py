@@ -11,6 +11,7 @@ from bench_gui.engines.mssql.option_names import (
     TARGET_RECOVERY,
 )
 from bench_gui.engines.mssql.shared import settings
+from bench_gui.engines.mssql.shared.names import quote_name
 from bench_gui.engines.tuning_terms import TunedSetting
 from bench_gui.remote.db_tuner import (
     DiffRow,
@@ -18,7 +19,6 @@ from bench_gui.remote.db_tuner import (
     out_of_range,
     unknown_row,
 )
-from bench_gui.wire.mssql_names import quote_name
 
 
 def sp_configure(name: str, value: int) -> str:

@@ -58,6 +58,7 @@ from bench_gui.engines.mssql.option_names import (
 from bench_gui.engines.mssql.shared import settings
 from bench_gui.engines.mssql.shared.connect import connect as odbc_connect
 from bench_gui.engines.mssql.shared.connect import pyodbc_module, resolve_conninfo
+from bench_gui.engines.mssql.shared.names import quote_name
 from bench_gui.engines.tuning_terms import TunedSetting
 from bench_gui.remote.db_tuner import (
     ApplyResult,
@@ -71,7 +72,6 @@ from bench_gui.remote.db_tuner import (
     taken_at,
 )
 from bench_gui.wire.engine_errors import EngineError
-from bench_gui.wire.mssql_names import quote_name
 from bench_gui.wire.odbc import message as odbc_message
 
 PROFILE: Final = "mssql-seed-003"  # seed 003's settings (bench_gui.engines.mssql.shared.settings)

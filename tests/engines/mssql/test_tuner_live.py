@@ -19,8 +19,8 @@ from bench_gui.engines.mssql.agent.engine import drop_database_sql
 from bench_gui.engines.mssql.proposal import seed_003_proposal
 from bench_gui.engines.mssql.shared import settings
 from bench_gui.engines.mssql.shared.connect import connect, resolve_conninfo
+from bench_gui.engines.mssql.shared.names import quote_name
 from bench_gui.engines.mssql.tuner import MssqlSnapshot, MssqlTuner
-from bench_gui.wire.mssql_names import quote_name
 from tests.engines.mssql.agent.live_server import SKIP_REASON, LiveServer, live_server
 
 SERVER = live_server()

@@ -41,9 +41,9 @@ from bench_gui.engines.mssql.shared.connect import (
     installed_driver,
     resolve_conninfo,
 )
+from bench_gui.engines.mssql.shared.names import quote_name
 from bench_gui.engines.mssql.shared.settings import CONFIGURATIONS_SQL
 from bench_gui.wire.engine_errors import EngineError
-from bench_gui.wire.mssql_names import quote_name
 from bench_gui.wire.odbc import parse
 from bench_gui.wire.setting_units import setting_record
 from bench_gui.wire.tpcc_tables import ITEMS, ROWS_PER_WAREHOUSE, TABLES

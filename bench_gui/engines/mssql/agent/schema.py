@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from bench_gui.engines.mssql.agent import rows
-from bench_gui.wire.mssql_names import quote_name
+from bench_gui.engines.mssql.shared.names import quote_name
 from bench_gui.wire.tpcc_tables import TABLES
 
 _LOCKS_ROW: Final = "ALLOW_ROW_LOCKS = ON, ALLOW_PAGE_LOCKS = OFF"

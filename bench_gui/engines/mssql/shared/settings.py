@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from bench_gui.engines.mssql.shared.connect import pyodbc_module
-from bench_gui.wire.mssql_names import quote_name
+from bench_gui.engines.mssql.shared.names import quote_name
 
 CONFIGURATIONS_SQL: Final = (
     "SELECT name, CAST(value AS bigint) AS value, CAST(value_in_use AS bigint) AS value_in_use,"
