@@ -4,6 +4,7 @@ PostgreSQL; who recorded each session; filters; the team store's login and TLS s
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from collections.abc import Iterator
 from dataclasses import replace
@@ -75,10 +76,12 @@ def _portable(document: dict[str, Any]) -> dict[str, Any]:
 
 
 def _no_times(text: str, runs: list[Any]) -> Any:
-    """A report's JSON without the recording times of its sessions (each store's own)."""
+    """A report's JSON without the recording times of its sessions (each store's own), raw and
+    as the report writes them ("2026-11-29 06:19 UTC": the two stores' sessions are recorded
+    seconds apart, so a minute may turn between them)."""
     for run in runs:
         text = text.replace(run.created_at, "T").replace(run.finished_at or "T", "T")
-    return json.loads(text)
+    return json.loads(re.sub(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", "T", text))
 
 
 # ---- migrations ---------------------------------------------------------------------------------
